@@ -1,0 +1,39 @@
+// Starts the configured roles in this process over one container, and stops them in order.
+import type { Config, Role } from '../config/config.ts';
+import { buildServer } from '../http/server.ts';
+import type { ReadinessCheck } from '../http/routes/health.ts';
+import { resolveAdminToken } from './admin-token.ts';
+import { createContainer, type Container, type ContainerOptions } from './container.ts';
+import type { Logger } from './logger.ts';
+
+export interface RunningService {
+  container: Container;
+  /** the API's address, when the api role runs */
+  apiUrl?: string;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config, log: Logger, opts: ContainerOptions = {}): Promise<RunningService> {
+  const c = await createContainer(config, log, opts);
+  const roles = new Set<Role>(config.roles);
+  const readiness = new Map<string, ReadinessCheck>();
+  let apiUrl: string | undefined;
+  try {
+    if (roles.has('api')) {
+      const app = await buildServer(c, { adminToken: resolveAdminToken(config.adminToken, config.dataDir), readiness });
+      apiUrl = await app.listen({ port: config.port, host: config.host });
+      c.onClose(() => app.close());
+      const purge = setInterval(() => {
+        c.maintenance.purgeTestData().catch((err) => log.error({ err }, 'test data purge failed'));
+        c.idempotency.purgeExpired().catch((err) => log.error({ err }, 'idempotency purge failed'));
+      }, 3_600_000);
+      purge.unref();
+      c.onClose(() => clearInterval(purge));
+      log.info({ url: apiUrl, database: c.db.kind }, 'api listening');
+    }
+  } catch (e) {
+    await c.close();
+    throw e;
+  }
+  return { container: c, apiUrl, stop: () => c.close() };
+}

@@ -1,0 +1,150 @@
+// The service's configuration: one typed schema, read once from the environment at start-up.
+// Every problem is reported together, with the variable's name, before anything starts.
+
+type Parser<T> = (raw: string, name: string) => T;
+
+interface Setting<T> {
+  env: string;
+  parse: Parser<T>;
+  fallback?: T;
+  secret?: boolean;
+}
+
+const str = (): Parser<string> => (raw) => raw;
+const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (raw, name) => {
+  if (!/^-?\d+$/.test(raw.trim())) throw new Error(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new Error(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+};
+const bool = (): Parser<boolean> => (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+};
+const url = (...protocols: string[]): Parser<string> => (raw, name) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be a URL (${protocols.join(', ')}), got an unparsable value`);
+  }
+  if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new Error(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+};
+const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
+  if (!values.includes(raw as T)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+};
+const amount = (): Parser<number> => (raw, name) => {
+  if (!/^\d{1,13}(\.\d{1,2})?$/.test(raw)) throw new Error(`${name} must be an amount like 9999999.99, got "${raw}"`);
+  return Math.round(Number(raw) * 100);
+};
+const portRange = (): Parser<[number, number]> => (raw, name) => {
+  const m = /^(\d+)-(\d+)$/.exec(raw.trim());
+  if (!m || Number(m[1]) > Number(m[2]) || Number(m[1]) < 1 || Number(m[2]) > 65535) {
+    throw new Error(`${name} must be a port range like 30000-30100, got "${raw}"`);
+  }
+  return [Number(m[1]), Number(m[2])];
+};
+const roles = (): Parser<Role[]> => (raw, name) => {
+  const list = raw.split(',').map((r) => r.trim()).filter(Boolean);
+  const bad = list.filter((r) => !ALL_ROLES.includes(r as Role));
+  if (bad.length || list.length === 0) throw new Error(`${name} must list roles among ${ALL_ROLES.join(', ')}, got "${raw}"`);
+  return [...new Set(list)] as Role[];
+};
+const optional = <T>(p: Parser<T>): Parser<T | undefined> => (raw, name) => (raw === '' ? undefined : p(raw, name));
+
+export const ALL_ROLES = ['api', 'ftp', 'mail', 'worker'] as const;
+export type Role = (typeof ALL_ROLES)[number];
+
+const schema = {
+  roles: { env: 'ROLES', parse: roles(), fallback: [...ALL_ROLES] },
+  host: { env: 'HOST', parse: str(), fallback: '0.0.0.0' },
+  port: { env: 'PORT', parse: int(0, 65535), fallback: 8080 },
+  publicUrl: { env: 'PUBLIC_URL', parse: optional(url('http', 'https')) },
+  dataDir: { env: 'DATA_DIR', parse: str(), fallback: './data' },
+  databaseUrl: { env: 'DATABASE_URL', parse: optional(url('postgres', 'postgresql')), secret: true },
+  databasePoolSize: { env: 'DATABASE_POOL_SIZE', parse: int(1, 500), fallback: 20 },
+  redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
+  redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: 'ii' },
+  adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },
+  tlsCert: { env: 'TLS_CERT', parse: optional(str()) },
+  tlsKey: { env: 'TLS_KEY', parse: optional(str()) },
+  logLevel: { env: 'LOG_LEVEL', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), fallback: 'info' },
+  maxAmountCents: { env: 'MAX_AMOUNT', parse: amount(), fallback: 999_999_999 },
+  rateLimitMax: { env: 'RATE_LIMIT_MAX', parse: int(1), fallback: 6000 },
+  rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', parse: int(100), fallback: 60_000 },
+  keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 0 },
+  testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
+  idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },
+  // intake
+  intakeConcurrency: { env: 'INTAKE_CONCURRENCY', parse: int(1, 256), fallback: 8 },
+  intakeAttempts: { env: 'INTAKE_ATTEMPTS', parse: int(1, 10_000), fallback: 200 },
+  intakeBackoffMs: { env: 'INTAKE_BACKOFF_MS', parse: int(10), fallback: 30_000 },
+  intakeBackoffMaxMs: { env: 'INTAKE_BACKOFF_MAX_MS', parse: int(10), fallback: 15 * 60_000 },
+  intakeMatchWindowMs: { env: 'INTAKE_MATCH_WINDOW_MS', parse: int(0), fallback: 24 * 3_600_000 },
+  intakeFailedRetentionDays: { env: 'INTAKE_FAILED_RETENTION_DAYS', parse: int(1, 3650), fallback: 14 },
+  reconcileIntervalMs: { env: 'RECONCILE_INTERVAL_MS', parse: int(1000), fallback: 60_000 },
+  // ftp
+  ftpPort: { env: 'FTP_PORT', parse: int(0, 65535), fallback: 2121 },
+  ftpHost: { env: 'FTP_HOST', parse: str(), fallback: '0.0.0.0' },
+  ftpPasvUrl: { env: 'FTP_PASV_URL', parse: str(), fallback: '127.0.0.1' },
+  ftpPasvRange: { env: 'FTP_PASV_RANGE', parse: portRange(), fallback: [30000, 30100] as [number, number] },
+  ftpRequireTls: { env: 'FTP_REQUIRE_TLS', parse: optional(bool()) },
+  ftpAllowPlain: { env: 'FTP_ALLOW_PLAIN', parse: bool(), fallback: false },
+  ftpIdleTimeoutMs: { env: 'FTP_IDLE_TIMEOUT_MS', parse: int(1000), fallback: 300_000 },
+  ftpMaxConnections: { env: 'FTP_MAX_CONNECTIONS', parse: int(1), fallback: 200 },
+  ftpMaxConnectionsPerAccount: { env: 'FTP_MAX_CONNECTIONS_PER_ACCOUNT', parse: int(1), fallback: 16 },
+  ftpLockoutAttempts: { env: 'FTP_LOCKOUT_ATTEMPTS', parse: int(1), fallback: 5 },
+  ftpLockoutMs: { env: 'FTP_LOCKOUT_MS', parse: int(1000), fallback: 15 * 60_000 },
+  // mail
+  imapUrl: { env: 'IMAP_URL', parse: optional(url('imap', 'imaps')), secret: true },
+  importAddress: { env: 'IMPORT_ADDRESS', parse: str(), fallback: 'invoices@example.com' },
+  smtpUrl: { env: 'SMTP_URL', parse: optional(url('smtp', 'smtps')), secret: true },
+  // ops
+  shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', parse: int(0), fallback: 25_000 },
+} satisfies Record<string, Setting<unknown>>;
+
+type Schema = typeof schema;
+export type Config = {
+  [K in keyof Schema]: Schema[K] extends { fallback: unknown }
+    ? NonNullable<ReturnType<Schema[K]['parse']>>
+    : ReturnType<Schema[K]['parse']>;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+/** Reads and checks every setting; throws one ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(schema) as [string, Setting<unknown>][]) {
+    const raw = env[s.env];
+    if (raw === undefined || raw === '') {
+      out[key] = s.fallback;
+      continue;
+    }
+    try {
+      out[key] = s.parse(raw, s.env);
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  }
+  Object.assign(out, overrides);
+  const config = out as Config;
+  if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) problems.push('TLS_CERT and TLS_KEY must be set together');
+  if (config.ftpRequireTls && !config.tlsCert) problems.push('FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY');
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
+/** Names of environment variables that hold secrets, for log redaction. */
+export const secretEnvNames = Object.values(schema as Record<string, Setting<unknown>>).filter((s) => s.secret).map((s) => s.env);

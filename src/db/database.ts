@@ -1,0 +1,20 @@
+// One small interface over PostgreSQL (pg) and embedded PGlite: the same SQL runs on both.
+
+export type Row = Record<string, any>;
+
+export interface Queryable {
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** bytea comes back as Buffer from pg and as Uint8Array from PGlite. */
+export function toBuffer(v: Uint8Array | Buffer | null): Buffer | null {
+  if (v == null) return null;
+  return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}

@@ -1,0 +1,33 @@
+// What makes a file an acceptable invoice document. Pure: the caller decides where it runs
+// (the intake workers run it in a worker thread so 5 MB files never stall the event loop).
+import { PDFDocument } from 'pdf-lib';
+
+export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+
+export type PdfVerdict = { ok: true; pages: number } | { ok: false; reason: string };
+
+export function sniffPdf(bytes: Uint8Array): PdfVerdict | undefined {
+  if (bytes.length === 0) return { ok: false, reason: 'The file is empty' };
+  if (bytes.length > MAX_DOCUMENT_BYTES) return { ok: false, reason: `The file is larger than ${MAX_DOCUMENT_BYTES} bytes` };
+  // %PDF- may follow a little junk (some generators prepend a BOM or whitespace); readers allow 1 KB.
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
+  if (!head.includes('%PDF-')) return { ok: false, reason: 'The file is not a PDF (no %PDF- header)' };
+  return undefined;
+}
+
+/** Sniffs the header, then lets pdf-lib parse the whole file; encrypted PDFs that open are fine. */
+export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
+  const sniffed = sniffPdf(bytes);
+  if (sniffed) return sniffed;
+  try {
+    const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    const pages = doc.getPageCount();
+    if (pages < 1) return { ok: false, reason: 'The PDF has no pages' };
+    return { ok: true, pages };
+  } catch (e) {
+    // pdf-lib throws Error on garbage and TypeError on some truncated files: all mean "corrupt".
+    return { ok: false, reason: `The PDF cannot be read: ${(e as Error).message.split('\n')[0].slice(0, 200)}` };
+  }
+}
+
+export type PdfChecker = (bytes: Uint8Array) => Promise<PdfVerdict>;

@@ -1,0 +1,57 @@
+// The one formatter of error bodies: {status, title, detail, field?} as application/hal+json.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, errorBody } from '../domain/errors.ts';
+
+type AjvError = { instancePath: string; keyword: string; params: Record<string, any>; message?: string };
+
+/** Turns a schema violation into the spec's 400 naming the field. */
+export function validationError(errors: AjvError[], context: string | undefined): ApiError {
+  const e = errors[0];
+  const path = e.instancePath.split('/').filter(Boolean);
+  const field = e.keyword === 'required' ? e.params.missingProperty : path[path.length - 1];
+  if (!field) return ApiError.badRequest(context === 'body' ? 'The request body must be a JSON object or form-encoded fields' : `Invalid ${context ?? 'request'}`);
+  switch (e.keyword) {
+    case 'required':
+      return ApiError.badRequest(`Field ${field} is required`, field);
+    case 'maxLength':
+      return ApiError.badRequest(`Field ${field} is longer than ${e.params.limit} characters`, field);
+    case 'minLength':
+      return ApiError.badRequest(`Field ${field} may not be empty`, field);
+    case 'enum':
+      return ApiError.badRequest(`Field ${field} must be one of ${(e.params.allowedValues as string[]).join(', ')}`, field);
+    case 'maximum':
+    case 'minimum':
+      return ApiError.badRequest(`Field ${field} ${e.message ?? 'is out of range'}`, field);
+    default:
+      return ApiError.wrongFormat(field);
+  }
+}
+
+/** Any error a request can raise, as an ApiError; unknown errors become a logged 500. */
+export function toApiError(err: unknown, req: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err;
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe.validation) return validationError(fe.validation, fe.validationContext);
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(415, 'Send the body as application/json (or application/x-www-form-urlencoded)');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(413, 'The request body is too large');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return ApiError.badRequest('The JSON body is empty');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return ApiError.badRequest('The body is not valid JSON');
+  }
+  if (err instanceof SyntaxError || fe.statusCode === 400) return ApiError.badRequest(fe.message.includes('JSON') ? 'The body is not valid JSON' : fe.message);
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return new ApiError(fe.statusCode, fe.message);
+  req.log.error({ err }, 'unhandled error');
+  return new ApiError(fe.statusCode && fe.statusCode >= 500 ? fe.statusCode : 500, 'Something went wrong on our side; please retry later');
+}
+
+export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
+  return reply.code(e.status).headers(e.headers).type('application/hal+json').send(errorBody(e));
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err, req, reply) => sendError(reply, toApiError(err, req)));
+}

@@ -1,0 +1,24 @@
+// A method a path does not support gets 405 with `Allow`; an unknown path gets 404.
+import type { FastifyInstance } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { ApiError } from '../../domain/errors.ts';
+import { sendError } from '../error-handler.ts';
+
+export function registerMethodNotAllowed(app: FastifyInstance): void {
+  const router = FindMyWay({ ignoreTrailingSlash: true });
+  const methods = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    for (const m of [route.method].flat()) {
+      if (m === 'HEAD' || m === 'OPTIONS') continue;
+      methods.add(m);
+      router.on(m as HTTPMethod, route.url, () => {});
+    }
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const allowed = [...methods].filter((m) => router.find(m as HTTPMethod, path));
+    if (allowed.length === 0) return sendError(reply, new ApiError(404, `No resource at ${path}`));
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    return sendError(reply, new ApiError(405, `Method ${req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, undefined, { allow: allowed.join(', ') }));
+  });
+}

@@ -1,0 +1,80 @@
+// Domain records -> the spec's HAL resources (amounts as two-decimal strings, dates DD-MM-YYYY).
+import { formatDate } from '../domain/dates.ts';
+import type { Customer, DocumentMeta, Invoice, Payment } from '../domain/models.ts';
+import { formatCents } from '../domain/money.ts';
+import { pageLinks, type Page } from '../domain/pagination.ts';
+import { HAL } from './schemas/common.ts';
+
+const self = (base: string, path: string) => ({ self: { href: `${base}${path}`, type: HAL } as const });
+
+export const presentCustomer = (base: string, c: Customer) => ({
+  resource: 'customer' as const,
+  id: c.id,
+  customerCode: c.customerCode,
+  number: c.customerCode,
+  name: c.name,
+  address: { address: c.address, postalcode: c.postalcode, city: c.city, country: c.country },
+  contact: c.contact,
+  phone: c.phone,
+  mobile: c.mobile,
+  email: c.email,
+  invoiceEmail: c.invoiceEmail,
+  registrationNumber: c.registrationNumber,
+  language: c.language,
+  _links: self(base, `/v2/customers/${c.id}`),
+});
+
+export const presentInvoice = (base: string, i: Invoice) => ({
+  resource: 'invoice' as const,
+  id: i.id,
+  status: i.status,
+  invoiceNumber: i.invoiceNumber,
+  invoiceDate: formatDate(i.invoiceDate),
+  invoiceDuedate: formatDate(i.invoiceDuedate),
+  invoiceTotal: formatCents(i.totalCents),
+  invoiceBalance: formatCents(i.balanceCents),
+  document: i.document,
+  customer: i.customer,
+  _links: self(base, `/v2/invoices/${i.id}`),
+});
+
+export const presentPaymentCreated = (base: string, p: Payment) => ({
+  resource: 'payment' as const,
+  id: p.id,
+  invoice: p.invoice.id,
+  date: formatDate(p.date),
+  amount: formatCents(p.amountCents),
+  method: p.method,
+  invoiceTotal: formatCents(p.invoice.totalCents),
+  invoiceBalance: formatCents(p.invoice.balanceCents),
+  _links: self(base, `/v2/payments/${p.id}`),
+});
+
+export const presentPaymentItem = (base: string, p: Payment) => ({
+  resource: 'payment' as const,
+  id: p.id,
+  date: formatDate(p.date),
+  amount: formatCents(p.amountCents),
+  method: p.method,
+  invoice: { id: p.invoice.id, number: p.invoice.number, invoiceTotal: formatCents(p.invoice.totalCents), invoiceBalance: formatCents(p.invoice.balanceCents) },
+  customer: p.customer,
+  _links: self(base, `/v2/payments/${p.id}`),
+});
+
+export const presentDocument = (base: string, d: DocumentMeta) => ({
+  resource: 'document' as const,
+  id: d.id,
+  invoice: d.invoiceId,
+  filename: d.filename,
+  mediatype: d.mediaType,
+  size: d.size,
+  sha256: d.sha256,
+  source: d.source,
+  createdAt: d.createdAt.toISOString(),
+  _links: { ...self(base, `/v2/documents/${d.id}`), content: { href: `${base}/v2/documents/${d.id}/content`, type: 'application/pdf' } as const },
+});
+
+/** The list envelope: `<key>: [...]`, `count`, `links.previous/next`. */
+export function envelope<T, R>(base: string, path: string, key: string, page: Page<T>, limit: number, present: (base: string, item: T) => R, filters: Record<string, string | undefined> = {}) {
+  return { [key]: page.items.map((i) => present(base, i)), count: page.items.length, links: pageLinks(`${base}${path}`, page, limit, filters) };
+}

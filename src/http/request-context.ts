@@ -1,0 +1,20 @@
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../domain/errors.ts';
+import type { Scope } from '../domain/scope.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** set by the auth hook on every /v2 route */
+    scope: Scope | null;
+  }
+}
+
+export function scopeOf(req: FastifyRequest): Scope {
+  if (!req.scope) throw ApiError.unauthorized();
+  return req.scope;
+}
+
+/** Absolute base for links: PUBLIC_URL when configured, else what the client called. */
+export function baseUrl(req: FastifyRequest, publicUrl: string | undefined): string {
+  return publicUrl ? publicUrl.replace(/\/$/, '') : `${req.protocol}://${req.host}`;
+}

@@ -1,0 +1,82 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Container } from '../../app/container.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { PdfContentError } from '../../services/document-service.ts';
+import { presentDocument } from '../presenters.ts';
+import { baseUrl, scopeOf } from '../request-context.ts';
+import { commonErrors, HAL, Id, security } from '../schemas/common.ts';
+import { DocumentSchema } from '../schemas/resources.ts';
+
+export const MAX_CONTENT_CHARS = 5_242_880;
+
+const fileFields = {
+  filename: Type.String({ maxLength: 250, description: 'Original file name ending in .pdf' }),
+  mediatype: Type.String({ maxLength: 50, description: 'application/pdf' }),
+  content: Type.String({ maxLength: MAX_CONTENT_CHARS, description: 'The PDF in Base64, at most 5242880 characters' }),
+};
+const BodyWithInvoice = Type.Object({ invoice: Id('Service invoice id'), ...fileFields });
+const BodyForPath = Type.Object({ invoice: Type.Optional(Id('Ignored: the path names the invoice')), ...fileFields });
+const InvoiceParams = Type.Object({ invoice_id: Id('Service invoice id') });
+const DocParams = Type.Object({ document_id: Id('Document id, or the id of the invoice whose document is meant') });
+
+/** Base64 as sent by clients (line breaks allowed); anything else is not PDF content. */
+export function decodeBase64(content: string): Buffer {
+  const compact = content.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) throw new PdfContentError('The content is not Base64');
+  return Buffer.from(compact, 'base64');
+}
+
+/** File names for documents: a plain name ending in .pdf. */
+export function checkFilename(filename: string): string {
+  const name = filename.normalize('NFC').trim();
+  if (!name || /[\\/\u0000-\u001f]/.test(name) || name === '.pdf') throw ApiError.wrongFormat('filename');
+  if (!/\.pdf$/i.test(name)) throw ApiError.badRequest('Field filename must end in .pdf', 'filename');
+  return name;
+}
+
+export const documentRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const tags = ['documents'];
+  const created = { 201: DocumentSchema, 200: DocumentSchema, ...commonErrors(404, 410, 415) };
+
+  const attach = async (req: any, reply: any, invoiceId: string) => {
+    const b = req.body as { filename: string; mediatype: string; content: string };
+    if (b.mediatype.trim().toLowerCase() !== 'application/pdf') throw ApiError.badRequest('Field mediatype must be application/pdf', 'mediatype');
+    const filename = checkFilename(b.filename);
+    const { document, changed } = await c.documents.attach(scopeOf(req), { invoiceId, filename, mediaType: 'application/pdf', bytes: decodeBase64(b.content), source: 'api' });
+    return reply.code(changed ? 201 : 200).type(HAL).send(presentDocument(base(req), document));
+  };
+
+  app.post('/v2/documents/:invoice_id', {
+    schema: { tags, security, summary: 'Attach a PDF to an invoice; a new file replaces the old one (200 when the same bytes were already attached)', params: InvoiceParams, body: BodyForPath, response: created },
+  }, (req, reply) => attach(req, reply, req.params.invoice_id));
+
+  app.post('/v2/documents', {
+    schema: { tags, security, summary: 'Attach a PDF to the invoice named in the body', body: BodyWithInvoice, response: created },
+  }, (req, reply) => attach(req, reply, req.body.invoice));
+
+  app.get('/v2/documents/:document_id', {
+    schema: { tags, security, summary: 'The attached document\'s metadata', params: DocParams, response: { 200: DocumentSchema, ...commonErrors(404, 410) } },
+  }, async (req, reply) => reply.type(HAL).send(presentDocument(base(req), await c.documents.get(scopeOf(req), req.params.document_id))));
+
+  app.get('/v2/documents/:document_id/content', {
+    schema: {
+      tags, security, summary: 'The attached PDF itself (application/pdf)', params: DocParams,
+      response: { 200: { description: 'The PDF bytes', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...commonErrors(404, 410) },
+    },
+  }, async (req, reply) => {
+    const { meta, bytes } = await c.documents.content(scopeOf(req), req.params.document_id);
+    const ascii = meta.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+    return reply
+      .type('application/pdf')
+      .header('content-disposition', `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(meta.filename)}`)
+      .send(bytes as never);
+  });
+
+  app.delete('/v2/documents/:document_id', {
+    schema: { tags, security, summary: 'Delete the document (by document id or invoice id)', params: DocParams, response: { 204: Type.Null(), ...commonErrors(404, 410) } },
+  }, async (req, reply) => {
+    await c.documents.delete(scopeOf(req), req.params.document_id);
+    return reply.code(204).send(null);
+  });
+};

@@ -1,0 +1,71 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Container } from '../../app/container.ts';
+import { parsePageRequest } from '../../domain/pagination.ts';
+import { envelope, presentInvoice } from '../presenters.ts';
+import { baseUrl, scopeOf } from '../request-context.ts';
+import { AmountInput, commonErrors, DateDMY, HAL, Id, PageQuery, security } from '../schemas/common.ts';
+import { InvoiceSchema, listOf } from '../schemas/resources.ts';
+
+const Status = Type.String({ maxLength: 10, description: 'concept, open, paid or cancelled' });
+const CreateBody = Type.Object({
+  customer: Id('Service customer id'),
+  invoiceNumber: Type.String({ maxLength: 100 }),
+  invoiceDate: DateDMY,
+  invoiceDuedate: DateDMY,
+  invoiceTotal: AmountInput,
+  invoiceBalance: Type.Optional(AmountInput),
+  invoiceStatus: Type.Optional(Status),
+});
+const PatchBody = Type.Object({
+  invoiceDate: Type.Optional(DateDMY),
+  invoiceDuedate: Type.Optional(DateDMY),
+  invoiceTotal: Type.Optional(AmountInput),
+  invoiceBalance: Type.Optional(AmountInput),
+  invoiceStatus: Type.Optional(Status),
+});
+const Params = Type.Object({ invoice_id: Id('Service invoice id') });
+const str = (v: string | number | undefined) => (v === undefined ? undefined : String(v));
+
+export const invoiceRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const tags = ['invoices'];
+
+  app.post('/v2/invoices', {
+    schema: { tags, security, summary: 'Create an invoice for an existing customer', body: CreateBody, response: { 201: InvoiceSchema, ...commonErrors(404, 409, 410, 415, 422) } },
+  }, async (req, reply) => {
+    const b = req.body;
+    const invoice = await c.invoices.create(scopeOf(req), { ...b, invoiceTotal: String(b.invoiceTotal), invoiceBalance: str(b.invoiceBalance) });
+    return reply.code(201).type(HAL).send(presentInvoice(base(req), invoice));
+  });
+
+  app.get('/v2/invoices', {
+    schema: {
+      tags, security, summary: 'List invoices, newest first',
+      querystring: Type.Object({ ...PageQuery, invoicestatus: Type.Optional(Type.String({ description: 'concept, open, paid or cancelled' })) }),
+      response: { 200: listOf('invoices', InvoiceSchema), ...commonErrors() },
+    },
+  }, async (req, reply) => {
+    const page = parsePageRequest(req.query);
+    const result = await c.invoices.list(scopeOf(req), page, req.query.invoicestatus);
+    return reply.type(HAL).send(envelope(base(req), '/v2/invoices', 'invoices', result, page.limit, presentInvoice, { invoicestatus: req.query.invoicestatus }));
+  });
+
+  app.get('/v2/invoices/:invoice_id', {
+    schema: { tags, security, summary: 'Get an invoice', params: Params, response: { 200: InvoiceSchema, ...commonErrors(404, 410) } },
+  }, async (req, reply) => reply.type(HAL).send(presentInvoice(base(req), await c.invoices.get(scopeOf(req), req.params.invoice_id))));
+
+  app.patch('/v2/invoices/:invoice_id', {
+    schema: { tags, security, summary: 'Update an invoice (e.g. invoiceStatus=paid with invoiceBalance=0.00)', params: Params, body: PatchBody, response: { 200: InvoiceSchema, ...commonErrors(404, 410, 415, 422) } },
+  }, async (req, reply) => {
+    const b = req.body;
+    const invoice = await c.invoices.update(scopeOf(req), req.params.invoice_id, { ...b, invoiceTotal: str(b.invoiceTotal), invoiceBalance: str(b.invoiceBalance) });
+    return reply.type(HAL).send(presentInvoice(base(req), invoice));
+  });
+
+  app.delete('/v2/invoices/:invoice_id', {
+    schema: { tags, security, summary: 'Delete an invoice', params: Params, response: { 204: Type.Null(), ...commonErrors(404, 410) } },
+  }, async (req, reply) => {
+    await c.invoices.delete(scopeOf(req), req.params.invoice_id);
+    return reply.code(204).send(null);
+  });
+};

@@ -1,0 +1,38 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Container } from '../../app/container.ts';
+import { parsePageRequest } from '../../domain/pagination.ts';
+import { envelope, presentPaymentCreated, presentPaymentItem } from '../presenters.ts';
+import { baseUrl, scopeOf } from '../request-context.ts';
+import { AmountInput, commonErrors, DateDMY, HAL, Id, PageQuery, security } from '../schemas/common.ts';
+import { listOf, PaymentCreatedSchema, PaymentItemSchema } from '../schemas/resources.ts';
+
+const CreateBody = Type.Object({
+  invoice: Id('Service invoice id'),
+  date: DateDMY,
+  amount: AmountInput,
+  method: Type.Optional(Type.String({ maxLength: 20, description: 'banktransfer (default), ideal, bancontact, sepa or creditcard' })),
+});
+
+export const paymentRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const tags = ['payments'];
+
+  app.post('/v2/payments', {
+    schema: { tags, security, summary: 'Record a payment; it lowers the invoice balance, and at 0.00 the invoice is paid', body: CreateBody, response: { 201: PaymentCreatedSchema, ...commonErrors(404, 410, 415, 422) } },
+  }, async (req, reply) => {
+    const payment = await c.payments.create(scopeOf(req), { ...req.body, amount: String(req.body.amount) });
+    return reply.code(201).type(HAL).send(presentPaymentCreated(base(req), payment));
+  });
+
+  app.get('/v2/payments', {
+    schema: { tags, security, summary: 'List payments, newest first', querystring: Type.Object(PageQuery), response: { 200: listOf('payments', PaymentItemSchema), ...commonErrors() } },
+  }, async (req, reply) => {
+    const page = parsePageRequest(req.query);
+    const result = await c.payments.list(scopeOf(req), page);
+    return reply.type(HAL).send(envelope(base(req), '/v2/payments', 'payments', result, page.limit, presentPaymentItem));
+  });
+
+  app.get('/v2/payments/:payment_id', {
+    schema: { tags, security, summary: 'Get a payment', params: Type.Object({ payment_id: Id('Payment id') }), response: { 200: PaymentItemSchema, ...commonErrors(404) } },
+  }, async (req, reply) => reply.type(HAL).send(presentPaymentItem(base(req), await c.payments.get(scopeOf(req), req.params.payment_id))));
+};

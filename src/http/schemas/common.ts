@@ -1,0 +1,36 @@
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
+
+export const HAL = 'application/hal+json';
+
+export const ErrorSchema = Type.Object(
+  {
+    status: Type.Integer(),
+    title: Type.String(),
+    detail: Type.String(),
+    field: Type.Optional(Type.String()),
+  },
+  { $id: 'Error', description: 'The error body of every 4xx and 5xx answer' },
+);
+
+export const Link = Type.Object({ href: Type.String(), type: Type.Literal(HAL) });
+export const SelfLinks = Type.Object({ self: Link });
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+export const Amount = Type.String({ description: 'Amount with two decimals, e.g. 480.00', examples: ['480.00'] });
+export const DateDMY = Type.String({ description: 'Date as DD-MM-YYYY', examples: ['31-01-2026'] });
+export const Id = (description: string) => Type.String({ maxLength: 36, description });
+/** Amounts are accepted as strings ("480.00", "480") or JSON numbers; the service checks them. */
+export const AmountInput = Type.Union([Type.String(), Type.Number()], { description: 'Amount with up to two decimals, at most 10 characters' });
+
+export const ListLinks = Type.Object({ previous: Nullable(Link), next: Nullable(Link) });
+
+export const PageQuery = {
+  limit: Type.Optional(Type.String({ description: 'Page size, 1 to 250 (default 50)' })),
+  from: Type.Optional(Type.String({ description: 'Id of the first item of the page (inclusive), from a links.next or links.previous href' })),
+};
+
+const errorResponses = (codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorSchema]));
+
+/** Every /v2 route answers these; routes add their own. */
+export const commonErrors = (...extra: number[]) => errorResponses([400, 401, 429, ...extra]);
+
+export const security = [{ bearerAuth: [] }];

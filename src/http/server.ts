@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import { parse as parseQuery } from 'node:querystring';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import type { Container } from '../app/container.ts';
+import { registerErrorHandler } from './error-handler.ts';
+import { registerApiAuth } from './plugins/api-auth.ts';
+import { lowercaseKeys, registerFieldNames } from './plugins/field-names.ts';
+import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { customerRoutes } from './routes/customers.ts';
+import { documentRoutes } from './routes/documents.ts';
+import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { invoiceRoutes } from './routes/invoices.ts';
+import { paymentRoutes } from './routes/payments.ts';
+import { ErrorSchema } from './schemas/common.ts';
+
+export interface ServerOptions {
+  adminToken?: string;
+  readiness?: Map<string, ReadinessCheck>;
+  /** more /v2 routes (authenticated like the core's), e.g. the intake API */
+  apiRoutes?: FastifyPluginAsync[];
+  /** more /admin routes (behind the admin token), e.g. the queue dashboard */
+  adminPlugins?: FastifyPluginAsync[];
+  /** routes outside /v2 and /admin, e.g. /metrics */
+  plugins?: FastifyPluginAsync[];
+}
+
+// A 5 MB PDF in Base64 is 5,242,880 characters; JSON around it needs a little more.
+const BODY_LIMIT = 6 * 1024 * 1024;
+
+export async function buildServer(c: Container, opts: ServerOptions = {}): Promise<FastifyInstance> {
+  const { config } = c;
+  const https = config.tlsCert && config.tlsKey
+    ? { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey), minVersion: 'TLSv1.2' as const }
+    : null;
+  const app = (Fastify({
+    loggerInstance: c.log.child({ role: 'api' }),
+    https,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: true,
+    genReqId: (req: import('node:http').IncomingMessage) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+    },
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      querystringParser: (s: string) => lowercaseKeys(parseQuery(s)),
+    },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
+  } as any) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    done(null, parseQuery(body as string));
+  });
+  app.removeContentTypeParser(['text/plain']);
+  registerErrorHandler(app);
+  registerFieldNames(app);
+  registerMethodNotAllowed(app);
+  app.addSchema(ErrorSchema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'invoice-intake API', version: '2.0.0', description: 'Customers, invoices, documents, payments and document imports. Field and query names match case-insensitively.' },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'live_... or test_... API key' },
+          adminAuth: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes(c, opts.readiness ?? new Map()));
+  await app.register(async (v2) => {
+    await registerApiAuth(v2, c);
+    for (const routes of [customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {
+      await v2.register(routes);
+    }
+  });
+  if (opts.adminToken) {
+    await app.register(adminRoutes(c, opts.adminToken));
+    for (const plugin of opts.adminPlugins ?? []) await app.register(plugin);
+  }
+  for (const plugin of opts.plugins ?? []) await app.register(plugin);
+  return app;
+}

@@ -1,0 +1,75 @@
+import type { Queryable } from '../db/database.ts';
+import type { Customer, CustomerFields } from '../domain/models.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { Scope } from '../domain/scope.ts';
+import { findScoped, pageScoped, scopeWhere, type ScopedSource } from './scoped.ts';
+
+const source: ScopedSource = { table: 'customers', columns: 't.*', tombstones: true };
+
+const COLUMNS: Record<keyof CustomerFields, string> = {
+  name: 'name', address: 'address', postalcode: 'postalcode', city: 'city', country: 'country', contact: 'contact',
+  phone: 'phone', mobile: 'mobile', email: 'email', invoiceEmail: 'invoice_email', registrationNumber: 'registration_number', language: 'language',
+};
+
+const toCustomer = (r: any): Customer => ({
+  id: r.id, customerCode: r.customer_code, name: r.name, address: r.address, postalcode: r.postalcode, city: r.city,
+  country: r.country, contact: r.contact, phone: r.phone, mobile: r.mobile, email: r.email, invoiceEmail: r.invoice_email,
+  registrationNumber: r.registration_number, language: r.language,
+});
+
+export type Found<T> = { record: T; deleted: boolean } | undefined;
+
+export const customerRepository = {
+  async find(q: Queryable, scope: Scope, id: string): Promise<Found<Customer>> {
+    const r = await findScoped(q, source, scope, id);
+    return r && { record: toCustomer(r), deleted: r.deleted_at != null };
+  },
+
+  async findByCode(q: Queryable, scope: Scope, code: string): Promise<Customer | undefined> {
+    const w = scopeWhere(scope);
+    const rows = await q.query(`select * from customers t where ${w.sql} and t.customer_code = $3 and t.deleted_at is null`, [...w.params, code]);
+    return rows[0] && toCustomer(rows[0]);
+  },
+
+  async page(q: Queryable, scope: Scope, req: PageRequest): Promise<Page<Customer>> {
+    const page = await pageScoped(q, source, scope, req);
+    return { ...page, items: page.items.map(toCustomer) };
+  },
+
+  /** Inserts, or returns undefined when the code is taken (the unique index decides under concurrency). */
+  async insert(q: Queryable, scope: Scope, c: Customer): Promise<Customer | undefined> {
+    const keys = Object.keys(COLUMNS) as (keyof CustomerFields)[];
+    const cols = ['id', 'account_id', 'mode', 'customer_code', ...keys.map((k) => COLUMNS[k])];
+    const values = [c.id, scope.accountId, scope.mode, c.customerCode, ...keys.map((k) => c[k])];
+    const rows = await q.query(
+      `insert into customers (${cols.join(', ')}) values (${cols.map((_, i) => `$${i + 1}`).join(', ')})
+       on conflict (account_id, mode, customer_code) where deleted_at is null do nothing returning *`,
+      values,
+    );
+    return rows[0] && toCustomer(rows[0]);
+  },
+
+  async update(q: Queryable, scope: Scope, id: string, patch: Partial<CustomerFields>): Promise<Customer> {
+    const w = scopeWhere(scope);
+    const params: unknown[] = [...w.params, id];
+    const sets = ['updated_at = now()'];
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      params.push(v);
+      sets.push(`${COLUMNS[k as keyof CustomerFields]} = $${params.length}`);
+    }
+    const rows = await q.query(`update customers t set ${sets.join(', ')} where ${w.sql} and t.id = $3 and t.deleted_at is null returning *`, params);
+    return toCustomer(rows[0]);
+  },
+
+  async countLiveInvoices(q: Queryable, scope: Scope, id: string): Promise<number> {
+    const w = scopeWhere(scope);
+    const rows = await q.query<{ n: number }>(`select count(*)::int as n from invoices t where ${w.sql} and t.customer_id = $3 and t.deleted_at is null`, [...w.params, id]);
+    return rows[0].n;
+  },
+
+  async markDeleted(q: Queryable, scope: Scope, id: string): Promise<void> {
+    const w = scopeWhere(scope);
+    await q.query(`update customers t set deleted_at = now() where ${w.sql} and t.id = $3 and t.deleted_at is null`, [...w.params, id]);
+  },
+};

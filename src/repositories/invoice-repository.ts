@@ -1,0 +1,87 @@
+import type { Queryable } from '../db/database.ts';
+import type { Invoice, InvoiceStatus } from '../domain/models.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { Scope } from '../domain/scope.ts';
+import type { Found } from './customer-repository.ts';
+import { findScoped, pageScoped, scopeWhere, type ScopedSource } from './scoped.ts';
+
+const source: ScopedSource = {
+  table: 'invoices',
+  columns: `t.id, t.status, t.invoice_number, t.invoice_date::text as invoice_date, t.invoice_duedate::text as invoice_duedate,
+    t.total_cents, t.balance_cents, t.customer_id, c.customer_code, c.name as customer_name, d.filename as document`,
+  joins: 'join customers c on c.id = t.customer_id left join documents d on d.id = t.document_id',
+  tombstones: true,
+};
+
+const toInvoice = (r: any): Invoice => ({
+  id: r.id, status: r.status, invoiceNumber: r.invoice_number, invoiceDate: r.invoice_date, invoiceDuedate: r.invoice_duedate,
+  totalCents: r.total_cents, balanceCents: r.balance_cents, document: r.document ?? null,
+  customer: { id: r.customer_id, number: r.customer_code, name: r.customer_name },
+});
+
+export interface NewInvoice {
+  id: string;
+  customerId: string;
+  invoiceNumber: string;
+  invoiceDate: string;
+  invoiceDuedate: string;
+  totalCents: number;
+  balanceCents: number;
+  status: InvoiceStatus;
+}
+
+export type InvoicePatch = Partial<Pick<NewInvoice, 'invoiceDate' | 'invoiceDuedate' | 'totalCents' | 'balanceCents' | 'status'>>;
+
+const PATCH_COLUMNS: Record<keyof InvoicePatch, string> = {
+  invoiceDate: 'invoice_date', invoiceDuedate: 'invoice_duedate', totalCents: 'total_cents', balanceCents: 'balance_cents', status: 'status',
+};
+
+export const invoiceRepository = {
+  async find(q: Queryable, scope: Scope, id: string, lock = false): Promise<Found<Invoice>> {
+    const r = await findScoped(q, source, scope, id, lock);
+    return r && { record: toInvoice(r), deleted: r.deleted_at != null };
+  },
+
+  /** Live invoice by exact number, then by number ignoring case when that is unambiguous. */
+  async findByNumber(q: Queryable, scope: Scope, number: string): Promise<Invoice | undefined> {
+    const w = scopeWhere(scope);
+    const base = `select ${source.columns} from invoices t ${source.joins} where ${w.sql} and t.deleted_at is null`;
+    const exact = await q.query(`${base} and t.invoice_number = $3`, [...w.params, number]);
+    if (exact[0]) return toInvoice(exact[0]);
+    const folded = await q.query(`${base} and lower(t.invoice_number) = lower($3) limit 2`, [...w.params, number]);
+    return folded.length === 1 ? toInvoice(folded[0]) : undefined;
+  },
+
+  async page(q: Queryable, scope: Scope, req: PageRequest, status?: InvoiceStatus): Promise<Page<Invoice>> {
+    const page = await pageScoped(q, source, scope, req, { status });
+    return { ...page, items: page.items.map(toInvoice) };
+  },
+
+  /** Inserts, or returns false when the number is taken by a live invoice of the scope. */
+  async insert(q: Queryable, scope: Scope, inv: NewInvoice): Promise<boolean> {
+    const rows = await q.query(
+      `insert into invoices (id, account_id, mode, customer_id, invoice_number, invoice_date, invoice_duedate, total_cents, balance_cents, status)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       on conflict (account_id, mode, invoice_number) where deleted_at is null do nothing returning id`,
+      [inv.id, scope.accountId, scope.mode, inv.customerId, inv.invoiceNumber, inv.invoiceDate, inv.invoiceDuedate, inv.totalCents, inv.balanceCents, inv.status],
+    );
+    return rows.length === 1;
+  },
+
+  async update(q: Queryable, scope: Scope, id: string, patch: InvoicePatch & { documentId?: string | null }): Promise<void> {
+    const w = scopeWhere(scope);
+    const params: unknown[] = [...w.params, id];
+    const sets = ['updated_at = now()'];
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      params.push(v);
+      sets.push(`${k === 'documentId' ? 'document_id' : PATCH_COLUMNS[k as keyof InvoicePatch]} = $${params.length}`);
+    }
+    await q.query(`update invoices t set ${sets.join(', ')} where ${w.sql} and t.id = $3 and t.deleted_at is null`, params);
+  },
+
+  async markDeleted(q: Queryable, scope: Scope, id: string): Promise<void> {
+    const w = scopeWhere(scope);
+    await q.query(`update invoices t set deleted_at = now() where ${w.sql} and t.id = $3 and t.deleted_at is null`, [...w.params, id]);
+  },
+};

@@ -1,0 +1,37 @@
+import type { Queryable } from '../db/database.ts';
+import type { Payment } from '../domain/models.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { Scope } from '../domain/scope.ts';
+import { findScoped, pageScoped, type ScopedSource } from './scoped.ts';
+
+const source: ScopedSource = {
+  table: 'payments',
+  columns: `t.id, t.payment_date::text as payment_date, t.amount_cents, t.method, t.invoice_id, i.invoice_number, i.total_cents,
+    i.balance_cents, i.customer_id, c.customer_code, c.name as customer_name`,
+  joins: 'join invoices i on i.id = t.invoice_id join customers c on c.id = i.customer_id',
+};
+
+const toPayment = (r: any): Payment => ({
+  id: r.id, date: r.payment_date, amountCents: r.amount_cents, method: r.method,
+  invoice: { id: r.invoice_id, number: r.invoice_number, totalCents: r.total_cents, balanceCents: r.balance_cents },
+  customer: { id: r.customer_id, number: r.customer_code, name: r.customer_name },
+});
+
+export const paymentRepository = {
+  async insert(q: Queryable, scope: Scope, p: { id: string; invoiceId: string; date: string; amountCents: number; method: string }): Promise<void> {
+    await q.query(
+      'insert into payments (id, account_id, mode, invoice_id, payment_date, amount_cents, method) values ($1, $2, $3, $4, $5, $6, $7)',
+      [p.id, scope.accountId, scope.mode, p.invoiceId, p.date, p.amountCents, p.method],
+    );
+  },
+
+  async find(q: Queryable, scope: Scope, id: string): Promise<Payment | undefined> {
+    const r = await findScoped(q, source, scope, id);
+    return r && toPayment(r);
+  },
+
+  async page(q: Queryable, scope: Scope, req: PageRequest): Promise<Page<Payment>> {
+    const page = await pageScoped(q, source, scope, req);
+    return { ...page, items: page.items.map(toPayment) };
+  },
+};

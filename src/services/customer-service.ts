@@ -1,0 +1,94 @@
+import type { Database } from '../db/database.ts';
+import { ApiError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { LANGUAGES, UNRELEASED_LANGUAGES, type Customer, type CustomerFields } from '../domain/models.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { Scope } from '../domain/scope.ts';
+import { customerRepository as customers } from '../repositories/customer-repository.ts';
+
+export type CustomerInput = { customerCode: string } & Partial<Record<keyof CustomerFields, string>>;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Checks what the schema cannot say and turns empty strings into "not given". */
+function cleanFields(input: Partial<Record<keyof CustomerFields, string>>): Partial<CustomerFields> {
+  const out: Partial<CustomerFields> = {};
+  for (const [k, v] of Object.entries(input)) if (v !== undefined) (out as any)[k] = v.trim() === '' ? null : v.trim();
+  for (const field of ['email', 'invoiceEmail'] as const) {
+    if (out[field] && !EMAIL.test(out[field]!)) throw ApiError.wrongFormat(field);
+  }
+  if (out.country != null) {
+    if (!/^[A-Za-z]{2}$/.test(out.country)) throw ApiError.wrongFormat('country');
+    out.country = out.country.toUpperCase();
+  }
+  if (out.language != null) {
+    const lang = out.language.toLowerCase();
+    if ((UNRELEASED_LANGUAGES as readonly string[]).includes(lang)) throw ApiError.unprocessable(`Language ${lang} is not released yet`, 'language');
+    if (!(LANGUAGES as readonly string[]).includes(lang)) throw ApiError.badRequest(`Field language must be one of ${LANGUAGES.join(', ')}`, 'language');
+    out.language = lang;
+  }
+  return out;
+}
+
+export class CustomerService {
+  constructor(private readonly db: Database) {}
+
+  /** Creates a customer; an existing code returns the existing one (updated with overwrite). */
+  async create(scope: Scope, input: CustomerInput, overwrite: boolean): Promise<{ customer: Customer; created: boolean }> {
+    const code = input.customerCode.trim();
+    if (!code) throw ApiError.badRequest('Field customerCode is required', 'customerCode');
+    const { customerCode: _code, ...rest } = input;
+    const fields = cleanFields(rest);
+    if (!fields.name) throw ApiError.badRequest('Field name is required', 'name');
+    return this.db.transaction(async (tx) => {
+      const existing = await customers.findByCode(tx, scope, code);
+      if (existing) {
+        return { customer: overwrite ? await customers.update(tx, scope, existing.id, fields) : existing, created: false };
+      }
+      const record: Customer = {
+        id: newId('cst'), customerCode: code, name: fields.name!, address: null, postalcode: null, city: null, country: 'NL', contact: null,
+        phone: null, mobile: null, email: null, invoiceEmail: null, registrationNumber: null, language: null,
+        ...(Object.fromEntries(Object.entries(fields).filter(([, v]) => v != null)) as Partial<CustomerFields>),
+      };
+      const inserted = await customers.insert(tx, scope, record);
+      if (inserted) return { customer: inserted, created: true };
+      // lost a race with a concurrent create of the same code
+      return { customer: (await customers.findByCode(tx, scope, code))!, created: false };
+    });
+  }
+
+  async get(scope: Scope, id: string): Promise<Customer> {
+    const found = await customers.find(this.db, scope, id);
+    if (!found) throw ApiError.notFound('customer', id);
+    if (found.deleted) throw ApiError.gone('customer', id);
+    return found.record;
+  }
+
+  async findByCode(scope: Scope, code: string): Promise<Customer> {
+    const c = await customers.findByCode(this.db, scope, code);
+    if (!c) throw ApiError.notFound('customer', code).withDetail(`No customer exists with customerCode ${code}.`);
+    return c;
+  }
+
+  list(scope: Scope, req: PageRequest): Promise<Page<Customer>> {
+    return customers.page(this.db, scope, req);
+  }
+
+  async update(scope: Scope, id: string, input: Partial<Record<keyof CustomerFields, string>>): Promise<Customer> {
+    const fields = cleanFields(input);
+    if ('name' in fields && !fields.name) throw ApiError.badRequest('Field name may not be empty', 'name');
+    if ('country' in fields && fields.country == null) fields.country = 'NL';
+    await this.get(scope, id);
+    return customers.update(this.db, scope, id, fields);
+  }
+
+  async delete(scope: Scope, id: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const found = await customers.find(tx, scope, id);
+      if (!found) throw ApiError.notFound('customer', id);
+      if (found.deleted) throw ApiError.gone('customer', id);
+      if ((await customers.countLiveInvoices(tx, scope, id)) > 0) throw ApiError.badRequest('Customer is not empty');
+      await customers.markDeleted(tx, scope, id);
+    });
+  }
+}

@@ -1,0 +1,106 @@
+import type { Database } from '../db/database.ts';
+import { parseDate } from '../domain/dates.ts';
+import { ApiError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { INVOICE_STATUSES, type Invoice, type InvoiceStatus } from '../domain/models.ts';
+import { parseAmount } from '../domain/money.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { Scope } from '../domain/scope.ts';
+import { customerRepository as customers } from '../repositories/customer-repository.ts';
+import { invoiceRepository as invoices, type InvoicePatch } from '../repositories/invoice-repository.ts';
+import type { DomainEvents } from './domain-events.ts';
+
+export interface InvoiceInput {
+  customer: string;
+  invoiceNumber: string;
+  invoiceDate: string;
+  invoiceDuedate: string;
+  invoiceTotal: string;
+  invoiceBalance?: string;
+  invoiceStatus?: string;
+}
+
+export type InvoicePatchInput = Partial<Pick<InvoiceInput, 'invoiceDate' | 'invoiceDuedate' | 'invoiceTotal' | 'invoiceBalance' | 'invoiceStatus'>>;
+
+export function parseStatus(raw: string | undefined, field = 'invoiceStatus'): InvoiceStatus | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const s = raw.trim().toLowerCase() === 'canceled' ? 'cancelled' : raw.trim().toLowerCase();
+  if (!INVOICE_STATUSES.includes(s as InvoiceStatus)) throw ApiError.badRequest(`Field ${field} must be one of ${INVOICE_STATUSES.join(', ')}`, field);
+  return s as InvoiceStatus;
+}
+
+export class InvoiceService {
+  constructor(
+    private readonly db: Database,
+    private readonly maxCents: number,
+    private readonly events: DomainEvents,
+  ) {}
+
+  async create(scope: Scope, input: InvoiceInput): Promise<Invoice> {
+    const number = input.invoiceNumber.trim();
+    if (!number) throw ApiError.badRequest('Field invoiceNumber is required', 'invoiceNumber');
+    const totalCents = parseAmount(input.invoiceTotal, 'invoiceTotal', this.maxCents);
+    const balanceCents = input.invoiceBalance === undefined || input.invoiceBalance === '' ? totalCents : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents);
+    const fields = {
+      invoiceDate: parseDate(input.invoiceDate, 'invoiceDate'),
+      invoiceDuedate: parseDate(input.invoiceDuedate, 'invoiceDuedate'),
+      totalCents,
+      balanceCents,
+      status: parseStatus(input.invoiceStatus) ?? 'open',
+    };
+    checkBalance(fields.totalCents, fields.balanceCents);
+    const id = newId('inv');
+    const invoice = await this.db.transaction(async (tx) => {
+      const customer = await customers.find(tx, scope, input.customer);
+      if (!customer) throw new ApiError(404, `No customer exists with id ${input.customer}.`, 'customer');
+      if (customer.deleted) throw new ApiError(410, `The customer with id ${input.customer} was deleted.`, 'customer');
+      const inserted = await invoices.insert(tx, scope, { id, customerId: customer.record.id, invoiceNumber: number, ...fields });
+      if (!inserted) throw ApiError.conflict(`An invoice with number ${number} already exists.`, 'invoiceNumber');
+      return (await invoices.find(tx, scope, id))!.record;
+    });
+    this.events.emit('invoiceCreated', { scope, invoice });
+    return invoice;
+  }
+
+  async get(scope: Scope, id: string): Promise<Invoice> {
+    const found = await invoices.find(this.db, scope, id);
+    if (!found) throw ApiError.notFound('invoice', id);
+    if (found.deleted) throw ApiError.gone('invoice', id);
+    return found.record;
+  }
+
+  list(scope: Scope, req: PageRequest, status?: string): Promise<Page<Invoice>> {
+    return invoices.page(this.db, scope, req, parseStatus(status));
+  }
+
+  async update(scope: Scope, id: string, input: InvoicePatchInput): Promise<Invoice> {
+    const patch: InvoicePatch = {
+      invoiceDate: input.invoiceDate === undefined ? undefined : parseDate(input.invoiceDate, 'invoiceDate'),
+      invoiceDuedate: input.invoiceDuedate === undefined ? undefined : parseDate(input.invoiceDuedate, 'invoiceDuedate'),
+      totalCents: input.invoiceTotal === undefined ? undefined : parseAmount(input.invoiceTotal, 'invoiceTotal', this.maxCents),
+      balanceCents: input.invoiceBalance === undefined ? undefined : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents),
+      status: parseStatus(input.invoiceStatus),
+    };
+    return this.db.transaction(async (tx) => {
+      const found = await invoices.find(tx, scope, id, true);
+      if (!found) throw ApiError.notFound('invoice', id);
+      if (found.deleted) throw ApiError.gone('invoice', id);
+      checkBalance(patch.totalCents ?? found.record.totalCents, patch.balanceCents ?? found.record.balanceCents);
+      await invoices.update(tx, scope, id, patch);
+      return (await invoices.find(tx, scope, id))!.record;
+    });
+  }
+
+  async delete(scope: Scope, id: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const found = await invoices.find(tx, scope, id, true);
+      if (!found) throw ApiError.notFound('invoice', id);
+      if (found.deleted) throw ApiError.gone('invoice', id);
+      await invoices.markDeleted(tx, scope, id);
+    });
+  }
+}
+
+function checkBalance(totalCents: number, balanceCents: number): void {
+  if (balanceCents > totalCents) throw ApiError.unprocessable('The balance is higher than the invoice total', 'invoicebalance');
+}

@@ -1,0 +1,58 @@
+import type { Database } from '../db/database.ts';
+import { parseDate } from '../domain/dates.ts';
+import { ApiError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { PAYMENT_METHODS, type Payment, type PaymentMethod } from '../domain/models.ts';
+import { parseAmount } from '../domain/money.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { Scope } from '../domain/scope.ts';
+import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
+import { paymentRepository as payments } from '../repositories/payment-repository.ts';
+
+export interface PaymentInput {
+  invoice: string;
+  date: string;
+  amount: string;
+  method?: string;
+}
+
+export class PaymentService {
+  constructor(
+    private readonly db: Database,
+    private readonly maxCents: number,
+  ) {}
+
+  /** Records a payment and lowers the invoice's balance; at 0.00 the invoice is paid. */
+  async create(scope: Scope, input: PaymentInput): Promise<Payment> {
+    const date = parseDate(input.date, 'date');
+    const amountCents = parseAmount(input.amount, 'amount', this.maxCents);
+    const method = (input.method?.trim().toLowerCase() || 'banktransfer') as PaymentMethod;
+    if (!PAYMENT_METHODS.includes(method)) throw ApiError.badRequest(`Field method must be one of ${PAYMENT_METHODS.join(', ')}`, 'method');
+    if (amountCents <= 0) throw ApiError.unprocessable('The amount must be more than 0.00', 'amount');
+    return this.db.transaction(async (tx) => {
+      const found = await invoices.find(tx, scope, input.invoice, true);
+      if (!found) throw new ApiError(404, `No invoice exists with id ${input.invoice}.`, 'invoice');
+      if (found.deleted) throw new ApiError(410, `The invoice with id ${input.invoice} was deleted.`, 'invoice');
+      const invoice = found.record;
+      if (invoice.status === 'paid' || invoice.status === 'cancelled') {
+        throw ApiError.unprocessable(`The invoice is ${invoice.status}; it takes no payments`, 'invoice');
+      }
+      if (amountCents > invoice.balanceCents) throw ApiError.unprocessable('The amount is higher than the invoice balance', 'amount');
+      const balanceCents = invoice.balanceCents - amountCents;
+      await invoices.update(tx, scope, invoice.id, { balanceCents, status: balanceCents === 0 ? 'paid' : undefined });
+      const id = newId('pay');
+      await payments.insert(tx, scope, { id, invoiceId: invoice.id, date, amountCents, method });
+      return (await payments.find(tx, scope, id))!;
+    });
+  }
+
+  async get(scope: Scope, id: string): Promise<Payment> {
+    const payment = await payments.find(this.db, scope, id);
+    if (!payment) throw ApiError.notFound('payment', id);
+    return payment;
+  }
+
+  list(scope: Scope, req: PageRequest): Promise<Page<Payment>> {
+    return payments.page(this.db, scope, req);
+  }
+}

@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+// The API suite runs twice: on embedded PGlite and on the machine's PostgreSQL.
+const shared = { testTimeout: 60_000, hookTimeout: 120_000 };
+
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    maxWorkers: 2,
+    projects: [
+      { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { ...shared, name: 'api-pglite', include: ['test/api/**/*.test.ts'], env: { TEST_DB: 'pglite' } } },
+      { test: { ...shared, name: 'api-postgres', include: ['test/api/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+      { test: { ...shared, name: 'system', include: ['test/system/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+    ],
+  },
+});
