@@ -1,0 +1,48 @@
+// What a channel (FTP, e-mail, HTTP) hands to the intake pipeline, and what it gets back.
+// Channels depend on this file only; the pipeline implements it.
+import type { Scope } from '../domain/scope.ts';
+
+export type IntakeChannel = 'ftp' | 'mail' | 'http';
+export type IntakeStatus = 'received' | 'waiting' | 'attached' | 'failed';
+
+export interface IncomingFile {
+  scope: Scope;
+  channel: IntakeChannel;
+  /** who sent it: FTP user@address, e-mail From address, or the API key's account */
+  sender: string;
+  /** the name as received (FTP path basename, decoded e-mail attachment name, API Filename) */
+  filename: string;
+  bytes: Buffer;
+  /** a correlation id carried into logs (FTP session, IMAP message id, HTTP request id) */
+  traceId?: string;
+}
+
+export interface IntakeRecord {
+  id: string;
+  channel: IntakeChannel;
+  sender: string;
+  filename: string;
+  size: number;
+  sha256: string;
+  status: IntakeStatus;
+  invoiceId: string | null;
+  documentId: string | null;
+  /** why it failed or what it is waiting for, in words for people */
+  reason: string | null;
+  receivedAt: Date;
+  updatedAt: Date;
+  attachedAt: Date | null;
+}
+
+export interface IntakeReceiver {
+  /**
+   * Stages the file durably and enqueues its job. Resolves only after both, so the channel may
+   * acknowledge the file to its sender; rejects when either failed (the channel must not ack).
+   * A file that is refused at once (e.g. not a PDF) still gets a record, with status `failed`.
+   */
+  receive(file: IncomingFile): Promise<IntakeRecord>;
+  /** A failed record for something received that carried no file (e.g. an e-mail without PDF). */
+  recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: string): Promise<IntakeRecord>;
+  /** The scope's most recent records, newest first (FTP LIST feedback). */
+  recent(scope: Scope, limit: number): Promise<IntakeRecord[]>;
+}
