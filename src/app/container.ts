@@ -1,6 +1,7 @@
 // The composition root: builds the database, Redis, repositories' users (services) once,
 // and hands them to the roles. Nothing else constructs services.
 import path from 'node:path';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
@@ -8,6 +9,8 @@ import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { checkPdf, type PdfChecker } from '../domain/pdf.ts';
+import { IntakeService } from '../intake/intake-service.ts';
+import { BullIntakeScheduler, createIntakeQueue } from '../intake/queue/intake-queue.ts';
 import { AccountService } from '../services/account-service.ts';
 import { CustomerService } from '../services/customer-service.ts';
 import { DocumentService } from '../services/document-service.ts';
@@ -32,6 +35,10 @@ export interface Container {
   payments: PaymentService;
   idempotency: IdempotencyService;
   maintenance: MaintenanceService;
+  /** the intake queue (producer side; workers run in the worker role) */
+  intakeQueue: Queue;
+  /** the IntakeReceiver the channels (FTP, mail, POST /v2/imports) hand files to */
+  intake: IntakeService;
   /** closers run in reverse order of registration by close() */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -56,6 +63,9 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
   const pdf = opts.checkPdf ?? checkPdf;
   const closers: (() => Promise<void> | void)[] = [];
+  const intakeQueue = createIntakeQueue(config, redis);
+  const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }));
+  events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
   const c: Container = {
     config,
     log,
@@ -70,9 +80,12 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     payments: new PaymentService(db, config.maxAmountCents),
     idempotency: new IdempotencyService(db, config.idempotencyTtlHours),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
+    intakeQueue,
+    intake,
     onClose: (fn) => closers.push(fn),
     async close() {
       for (const fn of closers.reverse()) await fn();
+      await intakeQueue.close();
       redis.disconnect();
       if (!opts.db) await db.close();
     },

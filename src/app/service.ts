@@ -3,11 +3,14 @@ import type { Config, Role } from '../config/config.ts';
 import { buildServer } from '../http/server.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { resolveAdminToken } from './admin-token.ts';
+import type { IntakeReceiver } from '../intake/intake-port.ts';
 import { createContainer, type Container, type ContainerOptions } from './container.ts';
 import type { Logger } from './logger.ts';
 
 export interface RunningService {
   container: Container;
+  /** where channels hand files (the same object as container.intake) */
+  intake: IntakeReceiver;
   /** the API's address, when the api role runs */
   apiUrl?: string;
   stop(): Promise<void>;
@@ -35,5 +38,5 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     await c.close();
     throw e;
   }
-  return { container: c, apiUrl, stop: () => c.close() };
+  return { container: c, intake: c.intake, apiUrl, stop: () => c.close() };
 }
