@@ -8,8 +8,9 @@ import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
 import { openPostgres } from '../db/postgres.ts';
-import { checkPdf, type PdfChecker } from '../domain/pdf.ts';
+import type { PdfChecker } from '../domain/pdf.ts';
 import { IntakeService } from '../intake/intake-service.ts';
+import { createPdfCheckPool, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
 import { BullIntakeScheduler, createIntakeQueue } from '../intake/queue/intake-queue.ts';
 import { AccountService } from '../services/account-service.ts';
 import { CustomerService } from '../services/customer-service.ts';
@@ -28,6 +29,8 @@ export interface Container {
   redis: Redis;
   events: DomainEvents;
   checkPdf: PdfChecker;
+  /** the worker-thread pool behind checkPdf (absent when a checker was given) */
+  pdfPool?: PdfCheckPool;
   accounts: AccountService;
   customers: CustomerService;
   invoices: InvoiceService;
@@ -61,7 +64,8 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
-  const pdf = opts.checkPdf ?? checkPdf;
+  const pdfPool = opts.checkPdf ? undefined : createPdfCheckPool(config.pdfCheckThreads);
+  const pdf = opts.checkPdf ?? pdfPool!.check;
   const closers: (() => Promise<void> | void)[] = [];
   const intakeQueue = createIntakeQueue(config, redis);
   const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }));
@@ -73,6 +77,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     redis,
     events,
     checkPdf: pdf,
+    pdfPool,
     accounts: new AccountService(db, config.importAddress, { keyRotated: (scope) => events.emit('keyRotated', { scope }) }),
     customers: new CustomerService(db),
     invoices: new InvoiceService(db, config.maxAmountCents, events),
@@ -86,6 +91,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     async close() {
       for (const fn of closers.reverse()) await fn();
       await intakeQueue.close();
+      await pdfPool?.close();
       redis.disconnect();
       if (!opts.db) await db.close();
     },

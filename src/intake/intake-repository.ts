@@ -94,7 +94,7 @@ export const intakeRepository = {
   async markWaiting(q: Queryable, scope: Scope, id: string, reason: string): Promise<void> {
     const w = scopeWhere(scope);
     await q.query(
-      `update intake_records t set status = 'waiting', reason = $4, updated_at = now() where ${w.sql} and t.id = $3 and t.status in ('received', 'waiting')`,
+      `update intake_records t set status = 'waiting', reason = $4, updated_at = now() where ${w.sql} and t.id = $3 and t.status <> 'attached'`,
       [...w.params, id, reason],
     );
   },
