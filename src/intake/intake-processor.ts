@@ -34,6 +34,8 @@ export interface Attempt {
   max: number;
 }
 
+const INVOICE_ID_PREFIX = 'inv_';
+
 type Match = { invoice: Invoice } | { deletedId: string } | undefined;
 
 export class IntakeProcessor {
@@ -91,7 +93,8 @@ export class IntakeProcessor {
 
   /** Invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
   private async match(scope: Scope, name: string): Promise<Match> {
-    const byId = await invoices.find(this.db, scope, name);
+    // only names with the id prefix can be ids: bulk uploads named by number skip that query
+    const byId = name.startsWith(INVOICE_ID_PREFIX) ? await invoices.find(this.db, scope, name) : undefined;
     if (byId && !byId.deleted) return { invoice: byId.record };
     const byNumber = await invoices.findByNumber(this.db, scope, name);
     if (byNumber) return { invoice: byNumber };
