@@ -156,6 +156,13 @@ describe('permanent problems fail at once and are never retried', () => {
     expect(done.reason).toMatch(/^The PDF cannot be read/);
   });
 
+  it('a file named after a deleted invoice fails with that reason', async () => {
+    const inv = await invoice(acct.liveKey);
+    expect((await t.request('DELETE', `/v2/invoices/${inv.id}`, { key: acct.liveKey })).status).toBe(204);
+    const rec = await upload(acct.liveKey, `${inv.id}.pdf`, await makePdf('deleted'));
+    expect(await t.waitFor(acct.liveKey, rec.id)).toMatchObject({ status: 'failed', reason: `The invoice ${inv.id} was deleted` });
+  });
+
   it.each([['../x.pdf'], ['dir/F-1.pdf'], ['C:\\x\\F-1.pdf'], ['.pdf']])('bad name %j', async (name) => {
     const rec = await upload(acct.liveKey, name, await makePdf('name'));
     expect(rec.status).toBe('failed');
