@@ -3,7 +3,10 @@
 // POST /v2/documents in the same run (ratio). The service runs as `npm start` runs it (one
 // process, roles api + worker) on a fresh PostgreSQL database and a private redis-server.
 //
-//   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32]
+//   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rate <files/s>]
+//
+// --rate paces the uploads (default: as fast as the clients go) to see received->attached latency
+// at a load the workers keep up with.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -22,11 +25,16 @@ const { values } = parseArgs({
     size: { type: 'string', default: String(100 * 1024) },
     concurrency: { type: 'string', default: '32' },
     'worker-concurrency': { type: 'string', default: '8' },
+    rate: { type: 'string', default: '0' },
   },
 });
 const FILES = Number(values.files);
 const SIZE = Number(values.size);
 const CONCURRENCY = Number(values.concurrency);
+const RATE = Number(values.rate);
+const pace = async (t0: number, i: number) => {
+  if (RATE > 0) await new Promise((r) => setTimeout(r, Math.max(0, t0 + (i * 1000) / RATE - Date.now())));
+};
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const ms = (n: number) => `${n.toFixed(0)} ms`;
@@ -135,7 +143,10 @@ async function main() {
     // 1. POST /v2/imports -> attached
     const c0 = await cpu();
     const t0 = Date.now();
-    await pool(FILES, CONCURRENCY, (i) => call('POST', '/v2/imports', key, { Filename: `BENCH-${i}.pdf`, Content: contents[i] }));
+    await pool(FILES, CONCURRENCY, async (i) => {
+      await pace(t0, i);
+      await call('POST', '/v2/imports', key, { Filename: `BENCH-${i}.pdf`, Content: contents[i] });
+    });
     const uploadedMs = Date.now() - t0;
     for (;;) {
       const [{ pending, failed }] = (await sql.query(
@@ -160,6 +171,7 @@ async function main() {
     const c2 = await cpu();
     const t1 = Date.now();
     await pool(FILES, CONCURRENCY, async (i) => {
+      await pace(t1, i);
       const s = performance.now();
       await call('POST', '/v2/documents', key, { Invoice: invoices.doc[i], Filename: `BENCH-${FILES + i}.pdf`, Mediatype: 'application/pdf', Content: contents[i] });
       docLat.push(performance.now() - s);
@@ -172,7 +184,7 @@ async function main() {
 
     const importRate = FILES / importSeconds;
     const docRate = FILES / docSeconds;
-    console.log(`intake benchmark: ${FILES} PDFs of ${size} bytes, ${CONCURRENCY} concurrent clients, worker concurrency ${values['worker-concurrency']}, PostgreSQL, ${os.cpus().length} CPUs`);
+    console.log(`intake benchmark: ${FILES} PDFs of ${size} bytes, ${CONCURRENCY} concurrent clients${RATE ? ` paced at ${RATE} files/s` : ''}, worker concurrency ${values['worker-concurrency']}, PostgreSQL, ${os.cpus().length} CPUs`);
     console.log(`POST /v2/imports -> attached : ${importRate.toFixed(1)} files/s (${importSeconds.toFixed(2)} s; uploads done in ${(uploadedMs / 1000).toFixed(2)} s)`);
     console.log(`  received -> attached        : p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
     console.log(`POST /v2/documents (direct)  : ${docRate.toFixed(1)} files/s (${docSeconds.toFixed(2)} s), request p50 ${ms(pct(docLat, 50))}, p99 ${ms(pct(docLat, 99))}`);
