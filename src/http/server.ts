@@ -5,8 +5,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Container } from '../app/container.ts';
-import { registerErrorHandler } from './error-handler.ts';
+import { registerErrorHandler, sendError } from './error-handler.ts';
+import { ApiError } from '../domain/errors.ts';
 import { registerApiAuth } from './plugins/api-auth.ts';
+import { registerInputGuard } from './plugins/input-guard.ts';
 import { lowercaseKeys, registerFieldNames } from './plugins/field-names.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -30,6 +32,7 @@ export interface ServerOptions {
 
 // A 5 MB PDF in Base64 is 5,242,880 characters; JSON around it needs a little more.
 const BODY_LIMIT = 6 * 1024 * 1024;
+const MAX_PARAM_LENGTH = 500;
 
 export async function buildServer(c: Container, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const { config } = c;
@@ -45,8 +48,13 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
     },
+    // URLs the router cannot decode get the spec's error body too, not Fastify's own
+    frameworkErrors: (err: { code?: string }, _req: unknown, reply: import('fastify').FastifyReply) =>
+      sendError(reply, ApiError.badRequest(err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters` : 'The URL is not valid')),
     routerOptions: {
       ignoreTrailingSlash: true,
+      // long enough that the route schemas, not the router, refuse over-long ids (naming the field)
+      maxParamLength: MAX_PARAM_LENGTH,
       querystringParser: (s: string) => lowercaseKeys(parseQuery(s)),
     },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
@@ -61,6 +69,7 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
   app.removeContentTypeParser(['text/plain']);
   registerErrorHandler(app);
   registerFieldNames(app);
+  registerInputGuard(app);
   registerMethodNotAllowed(app);
   app.addSchema(ErrorSchema);
 

@@ -40,6 +40,7 @@ export class CustomerService {
     const { customerCode: _code, ...rest } = input;
     const fields = cleanFields(rest);
     if (!fields.name) throw ApiError.badRequest('Field name is required', 'name');
+    if ('country' in fields && fields.country == null) fields.country = 'NL'; // an empty Country means the default
     return this.db.transaction(async (tx) => {
       const existing = await customers.findByCode(tx, scope, code);
       if (existing) {

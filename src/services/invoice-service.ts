@@ -7,6 +7,7 @@ import { parseAmount } from '../domain/money.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
 import { customerRepository as customers } from '../repositories/customer-repository.ts';
+import { documentRepository as documents } from '../repositories/document-repository.ts';
 import { invoiceRepository as invoices, type InvoicePatch } from '../repositories/invoice-repository.ts';
 import type { DomainEvents } from './domain-events.ts';
 
@@ -97,6 +98,7 @@ export class InvoiceService {
       if (!found) throw ApiError.notFound('invoice', id);
       if (found.deleted) throw ApiError.gone('invoice', id);
       await invoices.markDeleted(tx, scope, id);
+      await documents.deleteForInvoice(tx, scope, id); // a deleted invoice's PDF is gone too (410)
     });
   }
 }
