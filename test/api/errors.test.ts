@@ -117,7 +117,7 @@ describe('400: formats with the spec texts', () => {
 
 describe('401', () => {
   it('answers 401 with the error body for a missing, malformed or unknown key', async () => {
-    for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }, { authorization: `Bearer live_${'x'.repeat(40)}` }, { authorization: 'Bearer not-a-key' }]) {
+    for (const headers of <Record<string, string>[]>[{}, { authorization: "Basic dXNlcjpwYXNz" }, { authorization: 'Bearer' }, { authorization: `Bearer live_${'x'.repeat(40)}` }, { authorization: 'Bearer not-a-key' }]) {
       const res = await t.request('GET', '/v2/customers', { headers });
       expectError(res, 401);
       expect(res.headers['www-authenticate']).toBe('Bearer');
