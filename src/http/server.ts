@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Container } from '../app/container.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
+import { requestSerializers } from './log-serializers.ts';
 import { ApiError } from '../domain/errors.ts';
 import { registerApiAuth } from './plugins/api-auth.ts';
 import { registerInputGuard } from './plugins/input-guard.ts';
@@ -17,7 +18,7 @@ import { documentRoutes } from './routes/documents.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import { paymentRoutes } from './routes/payments.ts';
-import { ErrorSchema } from './schemas/common.ts';
+import { ErrorSchema, HAL } from './schemas/common.ts';
 
 export interface ServerOptions {
   adminToken?: string;
@@ -40,7 +41,7 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     ? { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey), minVersion: 'TLSv1.2' as const }
     : null;
   const app = (Fastify({
-    loggerInstance: c.log.child({ role: 'api' }),
+    loggerInstance: c.log.child({ role: 'api' }, { serializers: requestSerializers }),
     https,
     bodyLimit: BODY_LIMIT,
     trustProxy: true,
@@ -68,6 +69,13 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
   });
   app.removeContentTypeParser(['text/plain']);
   registerErrorHandler(app);
+  // The OpenAPI document states the media types the API really speaks.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema || !route.url.startsWith('/v2/')) return;
+    const schema = route.schema as { produces?: string[]; consumes?: string[]; body?: unknown };
+    schema.produces ??= [HAL];
+    if (schema.body) schema.consumes ??= ['application/json', 'application/x-www-form-urlencoded'];
+  });
   registerFieldNames(app);
   registerInputGuard(app);
   registerMethodNotAllowed(app);

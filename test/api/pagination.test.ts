@@ -123,7 +123,7 @@ describe('pagination', () => {
   });
 
   it('PUBLIC_URL sets the base of every link', async () => {
-    const t2 = await startTestApp({ config: { publicUrl: 'https://invoices.example.com/' } });
+    const t2 = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { publicUrl: 'https://invoices.example.com/' } });
     try {
       const k = (await t2.createAccount()).liveKey;
       await createCustomer(t2, k);

@@ -62,7 +62,7 @@ describe('rate limit', () => {
   });
 
   it('the budget comes back after the window', async () => {
-    const short = await startTestApp({ config: { rateLimitMax: 1, rateLimitWindowMs: 500 } });
+    const short = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { rateLimitMax: 1, rateLimitWindowMs: 500 } });
     try {
       const acct = await short.createAccount();
       expect((await hit(short, acct.liveKey)).status).toBe(200);
@@ -76,7 +76,7 @@ describe('rate limit', () => {
   });
 
   it('with Redis unreachable, requests still go through (and /readyz says not ready)', async () => {
-    const down = await startTestApp({ config: { ...limit, redisUrl: 'redis://127.0.0.1:1' } });
+    const down = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { ...limit, redisUrl: 'redis://127.0.0.1:1' } });
     try {
       const acct = await down.createAccount();
       const statuses: number[] = [];

@@ -27,6 +27,19 @@ export async function registerApiAuth(app: FastifyInstance, c: Container): Promi
   const limiterRedis = c.redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 });
   limiterRedis.on('error', () => {}); // the shared connection already logs Redis trouble
   app.addHook('onClose', async () => limiterRedis.disconnect());
+  // Start limiting from the first request when Redis is there; never hold start-up for it.
+  app.addHook('onReady', async () => {
+    if (limiterRedis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        limiterRedis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 2000);
+      limiterRedis.once('ready', done);
+    });
+  });
 
   await app.register(rateLimit, {
     max: c.config.rateLimitMax,
