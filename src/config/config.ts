@@ -72,6 +72,8 @@ const schema = {
   redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
   redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: 'ii' },
   adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },
+  // where `npm run admin` finds the admin API; unset: this machine's PORT
+  adminUrl: { env: 'ADMIN_URL', parse: optional(url('http', 'https')) },
   tlsCert: { env: 'TLS_CERT', parse: optional(str()) },
   tlsKey: { env: 'TLS_KEY', parse: optional(str()) },
   logLevel: { env: 'LOG_LEVEL', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), fallback: 'info' },
