@@ -13,10 +13,12 @@ import { CustomerService } from '../services/customer-service.ts';
 import { DocumentService } from '../services/document-service.ts';
 import { DomainEvents } from '../services/domain-events.ts';
 import { IdempotencyService } from '../services/idempotency-service.ts';
+import { KeyCache } from '../services/key-cache.ts';
 import { InvoiceService } from '../services/invoice-service.ts';
 import { MaintenanceService } from '../services/maintenance-service.ts';
 import { PaymentService } from '../services/payment-service.ts';
 import type { Logger } from './logger.ts';
+import { RedisRequestGate } from './request-gate.ts';
 
 export interface Container {
   config: Config;
@@ -31,6 +33,8 @@ export interface Container {
   documents: DocumentService;
   payments: PaymentService;
   idempotency: IdempotencyService;
+  /** rate limit + key revocation check, one Redis round trip per API request */
+  gate: RedisRequestGate;
   maintenance: MaintenanceService;
   /** closers run in reverse order of registration by close() */
   onClose(fn: () => Promise<void> | void): void;
@@ -56,6 +60,14 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
   const pdf = opts.checkPdf ?? checkPdf;
   const closers: (() => Promise<void> | void)[] = [];
+  // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
+  // would queue commands and hold requests.
+  const gateRedis = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 });
+  gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
+  const gate = new RedisRequestGate(gateRedis, config.redisPrefix);
+  closers.push(() => gate.close());
+  const keyCache = new KeyCache(config.keyCacheMs);
+  gate.onConnectionLost(() => keyCache.clear());
   const c: Container = {
     config,
     log,
@@ -63,13 +75,14 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     redis,
     events,
     checkPdf: pdf,
-    accounts: new AccountService(db, config.importAddress, { keyRotated: (scope) => events.emit('keyRotated', { scope }) }),
+    accounts: new AccountService(db, config.importAddress, { keyRotated: (scope) => events.emit('keyRotated', { scope }) }, { cache: keyCache, revocations: gate }),
     customers: new CustomerService(db),
     invoices: new InvoiceService(db, config.maxAmountCents, events),
     documents: new DocumentService(db, pdf),
     payments: new PaymentService(db, config.maxAmountCents),
     idempotency: new IdempotencyService(db, config.idempotencyTtlHours),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
+    gate,
     onClose: (fn) => closers.push(fn),
     async close() {
       for (const fn of closers.reverse()) await fn();
