@@ -2,6 +2,7 @@
 // PostgreSQL database, against a bare Fastify + pg handler reading the same row, in one run.
 //
 //   npm run bench:api                      (BENCH_DURATION=10 seconds per measurement, BENCH_ROUNDS=2)
+//   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:api   (profile the service)
 //
 // The service runs as its own process (ROLES=api, LOG_LEVEL=warn) exactly as `npm start` runs it,
 // with its real rate limiter (budget set high enough never to trip) and real key checks.
@@ -34,8 +35,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(name: string, script: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', () => {}); // the service logs only warnings and errors
   child.stderr!.on('data', (d) => process.stderr.write(`[${name}] ${d}`));
   children.push(child);
@@ -94,7 +95,7 @@ async function main() {
     start('service', 'src/main.ts', {
       ROLES: 'api', PORT: String(servicePort), HOST: '127.0.0.1', DATABASE_URL: dbUrl.toString(), DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       ADMIN_TOKEN: adminToken, REDIS_PREFIX: `iibench${rand()}`, RATE_LIMIT_MAX: '1000000000',
-    });
+    }, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
     const service = `http://127.0.0.1:${servicePort}`;
     await waitFor(`${service}/readyz`);
     start('bare', 'bench/bare-server.ts', { PORT: String(barePort), DATABASE_URL: dbUrl.toString() });
@@ -134,7 +135,7 @@ async function main() {
     console.log(`  non-2xx or errors: ${failures}\n`);
     if (failures > 0) process.exitCode = 1;
   } finally {
-    for (const child of children) child.kill('SIGTERM');
+    for (const child of children) child.kill('SIGINT');
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
     const cleanup = new pg.Client({ connectionString: PG_ADMIN_URL });
     await cleanup.connect();

@@ -30,4 +30,4 @@ app.post<{ Body: Record<string, string> }>('/invoices', async (req, reply) => {
 
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`listening ${address}\n`);
-process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => void app.close().then(() => pool.end()).then(() => process.exit(0)));

@@ -62,7 +62,8 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const closers: (() => Promise<void> | void)[] = [];
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
   // would queue commands and hold requests.
-  const gateRedis = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 });
+  // (auto-pipelining: concurrent requests' commands share one socket write)
+  const gateRedis = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, enableAutoPipelining: true });
   gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
   const gate = new RedisRequestGate(gateRedis, config.redisPrefix);
   closers.push(() => gate.close());

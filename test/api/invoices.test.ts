@@ -114,4 +114,19 @@ describe('invoices', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => t.request('POST', '/v2/invoices', { key, body })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
   });
+
+  it('a customer deleted while an invoice is created for it never ends up deleted with a live invoice', async () => {
+    for (let i = 0; i < 8; i++) {
+      const c = await createCustomer(t, key);
+      const [del, inv] = await Promise.all([
+        t.request('DELETE', `/v2/customers/${c.id}`, { key }),
+        t.request('POST', '/v2/invoices', { key, body: { customer: c.id, invoiceNumber: `DEL-RACE-${i}`, invoiceDate: '01-01-2026', invoiceDuedate: '01-02-2026', invoiceTotal: '1.00' } }),
+      ]);
+      // either the invoice came first (delete refused) or the delete did (invoice refused with 410)
+      expect([[400, 201], [204, 410]]).toContainEqual([del.status, inv.status]);
+      const live = await t.db.query<{ n: number }>('select count(*)::int as n from invoices i join customers c on c.id = i.customer_id where c.id = $1 and c.deleted_at is not null and i.deleted_at is null', [c.id]);
+      expect(live[0].n).toBe(0);
+    }
+  });
 });
+
