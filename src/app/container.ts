@@ -17,10 +17,12 @@ import { CustomerService } from '../services/customer-service.ts';
 import { DocumentService } from '../services/document-service.ts';
 import { DomainEvents } from '../services/domain-events.ts';
 import { IdempotencyService } from '../services/idempotency-service.ts';
+import { KeyCache } from '../services/key-cache.ts';
 import { InvoiceService } from '../services/invoice-service.ts';
 import { MaintenanceService } from '../services/maintenance-service.ts';
 import { PaymentService } from '../services/payment-service.ts';
 import type { Logger } from './logger.ts';
+import { RedisRequestGate } from './request-gate.ts';
 
 export interface Container {
   config: Config;
@@ -37,6 +39,8 @@ export interface Container {
   documents: DocumentService;
   payments: PaymentService;
   idempotency: IdempotencyService;
+  /** rate limit + key revocation check, one Redis round trip per API request */
+  gate: RedisRequestGate;
   maintenance: MaintenanceService;
   /** the intake queue (producer side; workers run in the worker role) */
   intakeQueue: Queue;
@@ -70,6 +74,15 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const intakeQueue = createIntakeQueue(config, redis);
   const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }), events);
   events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
+  // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
+  // would queue commands and hold requests.
+  // (auto-pipelining: concurrent requests' commands share one socket write)
+  const gateRedis = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, enableAutoPipelining: true });
+  gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
+  const gate = new RedisRequestGate(gateRedis, config.redisPrefix);
+  closers.push(() => gate.close());
+  const keyCache = new KeyCache(config.keyCacheMs);
+  gate.onConnectionLost(() => keyCache.clear());
   const c: Container = {
     config,
     log,
@@ -78,7 +91,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     events,
     checkPdf: pdf,
     pdfPool,
-    accounts: new AccountService(db, config.importAddress, { keyRotated: (scope) => events.emit('keyRotated', { scope }) }),
+    accounts: new AccountService(db, config.importAddress, { keyRotated: (scope) => events.emit('keyRotated', { scope }) }, { cache: keyCache, revocations: gate }),
     customers: new CustomerService(db),
     invoices: new InvoiceService(db, config.maxAmountCents, events),
     documents: new DocumentService(db, pdf),
@@ -87,6 +100,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
     intakeQueue,
     intake,
+    gate,
     onClose: (fn) => closers.push(fn),
     async close() {
       for (const fn of closers.reverse()) await fn();

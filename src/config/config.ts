@@ -72,13 +72,16 @@ const schema = {
   redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
   redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: 'ii' },
   adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },
+  // where `npm run admin` finds the admin API; unset: this machine's PORT
+  adminUrl: { env: 'ADMIN_URL', parse: optional(url('http', 'https')) },
   tlsCert: { env: 'TLS_CERT', parse: optional(str()) },
   tlsKey: { env: 'TLS_KEY', parse: optional(str()) },
   logLevel: { env: 'LOG_LEVEL', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), fallback: 'info' },
   maxAmountCents: { env: 'MAX_AMOUNT', parse: amount(), fallback: 999_999_999 },
   rateLimitMax: { env: 'RATE_LIMIT_MAX', parse: int(1), fallback: 6000 },
   rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', parse: int(100), fallback: 60_000 },
-  keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 0 },
+  // per-node API key cache (0: off); a rotation still fails the old key at once on every node
+  keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },
   // intake

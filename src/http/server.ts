@@ -5,8 +5,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Container } from '../app/container.ts';
-import { registerErrorHandler } from './error-handler.ts';
+import { registerErrorHandler, sendError } from './error-handler.ts';
+import { requestSerializers } from './log-serializers.ts';
+import { ApiError } from '../domain/errors.ts';
 import { registerApiAuth } from './plugins/api-auth.ts';
+import { registerInputGuard } from './plugins/input-guard.ts';
 import { lowercaseKeys, registerFieldNames } from './plugins/field-names.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -15,7 +18,7 @@ import { documentRoutes } from './routes/documents.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import { paymentRoutes } from './routes/payments.ts';
-import { ErrorSchema } from './schemas/common.ts';
+import { ErrorSchema, HAL } from './schemas/common.ts';
 
 export interface ServerOptions {
   adminToken?: string;
@@ -30,6 +33,7 @@ export interface ServerOptions {
 
 // A 5 MB PDF in Base64 is 5,242,880 characters; JSON around it needs a little more.
 const BODY_LIMIT = 6 * 1024 * 1024;
+const MAX_PARAM_LENGTH = 500;
 
 export async function buildServer(c: Container, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const { config } = c;
@@ -37,7 +41,7 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     ? { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey), minVersion: 'TLSv1.2' as const }
     : null;
   const app = (Fastify({
-    loggerInstance: c.log.child({ role: 'api' }),
+    loggerInstance: c.log.child({ role: 'api' }, { serializers: requestSerializers }),
     https,
     bodyLimit: BODY_LIMIT,
     trustProxy: true,
@@ -45,8 +49,13 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
     },
+    // URLs the router cannot decode get the spec's error body too, not Fastify's own
+    frameworkErrors: (err: { code?: string }, _req: unknown, reply: import('fastify').FastifyReply) =>
+      sendError(reply, ApiError.badRequest(err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters` : 'The URL is not valid')),
     routerOptions: {
       ignoreTrailingSlash: true,
+      // long enough that the route schemas, not the router, refuse over-long ids (naming the field)
+      maxParamLength: MAX_PARAM_LENGTH,
       querystringParser: (s: string) => lowercaseKeys(parseQuery(s)),
     },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
@@ -60,7 +69,15 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
   });
   app.removeContentTypeParser(['text/plain']);
   registerErrorHandler(app);
+  // The OpenAPI document states the media types the API really speaks.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema || !route.url.startsWith('/v2/')) return;
+    const schema = route.schema as { produces?: string[]; consumes?: string[]; body?: unknown };
+    schema.produces ??= [HAL];
+    if (schema.body) schema.consumes ??= ['application/json', 'application/x-www-form-urlencoded'];
+  });
   registerFieldNames(app);
+  registerInputGuard(app);
   registerMethodNotAllowed(app);
   app.addSchema(ErrorSchema);
 
