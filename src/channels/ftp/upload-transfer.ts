@@ -43,8 +43,8 @@ export function readUpload(socket: Duplex, o: ReadUploadOptions): Promise<Upload
     };
     const armStall = () => {
       clearTimeout(stall);
+      // the caller replies 426 first and then closes the data connection, so the client reads why
       stall = setTimeout(() => {
-        socket.destroy();
         finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'stalled', received });
       }, o.stallMs);
     };
