@@ -80,6 +80,8 @@ export function readUpload(socket: Duplex, o: ReadUploadOptions): Promise<Upload
       finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'cancelled', received });
     };
 
+    // errors after the outcome (a destroyed socket's last words) are nobody's business any more
+    socket.on('error', () => {});
     if (o.signal.aborted) return onAbort();
     socket.on('data', onData);
     socket.once('end', onEnd);
