@@ -3,6 +3,7 @@ import type { Config, Role } from '../config/config.ts';
 import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
 import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
+import { startFtpRole } from '../channels/ftp/ftp-role.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { resolveAdminToken } from './admin-token.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
@@ -15,6 +16,8 @@ export interface RunningService {
   intake: IntakeReceiver;
   /** the API's address, when the api role runs */
   apiUrl?: string;
+  /** the FTP server's port, when the ftp role runs */
+  ftpPort?: number;
   stop(): Promise<void>;
 }
 
@@ -23,6 +26,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   const roles = new Set<Role>(config.roles);
   const readiness = new Map<string, ReadinessCheck>();
   let apiUrl: string | undefined;
+  let ftpPort: number | undefined;
   try {
     if (roles.has('api')) {
       const app = await buildServer(c, { adminToken: resolveAdminToken(config.adminToken, config.dataDir), readiness, apiRoutes: [importRoutes(c)] });
@@ -40,9 +44,15 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       const workers = await startIntakeWorkers(c);
       c.onClose(() => workers.close());
     }
+    if (roles.has('ftp')) {
+      // registered last, so it closes first: no new uploads while the workers stop
+      const ftp = await startFtpRole(c, c.intake, { readiness });
+      if (ftp) c.onClose(() => ftp.stop(config.shutdownGraceMs));
+      ftpPort = ftp?.port;
+    }
   } catch (e) {
     await c.close();
     throw e;
   }
-  return { container: c, intake: c.intake, apiUrl, stop: () => c.close() };
+  return { container: c, intake: c.intake, apiUrl, ftpPort, stop: () => c.close() };
 }
