@@ -16,6 +16,8 @@ import { IdempotencyService } from '../services/idempotency-service.ts';
 import { InvoiceService } from '../services/invoice-service.ts';
 import { MaintenanceService } from '../services/maintenance-service.ts';
 import { PaymentService } from '../services/payment-service.ts';
+import { Metrics } from '../ops/metrics.ts';
+import { settledBefore, StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
 import type { Logger } from './logger.ts';
 
 export interface Container {
@@ -32,9 +34,14 @@ export interface Container {
   payments: PaymentService;
   idempotency: IdempotencyService;
   maintenance: MaintenanceService;
-  /** closers run in reverse order of registration by close() */
+  /** this process's Prometheus registry and the typed interfaces that update it */
+  metrics: Metrics;
+  /** a part to stop in an explicit phase (intake, then workers, then queues) before the closers */
+  onStop(phase: StopPhase, name: string, fn: Stopper): void;
+  /** closers run in reverse order of registration by close(), after the stop phases */
   onClose(fn: () => Promise<void> | void): void;
-  close(): Promise<void>;
+  /** stops every phase (within the grace period ending at `deadline`), closers, Redis, database */
+  close(deadline?: number): Promise<void>;
 }
 
 export interface ContainerOptions {
@@ -56,6 +63,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
   const pdf = opts.checkPdf ?? checkPdf;
   const closers: (() => Promise<void> | void)[] = [];
+  const stops = new StopSequence();
   const c: Container = {
     config,
     log,
@@ -70,9 +78,14 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     payments: new PaymentService(db, config.maxAmountCents),
     idempotency: new IdempotencyService(db, config.idempotencyTtlHours),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
+    metrics: new Metrics({ roles: config.roles }),
+    onStop: (phase, name, fn) => stops.add(phase, name, fn),
     onClose: (fn) => closers.push(fn),
-    async close() {
+    async close(deadline = Date.now() + config.shutdownGraceMs) {
+      await stops.run(deadline, log);
       for (const fn of closers.reverse()) await fn();
+      // QUIT waits for replies still due; Redis down, it would wait for ever: bounded
+      await settledBefore(redis.quit(), Date.now() + 1000);
       redis.disconnect();
       if (!opts.db) await db.close();
     },

@@ -107,6 +107,8 @@ const schema = {
   smtpUrl: { env: 'SMTP_URL', parse: optional(url('smtp', 'smtps')), secret: true },
   // ops
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', parse: int(0), fallback: 25_000 },
+  /** when set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>; unset, it is open */
+  metricsToken: { env: 'METRICS_TOKEN', parse: optional(str()), secret: true },
 } satisfies Record<string, Setting<unknown>>;
 
 type Schema = typeof schema;
