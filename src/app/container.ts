@@ -1,13 +1,17 @@
 // The composition root: builds the database, Redis, repositories' users (services) once,
 // and hands them to the roles. Nothing else constructs services.
 import path from 'node:path';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
 import { openPostgres } from '../db/postgres.ts';
-import { checkPdf, type PdfChecker } from '../domain/pdf.ts';
+import type { PdfChecker } from '../domain/pdf.ts';
+import { IntakeService } from '../intake/intake-service.ts';
+import { createPdfCheckPool, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
+import { BullIntakeScheduler, createIntakeQueue } from '../intake/queue/intake-queue.ts';
 import { AccountService } from '../services/account-service.ts';
 import { CustomerService } from '../services/customer-service.ts';
 import { DocumentService } from '../services/document-service.ts';
@@ -27,6 +31,8 @@ export interface Container {
   redis: Redis;
   events: DomainEvents;
   checkPdf: PdfChecker;
+  /** the worker-thread pool behind checkPdf (absent when a checker was given) */
+  pdfPool?: PdfCheckPool;
   accounts: AccountService;
   customers: CustomerService;
   invoices: InvoiceService;
@@ -34,6 +40,10 @@ export interface Container {
   payments: PaymentService;
   idempotency: IdempotencyService;
   maintenance: MaintenanceService;
+  /** the intake queue (producer side; workers run in the worker role) */
+  intakeQueue: Queue;
+  /** the IntakeReceiver the channels (FTP, mail, POST /v2/imports) hand files to */
+  intake: IntakeService;
   /** this process's Prometheus registry and the typed interfaces that update it */
   metrics: Metrics;
   /** a part to stop in an explicit phase (intake, then workers, then queues) before the closers */
@@ -61,9 +71,18 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
-  const pdf = opts.checkPdf ?? checkPdf;
+  const pdfPool = opts.checkPdf ? undefined : createPdfCheckPool(config.pdfCheckThreads);
+  const pdf = opts.checkPdf ?? pdfPool!.check;
   const closers: (() => Promise<void> | void)[] = [];
   const stops = new StopSequence();
+  const intakeQueue = createIntakeQueue(config, redis);
+  // without a listener BullMQ prints every reconnect failure to the console
+  intakeQueue.on('error', (err) => log.warn({ err: err.message }, 'intake queue redis error'));
+  const metrics = new Metrics({ roles: config.roles });
+  metrics.queues.watch(intakeQueue);
+  const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }), metrics.intake);
+  events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
+  stops.add('queues', 'intake queue', () => intakeQueue.close());
   const c: Container = {
     config,
     log,
@@ -71,6 +90,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     redis,
     events,
     checkPdf: pdf,
+    pdfPool,
     accounts: new AccountService(db, config.importAddress, { keyRotated: (scope) => events.emit('keyRotated', { scope }) }),
     customers: new CustomerService(db),
     invoices: new InvoiceService(db, config.maxAmountCents, events),
@@ -78,12 +98,15 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     payments: new PaymentService(db, config.maxAmountCents),
     idempotency: new IdempotencyService(db, config.idempotencyTtlHours),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
-    metrics: new Metrics({ roles: config.roles }),
+    intakeQueue,
+    intake,
+    metrics,
     onStop: (phase, name, fn) => stops.add(phase, name, fn),
     onClose: (fn) => closers.push(fn),
     async close(deadline = Date.now() + config.shutdownGraceMs) {
       await stops.run(deadline, log);
       for (const fn of closers.reverse()) await fn();
+      await pdfPool?.close();
       // QUIT waits for replies still due; Redis down, it would wait for ever: bounded
       await settledBefore(redis.quit(), Date.now() + 1000);
       redis.disconnect();

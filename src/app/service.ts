@@ -4,16 +4,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config, Role } from '../config/config.ts';
 import { buildServer } from '../http/server.ts';
+import { importRoutes } from '../http/routes/imports.ts';
+import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { metricsPlugin } from '../ops/metrics-route.ts';
+import { intakeRecordLink, intakeView } from '../ops/intake-view.ts';
 import { buildOpsServer } from '../ops/ops-server.ts';
+import { queueDashboard } from '../ops/queue-dashboard.ts';
 import { settledBefore } from '../ops/shutdown.ts';
 import { resolveAdminToken } from './admin-token.ts';
+import type { IntakeReceiver } from '../intake/intake-port.ts';
 import { createContainer, type Container, type ContainerOptions } from './container.ts';
 import type { Logger } from './logger.ts';
 
 export interface RunningService {
   container: Container;
+  /** where channels hand files (the same object as container.intake) */
+  intake: IntakeReceiver;
   /** the API's address, when the api role runs */
   apiUrl?: string;
   /** where /healthz, /readyz and /metrics answer (the API's address, or the ops listener's) */
@@ -35,9 +42,13 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   let httpUrl: string;
   try {
     if (roles.has('api')) {
+      const adminToken = resolveAdminToken(config.adminToken, config.dataDir);
       const app = await buildServer(c, {
-        adminToken: resolveAdminToken(config.adminToken, config.dataDir),
+        adminToken,
         readiness,
+        apiRoutes: [importRoutes(c)],
+        // registered only when the admin API is on; each guards itself with the admin token
+        adminPlugins: adminToken ? [queueDashboard({ queues: () => [c.intakeQueue], adminToken, jobLink: intakeRecordLink }), intakeView(c, adminToken)] : [],
         plugins: [metricsPlugin(c.metrics, config.metricsToken)],
       });
       apiUrl = httpUrl = await app.listen({ port: config.port, host: config.host });
@@ -56,14 +67,27 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       c.onClose(() => closeHttp(ops, Date.now() + 1000));
       log.info({ url: httpUrl, roles: config.roles }, 'health and metrics listening');
     }
+    if (roles.has('worker')) {
+      const workers = await startIntakeWorkers(c);
+      c.metrics.queues.observeWorker(workers.worker);
+      readiness.set('worker', async () => {
+        if (!workers.worker.isRunning()) throw new Error('the intake worker is not running');
+      });
+      c.onStop('workers', 'intake workers', async (deadline) => {
+        // in-flight jobs finish; at the deadline they are left to BullMQ's stalled-job check,
+        // which gives them to another worker once their lock expires (attaching is idempotent)
+        if (!(await settledBefore(workers.close(), deadline))) log.warn('intake jobs still running at the end of the grace period; left to another worker');
+      });
+    }
   } catch (e) {
     await c.close();
     throw e;
   }
   return {
     container: c,
+    intake: c.intake,
     apiUrl,
-    httpUrl,
+    httpUrl: httpUrl!,
     stop: (deadline) => {
       stopping = true;
       return c.close(deadline);
