@@ -34,20 +34,6 @@ export interface IntakeRecord {
   attachedAt: Date | null;
 }
 
-/** A file as the observers see it: enough to label metrics and correlate logs. */
-export interface ObservedFile {
-  id: string;
-  channel: IntakeChannel;
-  traceId: string | null;
-}
-
-/** Told whenever a file enters a status (ops metrics); must not throw. */
-export interface IntakeObserver {
-  status(file: ObservedFile, status: IntakeStatus): void;
-}
-
-export const NO_OBSERVER: IntakeObserver = { status: () => {} };
-
 export interface IntakeReceiver {
   /**
    * Stages the file durably and enqueues its job. Resolves only after both, so the channel may

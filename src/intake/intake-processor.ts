@@ -10,7 +10,6 @@ import { invoiceRepository as invoices } from '../repositories/invoice-repositor
 import { PdfContentError, type DocumentService } from '../services/document-service.ts';
 import { noInvoiceReason, normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
-import { NO_OBSERVER, type IntakeObserver } from './intake-port.ts';
 import { intakeRepository as repo } from './intake-repository.ts';
 
 export type ProcessOutcome =
@@ -46,7 +45,6 @@ export class IntakeProcessor {
     private readonly checkPdf: PdfChecker,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
-    private readonly observer: IntakeObserver = NO_OBSERVER,
   ) {}
 
   async process(ref: IntakeJobRef, attempt: Attempt): Promise<ProcessOutcome> {
@@ -55,10 +53,8 @@ export class IntakeProcessor {
     if (!staged) return { status: 'skipped', why: 'no intake record (purged)' };
     const { record } = staged;
     if (record.status === 'attached') return { status: 'skipped', why: 'already attached' };
-    const observed = { id: record.id, channel: record.channel, traceId: staged.traceId };
     const fail = async (reason: string, invoiceId: string | null = null): Promise<ProcessOutcome> => {
       await repo.markFailed(this.db, scope, record.id, reason, invoiceId);
-      this.observer.status(observed, 'failed');
       return { status: 'failed', reason };
     };
 
@@ -75,7 +71,6 @@ export class IntakeProcessor {
       const until = record.receivedAt.getTime() + this.windowMs;
       if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(noInvoiceReason(name.matchName));
       await repo.markWaiting(this.db, scope, record.id, `Waiting for an invoice with id or number ${name.matchName} until ${new Date(until).toISOString()}`);
-      if (record.status !== 'waiting') this.observer.status(observed, 'waiting');
       // An invoice created while we looked wakes only files already marked waiting: look once more.
       match = await this.match(scope, name.matchName);
       if (!match) throw new WaitingForInvoice(name.matchName, until);
@@ -93,7 +88,6 @@ export class IntakeProcessor {
     }
     const { document, changed } = attached;
     await repo.markAttached(this.db, scope, record.id, invoiceId, document.id, changed ? null : 'The invoice already had this exact file; nothing changed');
-    this.observer.status(observed, 'attached');
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
 

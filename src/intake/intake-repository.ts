@@ -40,7 +40,6 @@ export interface StagedIntake {
   record: IntakeRecord;
   matchName: string | null;
   content: Buffer | null;
-  traceId: string | null;
 }
 
 export interface PendingRef {
@@ -77,8 +76,8 @@ export const intakeRepository = {
 
   async loadStaged(q: Queryable, scope: Scope, id: string): Promise<StagedIntake | undefined> {
     const w = scopeWhere(scope);
-    const r = (await q.query(`select ${source.columns}, s.content, s.trace_id from intake_records t ${source.joins} where ${w.sql} and t.id = $3`, [...w.params, id]))[0];
-    return r && { record: toRecord(r), matchName: r.match_name ?? null, content: toBuffer(r.content), traceId: r.trace_id ?? null };
+    const r = (await q.query(`select ${source.columns}, s.content from intake_records t ${source.joins} where ${w.sql} and t.id = $3`, [...w.params, id]))[0];
+    return r && { record: toRecord(r), matchName: r.match_name ?? null, content: toBuffer(r.content) };
   },
 
   async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus): Promise<Page<IntakeRecord>> {

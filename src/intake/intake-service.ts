@@ -11,7 +11,7 @@ import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
-import { NO_OBSERVER, type IncomingFile, type IntakeObserver, type IntakeReceiver, type IntakeRecord, type IntakeStatus } from './intake-port.ts';
+import type { IncomingFile, IntakeReceiver, IntakeRecord, IntakeStatus } from './intake-port.ts';
 import { intakeRepository as repo } from './intake-repository.ts';
 
 export const INTAKE_STATUSES: IntakeStatus[] = ['received', 'waiting', 'attached', 'failed'];
@@ -22,7 +22,6 @@ export class IntakeService implements IntakeReceiver {
     private readonly db: Database,
     private readonly scheduler: IntakeScheduler,
     private readonly log: Logger,
-    private readonly observer: IntakeObserver = NO_OBSERVER,
   ) {}
 
   async receive(file: IncomingFile): Promise<IntakeRecord> {
@@ -40,7 +39,6 @@ export class IntakeService implements IntakeReceiver {
     const log = this.log.child({ intakeId: id, channel: file.channel, traceId: file.traceId });
     if (reason) {
       log.info({ reason, filename: file.filename }, 'intake refused at once');
-      this.observer.status({ id, channel: file.channel, traceId: file.traceId ?? null }, 'failed');
       return record;
     }
     try {
@@ -53,7 +51,6 @@ export class IntakeService implements IntakeReceiver {
       throw err;
     }
     log.info({ filename: file.filename, size: record.size }, 'intake received');
-    this.observer.status({ id, channel: file.channel, traceId: file.traceId ?? null }, 'received');
     return record;
   }
 
@@ -64,7 +61,6 @@ export class IntakeService implements IntakeReceiver {
       content: null, traceId: file.traceId ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
     });
     this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason }, 'intake failure recorded');
-    this.observer.status({ id: record.id, channel: file.channel, traceId: file.traceId ?? null }, 'failed');
     return record;
   }
 

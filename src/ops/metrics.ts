@@ -3,10 +3,12 @@
 // the HTTP layer, the intake pipeline, the FTP server and the IMAP poller report what happens.
 // Nothing here imports fastify, ftp-srv or imapflow; BullMQ queues are read at scrape time.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { IntakeObserver } from '../intake/intake-port.ts';
+import type { IntakeChannel, IntakeStatus } from '../intake/intake-port.ts';
 
-/** What the intake pipeline reports: each file entering a status (the pipeline's observer). */
-export type IntakeMetrics = IntakeObserver;
+/** What the intake pipeline reports: each file entering a status. */
+export interface IntakeMetrics {
+  status(channel: IntakeChannel, status: IntakeStatus): void;
+}
 
 /** What the FTP server reports. */
 export interface FtpMetrics {
@@ -92,7 +94,7 @@ export class Metrics {
     };
 
     const intakeFiles = new Counter({ name: 'intake_files_total', help: 'Intake files entering a status, by channel', labelNames: ['channel', 'status'], registers });
-    this.intake = { status: (file, status) => intakeFiles.inc({ channel: file.channel, status }) };
+    this.intake = { status: (channel, status) => intakeFiles.inc({ channel, status }) };
 
     const ftpActive = new Gauge({ name: 'ftp_sessions_active', help: 'FTP control connections open now', registers });
     const ftpSessions = new Counter({ name: 'ftp_sessions_total', help: 'FTP control connections accepted', registers });

@@ -61,9 +61,9 @@ describe('/metrics', () => {
     m.ftp.sessionClosed();
     m.ftp.loginFailed();
     m.ftp.lockedOut();
-    m.intake.status({ id: 'imp_1', channel: 'ftp', traceId: null }, 'received');
-    m.intake.status({ id: 'imp_1', channel: 'ftp', traceId: null }, 'attached');
-    m.intake.status({ id: 'imp_2', channel: 'mail', traceId: 's1' }, 'failed');
+    m.intake.status('ftp', 'received');
+    m.intake.status('ftp', 'attached');
+    m.intake.status('mail', 'failed');
     m.imap.connectionState('connected');
     m.imap.pollSucceeded(new Date(Date.now() - 5000));
     const { samples } = await scrape();

@@ -18,7 +18,7 @@ export interface IntakeWorkers {
 export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   const { config } = c;
   const log = c.log.child({ role: 'worker' });
-  const processor = new IntakeProcessor(c.db, c.documents, c.checkPdf, config.intakeMatchWindowMs, Date.now, c.metrics.intake);
+  const processor = new IntakeProcessor(c.db, c.documents, c.checkPdf, config.intakeMatchWindowMs);
   const handlers = jobHandlers({ processor, log });
   checkHandlers(handlers);
 
