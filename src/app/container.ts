@@ -80,7 +80,8 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   intakeQueue.on('error', (err) => log.warn({ err: err.message }, 'intake queue redis error'));
   const metrics = new Metrics({ roles: config.roles });
   metrics.queues.watch(intakeQueue);
-  const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }));
+  events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
+  const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }), events);
   events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
   stops.add('queues', 'intake queue', () => intakeQueue.close());
   const c: Container = {

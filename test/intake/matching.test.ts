@@ -76,6 +76,10 @@ describe('matching', () => {
 
   it('attaches a file whose invoice is created later within seconds (woken, not at its next backoff tick)', async () => {
     const number = `LATE-${Date.now().toString(36)}`;
+    const seen: string[] = [];
+    t.svc.container.events.on('intakeStatus', (e) => {
+      if (e.channel === 'http' && e.scope.accountId === acct.id) seen.push(`${e.intakeId}:${e.status}`);
+    });
     const rec = await upload(acct.liveKey, `${number}.pdf`, await makePdf('late'));
     const waiting = await t.waitFor(acct.liveKey, rec.id, (r) => r.status === 'waiting');
     expect(waiting.status).toBe('waiting');
@@ -86,6 +90,8 @@ describe('matching', () => {
     // the next backoff tick is a minute away: 20 s can only be met by the wake-up
     const done = await t.waitFor(acct.liveKey, rec.id, undefined, 20_000);
     expect(done).toMatchObject({ status: 'attached', invoice: inv.id });
+    // each status change is announced once (metrics, feedback)
+    expect(seen.filter((s) => s.startsWith(rec.id))).toEqual(['received', 'waiting', 'attached'].map((st) => `${rec.id}:${st}`));
   });
 });
 
