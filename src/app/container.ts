@@ -1,13 +1,17 @@
 // The composition root: builds the database, Redis, repositories' users (services) once,
 // and hands them to the roles. Nothing else constructs services.
 import path from 'node:path';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
 import { openPostgres } from '../db/postgres.ts';
-import { checkPdf, type PdfChecker } from '../domain/pdf.ts';
+import type { PdfChecker } from '../domain/pdf.ts';
+import { IntakeService } from '../intake/intake-service.ts';
+import { createPdfCheckPool, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
+import { BullIntakeScheduler, createIntakeQueue } from '../intake/queue/intake-queue.ts';
 import { AccountService } from '../services/account-service.ts';
 import { CustomerService } from '../services/customer-service.ts';
 import { DocumentService } from '../services/document-service.ts';
@@ -25,6 +29,8 @@ export interface Container {
   redis: Redis;
   events: DomainEvents;
   checkPdf: PdfChecker;
+  /** the worker-thread pool behind checkPdf (absent when a checker was given) */
+  pdfPool?: PdfCheckPool;
   accounts: AccountService;
   customers: CustomerService;
   invoices: InvoiceService;
@@ -32,6 +38,10 @@ export interface Container {
   payments: PaymentService;
   idempotency: IdempotencyService;
   maintenance: MaintenanceService;
+  /** the intake queue (producer side; workers run in the worker role) */
+  intakeQueue: Queue;
+  /** the IntakeReceiver the channels (FTP, mail, POST /v2/imports) hand files to */
+  intake: IntakeService;
   /** closers run in reverse order of registration by close() */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -54,8 +64,12 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
-  const pdf = opts.checkPdf ?? checkPdf;
+  const pdfPool = opts.checkPdf ? undefined : createPdfCheckPool(config.pdfCheckThreads);
+  const pdf = opts.checkPdf ?? pdfPool!.check;
   const closers: (() => Promise<void> | void)[] = [];
+  const intakeQueue = createIntakeQueue(config, redis);
+  const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }));
+  events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
   const c: Container = {
     config,
     log,
@@ -63,6 +77,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     redis,
     events,
     checkPdf: pdf,
+    pdfPool,
     accounts: new AccountService(db, config.importAddress, { keyRotated: (scope) => events.emit('keyRotated', { scope }) }),
     customers: new CustomerService(db),
     invoices: new InvoiceService(db, config.maxAmountCents, events),
@@ -70,9 +85,13 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     payments: new PaymentService(db, config.maxAmountCents),
     idempotency: new IdempotencyService(db, config.idempotencyTtlHours),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
+    intakeQueue,
+    intake,
     onClose: (fn) => closers.push(fn),
     async close() {
       for (const fn of closers.reverse()) await fn();
+      await intakeQueue.close();
+      await pdfPool?.close();
       redis.disconnect();
       if (!opts.db) await db.close();
     },

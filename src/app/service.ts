@@ -1,13 +1,18 @@
 // Starts the configured roles in this process over one container, and stops them in order.
 import type { Config, Role } from '../config/config.ts';
 import { buildServer } from '../http/server.ts';
+import { importRoutes } from '../http/routes/imports.ts';
+import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { resolveAdminToken } from './admin-token.ts';
+import type { IntakeReceiver } from '../intake/intake-port.ts';
 import { createContainer, type Container, type ContainerOptions } from './container.ts';
 import type { Logger } from './logger.ts';
 
 export interface RunningService {
   container: Container;
+  /** where channels hand files (the same object as container.intake) */
+  intake: IntakeReceiver;
   /** the API's address, when the api role runs */
   apiUrl?: string;
   stop(): Promise<void>;
@@ -20,7 +25,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   let apiUrl: string | undefined;
   try {
     if (roles.has('api')) {
-      const app = await buildServer(c, { adminToken: resolveAdminToken(config.adminToken, config.dataDir), readiness });
+      const app = await buildServer(c, { adminToken: resolveAdminToken(config.adminToken, config.dataDir), readiness, apiRoutes: [importRoutes(c)] });
       apiUrl = await app.listen({ port: config.port, host: config.host });
       c.onClose(() => app.close());
       const purge = setInterval(() => {
@@ -31,9 +36,13 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       c.onClose(() => clearInterval(purge));
       log.info({ url: apiUrl, database: c.db.kind }, 'api listening');
     }
+    if (roles.has('worker')) {
+      const workers = await startIntakeWorkers(c);
+      c.onClose(() => workers.close());
+    }
   } catch (e) {
     await c.close();
     throw e;
   }
-  return { container: c, apiUrl, stop: () => c.close() };
+  return { container: c, intake: c.intake, apiUrl, stop: () => c.close() };
 }

@@ -9,6 +9,8 @@ export const maintenanceRepository = {
     const run = async (name: string, sql: string) => {
       counts[name] = (await q.query(`${sql} returning 1 as x`, [olderThanDays])).length;
     };
+    // intake files (staged bytes and, by cascade, their records) by the time they were received
+    await run('intake', `delete from intake_staging where mode = 'test' and received_at < ${cutoff}`);
     await run('payments', `delete from payments where mode = 'test' and invoice_id in (${oldInvoices})`);
     await run('documents', `delete from documents where mode = 'test' and invoice_id in (${oldInvoices})`);
     await run('invoices', `delete from invoices where mode = 'test' and created_at < ${cutoff}`);

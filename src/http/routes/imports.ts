@@ -1,0 +1,95 @@
+// The intake API: the records of received files (GET) and a third channel, POST /v2/imports,
+// which goes through the same pipeline and matching as FTP and e-mail.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Container } from '../../app/container.ts';
+import { parsePageRequest } from '../../domain/pagination.ts';
+import type { IntakeRecord } from '../../intake/intake-port.ts';
+import { envelope } from '../presenters.ts';
+import { baseUrl, scopeOf } from '../request-context.ts';
+import { commonErrors, HAL, Id, Link, Nullable, PageQuery, security } from '../schemas/common.ts';
+import { listOf } from '../schemas/resources.ts';
+import { decodeBase64, MAX_CONTENT_CHARS } from './documents.ts';
+
+const Time = Type.String({ format: 'date-time' });
+export const ImportSchema = Type.Object(
+  {
+    resource: Type.Literal('import'),
+    id: Type.String(),
+    channel: Type.String({ enum: ['ftp', 'mail', 'http'] }),
+    sender: Type.String({ description: 'FTP user@address, e-mail From address, or api:<account> for POST /v2/imports' }),
+    filename: Type.String({ description: 'The name as received' }),
+    size: Type.Integer(),
+    sha256: Type.String(),
+    status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed'], description: 'waiting: no invoice with that id or number yet; the file is retried until the match window ends' }),
+    invoice: Nullable(Type.String({ description: 'The invoice it was matched to' })),
+    document: Nullable(Type.String({ description: 'The document it became' })),
+    reason: Nullable(Type.String({ description: 'Why it failed, or what it waits for, in words for people' })),
+    receivedAt: Time,
+    updatedAt: Time,
+    attachedAt: Nullable(Time),
+    _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link) }),
+  },
+  { $id: 'Import' },
+);
+
+export const presentImport = (base: string, r: IntakeRecord) => ({
+  resource: 'import' as const,
+  id: r.id,
+  channel: r.channel,
+  sender: r.sender,
+  filename: r.filename,
+  size: r.size,
+  sha256: r.sha256,
+  status: r.status,
+  invoice: r.invoiceId,
+  document: r.documentId,
+  reason: r.reason,
+  receivedAt: r.receivedAt.toISOString(),
+  updatedAt: r.updatedAt.toISOString(),
+  attachedAt: r.attachedAt ? r.attachedAt.toISOString() : null,
+  _links: {
+    self: { href: `${base}/v2/imports/${r.id}`, type: HAL } as const,
+    ...(r.invoiceId ? { invoice: { href: `${base}/v2/invoices/${r.invoiceId}`, type: HAL } as const } : {}),
+    ...(r.documentId ? { document: { href: `${base}/v2/documents/${r.documentId}`, type: HAL } as const } : {}),
+  },
+});
+
+const CreateBody = Type.Object({
+  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf: the name decides the invoice' }),
+  content: Type.String({ maxLength: MAX_CONTENT_CHARS, description: 'The PDF in Base64, at most 5242880 characters' }),
+});
+const Params = Type.Object({ import_id: Id('Import id (imp_...)') });
+
+export const importRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const tags = ['imports'];
+
+  app.post('/v2/imports', {
+    schema: {
+      tags, security, body: CreateBody, response: { 202: ImportSchema, ...commonErrors(415) },
+      summary: 'Hand in a PDF to be matched to an invoice by its file name, like an FTP upload or an e-mail',
+      description: 'Answers 202 with the import record once the file is stored and queued. A file that is refused at once (not a PDF, empty, a name with path parts) is recorded with status failed and its reason. Poll GET /v2/imports/{id} for the outcome.',
+    },
+  }, async (req, reply) => {
+    const scope = scopeOf(req);
+    const bytes = decodeBase64(req.body.content);
+    const record = await c.intake.receive({ scope, channel: 'http', sender: `api:${scope.accountId}`, filename: req.body.filename, bytes, traceId: req.id });
+    return reply.code(202).type(HAL).send(presentImport(base(req), record));
+  });
+
+  app.get('/v2/imports', {
+    schema: {
+      tags, security, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
+      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ description: 'received, waiting, attached or failed' })) }),
+      response: { 200: listOf('imports', ImportSchema), ...commonErrors() },
+    },
+  }, async (req, reply) => {
+    const page = parsePageRequest(req.query);
+    const result = await c.intake.list(scopeOf(req), page, req.query.status);
+    return reply.type(HAL).send(envelope(base(req), '/v2/imports', 'imports', result, page.limit, presentImport, { status: req.query.status }));
+  });
+
+  app.get('/v2/imports/:import_id', {
+    schema: { tags, security, summary: 'One received file and what became of it', params: Params, response: { 200: ImportSchema, ...commonErrors(404) } },
+  }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.intake.get(scopeOf(req), req.params.import_id))));
+};

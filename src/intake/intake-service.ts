@@ -1,0 +1,107 @@
+// The producer side of intake: channels hand files here (IntakeReceiver); the API reads records;
+// newly created invoices wake the files that wait for them.
+import { createHash } from 'node:crypto';
+import type { Logger } from '../app/logger.ts';
+import type { Database } from '../db/database.ts';
+import { ApiError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import type { Invoice } from '../domain/models.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
+import { sniffPdf } from '../domain/pdf.ts';
+import type { Scope } from '../domain/scope.ts';
+import { normaliseFileName } from './file-name.ts';
+import type { IntakeScheduler } from './intake-jobs.ts';
+import type { IncomingFile, IntakeReceiver, IntakeRecord, IntakeStatus } from './intake-port.ts';
+import { intakeRepository as repo } from './intake-repository.ts';
+
+export const INTAKE_STATUSES: IntakeStatus[] = ['received', 'waiting', 'attached', 'failed'];
+const EMPTY_SHA256 = createHash('sha256').digest('hex');
+
+export class IntakeService implements IntakeReceiver {
+  constructor(
+    private readonly db: Database,
+    private readonly scheduler: IntakeScheduler,
+    private readonly log: Logger,
+  ) {}
+
+  async receive(file: IncomingFile): Promise<IntakeRecord> {
+    const id = newId('imp');
+    const sha256 = createHash('sha256').update(file.bytes).digest('hex');
+    const name = normaliseFileName(file.filename);
+    // Cheap permanent problems are decided here, so the channel can tell its sender at once.
+    const refused = !name.ok ? name.reason : sniffPdf(file.bytes);
+    const reason = typeof refused === 'string' ? refused : refused && !refused.ok ? refused.reason : null;
+    const record = await repo.insert(this.db, file.scope, {
+      id, channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256,
+      content: reason ? null : file.bytes, traceId: file.traceId ?? null,
+      status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason,
+    });
+    const log = this.log.child({ intakeId: id, channel: file.channel, traceId: file.traceId });
+    if (reason) {
+      log.info({ reason, filename: file.filename }, 'intake refused at once');
+      return record;
+    }
+    try {
+      await this.scheduler.enqueue({ intakeId: id, accountId: file.scope.accountId, mode: file.scope.mode });
+    } catch (err) {
+      // Not acknowledged, so the sender will send again: drop this copy. If even that fails, the
+      // reconciler enqueues it later, and the same bytes attach only once.
+      await repo.remove(this.db, file.scope, id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged file'));
+      log.error({ err }, 'intake not enqueued');
+      throw err;
+    }
+    log.info({ filename: file.filename, size: record.size }, 'intake received');
+    return record;
+  }
+
+  async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: string): Promise<IntakeRecord> {
+    const name = normaliseFileName(file.filename);
+    const record = await repo.insert(this.db, file.scope, {
+      id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
+      content: null, traceId: file.traceId ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
+    });
+    this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason }, 'intake failure recorded');
+    return record;
+  }
+
+  recent(scope: Scope, limit: number): Promise<IntakeRecord[]> {
+    return repo.recent(this.db, scope, limit);
+  }
+
+  async get(scope: Scope, id: string): Promise<IntakeRecord> {
+    const record = await repo.find(this.db, scope, id);
+    if (!record) throw ApiError.notFound('import', id);
+    return record;
+  }
+
+  list(scope: Scope, req: PageRequest, status?: string): Promise<Page<IntakeRecord>> {
+    return repo.page(this.db, scope, req, parseIntakeStatus(status));
+  }
+
+  /**
+   * A new invoice: files waiting for its id or number run now instead of at their next backoff
+   * tick. A job that is running right now may be about to wait: look again shortly.
+   */
+  async onInvoiceCreated(scope: Scope, invoice: Invoice): Promise<void> {
+    const ids = await repo.findPendingNamed(this.db, scope, [invoice.id, invoice.invoiceNumber]);
+    await Promise.all(ids.map((id) => this.wake(id)));
+  }
+
+  private async wake(intakeId: string, tries = 20): Promise<void> {
+    for (let i = 0; i < tries; i++) {
+      if (await this.scheduler.promote(intakeId)) {
+        this.log.info({ intakeId }, 'waiting intake woken by a new invoice');
+        return;
+      }
+      if ((await this.scheduler.state(intakeId)) !== 'active') return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+export function parseIntakeStatus(raw: string | undefined): IntakeStatus | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const s = raw.trim().toLowerCase();
+  if (!INTAKE_STATUSES.includes(s as IntakeStatus)) throw ApiError.badRequest(`Field status must be one of ${INTAKE_STATUSES.join(', ')}`, 'status');
+  return s as IntakeStatus;
+}

@@ -1,0 +1,103 @@
+// A small pool of worker threads that run the PDF check (pdf-lib parsing is synchronous CPU work:
+// a 5 MB file on the main thread would stall HTTP, FTP and BullMQ lock renewals). The API's
+// POST /v2/documents and the intake workers share it through the container.
+import { Worker } from 'node:worker_threads';
+import { sniffPdf, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
+
+export interface PdfCheckPool {
+  check: PdfChecker;
+  /** how many checks ran in threads, for tests and metrics */
+  stats(): { threads: number; checked: number; queued: number };
+  close(): Promise<void>;
+}
+
+interface Task {
+  id: number;
+  bytes: Uint8Array;
+  resolve: (v: PdfVerdict) => void;
+  reject: (e: Error) => void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  worker: Worker;
+  task?: Task;
+}
+
+const THREAD_URL = new URL('./pdf-check-thread.mjs', import.meta.url);
+
+export function createPdfCheckPool(size: number, timeoutMs = 30_000): PdfCheckPool {
+  const slots: Slot[] = [];
+  const queue: Task[] = [];
+  let nextId = 1;
+  let checked = 0;
+  let closed = false;
+
+  const spawn = (): Slot => {
+    // execArgv [] : the thread registers tsx itself and must not inherit vitest's or the CLI's flags
+    const slot: Slot = { worker: new Worker(THREAD_URL, { execArgv: [] }) };
+    slot.worker.unref();
+    slot.worker.on('message', (m: { id?: number; verdict?: PdfVerdict }) => {
+      const task = slot.task;
+      if (!task || m.id !== task.id) return;
+      clearTimeout(task.timer);
+      slot.task = undefined;
+      checked++;
+      task.resolve(m.verdict!);
+      dispatch();
+    });
+    const lost = (err: Error) => {
+      const i = slots.indexOf(slot);
+      if (i >= 0) slots.splice(i, 1);
+      const task = slot.task;
+      slot.task = undefined;
+      if (task) {
+        clearTimeout(task.timer);
+        task.reject(err);
+      }
+      dispatch();
+    };
+    slot.worker.on('error', lost);
+    slot.worker.on('exit', (code) => lost(new Error(`PDF check thread exited with code ${code}`)));
+    slots.push(slot);
+    return slot;
+  };
+
+  const dispatch = () => {
+    while (!closed && queue.length) {
+      let slot = slots.find((s) => !s.task);
+      if (!slot && slots.length < size) slot = spawn();
+      if (!slot) return;
+      const task = queue.shift()!;
+      slot.task = task;
+      const s = slot;
+      task.timer = setTimeout(() => {
+        // a pathological file: give up on it permanently and replace the thread
+        s.task = undefined;
+        void s.worker.terminate();
+        task.resolve({ ok: false, reason: `The PDF could not be checked within ${Math.round(timeoutMs / 1000)} s` });
+      }, timeoutMs);
+      // a private copy, transferred: the caller keeps its buffer for storing
+      const copy = new Uint8Array(task.bytes);
+      s.worker.postMessage({ id: task.id, bytes: copy }, [copy.buffer]);
+    }
+  };
+
+  return {
+    async check(bytes) {
+      const sniffed = sniffPdf(bytes);
+      if (sniffed) return sniffed;
+      if (closed) throw new Error('The PDF check pool is closed');
+      return new Promise<PdfVerdict>((resolve, reject) => {
+        queue.push({ id: nextId++, bytes, resolve, reject });
+        dispatch();
+      });
+    },
+    stats: () => ({ threads: slots.length, checked, queued: queue.length }),
+    async close() {
+      closed = true;
+      for (const t of queue.splice(0)) t.reject(new Error('The PDF check pool is closed'));
+      await Promise.all(slots.splice(0).map((s) => s.worker.terminate()));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// The one table of intake job names and their handlers, and how a handler's outcome becomes a
+// BullMQ result: permanent failures are UnrecoverableError (never retried), waiting is a retry
+// whose delay the backoff below keeps inside the match window.
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Logger } from '../../app/logger.ts';
+import type { Config } from '../../config/config.ts';
+import type { IntakeJobRef } from '../intake-jobs.ts';
+import { WaitingForInvoice, type IntakeProcessor } from '../intake-processor.ts';
+import { INTAKE_JOBS, type IntakeJobName } from './intake-queue.ts';
+
+export type JobHandler = (job: Job) => Promise<unknown>;
+
+export interface HandlerDeps {
+  processor: IntakeProcessor;
+  log: Logger;
+}
+
+export function jobHandlers({ processor, log }: HandlerDeps): Record<IntakeJobName, JobHandler> {
+  return {
+    [INTAKE_JOBS.process]: async (job) => {
+      const ref = job.data as IntakeJobRef;
+      const jlog = log.child({ intakeId: ref.intakeId, jobId: job.id, attempt: job.attemptsMade + 1 });
+      const outcome = await processor.process(ref, { made: job.attemptsMade, max: job.opts.attempts ?? 1 });
+      if (outcome.status === 'failed') {
+        jlog.info({ reason: outcome.reason }, 'intake failed');
+        throw new UnrecoverableError(outcome.reason);
+      }
+      if (outcome.status === 'attached') jlog.info({ invoiceId: outcome.invoiceId, documentId: outcome.documentId, changed: outcome.changed }, 'intake attached');
+      else jlog.debug({ why: outcome.why }, 'intake skipped');
+      return outcome;
+    },
+  };
+}
+
+/** Start-up check: a job name without a handler is a programming error, refused before any job runs. */
+export function checkHandlers(handlers: Partial<Record<string, JobHandler>>, names: readonly string[] = Object.values(INTAKE_JOBS)): void {
+  const missing = names.filter((n) => typeof handlers[n] !== 'function');
+  if (missing.length) throw new Error(`No handler for intake job(s): ${missing.join(', ')}`);
+}
+
+/**
+ * Exponential from INTAKE_BACKOFF_MS, capped at INTAKE_BACKOFF_MAX_MS; a file waiting for its
+ * invoice never sleeps past the end of its window, so it fails at the window's end, not later.
+ */
+export function intakeBackoff(config: Pick<Config, 'intakeBackoffMs' | 'intakeBackoffMaxMs'>, now: () => number = Date.now) {
+  return (attemptsMade: number, _type?: string, err?: Error): number => {
+    const delay = Math.min(config.intakeBackoffMs * 2 ** Math.max(0, attemptsMade - 1), config.intakeBackoffMaxMs);
+    if (err instanceof WaitingForInvoice) return Math.max(1, Math.min(delay, err.until - now() + 50));
+    return delay;
+  };
+}

@@ -1,0 +1,227 @@
+// The intake pipeline end to end on PostgreSQL and the shared Redis (private prefix): files in,
+// matched by id or number, checked, attached through the documents code path.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePdf } from '../helpers/fixtures.ts';
+import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
+
+let t: IntakeApp;
+let acct: Awaited<ReturnType<IntakeApp['account']>>;
+let seq = 0;
+
+// A backoff of a minute: anything attached sooner than that was woken, not retried.
+beforeAll(async () => {
+  t = await startIntakeApp({ config: { intakeBackoffMs: 60_000, intakeBackoffMaxMs: 60_000, intakeMatchWindowMs: 600_000 } });
+  acct = await t.account();
+});
+afterAll(() => t?.close());
+
+async function invoice(key: string, invoiceNumber = `F-${Date.now().toString(36)}-${seq++}`) {
+  const c = await t.request('POST', '/v2/customers', { key, body: { customerCode: `C-${Date.now().toString(36)}-${seq++}`, name: 'Intake BV' } });
+  const res = await t.request('POST', '/v2/invoices', {
+    key, body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function upload(key: string, filename: string, bytes: Buffer) {
+  const res = await t.request('POST', '/v2/imports', { key, body: { Filename: filename, Content: bytes.toString('base64') } });
+  expect(res.status).toBe(202);
+  return res.body;
+}
+
+const documentsOf = (invoiceId: string) => t.db.query<{ id: string; deleted_at: Date | null; source: string; filename: string }>(
+  'select id, deleted_at, source, filename from documents where invoice_id = $1 order by created_at', [invoiceId]);
+
+describe('matching', () => {
+  it('attaches a file named <invoice_id>.pdf to that invoice', async () => {
+    const inv = await invoice(acct.liveKey);
+    const rec = await upload(acct.liveKey, `${inv.id}.pdf`, await makePdf('by id'));
+    expect(rec).toMatchObject({ resource: 'import', channel: 'http', status: 'received', filename: `${inv.id}.pdf` });
+    const done = await t.waitFor(acct.liveKey, rec.id);
+    expect(done).toMatchObject({ status: 'attached', invoice: inv.id, reason: null });
+    expect(done.document).toMatch(/^doc_/);
+    expect(done.attachedAt).not.toBeNull();
+    const after = await t.request('GET', `/v2/invoices/${inv.id}`, { key: acct.liveKey });
+    expect(after.body.document).toBe(`${inv.id}.pdf`);
+    const docs = await documentsOf(inv.id);
+    expect(docs).toHaveLength(1);
+    expect(docs[0]).toMatchObject({ id: done.document, source: 'http' });
+  });
+
+  it('attaches a file named <invoice_number>.pdf, whatever the case of the extension and the number', async () => {
+    const a = await invoice(acct.liveKey, `INV-Case-${seq++}`);
+    const b = await invoice(acct.liveKey, `INV-Ext-${seq++}`);
+    const ra = await upload(acct.liveKey, `${a.invoiceNumber.toLowerCase()}.PDF`, await makePdf('case'));
+    const rb = await upload(acct.liveKey, `${b.invoiceNumber}.Pdf`, await makePdf('ext'));
+    expect(await t.waitFor(acct.liveKey, ra.id)).toMatchObject({ status: 'attached', invoice: a.id });
+    expect(await t.waitFor(acct.liveKey, rb.id)).toMatchObject({ status: 'attached', invoice: b.id });
+  });
+
+  it('matches names in either Unicode normal form (NFC)', async () => {
+    const composed = `Fact-caf\u00e9-${seq++}`; // é as one code point
+    const inv = await invoice(acct.liveKey, composed);
+    const decomposed = composed.normalize('NFD'); // e + combining accent, as macOS file systems write it
+    expect(decomposed).not.toBe(composed);
+    const rec = await upload(acct.liveKey, `${decomposed}.pdf`, await makePdf('nfc'));
+    expect(await t.waitFor(acct.liveKey, rec.id)).toMatchObject({ status: 'attached', invoice: inv.id });
+  });
+
+  it('prefers the invoice id over an invoice number that happens to equal another invoice\'s id', async () => {
+    const target = await invoice(acct.liveKey);
+    await invoice(acct.liveKey, target.id); // an invoice whose number is the other one's id
+    const rec = await upload(acct.liveKey, `${target.id}.pdf`, await makePdf('id first'));
+    expect(await t.waitFor(acct.liveKey, rec.id)).toMatchObject({ status: 'attached', invoice: target.id });
+  });
+
+  it('attaches a file whose invoice is created later within seconds (woken, not at its next backoff tick)', async () => {
+    const number = `LATE-${Date.now().toString(36)}`;
+    const rec = await upload(acct.liveKey, `${number}.pdf`, await makePdf('late'));
+    const waiting = await t.waitFor(acct.liveKey, rec.id, (r) => r.status === 'waiting');
+    expect(waiting.status).toBe('waiting');
+    expect(waiting.reason).toMatch(new RegExp(`^Waiting for an invoice with id or number ${number} until `));
+    const job = await t.svc.container.intakeQueue.getJob(rec.id);
+    expect(await job!.getState()).toBe('delayed');
+    const inv = await invoice(acct.liveKey, number);
+    // the next backoff tick is a minute away: 20 s can only be met by the wake-up
+    const done = await t.waitFor(acct.liveKey, rec.id, undefined, 20_000);
+    expect(done).toMatchObject({ status: 'attached', invoice: inv.id });
+  });
+});
+
+describe('documents', () => {
+  it('attaches the same bytes twice only once', async () => {
+    const inv = await invoice(acct.liveKey);
+    const pdf = await makePdf('twice');
+    const first = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, pdf)).id);
+    const second = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.id}.pdf`, pdf)).id);
+    expect(first.status).toBe('attached');
+    expect(second).toMatchObject({ status: 'attached', document: first.document, reason: 'The invoice already had this exact file; nothing changed' });
+    expect(await documentsOf(inv.id)).toHaveLength(1);
+  });
+
+  it('replaces the invoice\'s document with a different file', async () => {
+    const inv = await invoice(acct.liveKey);
+    const first = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf('v1'))).id);
+    const second = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf('v2 corrected'))).id);
+    expect(second.status).toBe('attached');
+    expect(second.document).not.toBe(first.document);
+    const docs = await documentsOf(inv.id);
+    expect(docs.map((d) => ({ id: d.id, live: d.deleted_at === null }))).toEqual([{ id: first.document, live: false }, { id: second.document, live: true }]);
+    const current = await t.request('GET', `/v2/documents/${inv.id}`, { key: acct.liveKey });
+    expect(current.body.id).toBe(second.document);
+  });
+});
+
+describe('permanent problems fail at once and are never retried', () => {
+  it.each([
+    ['empty', () => Buffer.alloc(0), 'The file is empty'],
+    ['not a PDF', () => Buffer.from('Dear customer, here is your invoice.'), 'The file is not a PDF (no %PDF- header)'],
+    ['oversized', async () => Buffer.concat([await makePdf('big'), Buffer.alloc(5 * 1024 * 1024, 0x20)]), 'The file is larger than 5242880 bytes'],
+  ])('%s: failed on receipt, no job', async (_name, make, reason) => {
+    const inv = await invoice(acct.liveKey);
+    const bytes = await make();
+    const { svc } = t;
+    const rec = await svc.intake.receive({ scope: acct.live, channel: 'ftp', sender: 'tester', filename: `${inv.invoiceNumber}.pdf`, bytes });
+    expect(rec).toMatchObject({ status: 'failed', reason });
+    expect(await svc.container.intakeQueue.getJob(rec.id)).toBeUndefined();
+    expect(await documentsOf(inv.id)).toHaveLength(0);
+  });
+
+  it('corrupt PDF with an existing invoice: failed after one attempt, job kept as failed', async () => {
+    const inv = await invoice(acct.liveKey);
+    const good = await makePdf('corrupt');
+    const corrupt = Buffer.concat([good.subarray(0, 20), Buffer.alloc(3000, 0x41)]);
+    const rec = await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, corrupt);
+    const done = await t.waitFor(acct.liveKey, rec.id);
+    expect(done.status).toBe('failed');
+    expect(done.reason).toMatch(/^The PDF cannot be read/);
+    const job = await t.svc.container.intakeQueue.getJob(rec.id);
+    expect(await job!.getState()).toBe('failed');
+    expect(job!.attemptsMade).toBe(1);
+    expect(job!.failedReason).toBe(done.reason);
+    expect(await documentsOf(inv.id)).toHaveLength(0);
+  });
+
+  it('corrupt PDF without an invoice: fails at once instead of waiting for one', async () => {
+    const rec = await upload(acct.liveKey, `NOPE-${seq++}.pdf`, Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(2000, 0x42)]));
+    const done = await t.waitFor(acct.liveKey, rec.id);
+    expect(done.status).toBe('failed');
+    expect(done.reason).toMatch(/^The PDF cannot be read/);
+  });
+
+  it.each([['../x.pdf'], ['dir/F-1.pdf'], ['C:\\x\\F-1.pdf'], ['.pdf']])('bad name %j', async (name) => {
+    const rec = await upload(acct.liveKey, name, await makePdf('name'));
+    expect(rec.status).toBe('failed');
+    expect(rec.reason).toMatch(/path parts|no invoice id or number/);
+  });
+});
+
+describe('scoping', () => {
+  it('a test-mode file never matches a live invoice, and each key sees only its own imports', async () => {
+    const live = await invoice(acct.liveKey);
+    const rec = await upload(acct.testKey, `${live.invoiceNumber}.pdf`, await makePdf('test mode'));
+    expect((await t.waitFor(acct.testKey, rec.id, (r) => r.status !== 'received')).status).toBe('waiting');
+    expect((await t.request('GET', `/v2/imports/${rec.id}`, { key: acct.liveKey })).status).toBe(404);
+    const liveList = await t.request('GET', '/v2/imports?limit=250', { key: acct.liveKey });
+    expect(liveList.body.imports.map((i: any) => i.id)).not.toContain(rec.id);
+    const other = await t.account();
+    expect((await t.request('GET', `/v2/imports/${rec.id}`, { key: other.testKey })).status).toBe(404);
+    // a test invoice with that number now exists: the test file goes there
+    const testInv = await invoice(acct.testKey, live.invoiceNumber);
+    expect(await t.waitFor(acct.testKey, rec.id)).toMatchObject({ status: 'attached', invoice: testInv.id });
+    expect(await documentsOf(live.id)).toHaveLength(0);
+  });
+});
+
+describe('imports API', () => {
+  it('lists newest first with pagination links and a status filter', async () => {
+    const a = await t.account();
+    const inv = await invoice(a.liveKey);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await upload(a.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf(`list ${i}`))).id);
+    ids.push((await upload(a.liveKey, 'x/y.pdf', await makePdf('bad'))).id);
+    for (const id of ids) await t.waitFor(a.liveKey, id);
+    const page1 = await t.request('GET', '/v2/imports?Limit=2', { key: a.liveKey });
+    expect(page1.status).toBe(200);
+    expect(page1.body.count).toBe(2);
+    expect(page1.body.imports.map((i: any) => i.id)).toEqual([ids[3], ids[2]]);
+    expect(page1.body.links.previous).toBeNull();
+    const next = new URL(page1.body.links.next.href);
+    const page2 = await t.request('GET', `${next.pathname}${next.search}`, { key: a.liveKey });
+    expect(page2.body.imports.map((i: any) => i.id)).toEqual([ids[1], ids[0]]);
+    expect(page2.body.links.next).toBeNull();
+    const failed = await t.request('GET', '/v2/imports?status=failed', { key: a.liveKey });
+    expect(failed.body.imports.map((i: any) => i.id)).toEqual([ids[3]]);
+    const attached = await t.request('GET', '/v2/imports?Status=attached', { key: a.liveKey });
+    expect(attached.body.count).toBe(3);
+    expect(attached.body.imports[0]).toMatchObject({
+      resource: 'import', channel: 'http', sender: `api:${a.id}`, status: 'attached', invoice: inv.id,
+      _links: { self: { href: expect.stringMatching(new RegExp(`/v2/imports/${ids[2]}$`)) }, invoice: { href: expect.stringMatching(new RegExp(`/v2/invoices/${inv.id}$`)) } },
+    });
+    expect((await t.request('GET', '/v2/imports?status=lost', { key: a.liveKey })).body).toMatchObject({ status: 400, field: 'status' });
+  });
+
+  it('refuses bad bodies and unknown ids, and is documented in the OpenAPI document', async () => {
+    expect((await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf' } })).body).toMatchObject({ status: 400, field: 'content' });
+    expect((await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf', Content: 'not base64!' } })).status).toBe(400);
+    expect((await t.request('POST', '/v2/imports', { body: { Filename: 'a.pdf', Content: '' } })).status).toBe(401);
+    expect((await t.request('GET', '/v2/imports/imp_doesnotexist', { key: acct.liveKey })).body).toMatchObject({ status: 404, detail: 'No import exists with id imp_doesnotexist.' });
+    const doc = await t.request('GET', '/v2/openapi.json');
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v2/imports', '/v2/imports/{import_id}']));
+    expect(doc.body.paths['/v2/imports'].post.responses['202']).toBeDefined();
+  });
+});
+
+describe('test data purge', () => {
+  it('purges old test-mode intake rows and keeps live ones', async () => {
+    const a = await t.account();
+    const live = await t.svc.intake.receive({ scope: a.live, channel: 'ftp', sender: 's', filename: 'P-1.pdf', bytes: Buffer.from('no pdf') });
+    const test = await t.svc.intake.receive({ scope: a.test, channel: 'ftp', sender: 's', filename: 'P-1.pdf', bytes: Buffer.from('no pdf') });
+    await t.db.query(`update intake_staging set received_at = now() - interval '40 days' where id = any($1)`, [[live.id, test.id]]);
+    const counts = await t.svc.container.maintenance.purgeTestData(30);
+    expect(counts.intake).toBeGreaterThanOrEqual(1);
+    const left = await t.db.query<{ id: string }>('select id from intake_records where id = any($1)', [[live.id, test.id]]);
+    expect(left.map((r) => r.id)).toEqual([live.id]);
+  });
+});

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePdf } from '../helpers/fixtures.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  acct = await t.createAccount();
+});
+afterAll(() => t?.close());
+
+describe('IntakeReceiver.receive', () => {
+  it('stages the file, records it as received and enqueues a job that carries references only', async () => {
+    const scope = { accountId: acct.id, mode: 'live' as const };
+    const bytes = await makePdf('receive');
+    const record = await t.c.intake.receive({ scope, channel: 'ftp', sender: 'ftpuser@127.0.0.1', filename: 'F-1.pdf', bytes, traceId: 'tr-1' });
+    expect(record).toMatchObject({ channel: 'ftp', sender: 'ftpuser@127.0.0.1', filename: 'F-1.pdf', size: bytes.length, status: 'received', reason: null });
+    expect(record.id).toMatch(/^imp_/);
+    const staged = await t.db.query('select content from intake_staging where id = $1', [record.id]);
+    expect(Buffer.from(staged[0].content).equals(bytes)).toBe(true);
+    const job = await t.c.intakeQueue.getJob(record.id);
+    expect(job?.data).toEqual({ intakeId: record.id, accountId: acct.id, mode: 'live' });
+    expect((await t.c.intake.recent(scope, 5))[0].id).toBe(record.id);
+  });
+
+  it('records a file refused at once (not a PDF, bad name) as failed without a job', async () => {
+    const scope = { accountId: acct.id, mode: 'test' as const };
+    const notPdf = await t.c.intake.receive({ scope, channel: 'mail', sender: 'a@b.nl', filename: 'F-2.pdf', bytes: Buffer.from('hello') });
+    expect(notPdf).toMatchObject({ status: 'failed', reason: 'The file is not a PDF (no %PDF- header)' });
+    expect(await t.c.intakeQueue.getJob(notPdf.id)).toBeUndefined();
+    const badName = await t.c.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: '../F-2.pdf', bytes: await makePdf() });
+    expect(badName.status).toBe('failed');
+    expect(badName.reason).toMatch(/path parts/);
+    const none = await t.c.intake.recordFailure({ scope, channel: 'mail', sender: 'a@b.nl', filename: '(no attachment)' }, 'No PDF attached');
+    expect(none).toMatchObject({ status: 'failed', reason: 'No PDF attached', size: 0 });
+  });
+});

@@ -1,0 +1,40 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkPdf } from '../../src/domain/pdf.ts';
+import { createPdfCheckPool } from '../../src/intake/pdf-check-pool.ts';
+import { makePdf } from '../helpers/fixtures.ts';
+
+const pool = createPdfCheckPool(2);
+afterAll(() => pool.close());
+
+describe('PDF check pool (worker threads, started under vitest)', () => {
+  it('gives the same verdicts as the domain check, computed in its threads', async () => {
+    const good = await makePdf('pool');
+    const big = await makePdf('big', 5 * 1024 * 1024 - 20_000);
+    const truncated = good.subarray(0, Math.floor(good.length / 2));
+    const garbage = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(4000, 7)]);
+    const before = pool.stats().checked;
+    const verdicts = await Promise.all([good, big, truncated, garbage].map((b) => pool.check(b)));
+    expect(verdicts[0]).toEqual({ ok: true, pages: 1 });
+    expect(verdicts[1]).toEqual({ ok: true, pages: 1 });
+    expect(verdicts[2]).toEqual(await checkPdf(truncated));
+    expect(verdicts[3]).toEqual(await checkPdf(garbage));
+    expect(verdicts[3].ok).toBe(false);
+    expect(pool.stats().checked - before).toBe(4);
+    expect(pool.stats().threads).toBe(2);
+  });
+
+  it('answers empty, oversized and headerless files without a thread', async () => {
+    const before = pool.stats().checked;
+    expect(await pool.check(Buffer.alloc(0))).toEqual({ ok: false, reason: 'The file is empty' });
+    expect(await pool.check(Buffer.from('just text'))).toEqual({ ok: false, reason: 'The file is not a PDF (no %PDF- header)' });
+    expect((await pool.check(Buffer.alloc(5 * 1024 * 1024 + 1, 0x25))).ok).toBe(false);
+    expect(pool.stats().checked).toBe(before);
+  });
+
+  it('leaves the caller\'s buffer intact (it copies, never transfers the original)', async () => {
+    const good = await makePdf('intact');
+    const copy = Buffer.from(good);
+    await pool.check(good);
+    expect(good.equals(copy)).toBe(true);
+  });
+});
