@@ -1,5 +1,6 @@
 // Starts the configured roles in this process over one container, and stops them in order.
 import type { Config, Role } from '../config/config.ts';
+import { startMailRole, type MailRole } from '../channels/mail/mail-role.ts';
 import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
 import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
@@ -15,6 +16,8 @@ export interface RunningService {
   intake: IntakeReceiver;
   /** the API's address, when the api role runs */
   apiUrl?: string;
+  /** the mail role, when it runs (IMAP_URL set) */
+  mail?: MailRole;
   stop(): Promise<void>;
 }
 
@@ -23,6 +26,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   const roles = new Set<Role>(config.roles);
   const readiness = new Map<string, ReadinessCheck>();
   let apiUrl: string | undefined;
+  let mail: MailRole | undefined;
   try {
     if (roles.has('api')) {
       const app = await buildServer(c, { adminToken: resolveAdminToken(config.adminToken, config.dataDir), readiness, apiRoutes: [importRoutes(c)] });
@@ -40,9 +44,13 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       const workers = await startIntakeWorkers(c);
       c.onClose(() => workers.close());
     }
+    if (roles.has('mail')) {
+      mail = startMailRole(c, { receiver: c.intake, records: c.intake });
+      if (mail) c.onClose(() => mail!.stop());
+    }
   } catch (e) {
     await c.close();
     throw e;
   }
-  return { container: c, intake: c.intake, apiUrl, stop: () => c.close() };
+  return { container: c, intake: c.intake, apiUrl, mail, stop: () => c.close() };
 }
