@@ -164,6 +164,7 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
       if (!list.some((m) => m.path === mailbox)) return [];
       const lock = await c.getMailboxLock(mailbox);
       try {
+        await c.noop();
         const found = await c.search({ all: true }, { uid: true });
         return (found || []).sort((a, b) => a - b);
       } finally {
@@ -181,6 +182,7 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
       const c = await admin();
       const lock = await c.getMailboxLock(mailbox);
       try {
+        await c.noop(); // lets the server report messages that arrived since the last command
         const msgs = await c.fetchAll('1:*', { uid: true, source: true });
         return msgs.map((m) => m.source!).filter(Boolean);
       } catch (e) {

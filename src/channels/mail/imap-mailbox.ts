@@ -42,6 +42,8 @@ export interface MailboxSession {
   move(uids: number[], mailbox: string): Promise<void>;
   /** a NOOP that must be answered within `timeoutMs` */
   ping(timeoutMs: number): Promise<void>;
+  /** bytes read from the server so far (to prove large messages are not downloaded whole) */
+  bytesReceived(): number;
   /** ms since the server last answered anything */
   quietFor(): number;
   close(): Promise<void>;
@@ -179,6 +181,7 @@ export async function openMailboxSession(s: ImapSettings, o: MailboxSessionOptio
         await guard('NOOP', client.noop(), timeoutMs);
       },
       quietFor: () => Date.now() - lastHeard,
+      bytesReceived: () => client.stats().received,
       async close() {
         if (client.usable) await guard('LOGOUT', client.logout(), 5000).catch(() => kill(new Error('closed')));
         kill(new Error('closed'));

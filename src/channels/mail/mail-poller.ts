@@ -32,6 +32,8 @@ export interface PollerStats {
   failed: number;
   moved: number;
   errors: number;
+  /** bytes read from the IMAP server, over all sessions */
+  bytesReceived: number;
 }
 
 /** Exponential backoff with +-20 % jitter: min, 2*min, 4*min, ... up to max. */
@@ -83,12 +85,13 @@ const FETCH_GROUP_BYTES = 32 * 1024 * 1024;
 type Claimed = { meta: MessageMeta; row: MessageRow; resumed: boolean };
 
 export class MailPoller extends EventEmitter {
-  readonly stats: PollerStats = { connects: 0, drains: 0, processed: 0, failed: 0, moved: 0, errors: 0 };
+  readonly stats: PollerStats = { connects: 0, drains: 0, processed: 0, failed: 0, moved: 0, errors: 0, bytesReceived: 0 };
   private stopping = false;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private newMail = false;
   private lastUid = 0;
+  private current: MailboxSession | undefined;
 
   constructor(
     private readonly open: () => Promise<MailboxSession>,
@@ -97,6 +100,11 @@ export class MailPoller extends EventEmitter {
     private readonly log: Logger,
   ) {
     super();
+  }
+
+  /** bytes read from the IMAP server so far, the open session included */
+  receivedBytes(): number {
+    return this.stats.bytesReceived + (this.current?.bytesReceived() ?? 0);
   }
 
   start(): void {
@@ -118,6 +126,7 @@ export class MailPoller extends EventEmitter {
       let failure: unknown;
       try {
         session = await this.open();
+        this.current = session;
         this.stats.connects++;
         this.log.info({ mailbox: session.mailbox, uidValidity: session.uidValidity, idle: session.idle }, 'mail poller connected');
         this.emit('connected', session);
@@ -125,7 +134,11 @@ export class MailPoller extends EventEmitter {
       } catch (err) {
         failure = err;
       } finally {
-        await session?.close().catch(() => {});
+        if (session) {
+          this.current = undefined;
+          this.stats.bytesReceived += session.bytesReceived();
+          await session.close().catch(() => {});
+        }
       }
       if (failure && !this.stopping) {
         this.stats.errors++;

@@ -27,6 +27,8 @@ export interface MailRoleDeps {
   records: { get(scope: Scope, id: string): Promise<IntakeRecord> };
   /** a reply transport other than SMTP_URL (tests) */
   sender?: ReplySender;
+  /** settings other than the container's (a second poller in tests, benchmarks) */
+  config?: Config;
 }
 
 /** Checks the mail settings that depend on each other; throws with every problem. */
@@ -42,7 +44,7 @@ export function checkMailConfig(config: Config): void {
 }
 
 export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | undefined {
-  const { config } = c;
+  const config = deps.config ?? c.config;
   const log = c.log.child({ role: 'mail' });
   if (!config.imapUrl) {
     log.info('mail role is off: IMAP_URL is not set');
