@@ -3,14 +3,32 @@
 // quoted parameters, which Outlook and others still do), and directory parts some clients leave.
 // Pure, no I/O.
 
-/** Text in a named charset; unknown charsets fall back to latin1 rather than losing the name. */
+// windows-1252 at 0x80-0x9F (undefined ones stay as they are). Node's TextDecoder decodes
+// windows-1252 and latin1 as plain ISO-8859-1, so the euro sign and friends need this table.
+const CP1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const WESTERN = new Set(['iso-8859-1', 'iso8859-1', 'latin1', 'l1', 'windows-1252', 'cp1252', 'x-cp1252']);
+
+/** Text in a named charset; unknown charsets fall back to windows-1252 rather than losing the name. */
 export function decodeCharset(bytes: Uint8Array, charset: string | undefined): string {
-  const label = (charset || 'utf-8').trim().toLowerCase();
-  try {
-    return new TextDecoder(label === 'us-ascii' || label === 'ascii' ? 'utf-8' : label).decode(bytes);
-  } catch {
-    return Buffer.from(bytes).toString('latin1');
+  let label = (charset || 'utf-8').trim().toLowerCase();
+  if (label === 'us-ascii' || label === 'ascii') {
+    // 8-bit text labelled ASCII is nearly always UTF-8
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      label = 'windows-1252';
+    }
   }
+  if (!WESTERN.has(label)) {
+    try {
+      return new TextDecoder(label).decode(bytes);
+    } catch {
+      /* unknown label: western below */
+    }
+  }
+  let out = '';
+  for (const b of bytes) out += b >= 0x80 && b <= 0x9f ? CP1252[b - 0x80] : String.fromCharCode(b);
+  return out;
 }
 
 const ENCODED_WORD = /=\?([^?\s*]+)(?:\*[^?\s]*)?\?([bBqQ])\?([^?\s]*)\?=/g;
