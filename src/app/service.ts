@@ -3,12 +3,14 @@
 // are handed back), then queues; the container closes Redis and the database last.
 import type { FastifyInstance } from 'fastify';
 import type { Config, Role } from '../config/config.ts';
+import { startMailRole, type MailRole } from '../channels/mail/mail-role.ts';
 import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
 import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { metricsPlugin } from '../ops/metrics-route.ts';
 import { intakeRecordLink, intakeView } from '../ops/intake-view.ts';
+import { observeMailPoller } from '../ops/channel-metrics.ts';
 import { buildOpsServer } from '../ops/ops-server.ts';
 import { queueDashboard } from '../ops/queue-dashboard.ts';
 import { settledBefore } from '../ops/shutdown.ts';
@@ -23,6 +25,8 @@ export interface RunningService {
   intake: IntakeReceiver;
   /** the API's address, when the api role runs */
   apiUrl?: string;
+  /** the mail role, when it runs (IMAP_URL set) */
+  mail?: MailRole;
   /** where /healthz, /readyz and /metrics answer (the API's address, or the ops listener's) */
   httpUrl: string;
   /** stops every role in order; the grace period ends at `deadline` (default: SHUTDOWN_GRACE_MS from now) */
@@ -40,6 +44,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   });
   let apiUrl: string | undefined;
   let httpUrl: string;
+  let mail: MailRole | undefined;
   try {
     if (roles.has('api')) {
       const adminToken = resolveAdminToken(config.adminToken, config.dataDir);
@@ -79,6 +84,21 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
         if (!(await settledBefore(workers.close(), deadline))) log.warn('intake jobs still running at the end of the grace period; left to another worker');
       });
     }
+    if (roles.has('mail')) {
+      mail = startMailRole(c, { receiver: c.intake, records: c.intake });
+      if (mail) {
+        const role = mail;
+        const state = observeMailPoller(c.metrics.imap, role.poller);
+        readiness.set('mail', async () => {
+          if (state() !== 'connected') throw new Error('the IMAP poller is not connected');
+        });
+        // the poller finishes the batch in hand and releases unfinished claims (the messages stay
+        // in the mailbox and are taken again after a restart)
+        c.onStop('intake', 'mail', async (deadline) => {
+          if (!(await settledBefore(role.stop(), deadline))) log.warn('the mail poller did not stop within the grace period');
+        });
+      }
+    }
   } catch (e) {
     await c.close();
     throw e;
@@ -87,6 +107,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     container: c,
     intake: c.intake,
     apiUrl,
+    mail,
     httpUrl: httpUrl!,
     stop: (deadline) => {
       stopping = true;
