@@ -18,6 +18,7 @@ export interface IntakeWorkers {
 export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   const { config } = c;
   const log = c.log.child({ role: 'worker' });
+  c.pdfPool?.warm();
   const processor = new IntakeProcessor(c.db, c.documents, c.checkPdf, config.intakeMatchWindowMs, c.events);
   const handlers = jobHandlers({ processor, log });
   checkHandlers(handlers);
