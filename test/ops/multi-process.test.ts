@@ -244,6 +244,14 @@ describe('api, mail and two workers in separate processes on one Redis and one P
     for (const w of ['worker-1', 'worker-2']) {
       expect(running.get(w)!.logs.filter((l) => l.msg === 'intake attached').length, w).toBeGreaterThan(0);
     }
+    // one e-mail's file followed through the logs of two processes by its traceId (the Message-ID)
+    const { rows } = await sql.query(`select id from intake_staging where filename = $1`, [`${mail[0].number}.pdf`]);
+    const intakeId = rows[0].id as string;
+    const workerLogs = [...running.get('worker-1')!.logs, ...running.get('worker-2')!.logs];
+    const attached = workerLogs.find((l) => l.msg === 'intake attached' && l.intakeId === intakeId)!;
+    expect(attached.traceId).toMatch(/@/);
+    const mailLogs = running.get('mail')!.logs.filter((l) => l.traceId === attached.traceId).map((l) => [l.msg, l.intakeId]);
+    expect(mailLogs).toEqual(expect.arrayContaining([['intake received', intakeId], ['mail message handed to intake', undefined]]));
   }, 600_000);
 
   it(`loses nothing of ${SECOND} files while each process in turn gets SIGTERM during the batch`, async () => {

@@ -113,7 +113,9 @@ export class MailIntake {
       return this.finish(row, undefined, undefined, 'failed', `The message could not be read: ${(err as Error).message}`, 0);
     }
     const route = await routeByRecipient(recipientCandidates(parsed.header), this.findByImportAddress);
-    const log = this.log.child({ mailMessage: row.id, uid: row.uid, messageId: parsed.messageId });
+    // traceId: the key every log line of this message's files carries, through the workers to attached
+    const traceId = parsed.messageId ?? `${this.opts.mailbox}:${row.uidvalidity}:${row.uid}`;
+    const log = this.log.child({ mailMessage: row.id, uid: row.uid, messageId: parsed.messageId, traceId });
     await repo.describe(this.db, row.id, { scope: route.scope, sender: parsed.from, subject: parsed.subject, headerMessageId: parsed.messageId });
     if (!route.scope) {
       log.warn({ reason: route.reason }, 'mail for an unknown recipient: moved to the failed mailbox');
@@ -121,7 +123,6 @@ export class MailIntake {
     }
     const scope = route.scope;
     const sender = parsed.from || 'unknown';
-    const traceId = parsed.messageId ?? `${this.opts.mailbox}:${row.uidvalidity}:${row.uid}`;
     const done = new Map((await repo.files(this.db, row.id)).map((f) => [f.slot, f]));
     let recent: IntakeRecord[] | undefined;
     // A resumed claim may have handed a file over just before its poller died, without the
