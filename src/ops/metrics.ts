@@ -10,12 +10,18 @@ export interface IntakeMetrics {
   status(channel: IntakeChannel, status: IntakeStatus): void;
 }
 
-/** What the FTP server reports. */
+/**
+ * The FTP server's own bookkeeping (src/channels/ftp/ftp-metrics.ts), read at scrape time: plain
+ * counters by name and the gauges of open connections and running transfers.
+ */
+export interface FtpCountersSource {
+  readonly counters: Readonly<Record<string, number>>;
+  readonly gauges: Readonly<{ connections: number; transfers: number }>;
+}
+
 export interface FtpMetrics {
-  sessionOpened(): void;
-  sessionClosed(): void;
-  loginFailed(): void;
-  lockedOut(): void;
+  /** report this FTP server's counters and gauges at every scrape */
+  observe(source: FtpCountersSource): void;
 }
 
 export type ImapConnectionState = 'disconnected' | 'connecting' | 'connected';
@@ -96,20 +102,35 @@ export class Metrics {
     const intakeFiles = new Counter({ name: 'intake_files_total', help: 'Intake files entering a status, by channel', labelNames: ['channel', 'status'], registers });
     this.intake = { status: (channel, status) => intakeFiles.inc({ channel, status }) };
 
-    const ftpActive = new Gauge({ name: 'ftp_sessions_active', help: 'FTP control connections open now', registers });
-    const ftpSessions = new Counter({ name: 'ftp_sessions_total', help: 'FTP control connections accepted', registers });
-    const ftpFailed = new Counter({ name: 'ftp_logins_failed_total', help: 'FTP logins refused (wrong user or password, or locked out)', registers });
-    const ftpLockouts = new Counter({ name: 'ftp_lockouts_total', help: 'FTP lockouts started after repeated failed logins', registers });
-    ftpActive.set(0);
-    this.ftp = {
-      sessionOpened: () => {
-        ftpSessions.inc();
-        ftpActive.inc();
-      },
-      sessionClosed: () => ftpActive.dec(),
-      loginFailed: () => ftpFailed.inc(),
-      lockedOut: () => ftpLockouts.inc(),
-    };
+    let ftp: FtpCountersSource | undefined;
+    const count = (name: string) => ftp?.counters[name] ?? 0;
+    // counters read from the source: set to its running total at each scrape
+    const readCounter = (name: string, help: string, labelNames: string[], read: () => [Record<string, string>, number][]) =>
+      new Counter({
+        name, help, labelNames, registers,
+        collect() {
+          this.reset();
+          for (const [labels, v] of read()) this.inc(labels, v);
+        },
+      });
+    new Gauge({ name: 'ftp_sessions_active', help: 'FTP control connections open now', registers, collect() { this.set(ftp?.gauges.connections ?? 0); } });
+    new Gauge({ name: 'ftp_transfers_active', help: 'FTP uploads in progress now', registers, collect() { this.set(ftp?.gauges.transfers ?? 0); } });
+    readCounter('ftp_sessions_total', 'FTP control connections accepted', [], () => [[{}, count('connectionsAccepted')]]);
+    readCounter('ftp_logins_failed_total', 'FTP logins refused, by reason', ['reason'], () => [
+      [{ reason: 'credentials' }, count('loginsFailed')],
+      [{ reason: 'locked_out' }, count('loginsRefusedLockedOut')],
+      [{ reason: 'plaintext' }, count('loginsRefusedPlaintext')],
+    ]);
+    readCounter('ftp_lockouts_total', 'FTP lockouts started after repeated failed logins', [], () => [[{}, count('lockouts')]]);
+    readCounter('ftp_uploads_total', 'FTP uploads by outcome', ['outcome'], () => [
+      [{ outcome: 'received' }, count('uploadsReceived')],
+      [{ outcome: 'refused_name' }, count('uploadsRefusedName')],
+      [{ outcome: 'refused_too_large' }, count('uploadsRefusedTooLarge')],
+      [{ outcome: 'aborted' }, count('uploadsAborted')],
+      [{ outcome: 'staging_failed' }, count('uploadsStagingFailed')],
+    ]);
+    readCounter('ftp_received_bytes_total', 'Bytes received in FTP uploads', [], () => [[{}, count('bytesReceived')]]);
+    this.ftp = { observe: (source) => void (ftp = source) };
 
     let imapState: ImapConnectionState = 'disconnected';
     let lastPoll: number | undefined;

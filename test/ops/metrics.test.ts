@@ -56,11 +56,9 @@ describe('/metrics', () => {
 
   it('moves the channel counters and gauges that FTP, IMAP and the pipeline update', async () => {
     const m = t.c.metrics;
-    m.ftp.sessionOpened();
-    m.ftp.sessionOpened();
-    m.ftp.sessionClosed();
-    m.ftp.loginFailed();
-    m.ftp.lockedOut();
+    // the FTP server keeps its own counters (src/channels/ftp/ftp-metrics.ts); they are read at scrape time
+    const ftp = { counters: { connectionsAccepted: 2, loginsFailed: 1, loginsRefusedLockedOut: 3, lockouts: 1, uploadsReceived: 7, bytesReceived: 1234 }, gauges: { connections: 1, transfers: 0 } };
+    m.ftp.observe(ftp);
     m.intake.status('ftp', 'received');
     m.intake.status('ftp', 'attached');
     m.intake.status('mail', 'failed');
@@ -69,8 +67,17 @@ describe('/metrics', () => {
     const { samples } = await scrape();
     expect(sampleValue(samples, 'ftp_sessions_active')).toBe(1);
     expect(sampleValue(samples, 'ftp_sessions_total')).toBe(2);
-    expect(sampleValue(samples, 'ftp_logins_failed_total')).toBe(1);
+    expect(sampleValue(samples, 'ftp_logins_failed_total', { reason: 'credentials' })).toBe(1);
+    expect(sampleValue(samples, 'ftp_logins_failed_total', { reason: 'locked_out' })).toBe(3);
     expect(sampleValue(samples, 'ftp_lockouts_total')).toBe(1);
+    expect(sampleValue(samples, 'ftp_uploads_total', { outcome: 'received' })).toBe(7);
+    expect(sampleValue(samples, 'ftp_received_bytes_total')).toBe(1234);
+    // counters follow the source's running totals
+    ftp.counters.lockouts = 2;
+    ftp.gauges.connections = 0;
+    const again = (await scrape()).samples;
+    expect(sampleValue(again, 'ftp_lockouts_total')).toBe(2);
+    expect(sampleValue(again, 'ftp_sessions_active')).toBe(0);
     expect(sampleValue(samples, 'intake_files_total', { channel: 'ftp', status: 'attached' })).toBe(1);
     expect(sampleValue(samples, 'intake_files_total', { channel: 'mail', status: 'failed' })).toBe(1);
     expect(sampleValue(samples, 'imap_connection_state', { state: 'connected' })).toBe(1);
@@ -80,11 +87,11 @@ describe('/metrics', () => {
 
   it('keeps each container\'s registry apart (no global registry shared by test apps)', async () => {
     const other = new Metrics({ defaultMetrics: false });
-    other.ftp.loginFailed();
-    other.ftp.loginFailed();
-    const mine = sampleValue((await scrape()).samples, 'ftp_logins_failed_total');
+    other.intake.status('mail', 'failed');
+    other.intake.status('mail', 'failed');
+    const mine = sampleValue((await scrape()).samples, 'intake_files_total', { channel: 'mail', status: 'failed' });
     expect(mine).toBe(1);
-    expect(sampleValue(parsePrometheusText(await other.text()).samples, 'ftp_logins_failed_total')).toBe(2);
+    expect(sampleValue(parsePrometheusText(await other.text()).samples, 'intake_files_total', { channel: 'mail', status: 'failed' })).toBe(2);
   });
 
   it('reads queue depth per state at scrape time and times the jobs a worker finishes', async () => {
