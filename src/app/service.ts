@@ -7,6 +7,8 @@ import { startMailRole, type MailRole } from '../channels/mail/mail-role.ts';
 import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
 import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
+import { startFtpRole } from '../channels/ftp/ftp-role.ts';
+import { FtpMetrics } from '../channels/ftp/ftp-metrics.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { metricsPlugin } from '../ops/metrics-route.ts';
 import { intakeRecordLink, intakeView } from '../ops/intake-view.ts';
@@ -27,6 +29,8 @@ export interface RunningService {
   apiUrl?: string;
   /** the mail role, when it runs (IMAP_URL set) */
   mail?: MailRole;
+  /** the FTP server's port, when the ftp role runs */
+  ftpPort?: number;
   /** where /healthz, /readyz and /metrics answer (the API's address, or the ops listener's) */
   httpUrl: string;
   /** stops every role in order; the grace period ends at `deadline` (default: SHUTDOWN_GRACE_MS from now) */
@@ -45,6 +49,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   let apiUrl: string | undefined;
   let httpUrl: string;
   let mail: MailRole | undefined;
+  let ftpPort: number | undefined;
   try {
     if (roles.has('api')) {
       const adminToken = resolveAdminToken(config.adminToken, config.dataDir);
@@ -99,6 +104,15 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
         });
       }
     }
+    if (roles.has('ftp')) {
+      // this process's FTP counters, read by /metrics at scrape time
+      const counters = new FtpMetrics();
+      c.metrics.ftp.observe(counters);
+      const ftp = await startFtpRole(c, c.intake, { readiness, metrics: counters });
+      // stops accepting; running uploads finish (staged and acknowledged) until the deadline
+      if (ftp) c.onStop('intake', 'ftp', (deadline) => ftp.stop(Math.max(0, deadline - Date.now())));
+      ftpPort = ftp?.port;
+    }
   } catch (e) {
     await c.close();
     throw e;
@@ -108,6 +122,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     intake: c.intake,
     apiUrl,
     mail,
+    ftpPort,
     httpUrl: httpUrl!,
     stop: (deadline) => {
       stopping = true;

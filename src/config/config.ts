@@ -104,6 +104,10 @@ const schema = {
   ftpMaxConnectionsPerAccount: { env: 'FTP_MAX_CONNECTIONS_PER_ACCOUNT', parse: int(1), fallback: 16 },
   ftpLockoutAttempts: { env: 'FTP_LOCKOUT_ATTEMPTS', parse: int(1), fallback: 5 },
   ftpLockoutMs: { env: 'FTP_LOCKOUT_MS', parse: int(1000), fallback: 15 * 60_000 },
+  // an upload that sends no byte for this long is aborted (426)
+  ftpTransferTimeoutMs: { env: 'FTP_TRANSFER_TIMEOUT_MS', parse: int(1000), fallback: 60_000 },
+  // how many recent uploads LIST shows
+  ftpListLimit: { env: 'FTP_LIST_LIMIT', parse: int(1, 10_000), fallback: 200 },
   // mail
   imapUrl: { env: 'IMAP_URL', parse: optional(url('imap', 'imaps')), secret: true },
   importAddress: { env: 'IMPORT_ADDRESS', parse: str(), fallback: 'invoices@example.com' },

@@ -1,0 +1,65 @@
+// One FTP control connection's state: who logged in, its virtual directory, the transfer in
+// progress, the idle timer, and the queue that runs its commands one after the other.
+import type { Scope } from '../../domain/scope.ts';
+import type { FtpSrvConnection } from './ftp-srv-internals.ts';
+import type { IntakeFileSystem } from './intake-file-system.ts';
+import { normalizeAddress } from './lockout-policy.ts';
+
+export interface ActiveTransfer {
+  abort: AbortController;
+  /** settles when the STOR handler has finished (and replied) */
+  done: Promise<void>;
+}
+
+export class FtpSession {
+  readonly address: string;
+  readonly startedAt = Date.now();
+  scope?: Scope;
+  username?: string;
+  fs?: IntakeFileSystem;
+  transfer?: ActiveTransfer;
+  renameFrom?: string;
+  closed = false;
+  /** commands run in order; a STOR does not pause the control socket (see ftp-commands.ts) */
+  queue: Promise<unknown> = Promise.resolve();
+  private lastActivity = Date.now();
+  private idleTimer?: NodeJS.Timeout;
+
+  constructor(
+    readonly connection: FtpSrvConnection,
+    /** a short id for logs and the pipeline's trace id */
+    readonly id: string,
+    private readonly idleTimeoutMs: number,
+    private readonly onIdle: (s: FtpSession) => void,
+  ) {
+    this.address = normalizeAddress(connection.ip);
+  }
+
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  /** Idle means no command and no transfer for idleTimeoutMs (a transfer has its own stall timeout). */
+  armIdleTimer(): void {
+    clearTimeout(this.idleTimer);
+    if (this.closed) return;
+    const left = this.lastActivity + this.idleTimeoutMs - Date.now();
+    this.idleTimer = setTimeout(() => {
+      if (this.closed) return;
+      if (this.transfer || Date.now() - this.lastActivity < this.idleTimeoutMs) {
+        if (this.transfer) this.touch();
+        return this.armIdleTimer();
+      }
+      this.onIdle(this);
+    }, Math.max(left, 10));
+    this.idleTimer.unref();
+  }
+
+  /** The client is gone: stop the transfer and the timer. */
+  markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    this.transfer?.abort.abort();
+  }
+}

@@ -1,0 +1,216 @@
+// The flat virtual directory an FTP session sees: nothing is stored on disk. Uploads go to the
+// intake pipeline; listings come from the pipeline's recent records (directory-listing.ts).
+//
+// Temporary uploads (WinSCP's `x.pdf.filepart`, lftp's `.in.x.pdf`, `x.tmp`) are held in memory
+// by this session only, under their temporary name, and handed to the pipeline under the final
+// name when the client renames them (RNTO). Nothing is acknowledged to the pipeline before that:
+// a session that ends before the rename leaves nothing behind. At most `maxPending` of them per
+// session, each within the size cap.
+import { Readable } from 'node:stream';
+import { FileSystem, type FtpConnection } from 'ftp-srv';
+import type { Scope } from '../../domain/scope.ts';
+import type { IntakeReceiver, IntakeRecord } from '../../intake/intake-port.ts';
+import { buildListing, findEntry, type DirectoryEntry, type PendingUpload } from './directory-listing.ts';
+import { classifyUploadName, clientBaseName, isRootPath } from './upload-names.ts';
+
+/** A refusal with the FTP reply code to send. */
+export class FtpReplyError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SessionIdentity {
+  scope: Scope;
+  username: string;
+  address: string;
+  /** the FTP session id, carried into the pipeline's logs */
+  traceId: string;
+}
+
+export interface FileSystemOptions {
+  receiver: IntakeReceiver;
+  listLimit: number;
+  maxPending: number;
+}
+
+/** What ftp-srv's LIST/STAT/SIZE/MDTM read from a file: fs.Stats' shape, plus status and mode. */
+export interface EntryStat {
+  name: string;
+  size: number;
+  mtime: Date;
+  mode: number;
+  status?: string;
+  /** the group column of the listing: the session's mode */
+  group: string;
+  isDirectory(): boolean;
+}
+
+export type AcceptResult = { kind: 'received'; record: IntakeRecord } | { kind: 'held'; name: string };
+
+export class IntakeFileSystem extends FileSystem {
+  private readonly pending = new Map<string, { bytes: Buffer; at: Date }>();
+
+  constructor(
+    connection: FtpConnection,
+    readonly identity: SessionIdentity,
+    private readonly opts: FileSystemOptions,
+  ) {
+    super(connection, { root: '/', cwd: '/' });
+  }
+
+  override currentDirectory(): string {
+    return '/';
+  }
+
+  override async chdir(path = '.'): Promise<string> {
+    if (isRootPath(path) || path === '..' || path === '/..') return '/';
+    throw new FtpReplyError(550, 'No such directory: the directory is flat');
+  }
+
+  override async get(name: string): Promise<EntryStat> {
+    if (isRootPath(name)) return this.stat({ name: '.', size: 0, mtime: new Date(), status: undefined }, true);
+    const entry = await this.find(name);
+    if (!entry) throw new FtpReplyError(550, `No such file: ${name}`);
+    return this.stat(entry);
+  }
+
+  override async list(path = '.'): Promise<EntryStat[]> {
+    if (!isRootPath(path)) throw new FtpReplyError(550, 'No such directory: the directory is flat');
+    return (await this.entries()).map((e) => this.stat(e));
+  }
+
+  /** The entry a RETR may read, or why not. */
+  async readable(name: string): Promise<DirectoryEntry> {
+    const base = clientBaseName(name);
+    if (!base.ok) throw new FtpReplyError(553, base.reason);
+    const entry = await this.find(base.name);
+    if (!entry) throw new FtpReplyError(550, `No such file: ${base.name}`);
+    if (!entry.content) throw new FtpReplyError(550, 'Uploaded files cannot be downloaded; only the .error.txt files can');
+    return entry;
+  }
+
+  override async read(name: string, { start }: { start?: number } = {}): Promise<{ stream: Readable; clientPath: string }> {
+    const entry = await this.readable(name);
+    const bytes = entry.content!.subarray(Math.min(start ?? 0, entry.content!.length));
+    return { stream: Readable.from([bytes], { objectMode: false }), clientPath: entry.name };
+  }
+
+  override write(): never {
+    throw new FtpReplyError(550, 'Uploads are handled by the STOR command');
+  }
+
+  /** Hands a final upload to the pipeline, or holds a temporary one until its rename. */
+  async accept(name: string, bytes: Buffer): Promise<AcceptResult> {
+    const verdict = classifyUploadName(name);
+    if (verdict.kind === 'refused') throw new FtpReplyError(553, verdict.reason);
+    if (verdict.kind === 'temp') {
+      this.hold(verdict.name, bytes);
+      return { kind: 'held', name: verdict.name };
+    }
+    return { kind: 'received', record: await this.receive(verdict.name, bytes) };
+  }
+
+  /** Whether another temporary upload under this name may start now. */
+  canHold(name: string): boolean {
+    return this.pending.has(name) || this.pending.size < this.opts.maxPending;
+  }
+
+  /** RNFR: only a temporary upload of this session can be renamed. */
+  async checkRenameSource(name: string): Promise<string> {
+    const base = clientBaseName(name);
+    if (!base.ok) throw new FtpReplyError(553, base.reason);
+    if (this.pending.has(base.name)) return base.name;
+    if (await this.find(base.name)) {
+      throw new FtpReplyError(550, `${base.name} was already handed to intake; upload the file again under the new name`);
+    }
+    throw new FtpReplyError(550, `No such file: ${base.name}`);
+  }
+
+  /** RNTO: a temporary upload becomes its final name and goes to the pipeline. */
+  async renameUpload(from: string, to: string): Promise<AcceptResult> {
+    const held = this.pending.get(from);
+    if (!held) throw new FtpReplyError(550, `No such file: ${from}`);
+    const verdict = classifyUploadName(to);
+    if (verdict.kind === 'refused') throw new FtpReplyError(553, verdict.reason);
+    if (verdict.kind === 'temp') {
+      this.pending.delete(from);
+      this.pending.set(verdict.name, held);
+      return { kind: 'held', name: verdict.name };
+    }
+    // kept until the pipeline has it, so a failed hand-over can be retried with another RNTO
+    const record = await this.receive(verdict.name, held.bytes);
+    this.pending.delete(from);
+    return { kind: 'received', record };
+  }
+
+  override async rename(from: string, to: string): Promise<void> {
+    await this.renameUpload(from, to);
+  }
+
+  /** DELE: a client may drop its own temporary upload (clients clean up after a failed transfer). */
+  override async delete(name: string): Promise<void> {
+    const base = clientBaseName(name);
+    if (base.ok && this.pending.delete(base.name)) return;
+    throw new FtpReplyError(550, 'Permission denied: uploaded files cannot be deleted');
+  }
+
+  override async mkdir(): Promise<never> {
+    throw new FtpReplyError(550, 'Permission denied: the directory is flat');
+  }
+
+  override async chmod(): Promise<never> {
+    throw new FtpReplyError(502, 'Command not implemented');
+  }
+
+  override getUniqueName(): never {
+    throw new FtpReplyError(502, 'Command not implemented');
+  }
+
+  /** Temporary uploads still held: the session is ending and they are dropped. */
+  discardPending(): PendingUpload[] {
+    const dropped = this.pendingUploads();
+    this.pending.clear();
+    return dropped;
+  }
+
+  pendingUploads(): PendingUpload[] {
+    return [...this.pending].map(([name, p]) => ({ name, size: p.bytes.length, at: p.at }));
+  }
+
+  private hold(name: string, bytes: Buffer) {
+    if (!this.canHold(name)) throw new FtpReplyError(452, `At most ${this.opts.maxPending} temporary uploads can wait for their rename`);
+    this.pending.set(name, { bytes, at: new Date() });
+  }
+
+  private receive(filename: string, bytes: Buffer): Promise<IntakeRecord> {
+    const { scope, username, address, traceId } = this.identity;
+    return this.opts.receiver.receive({ scope, channel: 'ftp', sender: `${username}@${address}`, filename, bytes, traceId });
+  }
+
+  private async entries(): Promise<DirectoryEntry[]> {
+    const records = await this.opts.receiver.recent(this.identity.scope, this.opts.listLimit);
+    return buildListing(records, this.pendingUploads());
+  }
+
+  private async find(name: string): Promise<DirectoryEntry | undefined> {
+    const base = clientBaseName(name);
+    if (!base.ok) return undefined;
+    return findEntry(await this.entries(), base.name);
+  }
+
+  private stat(e: Pick<DirectoryEntry, 'name' | 'size' | 'mtime'> & { status?: string }, dir = false): EntryStat {
+    return {
+      name: e.name,
+      size: e.size,
+      mtime: e.mtime,
+      mode: dir ? 0o40555 : e.status === 'uploading' ? 0o100644 : 0o100444,
+      status: e.status,
+      group: this.identity.scope.mode,
+      isDirectory: () => dir,
+    };
+  }
+}

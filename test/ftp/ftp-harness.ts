@@ -1,0 +1,362 @@
+// Test harness for the FTP channel: the real service (roles api, worker, ftp) on a fresh
+// PostgreSQL database with a private Redis prefix, a self-signed certificate made with the openssl
+// CLI, random free ports (a distinct random passive range per test file), and real clients:
+// basic-ftp, curl, and a raw control-connection client for what those two will not do.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import tls from 'node:tls';
+import { promisify } from 'node:util';
+import { Client, FTPError } from 'basic-ftp';
+import { createLogger } from '../../src/app/logger.ts';
+import { startService, type RunningService } from '../../src/app/service.ts';
+import type { Config } from '../../src/config/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { randomToken } from '../../src/domain/ids.ts';
+import { ftpMetrics, type FtpCounter } from '../../src/channels/ftp/ftp-metrics.ts';
+import { openTestDatabase } from '../helpers/database.ts';
+import { testConfig } from '../helpers/test-app.ts';
+import { dropQueueKeys } from '../intake/intake-harness.ts';
+
+const exec = promisify(execFile);
+
+export interface FtpAccount {
+  id: string;
+  ftpUsername: string;
+  liveKey: string;
+  testKey: string;
+}
+
+export interface Http {
+  status: number;
+  body: any;
+}
+
+export interface FtpApp {
+  svc: RunningService;
+  config: Config;
+  db: Database;
+  request(method: string, url: string, opts?: { key?: string; body?: unknown }): Promise<Http>;
+  /** polls the intake record until it is attached or failed (or `done` says so) and returns it */
+  waitFor(key: string, id: string, done?: (r: any) => boolean, ms?: number): Promise<any>;
+  close(): Promise<void>;
+  port: number;
+  pasvRange: [number, number];
+  certDir: string;
+  /** every log line the service wrote (JSON) */
+  logLines: string[];
+  ftpAccount(): Promise<FtpAccount>;
+  invoice(key: string, invoiceNumber?: string): Promise<{ id: string; invoiceNumber: string }>;
+  /** the account-and-mode's intake records (GET /v2/imports), newest first */
+  imports(key: string): Promise<any[]>;
+  documentsOf(invoiceId: string): Promise<{ id: string; deleted_at: Date | null; source: string; filename: string }[]>;
+}
+
+/** A self-signed certificate for localhost, made with the openssl CLI. */
+export async function makeCertificate(): Promise<{ dir: string; cert: string; key: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftp-cert-'));
+  const cert = path.join(dir, 'cert.pem');
+  const key = path.join(dir, 'key.pem');
+  await exec('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
+  return { dir, cert, key };
+}
+
+/** A random passive port range of `size` ports that are free right now. */
+export async function freePortRange(size = 30): Promise<[number, number]> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const start = 20_000 + Math.floor(Math.random() * 30_000);
+    const ports = Array.from({ length: size }, (_, i) => start + i);
+    const free = await Promise.all(ports.map(portIsFree));
+    if (free.every(Boolean)) return [start, start + size - 1];
+  }
+  throw new Error('no free passive port range found');
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+let seq = 0;
+const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}${randomToken(3)}`;
+
+export async function startFtpApp(opts: { config?: Partial<Config>; tls?: boolean } = {}): Promise<FtpApp> {
+  const cert = opts.tls === false ? undefined : await makeCertificate();
+  const pasvRange = await freePortRange();
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(...chunk.toString().split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const config = testConfig({
+    roles: ['api', 'worker', 'ftp'],
+    logLevel: 'info',
+    ftpHost: '127.0.0.1',
+    ftpPort: 0,
+    ftpPasvUrl: '127.0.0.1',
+    ftpPasvRange: pasvRange,
+    tlsCert: cert?.cert,
+    tlsKey: cert?.key,
+    ftpMaxConnectionsPerAccount: 32,
+    intakeBackoffMs: 60_000,
+    intakeBackoffMaxMs: 60_000,
+    ...opts.config,
+  });
+  const db = await openTestDatabase();
+  const svc = await startService(config, createLogger(config.logLevel, sink), { db });
+  if (!svc.ftpPort) {
+    await svc.stop();
+    await db.close();
+    throw new Error(`the ftp role did not start:\n${logLines.slice(-5).join('\n')}`);
+  }
+  // the API serves HTTPS with the same self-signed certificate
+  const request: FtpApp['request'] = (method, url, o = {}) =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = {};
+      if (o.key) headers.authorization = `Bearer ${o.key}`;
+      if (o.body !== undefined) headers['content-type'] = 'application/json';
+      const target = new URL(`${svc.apiUrl}${url}`);
+      const req = (target.protocol === 'https:' ? https : http).request(target, { method, headers, rejectUnauthorized: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, body: text && /json/.test(String(res.headers['content-type'])) ? JSON.parse(text) : text });
+        });
+      });
+      req.on('error', reject);
+      req.end(o.body === undefined ? undefined : JSON.stringify(o.body));
+    });
+  return {
+    svc, config, db, request,
+    async waitFor(key, id, done = (r) => r.status === 'attached' || r.status === 'failed', ms = 30_000) {
+      const end = Date.now() + ms;
+      for (;;) {
+        const res = await request('GET', `/v2/imports/${id}`, { key });
+        if (res.status === 200 && done(res.body)) return res.body;
+        if (Date.now() > end) return res.body;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async close() {
+      await svc.stop();
+      await dropQueueKeys(config);
+      await db.close();
+      if (cert) fs.rmSync(cert.dir, { recursive: true, force: true });
+    },
+    port: svc.ftpPort,
+    pasvRange,
+    certDir: cert?.dir ?? '',
+    logLines,
+    async ftpAccount() {
+      const a = await svc.container.accounts.create(`ftp-${randomToken(6)}`);
+      return { id: a.id, ftpUsername: a.ftpUsername, liveKey: a.liveKey, testKey: a.testKey };
+    },
+    async invoice(key, invoiceNumber = `F-${unique()}`) {
+      const c = await request('POST', '/v2/customers', { key, body: { customerCode: `C-${unique()}`, name: 'FTP BV' } });
+      if (c.status !== 201) throw new Error(`customer: ${c.status} ${JSON.stringify(c.body)}`);
+      const res = await request('POST', '/v2/invoices', {
+        key, body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
+      });
+      if (res.status !== 201) throw new Error(`invoice: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+    async imports(key) {
+      const res = await request('GET', '/v2/imports?limit=250', { key });
+      if (res.status !== 200) throw new Error(`imports: ${res.status}`);
+      return res.body.imports;
+    },
+    documentsOf: (invoiceId) => db.query('select id, deleted_at, source, filename from documents where invoice_id = $1 order by created_at', [invoiceId]),
+  };
+}
+
+// ---- basic-ftp ----
+
+export async function connectFtp(port: number, user: string, password: string, secure = true, timeout = 10_000): Promise<Client> {
+  const client = new Client(timeout);
+  try {
+    await client.access({ host: '127.0.0.1', port, user, password, secure, secureOptions: { rejectUnauthorized: false } });
+  } catch (e) {
+    client.close();
+    throw e;
+  }
+  return client;
+}
+
+/** The FTP reply code a basic-ftp promise failed with (or the error if it was not an FTP reply). */
+export async function ftpCode(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof FTPError) return e.code;
+    throw e;
+  }
+  throw new Error('expected an FTP error reply, got success');
+}
+
+export const upload = (client: Client, name: string, bytes: Buffer) => client.uploadFrom(Readable.from([bytes]), name);
+
+export async function download(client: Client, name: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await client.downloadTo(new Writable({ write(c, _e, cb) { chunks.push(c); cb(); } }), name);
+  return Buffer.concat(chunks);
+}
+
+/** The intake id a 226 (or 250) reply names. */
+export function intakeIdOf(message: string): string {
+  const m = /(imp_[A-Za-z0-9]+)/.exec(message);
+  if (!m) throw new Error(`no intake id in "${message}"`);
+  return m[1];
+}
+
+// ---- curl ----
+
+export interface CurlResult {
+  code: number;
+  stderr: string;
+}
+
+/** `curl -T file ftp://user:pass@127.0.0.1:port/name`, with --ssl-reqd -k when `tls`. */
+export function curlUpload(port: number, user: string, password: string, file: string, remoteName: string, o: { tls: boolean; extra?: string[] }): Promise<CurlResult> {
+  const args = ['-sS', '-v', '--user', `${user}:${password}`, '-T', file, `ftp://127.0.0.1:${port}/${remoteName}`, ...(o.tls ? ['--ssl-reqd', '-k'] : []), ...(o.extra ?? [])];
+  return new Promise((resolve) => {
+    execFile('curl', args, { timeout: 60_000 }, (err, _stdout, stderr) => {
+      resolve({ code: err ? Number((err as any).code ?? 1) : 0, stderr });
+    });
+  });
+}
+
+export function spawnCurl(port: number, user: string, password: string, file: string, remoteName: string, extra: string[]): ChildProcess {
+  return spawn('curl', ['-sS', '--user', `${user}:${password}`, '-T', file, `ftp://127.0.0.1:${port}/${remoteName}`, '--ssl-reqd', '-k', ...extra], { stdio: 'ignore' });
+}
+
+// ---- a raw control connection ----
+
+/** A line-oriented FTP control connection (optionally upgraded with AUTH TLS), from any local address. */
+export class RawFtp {
+  private buffer = '';
+  private waiters: ((line: string) => void)[] = [];
+  private lines: string[] = [];
+  socket: net.Socket | tls.TLSSocket;
+  closed = false;
+
+  private constructor(socket: net.Socket) {
+    this.socket = socket;
+    this.listen(socket);
+  }
+
+  static async connect(port: number, localAddress = '127.0.0.1'): Promise<{ ftp: RawFtp; greeting: string }> {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    const ftp = new RawFtp(socket);
+    return { ftp, greeting: await ftp.reply() };
+  }
+
+  private listen(socket: net.Socket) {
+    socket.on('data', (d) => {
+      this.buffer += d.toString('utf8');
+      let i;
+      while ((i = this.buffer.indexOf('\r\n')) >= 0) {
+        const line = this.buffer.slice(0, i);
+        this.buffer = this.buffer.slice(i + 2);
+        const w = this.waiters.shift();
+        if (w) w(line);
+        else this.lines.push(line);
+      }
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      for (const w of this.waiters.splice(0)) w('(closed)');
+    });
+    socket.on('error', () => {});
+  }
+
+  private nextLine(): Promise<string> {
+    const l = this.lines.shift();
+    if (l !== undefined) return Promise.resolve(l);
+    if (this.closed) return Promise.resolve('(closed)');
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** The next complete reply (multi-line replies joined with \n). */
+  async reply(): Promise<string> {
+    const first = await this.nextLine();
+    if (!/^\d{3}-/.test(first)) return first;
+    const out = [first];
+    for (;;) {
+      const l = await this.nextLine();
+      out.push(l);
+      if (l === '(closed)' || (l.startsWith(first.slice(0, 3)) && l[3] === ' ')) return out.join('\n');
+    }
+  }
+
+  async send(line: string): Promise<string> {
+    this.socket.write(`${line}\r\n`);
+    return this.reply();
+  }
+
+  /** AUTH TLS and the handshake, with these client TLS options. */
+  async startTls(options: tls.ConnectionOptions = {}): Promise<string> {
+    const reply = await this.send('AUTH TLS');
+    if (!reply.startsWith('234')) return reply;
+    const raw = this.socket as net.Socket;
+    raw.removeAllListeners('data');
+    const secure = tls.connect({ socket: raw, rejectUnauthorized: false, ...options });
+    await new Promise<void>((resolve, reject) => {
+      secure.once('secureConnect', resolve);
+      secure.once('error', reject);
+    });
+    this.socket = secure;
+    this.listen(secure as unknown as net.Socket);
+    return reply;
+  }
+
+  async login(user: string, password: string): Promise<string> {
+    const u = await this.send(`USER ${user}`);
+    if (!u.startsWith('331')) return u;
+    return this.send(`PASS ${password}`);
+  }
+
+  close() {
+    this.socket.destroy();
+  }
+}
+
+/** USER/PASS over FTPS from a given local address (127.0.0.x): the reply to PASS. */
+export async function loginFrom(port: number, user: string, password: string, localAddress = '127.0.0.1'): Promise<string> {
+  const { ftp } = await RawFtp.connect(port, localAddress);
+  try {
+    await ftp.startTls();
+    return await ftp.login(user, password);
+  } finally {
+    ftp.close();
+  }
+}
+
+// ---- metrics ----
+
+/** Counter values now, to compare after an action (the service reports to the shared ftpMetrics). */
+export function counters(): Record<FtpCounter, number> {
+  return { ...ftpMetrics.counters };
+}
+
+export async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
