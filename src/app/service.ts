@@ -8,7 +8,7 @@ import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
 import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
 import { startFtpRole } from '../channels/ftp/ftp-role.ts';
-import { FtpMetrics } from '../channels/ftp/ftp-metrics.ts';
+import { ftpMetrics } from '../channels/ftp/ftp-metrics.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { metricsPlugin } from '../ops/metrics-route.ts';
 import { intakeRecordLink, intakeView } from '../ops/intake-view.ts';
@@ -105,10 +105,9 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       }
     }
     if (roles.has('ftp')) {
-      // this process's FTP counters, read by /metrics at scrape time
-      const counters = new FtpMetrics();
-      c.metrics.ftp.observe(counters);
-      const ftp = await startFtpRole(c, c.intake, { readiness, metrics: counters });
+      // the process's FTP counters (one FTP server per process), read by /metrics at scrape time
+      c.metrics.ftp.observe(ftpMetrics);
+      const ftp = await startFtpRole(c, c.intake, { readiness, metrics: ftpMetrics });
       // stops accepting; running uploads finish (staged and acknowledged) until the deadline
       if (ftp) c.onStop('intake', 'ftp', (deadline) => ftp.stop(Math.max(0, deadline - Date.now())));
       ftpPort = ftp?.port;
