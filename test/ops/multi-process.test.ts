@@ -1,12 +1,15 @@
-// The service split into processes as operators run it: api, mail and two workers (each
+// The service split into processes as operators run it: api, ftp, mail and two workers (each
 // `node --import tsx src/main.ts --role X`) on one private Redis and one fresh PostgreSQL
-// database, fed by e-mail (a throwaway Dovecot) and by the HTTP channel (POST /v2/imports).
-// 1) a batch ingests with nothing lost and nothing attached twice; 2) during a second batch
-// every process in turn gets SIGTERM (and is started again): it exits 0 and nothing is lost.
+// database, fed by FTP (basic-ftp), e-mail (a throwaway Dovecot) and HTTP (POST /v2/imports).
+// 1) 1,000 files by FTP and e-mail ingest with nothing lost and nothing attached twice; 2) during
+// a second batch over all three channels every process in turn gets SIGTERM (and is started
+// again): it exits 0 and nothing is lost.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { Client as FtpClient } from 'basic-ftp';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
@@ -14,9 +17,10 @@ import { createPgDatabase } from '../helpers/database.ts';
 import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { freePort, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.ts';
+import { freePortRange } from '../ftp/ftp-harness.ts';
 import { spawnService, type ServiceProcess } from './service-process.ts';
 
-// Sizes: 1,000 files in the first batch (half by e-mail, half over HTTP), 300 in the second.
+// Sizes: 1,000 files in the first batch (half by FTP, half by e-mail), 300 in the second (a third each by FTP, e-mail, HTTP).
 const FIRST = Number(process.env.OPS_MP_FILES ?? 1000);
 const SECOND = Number(process.env.OPS_MP_SIGTERM_FILES ?? 300);
 
@@ -25,7 +29,7 @@ interface File {
   invoiceId: string;
   bytes: Buffer;
   sha256: string;
-  channel: 'mail' | 'http';
+  channel: 'mail' | 'http' | 'ftp';
 }
 
 let redis: PrivateRedis;
@@ -36,6 +40,8 @@ let env: Record<string, string>;
 let apiBase: string;
 let key: string;
 let importAddress: string;
+let ftpUser: string;
+let ftpPort: number;
 let customer: string;
 const running = new Map<string, ServiceProcess>();
 const everStarted: ServiceProcess[] = [];
@@ -57,6 +63,8 @@ beforeAll(async () => {
   [redis, dovecot, db] = await Promise.all([startPrivateRedis(), startDovecot(), createPgDatabase()]);
   sql = new pg.Pool({ connectionString: db.url, max: 4 });
   const apiPort = await freePort();
+  ftpPort = await freePort();
+  const pasv = await freePortRange(40);
   const adminToken = `adm_${randomToken(24)}`;
   env = {
     DATABASE_URL: db.url,
@@ -78,10 +86,16 @@ beforeAll(async () => {
     INTAKE_LOCK_MS: '5000',
     RATE_LIMIT_MAX: '1000000',
     SHUTDOWN_GRACE_MS: '20000',
+    FTP_PORT: String(ftpPort),
+    FTP_HOST: '127.0.0.1',
+    FTP_ALLOW_PLAIN: 'true',
+    FTP_PASV_URL: '127.0.0.1',
+    FTP_PASV_RANGE: `${pasv[0]}-${pasv[1]}`,
   };
   apiBase = `http://127.0.0.1:${apiPort}`;
   start('api', 'api', { PORT: String(apiPort) });
   start('mail', 'mail');
+  start('ftp', 'ftp');
   start('worker-1', 'worker');
   start('worker-2', 'worker');
   await Promise.all([...running.values()].map((p) => p.url()));
@@ -89,6 +103,7 @@ beforeAll(async () => {
   const account = await api('POST', '/admin/accounts', { name: 'multi-process' }, `Bearer ${adminToken}`);
   expect(account.status).toBe(201);
   key = account.body.liveKey;
+  ftpUser = account.body.ftpUsername;
   importAddress = account.body.importAddresses.live;
   const c = await api('POST', '/v2/customers', { customerCode: 'MP-1', name: 'Multi Process' });
   customer = c.body.id;
@@ -102,14 +117,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function makeFiles(prefix: string, n: number): Promise<File[]> {
+async function makeFiles(prefix: string, n: number, channels: File['channel'][]): Promise<File[]> {
   const files: File[] = [];
   for (let i = 0; i < n; i++) {
     const number = `${prefix}-${i}`;
     const res = await api('POST', '/v2/invoices', { customer, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' });
     expect(res.status).toBe(201);
     const bytes = await makePdf(`Invoice ${number}`);
-    files.push({ number, invoiceId: res.body.id, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), channel: i % 2 ? 'http' : 'mail' });
+    files.push({ number, invoiceId: res.body.id, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), channel: channels[i % channels.length] });
   }
   return files;
 }
@@ -160,6 +175,47 @@ async function sendHttp(files: File[], gate = ungated, width = 6): Promise<{ ret
         retries++;
         await new Promise((r) => setTimeout(r, 100));
       }
+    }
+  }));
+  return { retries };
+}
+
+/**
+ * Uploads each FTP file over a few connections until the server confirms it (226: staged and
+ * queued), as an FTP client would: after a refused or cut connection it reconnects and sends the
+ * file again.
+ */
+async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retries: number }> {
+  let next = 0;
+  let retries = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    let client: FtpClient | undefined;
+    try {
+      while (next < files.length) {
+        const i = next++;
+        await gate.wait(i, files.length);
+        const f = files[i];
+        for (;;) {
+          try {
+            if (!client || client.closed) {
+              client = new FtpClient(15_000);
+              await client.access({ host: '127.0.0.1', port: ftpPort, user: ftpUser, password: key, secure: false });
+            }
+            const res = await client.uploadFrom(Readable.from([f.bytes]), `${f.number}.pdf`);
+            if (res.code === 226) break;
+            throw new Error(`upload of ${f.number}: ${res.code} ${res.message}`);
+          } catch (e) {
+            // refused while the FTP process restarts, or cut by its stop: not acknowledged, so send again
+            if (/^upload of/.test((e as Error).message)) throw e;
+            client?.close();
+            client = undefined;
+            retries++;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      }
+    } finally {
+      client?.close();
     }
   }));
   return { retries };
@@ -226,14 +282,15 @@ async function sigterm(name: string): Promise<void> {
   expect(p.logs.some((l) => l.msg === 'stopped')).toBe(true);
 }
 
-describe('api, mail and two workers in separate processes on one Redis and one PostgreSQL', () => {
+describe('api, ftp, mail and two workers in separate processes on one Redis and one PostgreSQL', () => {
   let firstMail = 0;
 
-  it(`ingests ${FIRST} files from e-mail and HTTP with none lost or attached twice`, async () => {
-    const files = await makeFiles('MP1', FIRST);
+  it(`ingests ${FIRST} files from FTP and e-mail with none lost or attached twice`, async () => {
+    const files = await makeFiles('MP1', FIRST, ['ftp', 'mail']);
     const mail = files.filter((f) => f.channel === 'mail');
     firstMail = mail.length;
-    await Promise.all([sendMail(mail), sendHttp(files.filter((f) => f.channel === 'http'))]);
+    const [, { retries }] = await Promise.all([sendMail(mail), sendFtp(files.filter((f) => f.channel === 'ftp'))]);
+    expect(retries).toBe(0);
     await waitAttached(files);
     await mailboxSettled(mail.length);
     const { duplicates } = await verify(files);
@@ -255,16 +312,17 @@ describe('api, mail and two workers in separate processes on one Redis and one P
   }, 600_000);
 
   it(`loses nothing of ${SECOND} files while each process in turn gets SIGTERM during the batch`, async () => {
-    const files = await makeFiles('MP2', SECOND);
+    const files = await makeFiles('MP2', SECOND, ['ftp', 'mail', 'http']);
     const mail = files.filter((f) => f.channel === 'mail');
     const http = files.filter((f) => f.channel === 'http');
+    const ftp = files.filter((f) => f.channel === 'ftp');
     const gate = new Gate();
     gate.open(0.1);
-    const sending = Promise.all([sendMail(mail, gate), sendHttp(http, gate)]);
+    const sending = Promise.all([sendMail(mail, gate), sendHttp(http, gate), sendFtp(ftp, gate)]);
     const stops: string[] = [];
     // one process after the other, while files keep coming (each stop lets the next share of
     // the batch go); each is started again after it has exited
-    const order = [['worker-1', 'worker'], ['mail', 'mail'], ['api', 'api'], ['worker-2', 'worker']] as const;
+    const order = [['worker-1', 'worker'], ['ftp', 'ftp'], ['mail', 'mail'], ['api', 'api'], ['worker-2', 'worker']] as const;
     for (const [k, [name, role]] of order.entries()) {
       gate.open((k + 1) / (order.length + 1));
       await new Promise((r) => setTimeout(r, 200));
@@ -274,8 +332,8 @@ describe('api, mail and two workers in separate processes on one Redis and one P
       await start(name, role, extra).url();
     }
     gate.open(1);
-    const [, { retries }] = await sending;
-    expect(stops).toEqual(['worker-1', 'mail', 'api', 'worker-2']);
+    const [, { retries }, { retries: ftpRetries }] = await sending;
+    expect(stops).toEqual(['worker-1', 'ftp', 'mail', 'api', 'worker-2']);
     await waitAttached(files);
     await mailboxSettled(firstMail + mail.length);
     await verify(files);
@@ -284,6 +342,6 @@ describe('api, mail and two workers in separate processes on one Redis and one P
     for (const p of everStarted.filter((x) => x.proc.exitCode === 0)) {
       expect(p.logs.map((l) => l.msg)).toContain('stop phase done');
     }
-    console.log(`SIGTERM batch: ${files.length} files (${mail.length} e-mail, ${http.length} HTTP), ${retries} HTTP uploads resent while the API restarted`);
+    console.log(`SIGTERM batch: ${files.length} files (${ftp.length} FTP, ${mail.length} e-mail, ${http.length} HTTP); resent while their process restarted: ${ftpRetries} FTP, ${retries} HTTP`);
   }, 600_000);
 });

@@ -69,7 +69,8 @@ export function spawnService(roles: string[], env: Record<string, string>): Serv
       });
     },
     async url() {
-      const line = await self.waitForLog((l) => l.msg === 'api listening' || l.msg === 'health and metrics listening');
+      // a cold start compiles the TypeScript: slow on a loaded machine
+      const line = await self.waitForLog((l) => l.msg === 'api listening' || l.msg === 'health and metrics listening', 180_000);
       return line.url as string;
     },
     signal(sig) {
