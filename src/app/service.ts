@@ -110,6 +110,8 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       const ftp = await startFtpRole(c, c.intake, { readiness, metrics: ftpMetrics });
       // stops accepting; running uploads finish (staged and acknowledged) until the deadline
       if (ftp) c.onStop('intake', 'ftp', (deadline) => ftp.stop(Math.max(0, deadline - Date.now())));
+      // asked for but refused to start (no certificate and plain FTP not allowed): not ready
+      else readiness.set('ftp', async () => { throw new Error('the FTP server did not start: set TLS_CERT and TLS_KEY, or FTP_ALLOW_PLAIN=true'); });
       ftpPort = ftp?.port;
     }
   } catch (e) {
