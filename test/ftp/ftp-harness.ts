@@ -3,6 +3,7 @@
 // CLI, random free ports (a distinct random passive range per test file), and real clients:
 // basic-ftp, curl, and a raw control-connection client for what those two will not do.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -13,6 +14,7 @@ import { Readable, Writable } from 'node:stream';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { Client, FTPError } from 'basic-ftp';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createLogger } from '../../src/app/logger.ts';
 import { startService, type RunningService } from '../../src/app/service.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -178,6 +180,14 @@ export async function startFtpApp(opts: { config?: Partial<Config>; tls?: boolea
     },
     documentsOf: (invoiceId) => db.query('select id, deleted_at, source, filename from documents where invoice_id = $1 order by created_at', [invoiceId]),
   };
+}
+
+/** A real PDF of about `size` bytes: random (incompressible) bytes attached to a one-page PDF. */
+export async function bigPdf(size: number, text = 'Invoice'): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  doc.addPage([595, 842]).drawText(text, { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
+  await doc.attach(randomBytes(size), 'filler.bin', { mimeType: 'application/octet-stream' });
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
 
 // ---- basic-ftp ----

@@ -43,8 +43,8 @@ export function readUpload(socket: Duplex, o: ReadUploadOptions): Promise<Upload
     };
     const armStall = () => {
       clearTimeout(stall);
+      // the caller replies 426 first and then closes the data connection, so the client reads why
       stall = setTimeout(() => {
-        socket.destroy();
         finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'stalled', received });
       }, o.stallMs);
     };
@@ -80,6 +80,8 @@ export function readUpload(socket: Duplex, o: ReadUploadOptions): Promise<Upload
       finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'cancelled', received });
     };
 
+    // errors after the outcome (a destroyed socket's last words) are nobody's business any more
+    socket.on('error', () => {});
     if (o.signal.aborted) return onAbort();
     socket.on('data', onData);
     socket.once('end', onEnd);

@@ -1,0 +1,101 @@
+// Plain FTP, which only runs when FTP_ALLOW_PLAIN=true says so: curl -T and basic-ftp without TLS.
+// Without a certificate and without that setting the ftp role does not start. Graceful stop.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/app/logger.ts';
+import { startService } from '../../src/app/service.ts';
+import { startFtpRole } from '../../src/channels/ftp/ftp-role.ts';
+import { ftpMetrics } from '../../src/channels/ftp/ftp-metrics.ts';
+import { makePdf } from '../helpers/fixtures.ts';
+import { openTestDatabase } from '../helpers/database.ts';
+import { testConfig } from '../helpers/test-app.ts';
+import { connectFtp, curlUpload, ftpCode, intakeIdOf, RawFtp, startFtpApp, until, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+
+let t: FtpApp;
+let acct: FtpAccount;
+let tmp: string;
+
+beforeAll(async () => {
+  t = await startFtpApp({ tls: false, config: { ftpAllowPlain: true } });
+  acct = await t.ftpAccount();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftp-plain-'));
+});
+afterAll(async () => {
+  await t?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
+  it('curl -T uploads by number and by id: attached', async () => {
+    const byNumber = await t.invoice(acct.liveKey);
+    const byId = await t.invoice(acct.liveKey);
+    const f1 = path.join(tmp, `${byNumber.invoiceNumber}.pdf`);
+    fs.writeFileSync(f1, await makePdf('curl plain'));
+    const r1 = await curlUpload(t.port, acct.ftpUsername, acct.liveKey, f1, '', { tls: false });
+    expect(r1.code, r1.stderr).toBe(0);
+    const r2 = await curlUpload(t.port, acct.ftpUsername, acct.liveKey, f1, `${byId.id}.pdf`, { tls: false });
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(await t.waitFor(acct.liveKey, intakeIdOf(r1.stderr))).toMatchObject({ status: 'attached', invoice: byNumber.id, channel: 'ftp' });
+    expect(await t.waitFor(acct.liveKey, intakeIdOf(r2.stderr))).toMatchObject({ status: 'attached', invoice: byId.id });
+  });
+
+  it('basic-ftp without TLS: test key to test mode, wrong key 530, AUTH TLS not offered (502)', async () => {
+    const inv = await t.invoice(acct.testKey);
+    const client = await connectFtp(t.port, acct.ftpUsername, acct.testKey, false);
+    try {
+      const res = await upload(client, `${inv.invoiceNumber}.pdf`, await makePdf('plain test'));
+      expect(await t.waitFor(acct.testKey, intakeIdOf(res.message))).toMatchObject({ status: 'attached', invoice: inv.id });
+    } finally {
+      client.close();
+    }
+    expect(await ftpCode(connectFtp(t.port, acct.ftpUsername, 'test_wrong', false))).toBe(530);
+    const { ftp } = await RawFtp.connect(t.port);
+    try {
+      expect(await ftp.send('AUTH TLS')).toMatch(/^502/);
+    } finally {
+      ftp.close();
+    }
+  });
+
+  it('stop() lets a running upload finish (226) and refuses new connections meanwhile', async () => {
+    const channel = (await startFtpRole(t.svc.container, t.svc.container.intake))!;
+    const inv = await t.invoice(acct.liveKey);
+    const client = await connectFtp(channel.port, acct.ftpUsername, acct.liveKey, false);
+    const source = new PassThrough();
+    const pdf = await makePdf('graceful');
+    const pending = client.uploadFrom(source, `${inv.invoiceNumber}.pdf`);
+    source.write(pdf.subarray(0, 100));
+    await until(() => ftpMetrics.gauges.transfers === 1, 5000, 'the upload to start');
+    const stopped = channel.stop(10_000);
+    await until(() => !channel.ready, 5000, 'the channel to drain');
+    // a new connection is not accepted any more
+    await expect(RawFtp.connect(channel.port)).rejects.toThrow(/ECONNREFUSED/);
+    source.end(pdf.subarray(100));
+    const res = await pending;
+    expect(res.code).toBe(226);
+    client.close();
+    await stopped;
+    expect(await t.waitFor(acct.liveKey, intakeIdOf(res.message))).toMatchObject({ status: 'attached', invoice: inv.id });
+  });
+});
+
+describe('no certificate and plain FTP not allowed', () => {
+  it('the ftp role does not start and says why; the other roles run', async () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (l: string) => void lines.push(l) });
+    const db = await openTestDatabase();
+    const svc = await startService(testConfig({ roles: ['api', 'ftp'], ftpPort: 0 }), log, { db });
+    try {
+      expect(svc.ftpPort).toBeUndefined();
+      expect(svc.apiUrl).toBeDefined();
+      const refused = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'ftp role not started');
+      expect(refused.problem).toMatch(/TLS_CERT and TLS_KEY.*FTP_ALLOW_PLAIN=true/);
+    } finally {
+      await svc.stop();
+      await db.close();
+    }
+  });
+});

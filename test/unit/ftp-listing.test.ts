@@ -1,0 +1,53 @@
+// What LIST shows: recent FTP uploads with their status, error texts, temporary uploads.
+import { describe, expect, it } from 'vitest';
+import { buildListing, errorText, findEntry, lsDate, lsLine } from '../../src/channels/ftp/directory-listing.ts';
+import type { IntakeRecord } from '../../src/intake/intake-port.ts';
+
+const at = new Date('2026-03-02T10:15:00Z');
+const rec = (o: Partial<IntakeRecord>): IntakeRecord => ({
+  id: 'imp_1', channel: 'ftp', sender: 'u@1.2.3.4', filename: 'F-1.pdf', size: 100, sha256: 'x', status: 'attached',
+  invoiceId: null, documentId: null, reason: null, receivedAt: at, updatedAt: at, attachedAt: null, ...o,
+});
+
+describe('directory listing', () => {
+  it('one entry per name (the newest), an error text after each failed file, FTP uploads only, then temporary uploads', () => {
+    const entries = buildListing(
+      [
+        rec({ id: 'imp_3', filename: 'F-1.pdf', status: 'failed', reason: 'The file is not a PDF (no %PDF- header)' }),
+        rec({ id: 'imp_2', filename: 'F-2.pdf', status: 'waiting', size: 7 }),
+        rec({ id: 'imp_1', filename: 'f-1.PDF', status: 'attached' }),
+        rec({ id: 'imp_0', filename: 'mail.pdf', channel: 'mail' }),
+        rec({ id: 'imp_9', filename: 'evil\r\n226 fake.pdf' }),
+      ],
+      [{ name: 'F-3.pdf.filepart', size: 5, at }],
+    );
+    expect(entries.map((e) => [e.name, e.status])).toEqual([
+      ['F-1.pdf', 'failed'],
+      ['F-1.pdf.error.txt', 'failed'],
+      ['F-2.pdf', 'waiting'],
+      ['F-3.pdf.filepart', 'uploading'],
+    ]);
+    const err = entries[1];
+    expect(err.content!.toString()).toBe(errorText(rec({ id: 'imp_3', status: 'failed', reason: 'The file is not a PDF (no %PDF- header)' })));
+    expect(err.size).toBe(err.content!.length);
+    expect(err.content!.toString()).toContain('Reason: The file is not a PDF (no %PDF- header)');
+    expect(entries[0].content).toBeUndefined();
+  });
+
+  it('finds names exactly first, then ignoring case', () => {
+    const entries = buildListing([rec({ filename: 'A.pdf' }), rec({ id: 'imp_2', filename: 'a.PDF.x' })]);
+    expect(findEntry(entries, 'A.pdf')?.name).toBe('A.pdf');
+    expect(findEntry(entries, 'a.pdf')?.name).toBe('A.pdf');
+    expect(findEntry(entries, 'b.pdf')).toBeUndefined();
+  });
+
+  it('writes ls -l lines with the status as owner and the mode as group', () => {
+    const now = new Date('2026-03-10T00:00:00Z');
+    expect(lsLine({ name: 'F-1.pdf', size: 1234, mtime: at, status: 'attached' }, 'live', now)).toBe(
+      '-r--r--r-- 1 attached  live        1234 Mar  2 10:15 F-1.pdf',
+    );
+    expect(lsLine({ name: 'F-1.pdf.filepart', size: 5, mtime: at, status: 'uploading' }, 'test', now)).toMatch(/^-rw-r--r-- 1 uploading test /);
+    expect(lsLine({ name: '.', size: 0, mtime: at, isDirectory: () => true }, 'live', now)).toMatch(/^dr-xr-xr-x 1 ftp /);
+    expect(lsDate(new Date('2025-01-05T00:00:00Z'), now)).toBe('Jan  5  2025');
+  });
+});

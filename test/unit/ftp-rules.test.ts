@@ -1,0 +1,118 @@
+// The FTP channel's pure decisions: upload names, lockout policy, TLS policy, completeness.
+import { describe, expect, it } from 'vitest';
+import { failureDelayMs, lockedSubject, lockoutKeys, MAX_DELAY_MS, newlyLocked, normalizeAddress } from '../../src/channels/ftp/lockout-policy.ts';
+import { ftpTlsPolicy } from '../../src/channels/ftp/ftp-tls-policy.ts';
+import { looksLikeCompletePdf, settleDelayMs } from '../../src/channels/ftp/upload-completeness.ts';
+import { classifyUploadName, clientBaseName, isRootPath } from '../../src/channels/ftp/upload-names.ts';
+
+describe('upload names', () => {
+  it.each([
+    ['F-2026-001.pdf', 'final', 'F-2026-001.pdf'],
+    ['inv_abc.PDF', 'final', 'inv_abc.PDF'],
+    ['/F-1.pdf', 'final', 'F-1.pdf'],
+    ['./F-1.pdf', 'final', 'F-1.pdf'],
+    ['factuur 12 (kopie).pdf', 'final', 'factuur 12 (kopie).pdf'],
+    ['F-1.pdf.filepart', 'temp', 'F-1.pdf.filepart'],
+    ['F-1.pdf.part', 'temp', 'F-1.pdf.part'],
+    ['upload-77.tmp', 'temp', 'upload-77.tmp'],
+    ['F-1.TMP', 'temp', 'F-1.TMP'],
+    ['.in.F-1.pdf', 'temp', '.in.F-1.pdf'],
+  ])('%s is %s', (raw, kind, name) => {
+    expect(classifyUploadName(raw)).toEqual({ kind, name });
+  });
+
+  it.each([
+    ['../F-1.pdf', /path parts/],
+    ['sub/F-1.pdf', /path parts/],
+    ['..\\F-1.pdf', /path parts/],
+    ['//server/F-1.pdf', /path parts/],
+    ['/etc/passwd.pdf', /path parts/],
+    ['F-1.txt', /Only PDF files/],
+    ['F-1.pdf.exe', /Only PDF files/],
+    ['F-1', /Only PDF files/],
+    ['.pdf', /Only PDF files/],
+    ['.tmp', /Only PDF files/],
+    ['', /required/],
+    [null, /required/],
+    ['..', /required/],
+    ['F\u0000.pdf', /control characters/],
+    ['F\r\n.pdf', /control characters/],
+    [`${'x'.repeat(197)}.pdf`, /longer than 200/],
+  ])('%j is refused', (raw, reason) => {
+    const v = classifyUploadName(raw as string);
+    expect(v.kind).toBe('refused');
+    expect(v.kind === 'refused' && v.reason).toMatch(reason);
+  });
+
+  it('takes names of up to 200 characters', () => {
+    expect(clientBaseName(`${'x'.repeat(196)}.pdf`)).toEqual({ ok: true, name: `${'x'.repeat(196)}.pdf` });
+  });
+
+  it('knows the names of the only directory', () => {
+    for (const p of [undefined, null, '', '.', '/', './', '-a', '-la']) expect(isRootPath(p as string)).toBe(true);
+    for (const p of ['sub', '/sub', '..', 'x.pdf']) expect(isRootPath(p)).toBe(false);
+  });
+});
+
+describe('lockout policy', () => {
+  const s = { attempts: 3, lockoutMs: 60_000 };
+
+  it('locks the address or the user at the configured number of failures', () => {
+    expect(lockedSubject({ address: 2, user: 2 }, s)).toBeUndefined();
+    expect(lockedSubject({ address: 3, user: 0 }, s)).toBe('address');
+    expect(lockedSubject({ address: 0, user: 3 }, s)).toBe('user');
+    expect(lockedSubject({ address: 5, user: 9 }, s)).toBe('address');
+  });
+
+  it('reports a lockout once, at the failure that reaches the limit', () => {
+    expect(newlyLocked({ address: 2, user: 1 }, s)).toEqual([]);
+    expect(newlyLocked({ address: 3, user: 1 }, s)).toEqual(['address']);
+    expect(newlyLocked({ address: 3, user: 3 }, s)).toEqual(['address', 'user']);
+    expect(newlyLocked({ address: 4, user: 1 }, s)).toEqual([]);
+  });
+
+  it('slows each failure down more, up to a cap', () => {
+    expect(failureDelayMs(0)).toBe(0);
+    expect(failureDelayMs(1)).toBe(250);
+    expect(failureDelayMs(2)).toBe(500);
+    expect(failureDelayMs(3)).toBe(1000);
+    expect(failureDelayMs(50)).toBe(MAX_DELAY_MS);
+  });
+
+  it('keys: IPv4-mapped addresses are IPv4, user names are encoded and cut, all under the prefix', () => {
+    expect(normalizeAddress('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    expect(normalizeAddress('2001:DB8::1')).toBe('2001:db8::1');
+    expect(normalizeAddress(undefined)).toBe('unknown');
+    const k = lockoutKeys('ii', '::ffff:10.1.2.3', 'Bob Smith:*');
+    expect(k).toEqual({ address: 'ii:ftp:login-failures:addr:10.1.2.3', user: 'ii:ftp:login-failures:user:bob%20smith%3A*' });
+    expect(lockoutKeys('ii', '1.2.3.4', 'x'.repeat(1000)).user.length).toBeLessThan(200);
+  });
+});
+
+describe('TLS policy', () => {
+  it('requires TLS whenever a certificate is configured, unless plain is allowed', () => {
+    expect(ftpTlsPolicy({ hasCertificate: true, allowPlain: false })).toEqual({ ok: true, requireTls: true });
+    expect(ftpTlsPolicy({ hasCertificate: true, allowPlain: true })).toEqual({ ok: true, requireTls: false });
+    expect(ftpTlsPolicy({ hasCertificate: true, allowPlain: true, requireTls: true })).toEqual({ ok: true, requireTls: true });
+  });
+
+  it('runs plain FTP only when FTP_ALLOW_PLAIN=true', () => {
+    expect(ftpTlsPolicy({ hasCertificate: false, allowPlain: true })).toEqual({ ok: true, requireTls: false });
+    expect(ftpTlsPolicy({ hasCertificate: false, allowPlain: false })).toMatchObject({ ok: false, problem: expect.stringMatching(/FTP_ALLOW_PLAIN/) });
+    expect(ftpTlsPolicy({ hasCertificate: true, allowPlain: false, requireTls: false })).toMatchObject({ ok: false, problem: expect.stringMatching(/FTP_ALLOW_PLAIN/) });
+    expect(ftpTlsPolicy({ hasCertificate: false, allowPlain: true, requireTls: true })).toMatchObject({ ok: false, problem: expect.stringMatching(/TLS_CERT/) });
+  });
+});
+
+describe('upload completeness', () => {
+  it('trusts files that end like a PDF at once, and waits for the others', () => {
+    const complete = Buffer.from('%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
+    expect(looksLikeCompletePdf(complete)).toBe(true);
+    expect(looksLikeCompletePdf(Buffer.concat([complete, Buffer.alloc(900, 0x0a)]))).toBe(true);
+    expect(looksLikeCompletePdf(Buffer.concat([complete, Buffer.alloc(1100, 0x0a)]))).toBe(false);
+    expect(looksLikeCompletePdf(complete.subarray(0, 30))).toBe(false);
+    expect(looksLikeCompletePdf(Buffer.alloc(0))).toBe(false);
+    expect(settleDelayMs(complete, 250)).toBe(0);
+    expect(settleDelayMs(complete.subarray(0, 30), 250)).toBe(250);
+  });
+});
