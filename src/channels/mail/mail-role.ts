@@ -80,6 +80,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
       maxMessageBytes: config.mailMaxMessageBytes,
       batchSize: config.mailBatchSize,
       concurrency: config.mailConcurrency,
+      recheckMs: config.mailClaimLeaseMs,
     },
     log,
   );
