@@ -68,7 +68,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const pdf = opts.checkPdf ?? pdfPool!.check;
   const closers: (() => Promise<void> | void)[] = [];
   const intakeQueue = createIntakeQueue(config, redis);
-  const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }));
+  const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }), events);
   events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
   const c: Container = {
     config,

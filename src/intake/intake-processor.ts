@@ -8,8 +8,10 @@ import type { PdfChecker } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
 import { PdfContentError, type DocumentService } from '../services/document-service.ts';
+import type { DomainEvents } from '../services/domain-events.ts';
 import { noInvoiceReason, normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
+import type { IntakeStatus } from './intake-port.ts';
 import { intakeRepository as repo } from './intake-repository.ts';
 
 export type ProcessOutcome =
@@ -34,6 +36,8 @@ export interface Attempt {
   max: number;
 }
 
+const INVOICE_ID_PREFIX = 'inv_';
+
 type Match = { invoice: Invoice } | { deletedId: string } | undefined;
 
 export class IntakeProcessor {
@@ -42,6 +46,7 @@ export class IntakeProcessor {
     private readonly documents: DocumentService,
     private readonly checkPdf: PdfChecker,
     private readonly windowMs: number,
+    private readonly events?: DomainEvents,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -51,8 +56,11 @@ export class IntakeProcessor {
     if (!staged) return { status: 'skipped', why: 'no intake record (purged)' };
     const { record } = staged;
     if (record.status === 'attached') return { status: 'skipped', why: 'already attached' };
+    const emit = (status: IntakeStatus, reason: string | null) =>
+      this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason });
     const fail = async (reason: string, invoiceId: string | null = null): Promise<ProcessOutcome> => {
       await repo.markFailed(this.db, scope, record.id, reason, invoiceId);
+      emit('failed', reason);
       return { status: 'failed', reason };
     };
 
@@ -68,7 +76,9 @@ export class IntakeProcessor {
       if (!verdict.ok) return fail(verdict.reason);
       const until = record.receivedAt.getTime() + this.windowMs;
       if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(noInvoiceReason(name.matchName));
-      await repo.markWaiting(this.db, scope, record.id, `Waiting for an invoice with id or number ${name.matchName} until ${new Date(until).toISOString()}`);
+      const waiting = `Waiting for an invoice with id or number ${name.matchName} until ${new Date(until).toISOString()}`;
+      await repo.markWaiting(this.db, scope, record.id, waiting);
+      if (record.status !== 'waiting') emit('waiting', waiting);
       // An invoice created while we looked wakes only files already marked waiting: look once more.
       match = await this.match(scope, name.matchName);
       if (!match) throw new WaitingForInvoice(name.matchName, until);
@@ -85,13 +95,16 @@ export class IntakeProcessor {
       throw e; // database trouble and the like: transient, the job retries
     }
     const { document, changed } = attached;
-    await repo.markAttached(this.db, scope, record.id, invoiceId, document.id, changed ? null : 'The invoice already had this exact file; nothing changed');
+    const note = changed ? null : 'The invoice already had this exact file; nothing changed';
+    await repo.markAttached(this.db, scope, record.id, invoiceId, document.id, note);
+    emit('attached', note);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
 
   /** Invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
   private async match(scope: Scope, name: string): Promise<Match> {
-    const byId = await invoices.find(this.db, scope, name);
+    // only names with the id prefix can be ids: bulk uploads named by number skip that query
+    const byId = name.startsWith(INVOICE_ID_PREFIX) ? await invoices.find(this.db, scope, name) : undefined;
     if (byId && !byId.deleted) return { invoice: byId.record };
     const byNumber = await invoices.findByNumber(this.db, scope, name);
     if (byNumber) return { invoice: byNumber };

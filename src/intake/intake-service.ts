@@ -9,6 +9,7 @@ import type { Invoice } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
+import type { DomainEvents } from '../services/domain-events.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver, IntakeRecord, IntakeStatus } from './intake-port.ts';
@@ -22,7 +23,12 @@ export class IntakeService implements IntakeReceiver {
     private readonly db: Database,
     private readonly scheduler: IntakeScheduler,
     private readonly log: Logger,
+    private readonly events?: DomainEvents,
   ) {}
+
+  private emit(scope: Scope, r: IntakeRecord): void {
+    this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status: r.status, reason: r.reason });
+  }
 
   async receive(file: IncomingFile): Promise<IntakeRecord> {
     const id = newId('imp');
@@ -39,6 +45,7 @@ export class IntakeService implements IntakeReceiver {
     const log = this.log.child({ intakeId: id, channel: file.channel, traceId: file.traceId });
     if (reason) {
       log.info({ reason, filename: file.filename }, 'intake refused at once');
+      this.emit(file.scope, record);
       return record;
     }
     try {
@@ -51,6 +58,7 @@ export class IntakeService implements IntakeReceiver {
       throw err;
     }
     log.info({ filename: file.filename, size: record.size }, 'intake received');
+    this.emit(file.scope, record);
     return record;
   }
 
@@ -61,6 +69,7 @@ export class IntakeService implements IntakeReceiver {
       content: null, traceId: file.traceId ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
     });
     this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason }, 'intake failure recorded');
+    this.emit(file.scope, record);
     return record;
   }
 

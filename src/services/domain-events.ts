@@ -1,5 +1,6 @@
 import type { Invoice } from '../domain/models.ts';
 import type { Scope } from '../domain/scope.ts';
+import type { IntakeChannel, IntakeStatus } from '../intake/intake-port.ts';
 
 /**
  * What the core tells the rest of the service about. Listeners run after the change is
@@ -8,6 +9,8 @@ import type { Scope } from '../domain/scope.ts';
 export interface DomainEventMap {
   invoiceCreated: { scope: Scope; invoice: Invoice };
   keyRotated: { scope: Scope };
+  /** an intake file entered a status (metrics, feedback); emitted in the process that moved it */
+  intakeStatus: { scope: Scope; intakeId: string; channel: IntakeChannel; status: IntakeStatus; reason: string | null };
 }
 
 type Listener<K extends keyof DomainEventMap> = (e: DomainEventMap[K]) => void | Promise<void>;

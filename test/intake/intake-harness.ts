@@ -102,20 +102,27 @@ export async function startPrivateRedis(): Promise<{ url: string; stop: () => Pr
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-redis-'));
   const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 50, lazyConnect: true });
-  probe.on('error', () => {});
+  const reap = () => proc.kill('SIGKILL'); // never outlive the test process
+  process.once('exit', reap);
+  proc.once('exit', () => process.removeListener('exit', reap));
   const end = Date.now() + 10_000;
   for (;;) {
+    const probe = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+    probe.on('error', () => {});
     try {
       await probe.connect();
       await probe.ping();
       break;
     } catch (e) {
-      if (Date.now() > end) throw new Error(`private redis-server did not start on ${port}: ${(e as Error).message}`);
+      if (Date.now() > end) {
+        proc.kill('SIGKILL');
+        throw new Error(`private redis-server did not start on ${port}: ${(e as Error).message}`);
+      }
       await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      probe.disconnect();
     }
   }
-  probe.disconnect();
   return {
     url,
     stop: () =>

@@ -2,7 +2,7 @@
 // matched by id or number, checked, attached through the documents code path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
+import { startIntakeApp, until, type IntakeApp } from './intake-harness.ts';
 
 let t: IntakeApp;
 let acct: Awaited<ReturnType<IntakeApp['account']>>;
@@ -76,16 +76,22 @@ describe('matching', () => {
 
   it('attaches a file whose invoice is created later within seconds (woken, not at its next backoff tick)', async () => {
     const number = `LATE-${Date.now().toString(36)}`;
+    const seen: string[] = [];
+    t.svc.container.events.on('intakeStatus', (e) => {
+      if (e.channel === 'http' && e.scope.accountId === acct.id) seen.push(`${e.intakeId}:${e.status}`);
+    });
     const rec = await upload(acct.liveKey, `${number}.pdf`, await makePdf('late'));
     const waiting = await t.waitFor(acct.liveKey, rec.id, (r) => r.status === 'waiting');
     expect(waiting.status).toBe('waiting');
     expect(waiting.reason).toMatch(new RegExp(`^Waiting for an invoice with id or number ${number} until `));
-    const job = await t.svc.container.intakeQueue.getJob(rec.id);
-    expect(await job!.getState()).toBe('delayed');
+    // marked waiting just before its job goes back to the delayed set
+    await until(async () => (await (await t.svc.container.intakeQueue.getJob(rec.id))!.getState()) === 'delayed', 10_000, 'the delayed job');
     const inv = await invoice(acct.liveKey, number);
     // the next backoff tick is a minute away: 20 s can only be met by the wake-up
     const done = await t.waitFor(acct.liveKey, rec.id, undefined, 20_000);
     expect(done).toMatchObject({ status: 'attached', invoice: inv.id });
+    // each status change is announced once (metrics, feedback)
+    expect(seen.filter((s) => s.startsWith(rec.id))).toEqual(['received', 'waiting', 'attached'].map((st) => `${rec.id}:${st}`));
   });
 });
 

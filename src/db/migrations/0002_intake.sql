@@ -17,6 +17,9 @@ create table intake_staging (
   received_at timestamptz not null default now()
 );
 
+-- PDFs are compressed already: store staged bytes as they are (no pglz attempt on every file)
+alter table intake_staging alter column content set storage external;
+
 create table intake_records (
   seq bigint generated always as identity,
   id text primary key references intake_staging(id) on delete cascade,

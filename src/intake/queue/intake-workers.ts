@@ -18,7 +18,8 @@ export interface IntakeWorkers {
 export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   const { config } = c;
   const log = c.log.child({ role: 'worker' });
-  const processor = new IntakeProcessor(c.db, c.documents, c.checkPdf, config.intakeMatchWindowMs);
+  c.pdfPool?.warm();
+  const processor = new IntakeProcessor(c.db, c.documents, c.checkPdf, config.intakeMatchWindowMs, c.events);
   const handlers = jobHandlers({ processor, log });
   checkHandlers(handlers);
 
@@ -48,7 +49,13 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
     if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
     const { intakeId, accountId, mode } = job.data;
     const reason = err instanceof WaitingForInvoice ? `No invoice with id or number ${err.matchName}` : `Gave up after ${job.attemptsMade} attempts: ${err.message}`;
-    intakeRepository.markFailed(c.db, { accountId, mode }, intakeId, reason).catch((e) => log.error({ err: e, intakeId }, 'could not record an intake failure'));
+    intakeRepository
+      .markFailed(c.db, { accountId, mode }, intakeId, reason)
+      .then(async () => {
+        const record = await intakeRepository.find(c.db, { accountId, mode }, intakeId);
+        if (record) c.events.emit('intakeStatus', { scope: { accountId, mode }, intakeId, channel: record.channel, status: 'failed', reason });
+      })
+      .catch((e) => log.error({ err: e, intakeId }, 'could not record an intake failure'));
   });
 
   const reconciler = new IntakeReconciler(c.db, new BullIntakeScheduler(c.intakeQueue), log.child({ part: 'reconciler' }));

@@ -1,0 +1,160 @@
+// Intake benchmark: 1,000 PDFs of 100 KB through POST /v2/imports until every one is `attached`
+// (files/s, received->attached p50/p99), against the same 1,000 files attached directly with
+// POST /v2/documents in the same run (ratio). The service runs as `npm start` runs it (one
+// process, roles api + worker) on a fresh PostgreSQL database and a private redis-server.
+//
+//   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32]
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { randomToken } from '../src/domain/ids.ts';
+import { createPgDatabase } from '../test/helpers/database.ts';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
+
+const { values } = parseArgs({
+  options: {
+    files: { type: 'string', default: '1000' },
+    size: { type: 'string', default: String(100 * 1024) },
+    concurrency: { type: 'string', default: '32' },
+    'worker-concurrency': { type: 'string', default: '8' },
+  },
+});
+const FILES = Number(values.files);
+const SIZE = Number(values.size);
+const CONCURRENCY = Number(values.concurrency);
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const ms = (n: number) => `${n.toFixed(0)} ms`;
+
+async function pool(n: number, width: number, fn: (i: number) => Promise<unknown>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+/** A one-page PDF of about `size` bytes: the padding is random bytes in an embedded file, so incompressible. */
+async function benchPdf(size: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  page.drawText('Invoice BENCH', { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
+  const bare = (await doc.save()).length;
+  await doc.attach(randomBytes(Math.max(0, size - bare - 600)), 'padding.bin', { mimeType: 'application/octet-stream' });
+  return Buffer.from(await doc.save());
+}
+
+async function main() {
+  const redis = await startPrivateRedis();
+  const db = await createPgDatabase();
+  const port = await freePort();
+  const adminToken = `adm_${randomToken(24)}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-'));
+  const service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env, ROLES: 'api,worker', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
+      REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
+      INTAKE_CONCURRENCY: values['worker-concurrency']!,
+    },
+  });
+  const sql = new pg.Client({ connectionString: db.url });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {
+        if (i > 300) throw new Error('the service did not start');
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const call = async (method: string, p: string, key: string, body?: unknown) => {
+      const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+      return JSON.parse(text);
+    };
+
+    const account = await call('POST', '/admin/accounts', adminToken, { name: 'bench' });
+    const key = account.liveKey as string;
+    const customer = await call('POST', '/v2/customers', key, { customerCode: 'B-1', name: 'Bench' });
+    const invoices: { imp: string[]; doc: string[] } = { imp: [], doc: [] };
+    await pool(FILES * 2, 16, async (i) => {
+      const inv = await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: `BENCH-${i}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
+      (i < FILES ? invoices.imp : invoices.doc)[i % FILES] = inv.id;
+    });
+    const template = await benchPdf(SIZE);
+    const contents = Array.from({ length: FILES }, (_, i) => Buffer.concat([template, Buffer.from(`\n% ${i}\n`)]).toString('base64'));
+    const size = Buffer.from(contents[0], 'base64').length;
+
+    // warm-up of both paths (JIT, pools, threads), not measured
+    const warm = await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: 'WARM', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' });
+    await pool(20, 8, (i) => call('POST', '/v2/imports', key, { Filename: 'WARM.pdf', Content: contents[(i * 7) % FILES] }));
+    await pool(20, 8, (i) => call('POST', '/v2/documents', key, { Invoice: warm.id, Filename: 'w.pdf', Mediatype: 'application/pdf', Content: contents[(i * 11) % FILES] }));
+    await sql.connect();
+    for (;;) {
+      const [{ n }] = (await sql.query(`select count(*)::int as n from intake_records where status in ('received', 'waiting')`)).rows;
+      if (n === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const warmIds = new Set((await sql.query('select id from intake_records')).rows.map((r) => r.id));
+
+    // 1. POST /v2/imports -> attached
+    const t0 = Date.now();
+    await pool(FILES, CONCURRENCY, (i) => call('POST', '/v2/imports', key, { Filename: `BENCH-${i}.pdf`, Content: contents[i] }));
+    const uploadedMs = Date.now() - t0;
+    for (;;) {
+      const [{ pending, failed }] = (await sql.query(
+        `select count(*) filter (where status in ('received', 'waiting'))::int as pending, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
+      if (failed > 0) throw new Error(`${failed} files failed`);
+      if (pending === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const rows = (await sql.query(
+      `select r.id, extract(epoch from s.received_at) * 1000 as received, extract(epoch from r.attached_at) * 1000 as attached
+       from intake_records r join intake_staging s on s.id = r.id where r.status = 'attached'`)).rows.filter((r) => !warmIds.has(r.id));
+    if (rows.length !== FILES) throw new Error(`expected ${FILES} attached, found ${rows.length}`);
+    const lastAttached = Math.max(...rows.map((r) => Number(r.attached)));
+    const importSeconds = (lastAttached - t0) / 1000;
+    const latencies = rows.map((r) => Number(r.attached) - Number(r.received)).sort((a, b) => a - b);
+    const check = (await sql.query(`select count(*)::int as n from documents d join invoices i on i.id = d.invoice_id where i.invoice_number like 'BENCH-%' and d.deleted_at is null and d.source = 'http'`)).rows[0].n;
+    if (check !== FILES) throw new Error(`expected ${FILES} documents from imports, found ${check}`);
+
+    // 2. the same files straight to POST /v2/documents
+    const docLat: number[] = [];
+    const t1 = Date.now();
+    await pool(FILES, CONCURRENCY, async (i) => {
+      const s = performance.now();
+      await call('POST', '/v2/documents', key, { Invoice: invoices.doc[i], Filename: `BENCH-${FILES + i}.pdf`, Mediatype: 'application/pdf', Content: contents[i] });
+      docLat.push(performance.now() - s);
+    });
+    const docSeconds = (Date.now() - t1) / 1000;
+    docLat.sort((a, b) => a - b);
+
+    const importRate = FILES / importSeconds;
+    const docRate = FILES / docSeconds;
+    console.log(`intake benchmark: ${FILES} PDFs of ${size} bytes, ${CONCURRENCY} concurrent clients, worker concurrency ${values['worker-concurrency']}, PostgreSQL, ${os.cpus().length} CPUs`);
+    console.log(`POST /v2/imports -> attached : ${importRate.toFixed(1)} files/s (${importSeconds.toFixed(2)} s; uploads done in ${(uploadedMs / 1000).toFixed(2)} s)`);
+    console.log(`  received -> attached        : p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
+    console.log(`POST /v2/documents (direct)  : ${docRate.toFixed(1)} files/s (${docSeconds.toFixed(2)} s), request p50 ${ms(pct(docLat, 50))}, p99 ${ms(pct(docLat, 99))}`);
+    console.log(`ratio imports / documents    : ${(importRate / docRate).toFixed(2)}`);
+  } finally {
+    await sql.end().catch(() => {});
+    service.kill('SIGTERM');
+    await new Promise((r) => service.once('exit', r));
+    await db.drop();
+    await redis.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});

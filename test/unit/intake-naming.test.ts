@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_MATCH_NAME, noInvoiceReason, normaliseFileName } from '../../src/intake/file-name.ts';
+import { WaitingForInvoice } from '../../src/intake/intake-processor.ts';
+import { checkHandlers, intakeBackoff } from '../../src/intake/queue/job-handlers.ts';
+import { queuePrefix } from '../../src/intake/queue/intake-queue.ts';
+
+describe('normaliseFileName', () => {
+  it.each([
+    ['F-2026-001.pdf', 'F-2026-001', 'F-2026-001.pdf'],
+    ['F-2026-001.PDF', 'F-2026-001', 'F-2026-001.PDF'],
+    ['f-2026-001.Pdf', 'f-2026-001', 'f-2026-001.Pdf'],
+    ['  inv_abc.pdf ', 'inv_abc', 'inv_abc.pdf'],
+    ['2026.001.pdf', '2026.001', '2026.001.pdf'],
+    ['F-1.pdf.pdf', 'F-1.pdf', 'F-1.pdf.pdf'],
+    ['F-1', 'F-1', 'F-1.pdf'],
+  ])('%j -> match %j, document %j', (raw, matchName, documentName) => {
+    expect(normaliseFileName(raw)).toEqual({ ok: true, matchName, documentName });
+  });
+
+  it('composes Unicode to NFC, so both forms give the same key', () => {
+    const nfd = 'Caf\u0065\u0301-12.pdf';
+    const nfc = 'Caf\u00e9-12.pdf';
+    const a = normaliseFileName(nfd);
+    const b = normaliseFileName(nfc);
+    expect(a).toEqual(b);
+    expect(a.ok && a.matchName).toBe('Caf\u00e9-12');
+  });
+
+  it.each(['../F-1.pdf', 'a/F-1.pdf', '/F-1.pdf', 'C:\\F-1.pdf', 'x\\..\\F-1.pdf'])('refuses path parts in %j', (raw) => {
+    const v = normaliseFileName(raw);
+    expect(v.ok).toBe(false);
+    expect(!v.ok && v.reason).toMatch(/has path parts/);
+  });
+
+  it.each(['.pdf', '   .PDF', '', '..', '. .pdf'])('refuses %j: no name before .pdf', (raw) => {
+    const v = normaliseFileName(raw);
+    expect(v.ok).toBe(false);
+    expect(!v.ok && v.reason).toMatch(/no invoice id or number/);
+  });
+
+  it('refuses control characters and names longer than any invoice number', () => {
+    expect(normaliseFileName('F\u0000-1.pdf').ok).toBe(false);
+    expect(normaliseFileName('F\n1.pdf').ok).toBe(false);
+    expect(normaliseFileName(`${'x'.repeat(MAX_MATCH_NAME)}.pdf`).ok).toBe(true);
+    const long = normaliseFileName(`${'x'.repeat(MAX_MATCH_NAME + 1)}.pdf`);
+    expect(!long.ok && long.reason).toMatch(/longer than any invoice number/);
+  });
+
+  it('words the window-end failure as the issue says', () => {
+    expect(noInvoiceReason('F-9')).toBe('No invoice with id or number F-9');
+  });
+});
+
+describe('intake backoff', () => {
+  const backoff = intakeBackoff({ intakeBackoffMs: 1000, intakeBackoffMaxMs: 10_000 }, () => 1_000_000);
+
+  it('doubles from the base up to the cap', () => {
+    expect([1, 2, 3, 4, 5, 6, 50, 500].map((n) => backoff(n))).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000, 10_000, 10_000]);
+  });
+
+  it('never sleeps past the end of the match window', () => {
+    expect(backoff(5, 'intake', new WaitingForInvoice('F-1', 1_000_000 + 3000))).toBe(3050);
+    expect(backoff(1, 'intake', new WaitingForInvoice('F-1', 1_000_000 + 3000))).toBe(1000);
+    expect(backoff(5, 'intake', new WaitingForInvoice('F-1', 1_000_000 - 5000))).toBe(1);
+  });
+});
+
+describe('job handler table', () => {
+  it('refuses to start when a job name has no handler', () => {
+    expect(() => checkHandlers({}, ['intake.process'])).toThrow('No handler for intake job(s): intake.process');
+    expect(() => checkHandlers({ 'intake.process': async () => 1 }, ['intake.process', 'intake.other'])).toThrow(/intake\.other/);
+    expect(() => checkHandlers({ 'intake.process': async () => 1 })).not.toThrow();
+  });
+});
+
+describe('queue prefix', () => {
+  it('is hash-tagged for Redis Cluster, keeping a prefix that already has braces', () => {
+    expect(queuePrefix({ redisPrefix: 'ii' })).toBe('{ii}');
+    expect(queuePrefix({ redisPrefix: '{prod-ii}' })).toBe('{prod-ii}');
+  });
+});
