@@ -162,14 +162,10 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
       const c = await admin();
       const list = await c.list();
       if (!list.some((m) => m.path === mailbox)) return [];
-      const lock = await c.getMailboxLock(mailbox);
-      try {
-        await c.noop();
-        const found = await c.search({ all: true }, { uid: true });
-        return (found || []).sort((a, b) => a - b);
-      } finally {
-        lock.release();
-      }
+      await c.mailboxOpen(mailbox); // a fresh SELECT: the mailbox may have been recreated
+      const found = await c.search({ all: true }, { uid: true });
+      await c.mailboxClose(); // STATUS on a selected mailbox answers from this session's stale view
+      return (found || []).sort((a, b) => a - b);
     },
     async count(mailbox) {
       const c = await admin();
@@ -180,17 +176,11 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
     },
     async sources(mailbox) {
       const c = await admin();
-      const lock = await c.getMailboxLock(mailbox);
-      try {
-        await c.noop(); // lets the server report messages that arrived since the last command
-        const msgs = await c.fetchAll('1:*', { uid: true, source: true });
-        return msgs.map((m) => m.source!).filter(Boolean);
-      } catch (e) {
-        if ((await d.count(mailbox)) === 0) return [];
-        throw e;
-      } finally {
-        lock.release();
-      }
+      if ((await d.count(mailbox)) === 0) return [];
+      await c.mailboxOpen(mailbox); // a fresh SELECT sees every message that arrived meanwhile
+      const msgs = await c.fetchAll('1:*', { uid: true, source: true });
+      await c.mailboxClose();
+      return msgs.map((m) => m.source!).filter(Boolean);
     },
     async stop() {
       for (const c of clients) {

@@ -12,7 +12,8 @@ import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import type { IntakeReceiver, IntakeRecord } from '../../src/intake/intake-port.ts';
-import { openTestDatabase } from '../helpers/database.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { createPgDatabase } from '../helpers/database.ts';
 import { startDovecot, type Dovecot, type DovecotOptions } from '../helpers/dovecot.ts';
 import { testConfig } from '../helpers/test-app.ts';
 import { dropQueueKeys } from '../intake/intake-harness.ts';
@@ -33,6 +34,8 @@ export interface MailHarness {
   svc: RunningService;
   config: Config;
   db: Database;
+  /** the test database's URL (for poller processes of their own) */
+  dbUrl: string;
   /** log lines written by the service (JSON) */
   logs: string[];
   request(method: string, url: string, opts?: { key?: string; body?: unknown; admin?: boolean }): Promise<{ status: number; body: any }>;
@@ -76,7 +79,8 @@ export async function startMailHarness(opts: {
       cb();
     },
   });
-  const db = await openTestDatabase('postgres');
+  const pg = await createPgDatabase();
+  const db = openPostgres(pg.url, 10);
   const svc = await startService(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'info', sink), { db });
   const pollers: MailRole[] = [];
   let seq = 0;
@@ -96,6 +100,7 @@ export async function startMailHarness(opts: {
     svc,
     config,
     db,
+    dbUrl: pg.url,
     logs,
     request,
     async account() {
@@ -140,6 +145,7 @@ export async function startMailHarness(opts: {
       await svc.stop();
       await dropQueueKeys(config);
       await db.close();
+      await pg.drop();
       await dovecot.stop();
     },
   };

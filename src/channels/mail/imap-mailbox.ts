@@ -39,7 +39,8 @@ export interface MailboxSession {
   fetchPartStarts(uid: number, parts: string[], bytes: number): Promise<Map<string, Buffer>>;
   /** decoded contents of body parts, by part id */
   downloadParts(uid: number, parts: string[]): Promise<Map<string, Buffer>>;
-  move(uids: number[], mailbox: string): Promise<void>;
+  /** moves messages; returns those that have left the mailbox (the others are still there) */
+  move(uids: number[], mailbox: string): Promise<number[]>;
   /** a NOOP that must be answered within `timeoutMs` */
   ping(timeoutMs: number): Promise<void>;
   /** bytes read from the server so far (to prove large messages are not downloaded whole) */
@@ -173,9 +174,17 @@ export async function openMailboxSession(s: ImapSettings, o: MailboxSessionOptio
         return out;
       },
       async move(uids, mailbox) {
-        if (!uids.length) return;
-        const res = await guard('MOVE', client.messageMove(uids.join(','), mailbox, { uid: true }));
-        if (!res) throw new Error(`IMAP MOVE to ${mailbox} failed`);
+        let left = uids;
+        // Dovecot answers OK but moves nothing when another session expunged one of the messages
+        // since our last command: so look what is still here, and move that again.
+        for (let attempt = 0; attempt < 3 && left.length; attempt++) {
+          const res = await guard('MOVE', client.messageMove(left.join(','), mailbox, { uid: true }));
+          if (!res) throw new Error(`IMAP MOVE to ${mailbox} failed`);
+          await guard('NOOP', client.noop());
+          left = (await guard('SEARCH', client.search({ uid: left.join(',') }, { uid: true }))) || [];
+        }
+        const stayed = new Set(left);
+        return uids.filter((u) => !stayed.has(u));
       },
       async ping(timeoutMs) {
         await guard('NOOP', client.noop(), timeoutMs);

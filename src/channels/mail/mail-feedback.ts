@@ -19,6 +19,8 @@ export interface FeedbackSettings {
   from: string;
   limitPerHour: number;
   intervalMs: number;
+  /** how often to look at a message whose files wait for their invoice */
+  waitingRecheckMs: number;
   /** pending replies older than this are given up (the intake match window has long ended) */
   expireAfterMs: number;
   maxSendAttempts?: number;
@@ -86,7 +88,7 @@ export class MailFeedback {
     if (open.length) {
       // a file waiting for its invoice may wait for hours: look less often
       const waiting = open.some((r) => r!.status === 'waiting');
-      await repo.postpone(this.db, reply.message_id, waiting ? Math.max(this.settings.intervalMs, 60_000) : this.settings.intervalMs);
+      await repo.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
       return false;
     }
     const problems = files

@@ -23,6 +23,8 @@ export interface PollerSettings {
   maxMessageBytes: number;
   batchSize: number;
   concurrency: number;
+  /** how soon to look again at messages another poller held or that failed (the claim lease) */
+  recheckMs: number;
 }
 
 export interface PollerStats {
@@ -91,6 +93,8 @@ export class MailPoller extends EventEmitter {
   private wakeUp: (() => void) | undefined;
   private newMail = false;
   private lastUid = 0;
+  /** messages left in the mailbox by the last drain (held by another poller, or failed) */
+  private leftBehind = 0;
   private current: MailboxSession | undefined;
 
   constructor(
@@ -185,8 +189,10 @@ export class MailPoller extends EventEmitter {
         full = false;
         this.newMail = false;
         if (whole) nextPoll = Date.now() + this.settings.pollIntervalMs;
+        this.leftBehind = 0;
         await this.drain(session, whole);
         healthy();
+        if (this.leftBehind) nextPoll = Math.min(nextPoll, Date.now() + this.settings.recheckMs);
         continue;
       }
       const quiet = session.quietFor();
@@ -227,8 +233,11 @@ export class MailPoller extends EventEmitter {
     const mine: Claimed[] = [];
     for (const { meta, claim } of claims as { meta: MessageMeta; claim: ClaimResult }[]) {
       if (claim.kind === 'claimed') mine.push({ meta, row: claim.row, resumed: claim.resumed });
-      else if (claim.kind === 'staged') moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
-      else this.log.debug({ uid: meta.uid, owner: claim.row.owner }, 'mail message is being handled by another poller');
+      else if (claim.kind === 'staged' && claim.move) moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
+      else {
+        this.leftBehind++;
+        this.log.debug({ uid: meta.uid, owner: claim.row.owner, state: claim.row.state }, 'mail message is in the hands of another poller');
+      }
     }
     const handle = async (c: Claimed, load: () => Promise<MessageContent | undefined>) => {
       try {
@@ -242,6 +251,7 @@ export class MailPoller extends EventEmitter {
       } catch (err) {
         // this message only: keep it in the mailbox for the next drain, go on with the others
         this.stats.errors++;
+        this.leftBehind++;
         this.log.error({ err, uid: c.meta.uid, mailMessage: c.row.id }, 'mail message could not be handed over; will retry');
         await this.intake.fail(c.row, err).catch(() => {});
       }
@@ -275,12 +285,18 @@ export class MailPoller extends EventEmitter {
     for (const outcome of ['processed', 'failed'] as const) {
       const list = moves[outcome];
       if (!list.length) continue;
-      await session.move(
-        list.map((m) => m.uid),
-        outcome === 'processed' ? this.settings.processedMailbox : this.settings.failedMailbox,
+      const gone = new Set(
+        await session.move(
+          list.map((m) => m.uid),
+          outcome === 'processed' ? this.settings.processedMailbox : this.settings.failedMailbox,
+        ),
       );
-      await this.intake.markMoved(list.map((m) => m.id));
-      this.stats.moved += list.length;
+      const moved = list.filter((m) => gone.has(m.uid));
+      await this.intake.markMoved(moved.map((m) => m.id));
+      this.stats.moved += moved.length;
+      // what did not move stays staged: the next drain moves it
+      this.leftBehind += list.length - moved.length;
+      if (moved.length < list.length) this.log.warn({ uids: list.filter((m) => !gone.has(m.uid)).map((m) => m.uid) }, 'some mail messages did not move; will retry');
     }
   }
 

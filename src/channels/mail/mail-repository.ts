@@ -63,7 +63,9 @@ export interface ReplyRow {
 
 export type ClaimResult =
   | { kind: 'claimed'; row: MessageRow; resumed: boolean }
-  | { kind: 'staged'; row: MessageRow }
+  /** handed over already; `move` says whether this poller should move it (the one that staged it
+   * moves it itself: two sessions moving one message can leave two copies in the target) */
+  | { kind: 'staged'; row: MessageRow; move: boolean }
   | { kind: 'busy'; row: MessageRow };
 
 const lease = (param: number) => `now() + $${param}::int * interval '1 millisecond'`;
@@ -116,9 +118,15 @@ export const mailRepository = {
       [m.mailbox, m.key, m.owner, m.leaseMs, m.uidvalidity, m.uid],
     );
     if (taken[0]) return { kind: 'claimed', row: taken[0], resumed: true };
-    const row = (await q.query<MessageRow>('select * from mail_messages where mailbox = $1 and message_key = $2', [m.mailbox, m.key]))[0];
+    const row = (
+      await q.query<MessageRow & { orphaned: boolean }>(
+        `select *, (state = 'moved' or owner = $3 or staged_at < now() - $4::int * interval '1 millisecond') as orphaned
+           from mail_messages where mailbox = $1 and message_key = $2`,
+        [m.mailbox, m.key, m.owner, m.leaseMs],
+      )
+    )[0];
     if (!row) throw new Error('mail claim vanished while claiming');
-    return row.state === 'claimed' ? { kind: 'busy', row } : { kind: 'staged', row };
+    return row.state === 'claimed' ? { kind: 'busy', row } : { kind: 'staged', row, move: row.orphaned };
   },
 
   /** Extends the leases of claims this owner is still working on. */
@@ -169,7 +177,7 @@ export const mailRepository = {
   /** Done with the message's content: it only has to be moved. False when the claim was lost. */
   async stage(q: Queryable, id: string, owner: string, outcome: MessageOutcome, reason: string | null): Promise<boolean> {
     const rows = await q.query(
-      `update mail_messages set state = 'staged', outcome = $3, reason = $4, owner = null, lease_until = null, staged_at = now(), updated_at = now()
+      `update mail_messages set state = 'staged', outcome = $3, reason = $4, lease_until = null, staged_at = now(), updated_at = now()
         where id = $1 and owner = $2 and state = 'claimed' returning 1 as x`,
       [id, owner, outcome, reason],
     );

@@ -80,6 +80,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
       maxMessageBytes: config.mailMaxMessageBytes,
       batchSize: config.mailBatchSize,
       concurrency: config.mailConcurrency,
+      recheckMs: config.mailClaimLeaseMs,
     },
     log,
   );
@@ -94,6 +95,8 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
         from: replyFrom,
         limitPerHour: config.mailReplyLimitPerHour,
         intervalMs: config.mailFeedbackIntervalMs,
+        // a 24 h match window: look every minute; a short one (tests): every round
+        waitingRecheckMs: Math.min(60_000, Math.max(config.mailFeedbackIntervalMs, Math.floor(config.intakeMatchWindowMs / 20))),
         expireAfterMs: config.intakeMatchWindowMs + 24 * 3_600_000,
       }, log)
     : undefined;
