@@ -47,7 +47,7 @@ describe('roles in separate processes', () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     third.signal('SIGINT');
     expect(await third.exited).toBe(0);
-  });
+  }, 300_000); // three cold starts of the service with PGlite: slow on a loaded machine
 
   it('runs a worker-only process with health and metrics but no API', async () => {
     const db = await createPgDatabase();
@@ -65,5 +65,5 @@ describe('roles in separate processes', () => {
     p.signal('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.logs.some((l) => l.msg === 'stopped')).toBe(true);
-  });
+  }, 240_000);
 });
