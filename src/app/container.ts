@@ -21,6 +21,8 @@ import { KeyCache } from '../services/key-cache.ts';
 import { InvoiceService } from '../services/invoice-service.ts';
 import { MaintenanceService } from '../services/maintenance-service.ts';
 import { PaymentService } from '../services/payment-service.ts';
+import { Metrics } from '../ops/metrics.ts';
+import { settledBefore, StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
 import type { Logger } from './logger.ts';
 import { RedisRequestGate } from './request-gate.ts';
 
@@ -46,9 +48,14 @@ export interface Container {
   intakeQueue: Queue;
   /** the IntakeReceiver the channels (FTP, mail, POST /v2/imports) hand files to */
   intake: IntakeService;
-  /** closers run in reverse order of registration by close() */
+  /** this process's Prometheus registry and the typed interfaces that update it */
+  metrics: Metrics;
+  /** a part to stop in an explicit phase (intake, then workers, then queues) before the closers */
+  onStop(phase: StopPhase, name: string, fn: Stopper): void;
+  /** closers run in reverse order of registration by close(), after the stop phases */
   onClose(fn: () => Promise<void> | void): void;
-  close(): Promise<void>;
+  /** stops every phase (within the grace period ending at `deadline`), closers, Redis, database */
+  close(deadline?: number): Promise<void>;
 }
 
 export interface ContainerOptions {
@@ -71,7 +78,13 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const pdfPool = opts.checkPdf ? undefined : createPdfCheckPool(config.pdfCheckThreads);
   const pdf = opts.checkPdf ?? pdfPool!.check;
   const closers: (() => Promise<void> | void)[] = [];
+  const stops = new StopSequence();
   const intakeQueue = createIntakeQueue(config, redis);
+  // without a listener BullMQ prints every reconnect failure to the console
+  intakeQueue.on('error', (err) => log.warn({ err: err.message }, 'intake queue redis error'));
+  const metrics = new Metrics({ roles: config.roles });
+  metrics.queues.watch(intakeQueue);
+  events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
   const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }), events);
   events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
@@ -83,6 +96,7 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   closers.push(() => gate.close());
   const keyCache = new KeyCache(config.keyCacheMs);
   gate.onConnectionLost(() => keyCache.clear());
+  stops.add('queues', 'intake queue', () => intakeQueue.close());
   const c: Container = {
     config,
     log,
@@ -101,11 +115,15 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     intakeQueue,
     intake,
     gate,
+    metrics,
+    onStop: (phase, name, fn) => stops.add(phase, name, fn),
     onClose: (fn) => closers.push(fn),
-    async close() {
+    async close(deadline = Date.now() + config.shutdownGraceMs) {
+      await stops.run(deadline, log);
       for (const fn of closers.reverse()) await fn();
-      await intakeQueue.close();
       await pdfPool?.close();
+      // QUIT waits for replies still due; Redis down, it would wait for ever: bounded
+      await settledBefore(redis.quit(), Date.now() + 1000);
       redis.disconnect();
       if (!opts.db) await db.close();
     },

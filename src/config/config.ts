@@ -115,8 +115,27 @@ const schema = {
   imapUrl: { env: 'IMAP_URL', parse: optional(url('imap', 'imaps')), secret: true },
   importAddress: { env: 'IMPORT_ADDRESS', parse: str(), fallback: 'invoices@example.com' },
   smtpUrl: { env: 'SMTP_URL', parse: optional(url('smtp', 'smtps')), secret: true },
+  mailProcessedMailbox: { env: 'MAIL_PROCESSED_MAILBOX', parse: str(), fallback: 'Processed' },
+  mailFailedMailbox: { env: 'MAIL_FAILED_MAILBOX', parse: str(), fallback: 'Failed' },
+  mailIdleDelayMs: { env: 'MAIL_IDLE_DELAY_MS', parse: int(10, 60_000), fallback: 250 },
+  mailPollIntervalMs: { env: 'MAIL_POLL_INTERVAL_MS', parse: int(100), fallback: 15_000 },
+  mailWatchdogIntervalMs: { env: 'MAIL_WATCHDOG_INTERVAL_MS', parse: int(100), fallback: 60_000 },
+  mailWatchdogTimeoutMs: { env: 'MAIL_WATCHDOG_TIMEOUT_MS', parse: int(100), fallback: 15_000 },
+  mailCommandTimeoutMs: { env: 'MAIL_COMMAND_TIMEOUT_MS', parse: int(1000), fallback: 120_000 },
+  mailReconnectMinMs: { env: 'MAIL_RECONNECT_MIN_MS', parse: int(10), fallback: 1000 },
+  mailReconnectMaxMs: { env: 'MAIL_RECONNECT_MAX_MS', parse: int(10), fallback: 60_000 },
+  mailMaxMessageBytes: { env: 'MAIL_MAX_MESSAGE_BYTES', parse: int(1024), fallback: 25 * 1024 * 1024 },
+  mailBatchSize: { env: 'MAIL_BATCH_SIZE', parse: int(1, 1000), fallback: 50 },
+  mailConcurrency: { env: 'MAIL_CONCURRENCY', parse: int(1, 64), fallback: 8 },
+  mailClaimLeaseMs: { env: 'MAIL_CLAIM_LEASE_MS', parse: int(1000), fallback: 120_000 },
+  mailRetentionDays: { env: 'MAIL_RETENTION_DAYS', parse: int(1, 3650), fallback: 90 },
+  mailReplyFrom: { env: 'MAIL_REPLY_FROM', parse: optional(str()) },
+  mailReplyLimitPerHour: { env: 'MAIL_REPLY_LIMIT_PER_HOUR', parse: int(0, 10_000), fallback: 5 },
+  mailFeedbackIntervalMs: { env: 'MAIL_FEEDBACK_INTERVAL_MS', parse: int(100), fallback: 5_000 },
   // ops
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', parse: int(0), fallback: 25_000 },
+  /** when set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>; unset, it is open */
+  metricsToken: { env: 'METRICS_TOKEN', parse: optional(str()), secret: true },
 } satisfies Record<string, Setting<unknown>>;
 
 type Schema = typeof schema;

@@ -45,6 +45,9 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     https,
     bodyLimit: BODY_LIMIT,
     trustProxy: true,
+    // the request id is the trace id of everything the request starts (an import's intake id and
+    // its worker's log lines carry it too): one log key across HTTP, FTP and e-mail
+    requestIdLogLabel: 'traceId',
     genReqId: (req: import('node:http').IncomingMessage) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();

@@ -1,0 +1,116 @@
+// Intake scale-out benchmark: the same 1,000 files of 100 KB through POST /v2/imports to
+// `attached`, once with 1 worker process and once with 2, each run on a fresh PostgreSQL
+// database and a private Redis, with the API in its own process. Prints files/s per run and the
+// ratio (2 workers / 1 worker).
+//
+//   node --import tsx bench/intake-scale.ts [--files 1000] [--size 102400] [--concurrency 32] [--workers 1,2]
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { randomToken } from '../src/domain/ids.ts';
+import { createPgDatabase } from '../test/helpers/database.ts';
+import { makePdf } from '../test/helpers/fixtures.ts';
+import { startPrivateRedis } from '../test/helpers/private-redis.ts';
+import { spawnService, type ServiceProcess } from '../test/ops/service-process.ts';
+
+const { values } = parseArgs({
+  options: {
+    files: { type: 'string', default: '1000' },
+    size: { type: 'string', default: String(100 * 1024) },
+    concurrency: { type: 'string', default: '32' },
+    workers: { type: 'string', default: '1,2' },
+    'worker-concurrency': { type: 'string', default: '8' },
+  },
+});
+const FILES = Number(values.files);
+const SIZE = Number(values.size);
+const CONCURRENCY = Number(values.concurrency);
+const WORKER_COUNTS = values.workers!.split(',').map(Number);
+
+interface RunResult {
+  workers: number;
+  filesPerSecond: number;
+  uploadSeconds: number;
+  totalSeconds: number;
+  p50: number;
+  p99: number;
+}
+
+async function run(workers: number, pdfs: Buffer[]): Promise<RunResult> {
+  const redis = await startPrivateRedis();
+  const db = await createPgDatabase();
+  const adminToken = `adm_${randomToken(24)}`;
+  const env = {
+    DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: `iibench${randomToken(6)}`, ADMIN_TOKEN: adminToken,
+    DATA_DIR: `/tmp/ii-bench-${randomToken(6)}`, LOG_LEVEL: 'warn', INTAKE_CONCURRENCY: values['worker-concurrency']!, RATE_LIMIT_MAX: '1000000',
+  };
+  const procs: ServiceProcess[] = [];
+  const client = new pg.Client({ connectionString: db.url });
+  try {
+    const api = spawnService(['api'], { ...env, LOG_LEVEL: 'info' });
+    procs.push(api);
+    const base = await api.url();
+    for (let i = 0; i < workers; i++) procs.push(spawnService(['worker'], { ...env, LOG_LEVEL: 'info' }));
+    await Promise.all(procs.slice(1).map((p) => p.url()));
+
+    const call = async (method: string, path: string, key: string, body?: unknown) => {
+      const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+      return JSON.parse(text);
+    };
+    const account = await call('POST', '/admin/accounts', adminToken, { name: 'bench' });
+    const key = account.liveKey as string;
+    const customer = await call('POST', '/v2/customers', key, { customerCode: 'B-1', name: 'Bench' });
+    const numbers: string[] = [];
+    await pool(FILES, 16, async (i) => {
+      const n = `BENCH-${i}`;
+      await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: n, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
+      numbers[i] = n;
+    });
+    const contents = pdfs.map((b) => b.toString('base64'));
+
+    const t0 = performance.now();
+    await pool(FILES, CONCURRENCY, (i) => call('POST', '/v2/imports', key, { Filename: `${numbers[i]}.pdf`, Content: contents[i] }));
+    const uploaded = performance.now();
+    await client.connect();
+    for (;;) {
+      const [{ attached, failed }] = (await client.query(`select count(*) filter (where status = 'attached')::int as attached, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
+      if (failed > 0) throw new Error(`${failed} files failed`);
+      if (attached >= FILES) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const done = performance.now();
+    const lat = (await client.query(`select extract(epoch from (t.attached_at - s.received_at)) * 1000 as ms from intake_records t join intake_staging s on s.id = t.id order by 1`)).rows.map((r) => Number(r.ms));
+    return {
+      workers,
+      filesPerSecond: FILES / ((done - t0) / 1000),
+      uploadSeconds: (uploaded - t0) / 1000,
+      totalSeconds: (done - t0) / 1000,
+      p50: lat[Math.floor(lat.length * 0.5)],
+      p99: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))],
+    };
+  } finally {
+    await client.end().catch(() => {});
+    for (const p of procs) p.signal('SIGTERM');
+    await Promise.all(procs.map((p) => p.exited));
+    await redis.stop();
+    await db.drop();
+  }
+}
+
+async function pool(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+const pdfs = await Promise.all(Array.from({ length: FILES }, (_, i) => makePdf(`Invoice BENCH-${i}`, SIZE)));
+console.log(`intake scale-out: ${FILES} files of ${(SIZE / 1024).toFixed(0)} KB via POST /v2/imports, ${CONCURRENCY} concurrent uploads, INTAKE_CONCURRENCY=${values['worker-concurrency']} per worker`);
+const results: RunResult[] = [];
+for (const w of WORKER_COUNTS) {
+  const r = await run(w, pdfs);
+  results.push(r);
+  console.log(`${w} worker process(es): ${r.filesPerSecond.toFixed(1)} files/s attached (uploads done in ${r.uploadSeconds.toFixed(1)} s, all attached in ${r.totalSeconds.toFixed(1)} s), received->attached p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms`);
+}
+if (results.length >= 2) console.log(`ratio ${results[1].workers} / ${results[0].workers} workers: ${(results[1].filesPerSecond / results[0].filesPerSecond).toFixed(2)}`);
