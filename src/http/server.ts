@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Container } from '../app/container.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
-import { requestSerializers } from './log-serializers.ts';
+import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
 import { ApiError } from '../domain/errors.ts';
 import { registerApiAuth } from './plugins/api-auth.ts';
 import { registerInputGuard } from './plugins/input-guard.ts';
@@ -42,6 +42,7 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     : null;
   const app = (Fastify({
     loggerInstance: c.log.child({ role: 'api' }, { serializers: requestSerializers }),
+    childLoggerFactory: lazyChildLogger,
     https,
     bodyLimit: BODY_LIMIT,
     trustProxy: true,
@@ -61,8 +62,9 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
   } as any) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onSend', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
     done(null, parseQuery(body as string));
