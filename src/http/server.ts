@@ -69,7 +69,14 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
     done(null, parseQuery(body as string));
   });
-  app.removeContentTypeParser(['text/plain']);
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  // JSON (also application/hal+json and other +json types). An empty body is no body: clients
+  // that send Content-Type: application/json on every request still get a DELETE through.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json(;|$)/, { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
   registerErrorHandler(app);
   // The OpenAPI document states the media types the API really speaks.
   app.addHook('onRoute', (route) => {
