@@ -124,6 +124,7 @@ async function main() {
     const bareProcess = start('bare', 'bench/bare-server.ts', { PORT: String(barePort), DATABASE_URL: dbUrl.toString() });
     const bare = `http://127.0.0.1:${barePort}`;
     await waitFor(`${bare}/invoices/none`);
+    await waitFor(`${bare}/prepared/none`);
 
     const account = await json(`${service}/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ name: 'bench' }) });
     const auth = { authorization: `Bearer ${account.liveKey}`, 'content-type': 'application/json' };
@@ -144,6 +145,7 @@ async function main() {
       rows.push([
         await measure('bare    GET /invoices/{id}', barePid, { url: `${bare}/invoices/${invoice.id}` }),
         await measure('service GET /v2/invoices/{id}', svcPid, { url: `${service}/v2/invoices/${invoice.id}`, headers: auth }),
+        await measure('bare    GET (prepared statement)', barePid, { url: `${bare}/prepared/${invoice.id}` }),
         ...(GET_ONLY ? [] : [
           await measure('bare    POST /invoices', barePid, { url: `${bare}/invoices`, method: 'POST', headers: { 'content-type': 'application/json' }, body: postBody(`BARE${round}`, { account: account.id }), idReplacement: true }),
           await measure('service POST /v2/invoices', svcPid, { url: `${service}/v2/invoices`, method: 'POST', headers: auth, body: postBody(`SVC${round}`), idReplacement: true }),
@@ -152,15 +154,17 @@ async function main() {
     }
     const med = (i: number, k: keyof Row) => median(rows.map((r) => r[i][k] as number));
     const getRatio = med(1, 'rps') / med(0, 'rps');
-    const postRatio = GET_ONLY ? Number.NaN : med(3, 'rps') / med(2, 'rps');
+    const postRatio = GET_ONLY ? Number.NaN : med(4, 'rps') / med(3, 'rps');
+    const preparedRatio = med(1, 'rps') / med(2, 'rps');
     const getP99 = med(1, 'p99');
     const failures = rows.flat().reduce((s, r) => s + r.non2xx + r.errors, 0);
     console.log(`\nsummary (median of ${ROUNDS} rounds; load average now ${os.loadavg()[0].toFixed(1)})`);
     console.log(`  GET  bare ${med(0, 'rps').toFixed(0)} req/s, service ${med(1, 'rps').toFixed(0)} req/s: ratio ${getRatio.toFixed(2)}  (target >= 0.80: ${getRatio >= 0.8 ? 'met' : 'MISSED'})`);
     console.log(`  GET  service p50 ${med(1, 'p50')} ms, p99 ${getP99} ms  (target p99 < 20 ms: ${getP99 < 20 ? 'met' : 'MISSED'}); bare p50 ${med(0, 'p50')} ms, p99 ${med(0, 'p99')} ms`);
     console.log(`  GET  server CPU per request: bare ${med(0, 'cpuUs').toFixed(0)} µs, service ${med(1, 'cpuUs').toFixed(0)} µs (bare/service ${(med(0, 'cpuUs') / med(1, 'cpuUs')).toFixed(2)})`);
-    if (!GET_ONLY) console.log(`  POST bare ${med(2, 'rps').toFixed(0)} req/s, service ${med(3, 'rps').toFixed(0)} req/s: ratio ${postRatio.toFixed(2)}; service p50 ${med(3, 'p50')} ms, p99 ${med(3, 'p99')} ms`);
-    if (!GET_ONLY) console.log(`  POST server CPU per request: bare ${med(2, 'cpuUs').toFixed(0)} µs, service ${med(3, 'cpuUs').toFixed(0)} µs`);
+    console.log(`  GET  against the bare handler with a prepared statement (${med(2, 'rps').toFixed(0)} req/s, p99 ${med(2, 'p99')} ms, CPU ${med(2, 'cpuUs').toFixed(0)} µs): ratio ${preparedRatio.toFixed(2)}`);
+    if (!GET_ONLY) console.log(`  POST bare ${med(3, 'rps').toFixed(0)} req/s, service ${med(4, 'rps').toFixed(0)} req/s: ratio ${postRatio.toFixed(2)}; service p50 ${med(4, 'p50')} ms, p99 ${med(4, 'p99')} ms`);
+    if (!GET_ONLY) console.log(`  POST server CPU per request: bare ${med(3, 'cpuUs').toFixed(0)} µs, service ${med(4, 'cpuUs').toFixed(0)} µs`);
     console.log(`  non-2xx or errors: ${failures}\n`);
     if (failures > 0) process.exitCode = 1;
   } finally {

@@ -75,6 +75,7 @@ export const invoiceRepository = {
        )
        select ins.*, c.customer_code, c.name as customer_name, null as document from ins join c on c.id = ins.customer_id`,
       [inv.id, scope.accountId, scope.mode, inv.customerId, inv.invoiceNumber, inv.invoiceDate, inv.invoiceDuedate, inv.totalCents, inv.balanceCents, inv.status],
+      { prepare: true },
     );
     return rows[0] && toInvoice(rows[0]);
   },
