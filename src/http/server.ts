@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { parse as parseQuery } from 'node:querystring';
 import swagger from '@fastify/swagger';
@@ -6,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Container } from '../app/container.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
-import { requestSerializers } from './log-serializers.ts';
+import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
 import { ApiError } from '../domain/errors.ts';
 import { registerApiAuth } from './plugins/api-auth.ts';
 import { registerInputGuard } from './plugins/input-guard.ts';
@@ -42,6 +43,7 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     : null;
   const app = (Fastify({
     loggerInstance: c.log.child({ role: 'api' }, { serializers: requestSerializers }),
+    childLoggerFactory: lazyChildLogger,
     https,
     bodyLimit: BODY_LIMIT,
     trustProxy: true,
@@ -50,7 +52,7 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     requestIdLogLabel: 'traceId',
     genReqId: (req: import('node:http').IncomingMessage) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID(); // node:crypto's is pooled, unlike globalThis.crypto's
     },
     // URLs the router cannot decode get the spec's error body too, not Fastify's own
     frameworkErrors: (err: { code?: string }, _req: unknown, reply: import('fastify').FastifyReply) =>
@@ -64,13 +66,21 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
   } as any) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onSend', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
     done(null, parseQuery(body as string));
   });
-  app.removeContentTypeParser(['text/plain']);
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  // JSON (also application/hal+json and other +json types). An empty body is no body: clients
+  // that send Content-Type: application/json on every request still get a DELETE through.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json(;|$)/, { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
   registerErrorHandler(app);
   // The OpenAPI document states the media types the API really speaks.
   app.addHook('onRoute', (route) => {

@@ -50,7 +50,7 @@ export const accountRepository = {
   },
 
   async findKey(q: Queryable, hash: string): Promise<Scope | undefined> {
-    const rows = await q.query<{ account_id: string; mode: Mode }>('select account_id, mode from api_keys where hash = $1 and revoked_at is null', [hash]);
+    const rows = await q.query<{ account_id: string; mode: Mode }>('select account_id, mode from api_keys where hash = $1 and revoked_at is null', [hash], { prepare: true });
     return rows[0] && { accountId: rows[0].account_id, mode: rows[0].mode };
   },
 };

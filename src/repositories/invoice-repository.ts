@@ -60,13 +60,13 @@ export const invoiceRepository = {
   /**
    * Inserts the invoice for a live customer of the scope, in one statement, and returns it.
    * Undefined when nothing was inserted: the customer is missing or deleted, or the number is
-   * taken. The customer row is share-locked, so a concurrent customer delete (which locks it
+   * taken. The customer row is key-share-locked (as the foreign key check would), so a concurrent customer delete (which locks it
    * for update before counting invoices) either sees this invoice or makes this insert miss.
    */
   async insertForCustomer(q: Queryable, scope: Scope, inv: NewInvoice): Promise<Invoice | undefined> {
     const rows = await q.query(
       `with c as (
-         select id, customer_code, name from customers t where t.account_id = $2 and t.mode = $3 and t.id = $4 and t.deleted_at is null for share
+         select id, customer_code, name from customers t where t.account_id = $2 and t.mode = $3 and t.id = $4 and t.deleted_at is null for key share
        ), ins as (
          insert into invoices (id, account_id, mode, customer_id, invoice_number, invoice_date, invoice_duedate, total_cents, balance_cents, status)
          select $1, $2, $3, c.id, $5, $6, $7, $8, $9, $10 from c
@@ -75,6 +75,7 @@ export const invoiceRepository = {
        )
        select ins.*, c.customer_code, c.name as customer_name, null as document from ins join c on c.id = ins.customer_id`,
       [inv.id, scope.accountId, scope.mode, inv.customerId, inv.invoiceNumber, inv.invoiceDate, inv.invoiceDuedate, inv.totalCents, inv.balanceCents, inv.status],
+      { prepare: true },
     );
     return rows[0] && toInvoice(rows[0]);
   },

@@ -228,6 +228,18 @@ describe('415', () => {
     expect(a.status).toBe(201);
     const b = await t.request('POST', '/v2/customers', { key, form: { CustomerCode: 'E-ct2', Name: 'B' } });
     expect(b.status).toBe(201);
+    const hal = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'E-ct3', name: 'C' }, headers: { 'content-type': 'application/hal+json' } });
+    expect(hal.status).toBe(201);
+  });
+
+  it('an empty body with a JSON content type is no body: DELETE works, POST says what is missing', async () => {
+    const c = await createCustomer(t, key);
+    const del = await t.app.inject({ method: 'DELETE', url: `/v2/customers/${c.id}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+    expect(del.statusCode).toBe(204);
+    const post = await t.request('POST', '/v2/customers', { key, body: '', headers: { 'content-type': 'application/json' } });
+    expectError(post, 400);
+    const patch = await t.request('PATCH', `/v2/invoices/inv_none`, { key, body: '  ', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expectError(patch, 400);
   });
 });
 

@@ -2,7 +2,7 @@
 // marker, then the Bearer key (from the node's cache when Redis vouches for it, otherwise from
 // the database), then Idempotency-Key handling for POST. The limit comes first so that floods
 // of bad keys are throttled (by address) before they cost a key lookup.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../../app/container.ts';
 import { hashKey, keyMode } from '../../domain/api-keys.ts';
 import { ApiError } from '../../domain/errors.ts';
@@ -55,21 +55,26 @@ export async function registerApiAuth(app: FastifyInstance, c: Container): Promi
     req.scope = scope;
   });
 
-  app.addHook('preHandler', async (req, reply) => {
+  // Idempotency-Key: only POST routes carry these hooks, so reads pay nothing for them.
+  const claimKey = async (req: FastifyRequest, reply: FastifyReply) => {
     const key = req.headers['idempotency-key'];
-    if (req.method !== 'POST' || key === undefined || !req.scope) return;
+    if (key === undefined || !req.scope) return;
     const k = String(key);
     const decision = await c.idempotency.begin(req.scope, k, IdempotencyService.fingerprint(req.method, req.url, req.body));
     if (decision.kind === 'replay') {
       return reply.code(decision.status).type(HAL).header('idempotent-replayed', 'true').send(decision.body);
     }
     req.idempotencyKey = k;
-  });
-
-  app.addHook('onSend', async (req, reply, payload) => {
+  };
+  const storeResponse = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (req.idempotencyKey && req.scope && typeof payload === 'string') {
       await c.idempotency.finish(req.scope, req.idempotencyKey, reply.statusCode, payload);
     }
     return payload;
+  };
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('POST')) return;
+    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), claimKey] as any;
+    route.onSend = [...(route.onSend ? [route.onSend].flat() : []), storeResponse] as any;
   });
 }

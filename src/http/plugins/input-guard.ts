@@ -15,12 +15,11 @@ function findNul(value: unknown, name: string, depth = 0): string | undefined {
 }
 
 export function registerInputGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (req) => {
+  app.addHook('preValidation', (req, _reply, done) => {
     for (const part of [req.params, req.query, req.body]) {
       const field = findNul(part, '');
-      if (field !== undefined) {
-        throw field ? ApiError.wrongFormat(field) : ApiError.badRequest('The request contains a NUL character');
-      }
+      if (field !== undefined) return done(field ? ApiError.wrongFormat(field) : ApiError.badRequest('The request contains a NUL character'));
     }
+    done();
   });
 }
