@@ -15,6 +15,7 @@ import { FtpSession } from './ftp-session.ts';
 import type { FtpSrvConnection, FtpSrvServer } from './ftp-srv-internals.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
 import { failureDelayMs } from './lockout-policy.ts';
+import { PortRange } from './passive-connector.ts';
 import type { LoginLockout } from './login-lockout.ts';
 
 export interface FtpChannelOptions {
@@ -51,6 +52,7 @@ export class FtpChannel {
   private readonly sessions = new Map<string, FtpSession>();
   private readonly perAccount = new Map<string, Set<string>>();
   private secureContext?: SecureContext;
+  private ports: PortRange;
   private draining = false;
   private listening = false;
   port = 0;
@@ -58,7 +60,9 @@ export class FtpChannel {
   constructor(
     private readonly o: FtpChannelOptions,
     private readonly d: FtpChannelDeps,
-  ) {}
+  ) {
+    this.ports = new PortRange(o.pasvRange[0], o.pasvRange[1]);
+  }
 
   get url(): string {
     return `ftp://${this.o.host}:${this.port}`;
@@ -149,6 +153,7 @@ export class FtpChannel {
       truncationGraceMs: o.truncationGraceMs ?? 250,
       metrics: d.metrics,
       log: d.log,
+      passive: { host: o.host, ports: this.ports, address: o.pasvAddress },
     });
     session.armIdleTimer();
   }

@@ -12,6 +12,7 @@
 //   handed to intake before the 226, and staging failures are a transient 451.
 // - RETR/RNFR/RNTO/DELE/MKD/RMD/SITE/APPE/STOU: refused or answered with their proper codes.
 // - ABOR/QUIT: abort a running upload.
+// - PASV/EPSV: data connections through passive-connector.ts instead of ftp-srv's.
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Logger } from '../../app/logger.ts';
@@ -19,6 +20,8 @@ import type { FtpMetrics } from './ftp-metrics.ts';
 import type { FtpSession } from './ftp-session.ts';
 import type { FtpSrvConnection, ParsedCommand } from './ftp-srv-internals.ts';
 import { FtpReplyError, type AcceptResult } from './intake-file-system.ts';
+import { normalizeAddress } from './lockout-policy.ts';
+import { PassiveConnector, pasvReply, type PortRange } from './passive-connector.ts';
 import { settleDelayMs } from './upload-completeness.ts';
 import { classifyUploadName } from './upload-names.ts';
 import { readUpload } from './upload-transfer.ts';
@@ -33,6 +36,12 @@ export interface CommandContext {
   truncationGraceMs: number;
   metrics: FtpMetrics;
   log: Logger;
+  passive: {
+    host: string;
+    ports: PortRange;
+    /** what PASV announces; clients on the loopback get the address they connected to */
+    address: string;
+  };
 }
 
 type Handler = (cmd: ParsedCommand) => Promise<unknown>;
@@ -218,7 +227,32 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
     connection.secure = true;
   }
 
+  async function passive(extended: boolean) {
+    if (!loggedIn()) return notLoggedIn();
+    dropDataConnection();
+    const connector = new PassiveConnector(session.address, {
+      host: ctx.passive.host,
+      ports: ctx.passive.ports,
+      secureContext: connection.secure ? ctx.secureContext : undefined,
+      onIntruder: (address) => log.warn({ session: session.id, address, expected: session.address }, 'ftp data connection from another address refused'),
+    });
+    connection.connector = connector as never;
+    let port: number;
+    try {
+      port = await connector.listen();
+    } catch (err) {
+      log.error({ err, session: session.id }, 'ftp passive port unavailable');
+      return reply(connection, 425, 'No passive port free, try again later');
+    }
+    if (extended) return reply(connection, 229, `Entering Extended Passive Mode (|||${port}|)`);
+    const local = normalizeAddress(connection.commandSocket.localAddress);
+    const address = /^127\./.test(session.address) && /^\d+\.\d+\.\d+\.\d+$/.test(local) ? local : ctx.passive.address;
+    return reply(connection, 227, `Entering Passive Mode (${pasvReply(address, port)})`);
+  }
+
   return {
+    PASV: () => passive(false),
+    EPSV: () => passive(true),
     AUTH: async (cmd) => {
       const method = (cmd.arg ?? '').trim().toUpperCase();
       if (method !== 'TLS' || !ctx.secureContext || connection.secure) return pass(cmd);
