@@ -4,10 +4,14 @@
 // runs as `npm start` runs it (one process, roles api + worker + ftp) on a fresh PostgreSQL
 // database and a private redis-server; each FTP server runs in its own process.
 //
-//   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--profile <dir>]
+//   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--split] [--profile <dir>]
+//
+// --split runs the ftp role in a process of its own and api + worker in another, and reports the
+// peak RSS of each.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -26,6 +30,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '8' },
     // writes a CPU profile of the service process into this directory
     profile: { type: 'string' },
+    // the ftp role in its own process (as FTP nodes are scaled), api + worker in another
+    split: { type: 'boolean', default: false },
   },
 });
 const FILES = Number(values.files);
@@ -83,6 +89,16 @@ async function uploadAll(clients: Client[], names: string[], contents: Buffer[])
   return { doneAt, replies, seconds: (Date.now() - t0) / 1000 };
 }
 
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host: '127.0.0.1' }, () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
 function waitForLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';
@@ -107,15 +123,13 @@ async function main() {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });
   const pasv = 30_000 + Math.floor(Math.random() * 20_000);
   const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values.profile)] : [];
-  const service = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env, ROLES: 'api,worker,ftp', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
-      REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
-      FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv}-${pasv + 49}`, TLS_CERT: cert, TLS_KEY: key,
-    },
-  });
+  const env = {
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
+    REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
+    FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv}-${pasv + 49}`, TLS_CERT: cert, TLS_KEY: key,
+  };
+  const start = (roles: string) => spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
+  const services = values.split ? [start('api,worker'), start('ftp')] : [start('api,worker,ftp')];
   const bareDir = path.join(work, 'bare');
   fs.mkdirSync(bareDir);
   const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/ftp-bare-server.ts', bareDir, cert, key, String(pasv + 50), String(pasv + 99)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -127,7 +141,7 @@ async function main() {
   try {
     for (let i = 0; ; i++) {
       try {
-        if ((await fetch(`${base}/readyz`)).ok) break;
+        if ((await fetch(`${base}/readyz`)).ok && (await canConnect(ftpPort))) break;
       } catch {
         if (i > 300) throw new Error('the service did not start');
       }
@@ -177,7 +191,7 @@ async function main() {
       if (pending === 0) break;
       await sleep(20);
     }
-    const rss = peakRssMb(service.pid!);
+    const rss = services.map((p) => peakRssMb(p.pid!));
     const rows = (await sql.query(`select r.id, s.filename, extract(epoch from r.attached_at) * 1000 as attached from intake_records r join intake_staging s on s.id = r.id where r.status = 'attached'`)).rows.filter((r) => !warmIds.has(r.id));
     if (rows.length !== FILES) throw new Error(`expected ${FILES} attached, found ${rows.length}`);
     const attachedAt = new Map(rows.map((r) => [r.filename as string, Number(r.attached)]));
@@ -199,14 +213,17 @@ async function main() {
     console.log(`FTP benchmark: ${FILES} PDFs of ${contents[0].length} bytes over ${CONNECTIONS} FTPS connections (basic-ftp), PostgreSQL, ${os.cpus().length} CPUs`);
     console.log(`service, upload -> attached  : ${attachedRate.toFixed(1)} PDFs/s (${attachedSeconds.toFixed(2)} s; uploads (226) done in ${up.seconds.toFixed(2)} s = ${uploadRate.toFixed(1)} uploads/s)`);
     console.log(`  upload done -> attached    : p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
-    console.log(`  service peak RSS (VmHWM)   : ${rss.toFixed(0)} MB (api + worker + ftp roles in one process)`);
+    if (values.split) console.log(`  peak RSS (VmHWM)           : ftp process ${rss[1].toFixed(0)} MB, api + worker process ${rss[0].toFixed(0)} MB`);
+    else console.log(`  service peak RSS (VmHWM)   : ${rss[0].toFixed(0)} MB (api + worker + ftp roles in one process)`);
     console.log(`bare ftp-srv to disk         : ${bareRate.toFixed(1)} uploads/s (${bareRun.seconds.toFixed(2)} s)`);
     console.log(`ratio attached / bare        : ${(attachedRate / bareRate).toFixed(2)}   (uploads only: ${(uploadRate / bareRate).toFixed(2)})`);
   } finally {
     await sql.end().catch(() => {});
     bare.kill('SIGTERM');
-    service.kill('SIGTERM');
-    await new Promise((r) => service.once('exit', r));
+    await Promise.all(services.map((p) => new Promise((r) => {
+      p.once('exit', r);
+      p.kill('SIGTERM');
+    })));
     await db.drop();
     await redis.stop();
     fs.rmSync(work, { recursive: true, force: true });
