@@ -36,6 +36,8 @@ export interface CommandContext {
   truncationGraceMs: number;
   metrics: FtpMetrics;
   log: Logger;
+  /** whether the session's key is still the account's key (a rotated key stops working at once) */
+  keyStillValid: (session: FtpSession) => Promise<boolean>;
   passive: {
     host: string;
     ports: PortRange;
@@ -49,6 +51,9 @@ type Handler = (cmd: ParsedCommand) => Promise<unknown>;
 /** Commands that must be answered while an upload runs instead of waiting behind it. */
 const URGENT = new Set(['ABOR', 'QUIT', 'NOOP', 'STAT']);
 
+/** Commands that read or hand in files: each checks again that the session's key is still valid. */
+const KEY_CHECKED = new Set(['STOR', 'RETR', 'LIST', 'NLST', 'SIZE', 'MDTM', 'RNFR', 'RNTO', 'DELE']);
+
 export function installCommands(session: FtpSession, ctx: CommandContext): void {
   const connection = session.connection;
   const commands = connection.commands;
@@ -58,7 +63,15 @@ export function installCommands(session: FtpSession, ctx: CommandContext): void 
   commands.handle = (message: string | ParsedCommand) => {
     const cmd = typeof message === 'string' ? commands.parse(message) : message;
     session.touch();
-    const run = () => (ours[cmd.directive] ?? ((c: ParsedCommand) => Promise.resolve(delegate(c))))(cmd);
+    const dispatch = () => (ours[cmd.directive] ?? ((c: ParsedCommand) => Promise.resolve(delegate(c))))(cmd);
+    const run = async () => {
+      if (KEY_CHECKED.has(cmd.directive) && connection.authenticated && session.scope && !(await ctx.keyStillValid(session))) {
+        ctx.log.info({ session: session.id, accountId: session.scope.accountId, mode: session.scope.mode }, 'ftp session closed: its key was rotated');
+        connection.commandSocket.end('530 The key was replaced: log in again with the new key\r\n');
+        return;
+      }
+      return dispatch();
+    };
     if (session.transfer && URGENT.has(cmd.directive)) return run().catch((err) => unexpected(err, cmd));
     const next = session.queue.then(run).catch((err) => unexpected(err, cmd));
     session.queue = next;
