@@ -8,6 +8,8 @@ export interface PdfCheckPool {
   check: PdfChecker;
   /** how many checks ran in threads, for tests and metrics */
   stats(): { threads: number; checked: number; queued: number };
+  /** starts every thread now (threads start lazily; a worker process wants them before its first file) */
+  warm(): void;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,9 @@ export function createPdfCheckPool(size: number, timeoutMs = 30_000): PdfCheckPo
       });
     },
     stats: () => ({ threads: slots.length, checked, queued: queue.length }),
+    warm() {
+      while (!closed && slots.length < size) spawn();
+    },
     async close() {
       closed = true;
       for (const t of queue.splice(0)) t.reject(new Error('The PDF check pool is closed'));

@@ -8,9 +8,9 @@ let t: IntakeApp;
 let acct: Awaited<ReturnType<IntakeApp['account']>>;
 let seq = 0;
 
-// A backoff of a minute: anything attached sooner than that was woken, not retried.
+// A backoff of five minutes: anything attached sooner than that was woken, not retried.
 beforeAll(async () => {
-  t = await startIntakeApp({ config: { intakeBackoffMs: 60_000, intakeBackoffMaxMs: 60_000, intakeMatchWindowMs: 600_000 } });
+  t = await startIntakeApp({ config: { intakeBackoffMs: 300_000, intakeBackoffMaxMs: 300_000, intakeMatchWindowMs: 3_600_000 } });
   acct = await t.account();
 });
 afterAll(() => t?.close());
@@ -87,8 +87,8 @@ describe('matching', () => {
     // marked waiting just before its job goes back to the delayed set
     await until(async () => (await (await t.svc.container.intakeQueue.getJob(rec.id))!.getState()) === 'delayed', 10_000, 'the delayed job');
     const inv = await invoice(acct.liveKey, number);
-    // the next backoff tick is a minute away: 20 s can only be met by the wake-up
-    const done = await t.waitFor(acct.liveKey, rec.id, undefined, 20_000);
+    // the next backoff tick is five minutes away: within a minute can only be the wake-up
+    const done = await t.waitFor(acct.liveKey, rec.id, undefined, 60_000);
     expect(done).toMatchObject({ status: 'attached', invoice: inv.id });
     // each status change is announced once (metrics, feedback)
     expect(seen.filter((s) => s.startsWith(rec.id))).toEqual(['received', 'waiting', 'attached'].map((st) => `${rec.id}:${st}`));
@@ -156,6 +156,13 @@ describe('permanent problems fail at once and are never retried', () => {
     expect(done.reason).toMatch(/^The PDF cannot be read/);
   });
 
+  it('a file named after a deleted invoice fails with that reason', async () => {
+    const inv = await invoice(acct.liveKey);
+    expect((await t.request('DELETE', `/v2/invoices/${inv.id}`, { key: acct.liveKey })).status).toBe(204);
+    const rec = await upload(acct.liveKey, `${inv.id}.pdf`, await makePdf('deleted'));
+    expect(await t.waitFor(acct.liveKey, rec.id)).toMatchObject({ status: 'failed', reason: `The invoice ${inv.id} was deleted` });
+  });
+
   it.each([['../x.pdf'], ['dir/F-1.pdf'], ['C:\\x\\F-1.pdf'], ['.pdf']])('bad name %j', async (name) => {
     const rec = await upload(acct.liveKey, name, await makePdf('name'));
     expect(rec.status).toBe('failed');
@@ -211,6 +218,8 @@ describe('imports API', () => {
   it('refuses bad bodies and unknown ids, and is documented in the OpenAPI document', async () => {
     expect((await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf' } })).body).toMatchObject({ status: 400, field: 'content' });
     expect((await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf', Content: 'not base64!' } })).status).toBe(400);
+    const tooLong = await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf', Content: 'A'.repeat(5_242_884) } });
+    expect(tooLong.body).toEqual({ status: 400, title: 'Bad Request', detail: 'Field content is longer than 5242880 characters', field: 'content' });
     expect((await t.request('POST', '/v2/imports', { body: { Filename: 'a.pdf', Content: '' } })).status).toBe(401);
     expect((await t.request('GET', '/v2/imports/imp_doesnotexist', { key: acct.liveKey })).body).toMatchObject({ status: 404, detail: 'No import exists with id imp_doesnotexist.' });
     const doc = await t.request('GET', '/v2/openapi.json');

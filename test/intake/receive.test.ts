@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
+import { dropQueueKeys } from './intake-harness.ts';
 
 let t: TestApp;
 let acct: TestAccount;
@@ -9,7 +10,10 @@ beforeAll(async () => {
   t = await startTestApp();
   acct = await t.createAccount();
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  await t?.close();
+  if (t) await dropQueueKeys(t.config);
+});
 
 describe('IntakeReceiver.receive', () => {
   it('stages the file, records it as received and enqueues a job that carries references only', async () => {

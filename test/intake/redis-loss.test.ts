@@ -1,13 +1,14 @@
 // Redis loses its data (FLUSHDB) while files are pending; the service restarts and its
 // reconciler rebuilds the jobs from the database: every file attached exactly once.
 // Private redis-server: FLUSHDB must never hit the shared one.
+import { UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/app/logger.ts';
 import { startService, type RunningService } from '../../src/app/service.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Scope } from '../../src/domain/scope.ts';
-import { BullIntakeScheduler } from '../../src/intake/queue/intake-queue.ts';
+import { BullIntakeScheduler, INTAKE_QUEUE, queuePrefix } from '../../src/intake/queue/intake-queue.ts';
 import { IntakeReconciler } from '../../src/intake/reconciler.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { createPgDatabase } from '../helpers/database.ts';
@@ -79,6 +80,31 @@ describe('Redis loss', () => {
     expect((await svc.container.intakeQueue.getJobCounts('wait')).wait).toBe(12);
     const jobs = await svc.container.intakeQueue.getJobs(['wait']);
     expect(jobs.map((j) => j.id).sort()).toEqual([...ids].sort());
+    await svc.container.db.query('delete from intake_staging where id = any($1)', [ids]); // the reconciler is global: leave nothing pending
+    await svc.stop();
+    running.splice(running.indexOf(svc), 1);
+    await flushdb();
+  });
+
+  it('also restores jobs that finished while their record is still pending (e.g. failed for stalling too often)', async () => {
+    const svc = await start(['api']);
+    const { ids } = await setup(svc, 'ENDED', 4, 4);
+    // a stand-in worker that finishes the jobs without touching the records: two fail, two complete
+    const stand = new Worker(INTAKE_QUEUE, async (job) => {
+      if (ids.indexOf(job.id!) < 2) throw new UnrecoverableError('job stalled more than allowable limit');
+      return 'done elsewhere';
+    }, { connection: new Redis(redis.url, { maxRetriesPerRequest: null }), prefix: queuePrefix(base) });
+    await until(async () => {
+      const c = await svc.container.intakeQueue.getJobCounts('failed', 'completed');
+      return c.failed === 2 && c.completed === 2;
+    }, 15_000, 'two failed and two completed jobs');
+    await stand.close();
+    const reconciler = new IntakeReconciler(svc.container.db, new BullIntakeScheduler(svc.container.intakeQueue), svc.container.log);
+    expect(await reconciler.run()).toEqual({ checked: 4, restored: 4 });
+    expect(await svc.container.intakeQueue.getJobCounts('wait', 'failed', 'completed')).toEqual({ wait: 4, failed: 0, completed: 0 });
+    expect((await svc.container.intakeQueue.getJob(ids[0]))!.attemptsMade).toBe(0);
+    expect(await reconciler.run()).toEqual({ checked: 4, restored: 0 });
+    await svc.container.db.query('delete from intake_staging where id = any($1)', [ids]);
     await svc.stop();
     running.splice(running.indexOf(svc), 1);
     await flushdb();
@@ -113,5 +139,5 @@ describe('Redis loss', () => {
       `select count(d.id)::int as n from invoices i left join documents d on d.invoice_id = i.id where i.account_id = $1 group by i.id`, [scope]);
     expect(perInvoice).toHaveLength(50);
     expect(perInvoice.every((r) => r.n === 1)).toBe(true);
-  });
+  }, 180_000);
 });

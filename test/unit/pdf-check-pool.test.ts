@@ -31,6 +31,18 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     expect(pool.stats().checked).toBe(before);
   });
 
+  it('starts its threads on demand or when warmed', async () => {
+    const lazy = createPdfCheckPool(3);
+    try {
+      expect(lazy.stats().threads).toBe(0);
+      lazy.warm();
+      expect(lazy.stats().threads).toBe(3);
+      expect(await lazy.check(await makePdf('warm'))).toEqual({ ok: true, pages: 1 });
+    } finally {
+      await lazy.close();
+    }
+  });
+
   it('leaves the caller\'s buffer intact (it copies, never transfers the original)', async () => {
     const good = await makePdf('intact');
     const copy = Buffer.from(good);
