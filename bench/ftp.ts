@@ -50,6 +50,21 @@ async function benchPdf(size: number): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
+/** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch {
+      // exited
+    }
+  }
+  return ticks * 10; // CLK_TCK 100
+}
+
 /** Peak resident set size of a process (VmHWM), in MB. */
 function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -181,7 +196,38 @@ async function main() {
     }
     const warmIds = new Set((await sql.query('select id from intake_records')).rows.map((r) => r.id));
 
+    // CPU of the service, its PostgreSQL backends, the stock server and this client: figures that
+    // the other load on a shared machine distorts less than PDFs/s
+    const dbName = new URL(db.url).pathname.slice(1);
+    const backends = async () => (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
+    const meter = () => {
+      const first = new Map<number, number>();
+      const last = new Map<number, number>();
+      const start = { service: services.map((p) => cpuMs([p.pid!])), bare: cpuMs([bare.pid!]), client: process.cpuUsage() };
+      let started = false;
+      const sample = async () => {
+        for (const pid of await backends()) {
+          const v = cpuMs([pid]);
+          if (!first.has(pid)) first.set(pid, started ? 0 : v);
+          last.set(pid, v);
+        }
+      };
+      const ready = sample().then(() => (started = true));
+      const timer = setInterval(() => void sample().catch(() => {}), 200);
+      return async () => {
+        await ready;
+        await sample();
+        clearInterval(timer);
+        let pg = 0;
+        for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
+        const c = process.cpuUsage(start.client);
+        const each = services.map((p, i) => cpuMs([p.pid!]) - start.service[i]);
+        return { service: each.reduce((a, b) => a + b, 0), each, pg, bare: cpuMs([bare.pid!]) - start.bare, client: (c.user + c.system) / 1000 };
+      };
+    };
+
     // 1. the service: FTPS upload -> staged -> queued -> matched -> attached
+    const svcMeter = meter();
     const t0 = Date.now();
     const up = await uploadAll(svcClients, names, contents);
     for (;;) {
@@ -191,6 +237,7 @@ async function main() {
       if (pending === 0) break;
       await sleep(20);
     }
+    const svcCpu = await svcMeter();
     const rss = services.map((p) => peakRssMb(p.pid!));
     const rows = (await sql.query(`select r.id, s.filename, extract(epoch from r.attached_at) * 1000 as attached from intake_records r join intake_staging s on s.id = r.id where r.status = 'attached'`)).rows.filter((r) => !warmIds.has(r.id));
     if (rows.length !== FILES) throw new Error(`expected ${FILES} attached, found ${rows.length}`);
@@ -202,7 +249,9 @@ async function main() {
     for (const c of svcClients) c.close();
 
     // 2. stock ftp-srv writing the same files to disk
+    const bareMeter = meter();
     const bareRun = await uploadAll(bareClients, names, contents);
+    const bareCpu = await bareMeter();
     for (const c of bareClients) c.close();
     const written = fs.readdirSync(bareDir).filter((n) => n.startsWith('BENCH-')).length;
     if (written !== FILES) throw new Error(`bare ftp-srv wrote ${written} files`);
@@ -217,6 +266,11 @@ async function main() {
     else console.log(`  service peak RSS (VmHWM)   : ${rss[0].toFixed(0)} MB (api + worker + ftp roles in one process)`);
     console.log(`bare ftp-srv to disk         : ${bareRate.toFixed(1)} uploads/s (${bareRun.seconds.toFixed(2)} s)`);
     console.log(`ratio attached / bare        : ${(attachedRate / bareRate).toFixed(2)}   (uploads only: ${(uploadRate / bareRate).toFixed(2)})`);
+    const per = (n: number) => `${(n / FILES).toFixed(1)} ms`;
+    const processes = values.split ? `ftp process ${per(svcCpu.each[1])}, api + worker process ${per(svcCpu.each[0])}` : `service process ${per(svcCpu.service)}`;
+    console.log(`CPU per PDF, service         : ${per(svcCpu.service + svcCpu.pg)} (${processes}, PostgreSQL ${per(svcCpu.pg)}); the client ${per(svcCpu.client)}`);
+    console.log(`CPU per PDF, bare ftp-srv    : ${per(bareCpu.bare)}; the client ${per(bareCpu.client)}`);
+    console.log(`machine load average (1 min) : ${os.loadavg()[0].toFixed(1)} at the end, ${os.cpus().length} CPUs`);
   } finally {
     await sql.end().catch(() => {});
     bare.kill('SIGTERM');
