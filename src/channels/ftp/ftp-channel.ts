@@ -233,6 +233,7 @@ export class FtpChannel {
       receiver: d.receiver,
       listLimit: o.listLimit,
       maxPending: o.maxPendingPerSession ?? 4,
+      onError: (err) => d.log.error({ err, session: session.id }, 'ftp directory could not be read'),
     });
     d.metrics.inc('loginsSucceeded');
     d.log.info({ session: session.id, address, accountId: scope.accountId, mode: scope.mode, secure: connection.secure }, 'ftp login');
