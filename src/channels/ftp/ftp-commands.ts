@@ -1,5 +1,6 @@
 // The FTP commands this channel answers itself, in front of ftp-srv's dispatcher. ftp-srv keeps
-// the rest (AUTH/PBSZ/PROT, PASV/EPSV, LIST/NLST/SIZE/MDTM via the virtual file system, ...).
+// the rest (PBSZ/PROT, TYPE, LIST/NLST/SIZE/MDTM over the virtual file system, the transfer of a
+// RETR, PORT/EPRT, ...). Commands run one after the other, in the session's queue.
 //
 // Why each is taken over:
 // - AUTH TLS: ftp-srv wraps the socket in TLS a few event-loop turns after its 234 reply (bluebird
