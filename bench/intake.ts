@@ -132,16 +132,36 @@ async function main() {
     // that the other load on a shared machine does not distort as much as files/s
     const dbName = new URL(db.url).pathname.slice(1);
     const backends = async () => (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
-    type Cpu = { pids: number[]; service: number; pg: number };
-    /** at a phase's start pass nothing; at its end pass its start, so that its backends are the same set */
-    const cpu = async (start?: Cpu): Promise<Cpu> => {
-      const pids = [...new Set([...(start?.pids ?? []), ...(await backends())])];
-      return { pids, service: cpuMs([service.pid!]), pg: cpuMs(pids) };
+    /**
+     * CPU used during a phase: sampled every 200 ms, so that backends the pool closes mid-phase
+     * still count with their last reading (new ones start from zero).
+     */
+    const meter = () => {
+      const first = new Map<number, number>();
+      const last = new Map<number, number>();
+      const serviceStart = cpuMs([service.pid!]);
+      const sample = async () => {
+        for (const pid of await backends()) {
+          const v = cpuMs([pid]);
+          if (!first.has(pid)) first.set(pid, started ? 0 : v);
+          last.set(pid, v);
+        }
+      };
+      let started = false;
+      const ready = sample().then(() => (started = true));
+      const timer = setInterval(() => void sample().catch(() => {}), 200);
+      return async () => {
+        await ready;
+        await sample();
+        clearInterval(timer);
+        let pg = 0;
+        for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
+        return { service: cpuMs([service.pid!]) - serviceStart, pg };
+      };
     };
-    const used = (a: Cpu, b: Cpu) => ({ service: b.service - a.service, pg: b.pg - a.pg });
 
     // 1. POST /v2/imports -> attached
-    const c0 = await cpu();
+    const impMeter = meter();
     const t0 = Date.now();
     await pool(FILES, CONCURRENCY, async (i) => {
       await pace(t0, i);
@@ -155,7 +175,7 @@ async function main() {
       if (pending === 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    const c1 = await cpu(c0);
+    const impCpu = await impMeter();
     const rows = (await sql.query(
       `select r.id, extract(epoch from s.received_at) * 1000 as received, extract(epoch from r.attached_at) * 1000 as attached
        from intake_records r join intake_staging s on s.id = r.id where r.status = 'attached'`)).rows.filter((r) => !warmIds.has(r.id));
@@ -168,7 +188,7 @@ async function main() {
 
     // 2. the same files straight to POST /v2/documents
     const docLat: number[] = [];
-    const c2 = await cpu();
+    const docMeter = meter();
     const t1 = Date.now();
     await pool(FILES, CONCURRENCY, async (i) => {
       await pace(t1, i);
@@ -177,9 +197,7 @@ async function main() {
       docLat.push(performance.now() - s);
     });
     const docSeconds = (Date.now() - t1) / 1000;
-    const c3 = await cpu(c2);
-    const impCpu = used(c0, c1);
-    const docCpu = used(c2, c3);
+    const docCpu = await docMeter();
     docLat.sort((a, b) => a - b);
 
     const importRate = FILES / importSeconds;
