@@ -168,14 +168,18 @@ describe('interrupted uploads', () => {
 });
 
 describe('intake unavailable', () => {
-  it('answers 451, not 226, when the file cannot be staged and queued; the client may send it again', async () => {
+  it('answers 451, not 226, when the file cannot be staged and queued (the client may send it again), and 451 when the directory cannot be read', async () => {
     const failing: IntakeReceiver = {
       receive: async () => {
         throw new Error('enqueue failed: Redis unavailable');
       },
       recordFailure: (f, r) => t.svc.container.intake.recordFailure(f, r),
-      recent: (s, n) => t.svc.container.intake.recent(s, n),
+      recent: async (s, n) => {
+        if (recentFails) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        return t.svc.container.intake.recent(s, n);
+      },
     };
+    let recentFails = false;
     const channel = await startFtpRole(t.svc.container, failing);
     expect(channel).toBeDefined();
     const before = counters();
@@ -188,6 +192,11 @@ describe('intake unavailable', () => {
         expect(await ftpCode(client.rename('later.pdf.filepart', 'later.pdf'))).toBe(451);
         // still held: the rename can be tried again
         expect((await client.list()).map((f) => f.name)).toContain('later.pdf.filepart');
+        // a directory that cannot be read is a transient 451, without the database's error text
+        recentFails = true;
+        const err = await client.list().catch((e) => e);
+        expect(err.code).toBe(451);
+        expect(err.message).not.toMatch(/ECONNREFUSED|5432/);
       } finally {
         client.close();
       }

@@ -211,4 +211,32 @@ describe('limits and passive mode', () => {
       client.close();
     }
   });
+
+  it('a data connection from another address than the control connection is refused; the client\'s own still works', async () => {
+    await until(() => ftpMetrics.gauges.connections === 0, 5000, 'earlier connections to close');
+    const a = await t.ftpAccount();
+    const { ftp } = await RawFtp.connect(t.port);
+    try {
+      await ftp.startTls();
+      await ftp.login(a.ftpUsername, a.liveKey);
+      await ftp.send('PBSZ 0');
+      await ftp.send('PROT P');
+      const port = Number(/\|\|\|(\d+)\|/.exec(await ftp.send('EPSV'))![1]);
+      // someone at another address guesses the port first
+      const intruder = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.9' });
+      intruder.on('error', () => {});
+      await new Promise((r) => intruder.once('close', r));
+      expect(t.logLines.some((l) => l.includes('ftp data connection from another address refused') && l.includes('127.0.0.9'))).toBe(true);
+      const data = tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false });
+      await new Promise<void>((resolve, reject) => {
+        data.once('secureConnect', resolve);
+        data.once('error', reject);
+      });
+      expect(await ftp.send('STOR guarded.pdf')).toMatch(/^150/);
+      data.end(await makePdf('guarded'));
+      expect(await ftp.reply()).toMatch(/^226 guarded\.pdf received/);
+    } finally {
+      ftp.close();
+    }
+  });
 });

@@ -67,12 +67,25 @@ describe('uploads over FTPS with basic-ftp', () => {
     }
   });
 
-  it('a rotated key stops working for FTP at once; the new key works', async () => {
+  it('a rotated key stops working for FTP at once, also in sessions opened with it; the new key works', async () => {
     const a = await t.ftpAccount();
-    (await connectFtp(t.port, a.ftpUsername, a.liveKey)).close();
-    const newKey = await t.svc.container.accounts.rotateKey(a.id, 'live');
-    expect(await ftpCode(connectFtp(t.port, a.ftpUsername, a.liveKey))).toBe(530);
-    (await connectFtp(t.port, a.ftpUsername, newKey)).close();
+    const open = await connectFtp(t.port, a.ftpUsername, a.liveKey);
+    const other = await connectFtp(t.port, a.ftpUsername, a.testKey);
+    try {
+      expect((await upload(open, 'before.pdf', await makePdf('before'))).code).toBe(226);
+      const newKey = await t.svc.container.accounts.rotateKey(a.id, 'live');
+      expect(await ftpCode(upload(open, 'after.pdf', await makePdf('after')))).toBe(530);
+      expect(await ftpCode(connectFtp(t.port, a.ftpUsername, a.liveKey))).toBe(530);
+      // the test key was not rotated: its session goes on
+      expect((await upload(other, 'test.pdf', await makePdf('test'))).code).toBe(226);
+      const fresh = await connectFtp(t.port, a.ftpUsername, newKey);
+      expect((await upload(fresh, 'new.pdf', await makePdf('new'))).code).toBe(226);
+      fresh.close();
+      expect((await t.imports(newKey)).map((r: any) => r.filename)).toEqual(['new.pdf', 'before.pdf']);
+    } finally {
+      open.close();
+      other.close();
+    }
   });
 
   it('renames a temporary upload (WinSCP x.pdf.filepart, scripts x.tmp) to its .pdf name: attached; nothing before the rename', async () => {

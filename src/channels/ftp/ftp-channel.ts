@@ -15,6 +15,7 @@ import { FtpSession } from './ftp-session.ts';
 import type { FtpSrvConnection, FtpSrvServer } from './ftp-srv-internals.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
 import { failureDelayMs } from './lockout-policy.ts';
+import { PortRange } from './passive-connector.ts';
 import type { LoginLockout } from './login-lockout.ts';
 
 export interface FtpChannelOptions {
@@ -39,7 +40,10 @@ export interface FtpChannelOptions {
 }
 
 export interface FtpChannelDeps {
-  accounts: { authenticateFtp(username: string, password: string): Promise<Scope | undefined> };
+  accounts: {
+    authenticateFtp(username: string, password: string): Promise<Scope | undefined>;
+    authenticate(key: string): Promise<Scope | undefined>;
+  };
   receiver: IntakeReceiver;
   lockout: LoginLockout;
   metrics: FtpMetrics;
@@ -51,6 +55,7 @@ export class FtpChannel {
   private readonly sessions = new Map<string, FtpSession>();
   private readonly perAccount = new Map<string, Set<string>>();
   private secureContext?: SecureContext;
+  private ports: PortRange;
   private draining = false;
   private listening = false;
   port = 0;
@@ -58,7 +63,9 @@ export class FtpChannel {
   constructor(
     private readonly o: FtpChannelOptions,
     private readonly d: FtpChannelDeps,
-  ) {}
+  ) {
+    this.ports = new PortRange(o.pasvRange[0], o.pasvRange[1]);
+  }
 
   get url(): string {
     return `ftp://${this.o.host}:${this.port}`;
@@ -149,6 +156,11 @@ export class FtpChannel {
       truncationGraceMs: o.truncationGraceMs ?? 250,
       metrics: d.metrics,
       log: d.log,
+      passive: { host: o.host, ports: this.ports, address: o.pasvAddress },
+      keyStillValid: async (s) => {
+        const now = s.key ? await d.accounts.authenticate(s.key) : undefined;
+        return Boolean(now && s.scope && now.accountId === s.scope.accountId && now.mode === s.scope.mode);
+      },
     });
     session.armIdleTimer();
   }
@@ -159,7 +171,11 @@ export class FtpChannel {
     this.sessions.delete(id);
     this.d.metrics.gauges.connections--;
     session.markClosed();
-    if (session.scope) this.perAccount.get(session.scope.accountId)?.delete(id);
+    const mine = session.scope && this.perAccount.get(session.scope.accountId);
+    if (mine) {
+      mine.delete(id);
+      if (!mine.size) this.perAccount.delete(session.scope!.accountId);
+    }
     const dropped = session.fs?.discardPending() ?? [];
     if (dropped.length) this.d.log.info({ session: session.id, names: dropped.map((p) => p.name) }, 'ftp session ended with temporary uploads never renamed: dropped');
   }
@@ -171,27 +187,29 @@ export class FtpChannel {
     if (!session) throw new Error('Session closed');
     if (o.requireTls && !connection.secure) throw new Error('TLS required: send AUTH TLS before USER and PASS');
     const address = session.address;
+    // client input: logged cut short
+    const user = username.slice(0, 128);
     let scope: Scope | undefined;
     try {
-      const locked = await d.lockout.locked(address, username);
+      const locked = await withTimeout(d.lockout.locked(address, username), LOCKOUT_TIMEOUT_MS);
       if (locked) {
         d.metrics.inc('loginsRefusedLockedOut');
-        d.log.warn({ session: session.id, address, username, subject: locked }, 'ftp login refused: locked out');
+        d.log.warn({ session: session.id, address, username: user, subject: locked }, 'ftp login refused: locked out');
         throw new LoginRefused('Too many failed logins: locked out for a while, try again later');
       }
       scope = await d.accounts.authenticateFtp(username, password);
       if (!scope) {
         d.metrics.inc('loginsFailed');
-        const { counts, locked: nowLocked } = await d.lockout.recordFailure(address, username);
-        d.log.info({ session: session.id, address, username, failures: counts }, 'ftp login failed');
+        const { counts, locked: nowLocked } = await withTimeout(d.lockout.recordFailure(address, username), LOCKOUT_TIMEOUT_MS);
+        d.log.info({ session: session.id, address, username: user, failures: counts }, 'ftp login failed');
         for (const subject of nowLocked) {
-          d.log.warn({ address, username, subject, lockoutMs: d.lockout.settings.lockoutMs }, 'ftp login locked out after repeated failures');
-          d.metrics.lockout({ subject, address, username, lockoutMs: d.lockout.settings.lockoutMs });
+          d.log.warn({ address, username: user, subject, lockoutMs: d.lockout.settings.lockoutMs }, 'ftp login locked out after repeated failures');
+          d.metrics.lockout({ subject, address, username: user, lockoutMs: d.lockout.settings.lockoutMs });
         }
         await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
         throw new LoginRefused('Login incorrect');
       }
-      await d.lockout.recordSuccess(address, username);
+      await withTimeout(d.lockout.recordSuccess(address, username), LOCKOUT_TIMEOUT_MS);
     } catch (err) {
       if (err instanceof LoginRefused) throw err;
       d.log.error({ err, session: session.id }, 'ftp login could not be checked');
@@ -210,10 +228,12 @@ export class FtpChannel {
     this.perAccount.set(scope.accountId, mine);
     session.scope = scope;
     session.username = username;
+    session.key = password;
     session.fs = new IntakeFileSystem(connection, { scope, username, address, traceId: `ftp-${session.id}` }, {
       receiver: d.receiver,
       listLimit: o.listLimit,
       maxPending: o.maxPendingPerSession ?? 4,
+      onError: (err) => d.log.error({ err, session: session.id }, 'ftp directory could not be read'),
     });
     d.metrics.inc('loginsSucceeded');
     d.log.info({ session: session.id, address, accountId: scope.accountId, mode: scope.mode, secure: connection.secure }, 'ftp login');
@@ -222,6 +242,19 @@ export class FtpChannel {
 }
 
 class LoginRefused extends Error {}
+
+// Redis commands wait while Redis is away (maxRetriesPerRequest: null): a login must not.
+const LOCKOUT_TIMEOUT_MS = 5000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
 
 /** A final reply written before ftp-srv's own 530, which then finds the socket closed. */
 function refuseAndClose(connection: FtpSrvConnection, code: number, message: string) {

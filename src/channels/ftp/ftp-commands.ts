@@ -12,6 +12,7 @@
 //   handed to intake before the 226, and staging failures are a transient 451.
 // - RETR/RNFR/RNTO/DELE/MKD/RMD/SITE/APPE/STOU: refused or answered with their proper codes.
 // - ABOR/QUIT: abort a running upload.
+// - PASV/EPSV: data connections through passive-connector.ts instead of ftp-srv's.
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Logger } from '../../app/logger.ts';
@@ -19,6 +20,8 @@ import type { FtpMetrics } from './ftp-metrics.ts';
 import type { FtpSession } from './ftp-session.ts';
 import type { FtpSrvConnection, ParsedCommand } from './ftp-srv-internals.ts';
 import { FtpReplyError, type AcceptResult } from './intake-file-system.ts';
+import { normalizeAddress } from './lockout-policy.ts';
+import { PassiveConnector, pasvReply, type PortRange } from './passive-connector.ts';
 import { settleDelayMs } from './upload-completeness.ts';
 import { classifyUploadName } from './upload-names.ts';
 import { readUpload } from './upload-transfer.ts';
@@ -33,12 +36,23 @@ export interface CommandContext {
   truncationGraceMs: number;
   metrics: FtpMetrics;
   log: Logger;
+  /** whether the session's key is still the account's key (a rotated key stops working at once) */
+  keyStillValid: (session: FtpSession) => Promise<boolean>;
+  passive: {
+    host: string;
+    ports: PortRange;
+    /** what PASV announces; clients on the loopback get the address they connected to */
+    address: string;
+  };
 }
 
 type Handler = (cmd: ParsedCommand) => Promise<unknown>;
 
 /** Commands that must be answered while an upload runs instead of waiting behind it. */
 const URGENT = new Set(['ABOR', 'QUIT', 'NOOP', 'STAT']);
+
+/** Commands that read or hand in files: each checks again that the session's key is still valid. */
+const KEY_CHECKED = new Set(['STOR', 'RETR', 'LIST', 'NLST', 'SIZE', 'MDTM', 'RNFR', 'RNTO', 'DELE']);
 
 export function installCommands(session: FtpSession, ctx: CommandContext): void {
   const connection = session.connection;
@@ -49,7 +63,15 @@ export function installCommands(session: FtpSession, ctx: CommandContext): void 
   commands.handle = (message: string | ParsedCommand) => {
     const cmd = typeof message === 'string' ? commands.parse(message) : message;
     session.touch();
-    const run = () => (ours[cmd.directive] ?? ((c: ParsedCommand) => Promise.resolve(delegate(c))))(cmd);
+    const dispatch = () => (ours[cmd.directive] ?? ((c: ParsedCommand) => Promise.resolve(delegate(c))))(cmd);
+    const run = async () => {
+      if (KEY_CHECKED.has(cmd.directive) && connection.authenticated && session.scope && !(await ctx.keyStillValid(session))) {
+        ctx.log.info({ session: session.id, accountId: session.scope.accountId, mode: session.scope.mode }, 'ftp session closed: its key was rotated');
+        connection.commandSocket.end('530 The key was replaced: log in again with the new key\r\n');
+        return;
+      }
+      return dispatch();
+    };
     if (session.transfer && URGENT.has(cmd.directive)) return run().catch((err) => unexpected(err, cmd));
     const next = session.queue.then(run).catch((err) => unexpected(err, cmd));
     session.queue = next;
@@ -218,7 +240,32 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
     connection.secure = true;
   }
 
+  async function passive(extended: boolean) {
+    if (!loggedIn()) return notLoggedIn();
+    dropDataConnection();
+    const connector = new PassiveConnector(session.address, {
+      host: ctx.passive.host,
+      ports: ctx.passive.ports,
+      secureContext: connection.secure ? ctx.secureContext : undefined,
+      onIntruder: (address) => log.warn({ session: session.id, address, expected: session.address }, 'ftp data connection from another address refused'),
+    });
+    connection.connector = connector as never;
+    let port: number;
+    try {
+      port = await connector.listen();
+    } catch (err) {
+      log.error({ err, session: session.id }, 'ftp passive port unavailable');
+      return reply(connection, 425, 'No passive port free, try again later');
+    }
+    if (extended) return reply(connection, 229, `Entering Extended Passive Mode (|||${port}|)`);
+    const local = normalizeAddress(connection.commandSocket.localAddress);
+    const address = /^127\./.test(session.address) && /^\d+\.\d+\.\d+\.\d+$/.test(local) ? local : ctx.passive.address;
+    return reply(connection, 227, `Entering Passive Mode (${pasvReply(address, port)})`);
+  }
+
   return {
+    PASV: () => passive(false),
+    EPSV: () => passive(true),
     AUTH: async (cmd) => {
       const method = (cmd.arg ?? '').trim().toUpperCase();
       if (method !== 'TLS' || !ctx.secureContext || connection.secure) return pass(cmd);

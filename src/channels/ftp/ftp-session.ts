@@ -16,6 +16,8 @@ export class FtpSession {
   readonly startedAt = Date.now();
   scope?: Scope;
   username?: string;
+  /** the key the session logged in with, to notice its rotation (never logged) */
+  key?: string;
   fs?: IntakeFileSystem;
   transfer?: ActiveTransfer;
   renameFrom?: string;

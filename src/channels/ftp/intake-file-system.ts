@@ -35,6 +35,7 @@ export interface FileSystemOptions {
   receiver: IntakeReceiver;
   listLimit: number;
   maxPending: number;
+  onError?: (err: unknown) => void;
 }
 
 /** What ftp-srv's LIST/STAT/SIZE/MDTM read from a file: fs.Stats' shape, plus status and mode. */
@@ -192,7 +193,14 @@ export class IntakeFileSystem extends FileSystem {
   }
 
   private async entries(): Promise<DirectoryEntry[]> {
-    const records = await this.opts.receiver.recent(this.identity.scope, this.opts.listLimit);
+    let records: IntakeRecord[];
+    try {
+      records = await this.opts.receiver.recent(this.identity.scope, this.opts.listLimit);
+    } catch (err) {
+      // the client gets a transient code, not the database's error text
+      this.opts.onError?.(err);
+      throw new FtpReplyError(451, 'The directory cannot be read right now, try again later');
+    }
     return buildListing(records, this.pendingUploads());
   }
 

@@ -1,0 +1,290 @@
+// FTP benchmark: 1,000 PDFs of 100 KB uploaded over FTPS on 8 parallel connections until every
+// one is `attached` (PDFs/s, upload-done -> attached p50/p99, the service's peak RSS), against the
+// same uploads to a stock ftp-srv that writes them to disk, in the same run (ratio). The service
+// runs as `npm start` runs it (one process, roles api + worker + ftp) on a fresh PostgreSQL
+// database and a private redis-server; each FTP server runs in its own process.
+//
+//   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--split] [--profile <dir>]
+//
+// --split runs the ftp role in a process of its own and api + worker in another, and reports the
+// peak RSS of each.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { Client } from 'basic-ftp';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import pg from 'pg';
+import { randomToken } from '../src/domain/ids.ts';
+import { createPgDatabase } from '../test/helpers/database.ts';
+import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
+
+const { values } = parseArgs({
+  options: {
+    files: { type: 'string', default: '1000' },
+    size: { type: 'string', default: String(100 * 1024) },
+    connections: { type: 'string', default: '8' },
+    // writes a CPU profile of the service process into this directory
+    profile: { type: 'string' },
+    // the ftp role in its own process (as FTP nodes are scaled), api + worker in another
+    split: { type: 'boolean', default: false },
+  },
+});
+const FILES = Number(values.files);
+const SIZE = Number(values.size);
+const CONNECTIONS = Number(values.connections);
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const ms = (n: number) => `${n.toFixed(0)} ms`;
+const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
+
+async function benchPdf(size: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  doc.addPage([595, 842]).drawText('Invoice BENCH', { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
+  const bare = (await doc.save()).length;
+  await doc.attach(randomBytes(Math.max(0, size - bare - 600)), 'padding.bin', { mimeType: 'application/octet-stream' });
+  return Buffer.from(await doc.save());
+}
+
+/** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch {
+      // exited
+    }
+  }
+  return ticks * 10; // CLK_TCK 100
+}
+
+/** Peak resident set size of a process (VmHWM), in MB. */
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** FTPS connections, opened before the clock starts (retried: a stock ftp-srv can lose an AUTH TLS race). */
+async function connectAll(port: number, user: string, password: string): Promise<Client[]> {
+  return Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const c = new Client(5000);
+      try {
+        await c.access({ host: '127.0.0.1', port, user, password, secure: true, secureOptions: { rejectUnauthorized: false } });
+        return c;
+      } catch (e) {
+        c.close();
+        if (attempt >= 5) throw e;
+      }
+    }
+  }));
+}
+
+/** Uploads every file once over the connections; returns when each 226 came, by file index. */
+async function uploadAll(clients: Client[], names: string[], contents: Buffer[]): Promise<{ doneAt: number[]; replies: string[]; seconds: number }> {
+  const doneAt: number[] = [];
+  const replies: string[] = [];
+  let next = 0;
+  const t0 = Date.now();
+  await Promise.all(clients.map(async (c) => {
+    while (next < names.length) {
+      const i = next++;
+      const res = await c.uploadFrom(Readable.from([contents[i]]), names[i]);
+      doneAt[i] = Date.now();
+      replies[i] = res.message;
+    }
+  }));
+  return { doneAt, replies, seconds: (Date.now() - t0) / 1000 };
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host: '127.0.0.1' }, () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
+function waitForLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(out.slice(0, nl).trim());
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+  });
+}
+
+async function main() {
+  const redis = await startPrivateRedis();
+  const db = await createPgDatabase();
+  const port = await freePort();
+  const ftpPort = await freePort();
+  const adminToken = `adm_${randomToken(24)}`;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-ftp-'));
+  const cert = path.join(work, 'cert.pem');
+  const key = path.join(work, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  const pasv = 30_000 + Math.floor(Math.random() * 20_000);
+  const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values.profile)] : [];
+  const env = {
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
+    REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
+    FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv}-${pasv + 49}`, TLS_CERT: cert, TLS_KEY: key,
+  };
+  const start = (roles: string) => spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
+  const services = values.split ? [start('api,worker'), start('ftp')] : [start('api,worker,ftp')];
+  const bareDir = path.join(work, 'bare');
+  fs.mkdirSync(bareDir);
+  const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/ftp-bare-server.ts', bareDir, cert, key, String(pasv + 50), String(pasv + 99)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const barePort = Number(await waitForLine(bare));
+  const sql = new pg.Client({ connectionString: db.url });
+  const base = `https://127.0.0.1:${port}`;
+  // the API serves HTTPS with the self-signed certificate too
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/readyz`)).ok && (await canConnect(ftpPort))) break;
+      } catch {
+        if (i > 300) throw new Error('the service did not start');
+      }
+      await sleep(100);
+    }
+    const call = async (method: string, p: string, token: string, body?: unknown) => {
+      const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+      return JSON.parse(text);
+    };
+    const account = await call('POST', '/admin/accounts', adminToken, { name: 'bench' });
+    const liveKey = account.liveKey as string;
+    const customer = await call('POST', '/v2/customers', liveKey, { customerCode: 'B-1', name: 'Bench' });
+    let made = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (made < FILES + 1) {
+        const i = made++;
+        await call('POST', '/v2/invoices', liveKey, { customer: customer.id, invoiceNumber: i < FILES ? `BENCH-${i}` : 'WARM', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
+      }
+    }));
+    const template = await benchPdf(SIZE);
+    // distinct bytes per file, still ending like a PDF
+    const contents = Array.from({ length: FILES }, (_, i) => Buffer.concat([template, Buffer.from(`% ${i}\n`)]));
+    const names = contents.map((_, i) => `BENCH-${i}.pdf`);
+    await sql.connect();
+
+    // warm-up of both servers (JIT, TLS, pools, threads), not measured
+    const svcClients = await connectAll(ftpPort, account.ftpUsername, liveKey);
+    const bareClients = await connectAll(barePort, 'bench', 'bench');
+    await uploadAll(svcClients, Array(40).fill('WARM.pdf'), contents.slice(0, 40));
+    await uploadAll(bareClients, Array(40).fill('WARM.pdf'), contents.slice(0, 40));
+    for (;;) {
+      const [{ n }] = (await sql.query(`select count(*)::int as n from intake_records where status in ('received', 'waiting')`)).rows;
+      if (n === 0) break;
+      await sleep(50);
+    }
+    const warmIds = new Set((await sql.query('select id from intake_records')).rows.map((r) => r.id));
+
+    // CPU of the service, its PostgreSQL backends, the stock server and this client: figures that
+    // the other load on a shared machine distorts less than PDFs/s
+    const dbName = new URL(db.url).pathname.slice(1);
+    const backends = async () => (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
+    const meter = () => {
+      const first = new Map<number, number>();
+      const last = new Map<number, number>();
+      const start = { service: services.map((p) => cpuMs([p.pid!])), bare: cpuMs([bare.pid!]), client: process.cpuUsage() };
+      let started = false;
+      const sample = async () => {
+        for (const pid of await backends()) {
+          const v = cpuMs([pid]);
+          if (!first.has(pid)) first.set(pid, started ? 0 : v);
+          last.set(pid, v);
+        }
+      };
+      const ready = sample().then(() => (started = true));
+      const timer = setInterval(() => void sample().catch(() => {}), 200);
+      return async () => {
+        await ready;
+        await sample();
+        clearInterval(timer);
+        let pg = 0;
+        for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
+        const c = process.cpuUsage(start.client);
+        const each = services.map((p, i) => cpuMs([p.pid!]) - start.service[i]);
+        return { service: each.reduce((a, b) => a + b, 0), each, pg, bare: cpuMs([bare.pid!]) - start.bare, client: (c.user + c.system) / 1000 };
+      };
+    };
+
+    // 1. the service: FTPS upload -> staged -> queued -> matched -> attached
+    const svcMeter = meter();
+    const t0 = Date.now();
+    const up = await uploadAll(svcClients, names, contents);
+    for (;;) {
+      const [{ pending, failed }] = (await sql.query(
+        `select count(*) filter (where status in ('received', 'waiting'))::int as pending, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
+      if (failed > 0) throw new Error(`${failed} files failed`);
+      if (pending === 0) break;
+      await sleep(20);
+    }
+    const svcCpu = await svcMeter();
+    const rss = services.map((p) => peakRssMb(p.pid!));
+    const rows = (await sql.query(`select r.id, s.filename, extract(epoch from r.attached_at) * 1000 as attached from intake_records r join intake_staging s on s.id = r.id where r.status = 'attached'`)).rows.filter((r) => !warmIds.has(r.id));
+    if (rows.length !== FILES) throw new Error(`expected ${FILES} attached, found ${rows.length}`);
+    const attachedAt = new Map(rows.map((r) => [r.filename as string, Number(r.attached)]));
+    const latencies = names.map((n, i) => attachedAt.get(n)! - up.doneAt[i]).sort((a, b) => a - b);
+    const attachedSeconds = (Math.max(...attachedAt.values()) - t0) / 1000;
+    const docs = (await sql.query(`select count(*)::int as n from documents d join invoices i on i.id = d.invoice_id where i.invoice_number like 'BENCH-%' and d.deleted_at is null and d.source = 'ftp'`)).rows[0].n;
+    if (docs !== FILES) throw new Error(`expected ${FILES} FTP documents, found ${docs}`);
+    for (const c of svcClients) c.close();
+
+    // 2. stock ftp-srv writing the same files to disk
+    const bareMeter = meter();
+    const bareRun = await uploadAll(bareClients, names, contents);
+    const bareCpu = await bareMeter();
+    for (const c of bareClients) c.close();
+    const written = fs.readdirSync(bareDir).filter((n) => n.startsWith('BENCH-')).length;
+    if (written !== FILES) throw new Error(`bare ftp-srv wrote ${written} files`);
+
+    const attachedRate = FILES / attachedSeconds;
+    const uploadRate = FILES / up.seconds;
+    const bareRate = FILES / bareRun.seconds;
+    console.log(`FTP benchmark: ${FILES} PDFs of ${contents[0].length} bytes over ${CONNECTIONS} FTPS connections (basic-ftp), PostgreSQL, ${os.cpus().length} CPUs`);
+    console.log(`service, upload -> attached  : ${attachedRate.toFixed(1)} PDFs/s (${attachedSeconds.toFixed(2)} s; uploads (226) done in ${up.seconds.toFixed(2)} s = ${uploadRate.toFixed(1)} uploads/s)`);
+    console.log(`  upload done -> attached    : p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
+    if (values.split) console.log(`  peak RSS (VmHWM)           : ftp process ${rss[1].toFixed(0)} MB, api + worker process ${rss[0].toFixed(0)} MB`);
+    else console.log(`  service peak RSS (VmHWM)   : ${rss[0].toFixed(0)} MB (api + worker + ftp roles in one process)`);
+    console.log(`bare ftp-srv to disk         : ${bareRate.toFixed(1)} uploads/s (${bareRun.seconds.toFixed(2)} s)`);
+    console.log(`ratio attached / bare        : ${(attachedRate / bareRate).toFixed(2)}   (uploads only: ${(uploadRate / bareRate).toFixed(2)})`);
+    const per = (n: number) => `${(n / FILES).toFixed(1)} ms`;
+    const processes = values.split ? `ftp process ${per(svcCpu.each[1])}, api + worker process ${per(svcCpu.each[0])}` : `service process ${per(svcCpu.service)}`;
+    console.log(`CPU per PDF, service         : ${per(svcCpu.service + svcCpu.pg)} (${processes}, PostgreSQL ${per(svcCpu.pg)}); the client ${per(svcCpu.client)}`);
+    console.log(`CPU per PDF, bare ftp-srv    : ${per(bareCpu.bare)}; the client ${per(bareCpu.client)}`);
+    console.log(`machine load average (1 min) : ${os.loadavg()[0].toFixed(1)} at the end, ${os.cpus().length} CPUs`);
+  } finally {
+    await sql.end().catch(() => {});
+    bare.kill('SIGTERM');
+    await Promise.all(services.map((p) => new Promise((r) => {
+      p.once('exit', r);
+      p.kill('SIGTERM');
+    })));
+    await db.drop();
+    await redis.stop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});
