@@ -254,8 +254,12 @@ describe('errors of one account', () => {
     await until(async () => (await h.dovecot.count(`${box}Done`)) === 3, 20_000, 'all three messages, the failing one after its retries');
     expect(refusals).toBe(3);
     expect(role.poller.stats.errors).toBe(2);
-    const claim = (await h.db.query('select attempts, last_error, state from mail_messages where header_message_id = $1', ['<faulty-bad@test.example>']))[0];
-    expect(claim).toMatchObject({ attempts: 3, last_error: 'staging failed', state: 'moved' });
+    let claim: any;
+    await until(async () => {
+      claim = (await h.db.query('select attempts, last_error, state from mail_messages where header_message_id = $1', ['<faulty-bad@test.example>']))[0];
+      return claim.state === 'moved';
+    }, 10_000, 'the claim to be noted as moved');
+    expect(claim).toMatchObject({ attempts: 3, last_error: 'staging failed' });
     expect((await h.records(bad.liveScope)).filter((r) => r.filename === `${badInv.invoiceNumber}.pdf`)).toHaveLength(1);
     await role.stop();
   });
