@@ -275,7 +275,8 @@ describe('large messages', () => {
   it('downloads only the PDF parts of a message over MAIL_MAX_MESSAGE_BYTES, and records PDFs over 5 MB as failed', async () => {
     // a second poller with a low limit, on its own mailbox so the main one does not take the message
     const box = 'Large';
-    const inv = await h.invoice(acct.liveKey);
+    // a non-ASCII name: read here from the part's own MIME header (RFC 2231), not from the whole message
+    const inv = await h.invoice(acct.liveKey, `GROẞ-${Date.now().toString(36)}-Überweisung`);
     const id = msgId();
     const bigPdf = Buffer.concat([await makePdf('big'), randomBytes(5.5 * 1024 * 1024)]);
     const raw = await h.dovecot.append(
