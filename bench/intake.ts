@@ -3,7 +3,10 @@
 // POST /v2/documents in the same run (ratio). The service runs as `npm start` runs it (one
 // process, roles api + worker) on a fresh PostgreSQL database and a private redis-server.
 //
-//   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32]
+//   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rate <files/s>]
+//
+// --rate paces the uploads (default: as fast as the clients go) to see received->attached latency
+// at a load the workers keep up with.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -22,11 +25,16 @@ const { values } = parseArgs({
     size: { type: 'string', default: String(100 * 1024) },
     concurrency: { type: 'string', default: '32' },
     'worker-concurrency': { type: 'string', default: '8' },
+    rate: { type: 'string', default: '0' },
   },
 });
 const FILES = Number(values.files);
 const SIZE = Number(values.size);
 const CONCURRENCY = Number(values.concurrency);
+const RATE = Number(values.rate);
+const pace = async (t0: number, i: number) => {
+  if (RATE > 0) await new Promise((r) => setTimeout(r, Math.max(0, t0 + (i * 1000) / RATE - Date.now())));
+};
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const ms = (n: number) => `${n.toFixed(0)} ms`;
@@ -46,6 +54,21 @@ async function benchPdf(size: number): Promise<Buffer> {
   const bare = (await doc.save()).length;
   await doc.attach(randomBytes(Math.max(0, size - bare - 600)), 'padding.bin', { mimeType: 'application/octet-stream' });
   return Buffer.from(await doc.save());
+}
+
+/** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch {
+      // exited
+    }
+  }
+  return ticks * 10; // CLK_TCK 100
 }
 
 async function main() {
@@ -105,9 +128,45 @@ async function main() {
     }
     const warmIds = new Set((await sql.query('select id from intake_records')).rows.map((r) => r.id));
 
+    // CPU of the service process and of the PostgreSQL backends serving its database: a figure
+    // that the other load on a shared machine does not distort as much as files/s
+    const dbName = new URL(db.url).pathname.slice(1);
+    const backends = async () => (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
+    /**
+     * CPU used during a phase: sampled every 200 ms, so that backends the pool closes mid-phase
+     * still count with their last reading (new ones start from zero).
+     */
+    const meter = () => {
+      const first = new Map<number, number>();
+      const last = new Map<number, number>();
+      const serviceStart = cpuMs([service.pid!]);
+      const sample = async () => {
+        for (const pid of await backends()) {
+          const v = cpuMs([pid]);
+          if (!first.has(pid)) first.set(pid, started ? 0 : v);
+          last.set(pid, v);
+        }
+      };
+      let started = false;
+      const ready = sample().then(() => (started = true));
+      const timer = setInterval(() => void sample().catch(() => {}), 200);
+      return async () => {
+        await ready;
+        await sample();
+        clearInterval(timer);
+        let pg = 0;
+        for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
+        return { service: cpuMs([service.pid!]) - serviceStart, pg };
+      };
+    };
+
     // 1. POST /v2/imports -> attached
+    const impMeter = meter();
     const t0 = Date.now();
-    await pool(FILES, CONCURRENCY, (i) => call('POST', '/v2/imports', key, { Filename: `BENCH-${i}.pdf`, Content: contents[i] }));
+    await pool(FILES, CONCURRENCY, async (i) => {
+      await pace(t0, i);
+      await call('POST', '/v2/imports', key, { Filename: `BENCH-${i}.pdf`, Content: contents[i] });
+    });
     const uploadedMs = Date.now() - t0;
     for (;;) {
       const [{ pending, failed }] = (await sql.query(
@@ -116,6 +175,7 @@ async function main() {
       if (pending === 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
+    const impCpu = await impMeter();
     const rows = (await sql.query(
       `select r.id, extract(epoch from s.received_at) * 1000 as received, extract(epoch from r.attached_at) * 1000 as attached
        from intake_records r join intake_staging s on s.id = r.id where r.status = 'attached'`)).rows.filter((r) => !warmIds.has(r.id));
@@ -128,22 +188,29 @@ async function main() {
 
     // 2. the same files straight to POST /v2/documents
     const docLat: number[] = [];
+    const docMeter = meter();
     const t1 = Date.now();
     await pool(FILES, CONCURRENCY, async (i) => {
+      await pace(t1, i);
       const s = performance.now();
       await call('POST', '/v2/documents', key, { Invoice: invoices.doc[i], Filename: `BENCH-${FILES + i}.pdf`, Mediatype: 'application/pdf', Content: contents[i] });
       docLat.push(performance.now() - s);
     });
     const docSeconds = (Date.now() - t1) / 1000;
+    const docCpu = await docMeter();
     docLat.sort((a, b) => a - b);
 
     const importRate = FILES / importSeconds;
     const docRate = FILES / docSeconds;
-    console.log(`intake benchmark: ${FILES} PDFs of ${size} bytes, ${CONCURRENCY} concurrent clients, worker concurrency ${values['worker-concurrency']}, PostgreSQL, ${os.cpus().length} CPUs`);
+    console.log(`intake benchmark: ${FILES} PDFs of ${size} bytes, ${CONCURRENCY} concurrent clients${RATE ? ` paced at ${RATE} files/s` : ''}, worker concurrency ${values['worker-concurrency']}, PostgreSQL, ${os.cpus().length} CPUs`);
     console.log(`POST /v2/imports -> attached : ${importRate.toFixed(1)} files/s (${importSeconds.toFixed(2)} s; uploads done in ${(uploadedMs / 1000).toFixed(2)} s)`);
     console.log(`  received -> attached        : p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
     console.log(`POST /v2/documents (direct)  : ${docRate.toFixed(1)} files/s (${docSeconds.toFixed(2)} s), request p50 ${ms(pct(docLat, 50))}, p99 ${ms(pct(docLat, 99))}`);
     console.log(`ratio imports / documents    : ${(importRate / docRate).toFixed(2)}`);
+    const perFile = (x: { service: number; pg: number }) => `${((x.service + x.pg) / FILES).toFixed(1)} ms (service ${(x.service / FILES).toFixed(1)}, PostgreSQL ${(x.pg / FILES).toFixed(1)})`;
+    console.log(`CPU per file, imports        : ${perFile(impCpu)}`);
+    console.log(`CPU per file, documents      : ${perFile(docCpu)}`);
+    console.log(`machine load average (1 min) : ${os.loadavg()[0].toFixed(1)} at the end`);
   } finally {
     await sql.end().catch(() => {});
     service.kill('SIGTERM');

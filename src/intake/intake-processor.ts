@@ -13,6 +13,7 @@ import { noInvoiceReason, normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
 import type { IntakeStatus } from './intake-port.ts';
 import { intakeRepository as repo } from './intake-repository.ts';
+import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
 export type ProcessOutcome =
   | { status: 'attached'; invoiceId: string; documentId: string; changed: boolean }
@@ -47,12 +48,15 @@ export class IntakeProcessor {
     private readonly checkPdf: PdfChecker,
     private readonly windowMs: number,
     private readonly events?: DomainEvents,
+    /** bytes received by this very process, if any: saves reading them back */
+    private readonly cache?: StagedBytesCache,
     private readonly now: () => number = Date.now,
   ) {}
 
   async process(ref: IntakeJobRef, attempt: Attempt): Promise<ProcessOutcome> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
-    const staged = await repo.loadStaged(this.db, scope, ref.intakeId);
+    const cached = this.cache?.take(ref.intakeId);
+    const staged = await repo.loadStaged(this.db, scope, ref.intakeId, !cached);
     if (!staged) return { status: 'skipped', why: 'no intake record (purged)' };
     const { record } = staged;
     if (record.status === 'attached') return { status: 'skipped', why: 'already attached' };
@@ -66,8 +70,8 @@ export class IntakeProcessor {
 
     const name = normaliseFileName(record.filename);
     if (!name.ok) return fail(name.reason);
-    if (!staged.content) return fail('The staged file is no longer available');
-    const bytes = staged.content;
+    if (!staged.hasContent) return fail('The staged file is no longer available');
+    const bytes = cached ?? staged.content!;
 
     let match = await this.match(scope, name.matchName);
     if (!match) {

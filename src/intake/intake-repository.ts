@@ -40,6 +40,7 @@ export interface StagedIntake {
   record: IntakeRecord;
   matchName: string | null;
   content: Buffer | null;
+  hasContent: boolean;
 }
 
 export interface PendingRef {
@@ -74,10 +75,12 @@ export const intakeRepository = {
     return r && toRecord(r);
   },
 
-  async loadStaged(q: Queryable, scope: Scope, id: string): Promise<StagedIntake | undefined> {
+  /** The record and, when `withContent`, the staged bytes (`content` says only whether they exist otherwise). */
+  async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true): Promise<StagedIntake | undefined> {
     const w = scopeWhere(scope);
-    const r = (await q.query(`select ${source.columns}, s.content from intake_records t ${source.joins} where ${w.sql} and t.id = $3`, [...w.params, id]))[0];
-    return r && { record: toRecord(r), matchName: r.match_name ?? null, content: toBuffer(r.content) };
+    const content = withContent ? 's.content' : '(s.content is not null) as has_content';
+    const r = (await q.query(`select ${source.columns}, ${content} from intake_records t ${source.joins} where ${w.sql} and t.id = $3`, [...w.params, id]))[0];
+    return r && { record: toRecord(r), matchName: r.match_name ?? null, content: withContent ? toBuffer(r.content) : null, hasContent: withContent ? r.content != null : r.has_content };
   },
 
   async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus): Promise<Page<IntakeRecord>> {

@@ -14,6 +14,7 @@ import { normaliseFileName } from './file-name.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver, IntakeRecord, IntakeStatus } from './intake-port.ts';
 import { intakeRepository as repo } from './intake-repository.ts';
+import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
 export const INTAKE_STATUSES: IntakeStatus[] = ['received', 'waiting', 'attached', 'failed'];
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
@@ -25,6 +26,13 @@ export class IntakeService implements IntakeReceiver {
     private readonly log: Logger,
     private readonly events?: DomainEvents,
   ) {}
+
+  /** set when this process also runs workers: they take the bytes from here (staged-bytes-cache.ts) */
+  private stagedBytes?: StagedBytesCache;
+
+  handOffBytesTo(cache: StagedBytesCache): void {
+    this.stagedBytes = cache;
+  }
 
   private emit(scope: Scope, r: IntakeRecord): void {
     this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status: r.status, reason: r.reason });
@@ -48,9 +56,12 @@ export class IntakeService implements IntakeReceiver {
       this.emit(file.scope, record);
       return record;
     }
+    // cached before the enqueue: a worker of this process may take the job at once
+    this.stagedBytes?.put(id, file.bytes);
     try {
       await this.scheduler.enqueue({ intakeId: id, accountId: file.scope.accountId, mode: file.scope.mode });
     } catch (err) {
+      this.stagedBytes?.take(id);
       // Not acknowledged, so the sender will send again: drop this copy. If even that fails, the
       // reconciler enqueues it later, and the same bytes attach only once.
       await repo.remove(this.db, file.scope, id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged file'));

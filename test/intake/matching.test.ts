@@ -156,6 +156,13 @@ describe('permanent problems fail at once and are never retried', () => {
     expect(done.reason).toMatch(/^The PDF cannot be read/);
   });
 
+  it('a file named after a deleted invoice fails with that reason', async () => {
+    const inv = await invoice(acct.liveKey);
+    expect((await t.request('DELETE', `/v2/invoices/${inv.id}`, { key: acct.liveKey })).status).toBe(204);
+    const rec = await upload(acct.liveKey, `${inv.id}.pdf`, await makePdf('deleted'));
+    expect(await t.waitFor(acct.liveKey, rec.id)).toMatchObject({ status: 'failed', reason: `The invoice ${inv.id} was deleted` });
+  });
+
   it.each([['../x.pdf'], ['dir/F-1.pdf'], ['C:\\x\\F-1.pdf'], ['.pdf']])('bad name %j', async (name) => {
     const rec = await upload(acct.liveKey, name, await makePdf('name'));
     expect(rec.status).toBe('failed');
@@ -211,6 +218,8 @@ describe('imports API', () => {
   it('refuses bad bodies and unknown ids, and is documented in the OpenAPI document', async () => {
     expect((await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf' } })).body).toMatchObject({ status: 400, field: 'content' });
     expect((await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf', Content: 'not base64!' } })).status).toBe(400);
+    const tooLong = await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf', Content: 'A'.repeat(5_242_884) } });
+    expect(tooLong.body).toEqual({ status: 400, title: 'Bad Request', detail: 'Field content is longer than 5242880 characters', field: 'content' });
     expect((await t.request('POST', '/v2/imports', { body: { Filename: 'a.pdf', Content: '' } })).status).toBe(401);
     expect((await t.request('GET', '/v2/imports/imp_doesnotexist', { key: acct.liveKey })).body).toMatchObject({ status: 404, detail: 'No import exists with id imp_doesnotexist.' });
     const doc = await t.request('GET', '/v2/openapi.json');

@@ -79,3 +79,19 @@ describe('queue prefix', () => {
     expect(queuePrefix({ redisPrefix: '{prod-ii}' })).toBe('{prod-ii}');
   });
 });
+
+describe('staged bytes cache', () => {
+  it('hands bytes over once and keeps within its size, dropping the oldest first', async () => {
+    const { StagedBytesCache } = await import('../../src/intake/staged-bytes-cache.ts');
+    const cache = new StagedBytesCache(10);
+    cache.put('a', Buffer.alloc(4, 1));
+    cache.put('b', Buffer.alloc(4, 2));
+    cache.put('c', Buffer.alloc(4, 3)); // 12 > 10: a goes
+    expect(cache.size).toEqual({ files: 2, bytes: 8 });
+    expect(cache.take('a')).toBeUndefined();
+    expect(cache.take('b')).toEqual(Buffer.alloc(4, 2));
+    expect(cache.take('b')).toBeUndefined();
+    cache.put('big', Buffer.alloc(11));
+    expect(cache.size).toEqual({ files: 1, bytes: 4 });
+  });
+});

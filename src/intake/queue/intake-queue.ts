@@ -41,10 +41,22 @@ export function createIntakeQueue(config: Config, connection: Redis): Queue {
 const KNOWN: IntakeJobState[] = ['waiting', 'active', 'delayed', 'completed', 'failed'];
 
 export class BullIntakeScheduler implements IntakeScheduler {
-  constructor(readonly queue: Queue) {}
+  /** @param enqueueTimeoutMs with Redis down, an enqueue would wait for the reconnect: a channel must get an answer */
+  constructor(
+    readonly queue: Queue,
+    private readonly enqueueTimeoutMs = 5000,
+  ) {}
 
   async enqueue(ref: IntakeJobRef): Promise<void> {
-    await this.queue.add(INTAKE_JOBS.process, ref, { jobId: ref.intakeId });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`The intake queue (Redis) did not answer within ${this.enqueueTimeoutMs} ms`)), this.enqueueTimeoutMs);
+    });
+    try {
+      await Promise.race([this.queue.add(INTAKE_JOBS.process, ref, { jobId: ref.intakeId }), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async state(intakeId: string): Promise<IntakeJobState> {

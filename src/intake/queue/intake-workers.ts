@@ -6,6 +6,7 @@ import type { Container } from '../../app/container.ts';
 import { intakeRepository } from '../intake-repository.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../intake-processor.ts';
 import { IntakeReconciler } from '../reconciler.ts';
+import { StagedBytesCache } from '../staged-bytes-cache.ts';
 import { BullIntakeScheduler, INTAKE_QUEUE, queuePrefix } from './intake-queue.ts';
 import { checkHandlers, intakeBackoff, jobHandlers } from './job-handlers.ts';
 
@@ -19,7 +20,10 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   const { config } = c;
   const log = c.log.child({ role: 'worker' });
   c.pdfPool?.warm();
-  const processor = new IntakeProcessor(c.db, c.documents, c.checkPdf, config.intakeMatchWindowMs, c.events);
+  // files received by this process go to its workers without a trip through the database
+  const stagedBytes = new StagedBytesCache(32 * 1024 * 1024);
+  c.intake.handOffBytesTo(stagedBytes);
+  const processor = new IntakeProcessor(c.db, c.documents, c.checkPdf, config.intakeMatchWindowMs, c.events, stagedBytes);
   const handlers = jobHandlers({ processor, log });
   checkHandlers(handlers);
 

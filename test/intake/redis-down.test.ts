@@ -1,0 +1,39 @@
+// Redis down when a file arrives: receive() rejects in bounded time (the channel must not
+// acknowledge) and leaves no staged file behind. Private redis-server: it is stopped here.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/app/logger.ts';
+import { startService, type RunningService } from '../../src/app/service.ts';
+import { makePdf } from '../helpers/fixtures.ts';
+import { createPgDatabase } from '../helpers/database.ts';
+import { testConfig } from '../helpers/test-app.ts';
+import { startPrivateRedis } from './intake-harness.ts';
+
+let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
+let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
+let svc: RunningService;
+
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+  pgdb = await createPgDatabase();
+  const config = testConfig({ roles: ['api'], redisUrl: redis.url, databaseUrl: pgdb.url });
+  svc = await startService(config, createLogger(config.logLevel));
+});
+afterAll(async () => {
+  await svc?.stop();
+  await pgdb?.drop();
+  await redis?.stop();
+});
+
+describe('Redis down', () => {
+  it('receive() rejects and stages nothing, so the sender is not told the file arrived', async () => {
+    const acct = await svc.container.accounts.create('down');
+    const scope = { accountId: acct.id, mode: 'live' as const };
+    const ok = await svc.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: 'UP-1.pdf', bytes: await makePdf('up') });
+    expect(ok.status).toBe('received');
+    await redis.stop();
+    await expect(svc.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: 'DOWN-1.pdf', bytes: await makePdf('down') }))
+      .rejects.toThrow(/did not answer|Connection is closed|ECONNREFUSED/);
+    const rows = await svc.container.db.query<{ filename: string }>('select filename from intake_staging where account_id = $1 order by received_at', [acct.id]);
+    expect(rows.map((r) => r.filename)).toEqual(['UP-1.pdf']);
+  });
+});
