@@ -6,7 +6,10 @@
 //   2. live, with IDLE: 1,000 messages delivered one by one at --rate per second while the poller
 //      idles: new mail -> attached p50/p90/p99 per message, and msgs/s.
 //
-//   npm run bench:mail -- [--messages 1000] [--size 51200] [--rate 50]
+//   npm run bench:mail -- [--messages 1000] [--size 51200] [--rate 50] [--split]
+//
+// --split runs the mail role in a process of its own (ROLES=mail next to ROLES=api,worker), as
+// operators scale it out: each process then has an event loop (a core) to itself.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     size: { type: 'string', default: String(50 * 1024) },
     rate: { type: 'string', default: '50' },
     'worker-concurrency': { type: 'string', default: '8' },
+    split: { type: 'boolean', default: false },
   },
 });
 const N = Number(values.messages);
@@ -45,6 +49,40 @@ async function benchPdf(size: number): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
+/** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch {
+      // exited
+    }
+  }
+  return ticks * 10; // CLK_TCK 100
+}
+
+/** Every process below `root` (Dovecot's imap and auth processes). */
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited
+    }
+  }
+  const out: number[] = [];
+  for (const pid of parent.keys()) {
+    for (let p = parent.get(pid); p; p = parent.get(p)) if (p === root) { out.push(pid); break; }
+  }
+  return out;
+}
+
 async function main() {
   const dovecot = await startDovecot();
   const redis = await startPrivateRedis();
@@ -52,15 +90,14 @@ async function main() {
   const port = await freePort();
   const adminToken = `adm_${randomToken(24)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-mail-'));
-  const service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env, ROLES: 'api,worker,mail', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
-      REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
-      INTAKE_CONCURRENCY: values['worker-concurrency']!, IMAP_URL: dovecot.url('INBOX'), MAIL_IDLE_DELAY_MS: '100',
-    },
-  });
+  const env = {
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
+    REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
+    INTAKE_CONCURRENCY: values['worker-concurrency']!, IMAP_URL: dovecot.url('INBOX'), MAIL_IDLE_DELAY_MS: '100',
+  };
+  const start = (roles: string) => spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
+  const services = values.split ? [start('api,worker'), start('mail')] : [start('api,worker,mail')];
+  console.log(`service: ${values.split ? 'two processes, ROLES=api,worker and ROLES=mail' : 'one process, ROLES=api,worker,mail'}; load average before: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const sql = new pg.Client({ connectionString: db.url });
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -106,18 +143,63 @@ async function main() {
     };
     const admin = await dovecot.client();
 
+    // CPU of everything this run uses (service processes, the PostgreSQL backends of its
+    // database, Dovecot, the private Redis), sampled every 200 ms so processes that end mid-phase
+    // still count: a figure the other load on a shared machine distorts less than msgs/s
+    const dbName = new URL(db.url).pathname.slice(1);
+    const redisPid = Number(/process_id:(\d+)/.exec(await new Promise<string>((resolve) => {
+      const r = spawn('redis-cli', ['-u', redis.url, 'info', 'server']);
+      let out = '';
+      r.stdout.on('data', (d) => (out += d));
+      r.on('close', () => resolve(out));
+    }))?.[1] ?? 0);
+    const pids = async () => {
+      const pg = (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
+      const service = values.split ? { 'api+worker': [services[0].pid!], mail: [services[1].pid!] } : { service: [services[0].pid!] };
+      return { ...service, pg, dovecot: [dovecot.pid, ...descendants(dovecot.pid)], redis: redisPid ? [redisPid] : [] };
+    };
+    const meter = () => {
+      const first = new Map<number, number>();
+      const last = new Map<number, { group: string; v: number }>();
+      let started = false;
+      const sample = async () => {
+        for (const [group, list] of Object.entries(await pids())) {
+          for (const pid of list) {
+            const v = cpuMs([pid]);
+            if (!first.has(pid)) first.set(pid, started ? 0 : v);
+            last.set(pid, { group, v });
+          }
+        }
+      };
+      const ready = sample().then(() => (started = true));
+      const timer = setInterval(() => void sample().catch(() => {}), 200);
+      return async (count: number) => {
+        await ready;
+        await sample();
+        clearInterval(timer);
+        const by: Record<string, number> = {};
+        for (const [pid, { group, v }] of last) by[group] = (by[group] ?? 0) + v - (first.get(pid) ?? 0);
+        const total = Object.values(by).reduce((a, b) => a + b, 0);
+        const parts = Object.entries(by).map(([g, v]) => `${g} ${(v / count).toFixed(1)}`).join(', ');
+        return `${(total / count).toFixed(1)} ms (${parts}): on ${os.cpus().length} idle cores about ${((os.cpus().length * 1000) / (total / count)).toFixed(0)} msgs/s`;
+      };
+    };
+
     // 1. backlog: staged in another mailbox, then moved into the import mailbox in one command
     const backlog = numbers.slice(0, N);
     await admin.mailboxCreate('BenchStaging');
     for (const n of backlog) await admin.append('BenchStaging', await compose(n));
     await admin.mailboxOpen('BenchStaging');
+    const backlogMeter = meter();
     const t0 = Date.now();
     await admin.messageMove('1:*', 'INBOX');
     const t1 = await waitAll('MB-', N);
+    const backlogCpu = await backlogMeter(N);
     const backlogRate = N / ((t1 - t0) / 1000);
     const lastStaged = (await sql.query(`select extract(epoch from max(received_at)) * 1000 as t from intake_staging`)).rows[0].t as number;
     console.log(`backlog: ${N} messages of ${Math.round(pdf.length / 1024)} KB PDF drained to attached in ${ms(t1 - t0)}: ${backlogRate.toFixed(1)} msgs/s`);
     console.log(`  (handed to intake, i.e. staged and enqueued, after ${ms(lastStaged - t0)}: ${(N / ((lastStaged - t0) / 1000)).toFixed(1)} msgs/s)`);
+    console.log(`  CPU per message: ${backlogCpu}`);
     await admin.mailboxClose();
 
     // 2. live with IDLE: one message every 1/RATE s; latency per message from its delivery
@@ -125,6 +207,7 @@ async function main() {
     const live = numbers.slice(N);
     const sources = await Promise.all(live.map((n) => compose(n)));
     const deliveredAt = new Map<string, number>();
+    const liveMeter = meter();
     const start = Date.now();
     for (let i = 0; i < live.length; i++) {
       const due = start + (i * 1000) / RATE;
@@ -135,6 +218,7 @@ async function main() {
     }
     const appendedIn = Date.now() - start;
     const end = await waitAll('MB-', 2 * N);
+    const liveCpu = await liveMeter(N);
     const rows = (await sql.query(`select s.filename, r.attached_at from intake_records r join intake_staging s on s.id = r.id where s.filename = any($1::text[])`, [[...deliveredAt.keys()]])).rows;
     const lat = rows.map((r) => new Date(r.attached_at).getTime() - deliveredAt.get(r.filename)!).sort((a, b) => a - b);
     const stagedRows = (await sql.query(`select s.filename, s.received_at from intake_staging s where s.filename = any($1::text[])`, [[...deliveredAt.keys()]])).rows;
@@ -142,14 +226,18 @@ async function main() {
     console.log(`live (IDLE, ${RATE} msgs/s offered, delivered in ${ms(appendedIn)}): ${N} messages attached in ${ms(end - start)}: ${(N / ((end - start) / 1000)).toFixed(1)} msgs/s`);
     console.log(`  new mail -> staged:   p50 ${ms(pct(staged, 50))}, p90 ${ms(pct(staged, 90))}, p99 ${ms(pct(staged, 99))}`);
     console.log(`  new mail -> attached: p50 ${ms(pct(lat, 50))}, p90 ${ms(pct(lat, 90))}, p99 ${ms(pct(lat, 99))}, max ${ms(lat[lat.length - 1])}`);
+    console.log(`  CPU per message: ${liveCpu}`);
     const dup = (await sql.query(`select count(*)::int as n from (select s.filename from intake_staging s group by s.filename having count(*) > 1) d`)).rows[0].n;
     const left = await dovecot.count('INBOX');
     console.log(`  checks: duplicate files ${dup}, messages left in INBOX ${left}, in Processed ${await dovecot.count('Processed')}`);
+    console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     console.log(`targets: >= 50 msgs/s ${backlogRate >= 50 ? 'met' : 'MISSED'} (backlog), p50 < 1 s ${pct(lat, 50) < 1000 ? 'met' : 'MISSED'} (live)`);
   } finally {
     await sql.end().catch(() => {});
-    service.kill('SIGTERM');
-    await new Promise((r) => service.once('exit', r));
+    for (const service of services) {
+      service.kill('SIGTERM');
+      await new Promise((r) => service.once('exit', r));
+    }
     await redis.stop();
     await db.drop();
     await dovecot.stop();
