@@ -81,5 +81,5 @@ describe('crash', () => {
     second.kill('SIGTERM');
     const code = await new Promise((r) => second.once('exit', (code) => r(code)));
     expect(code).toBe(0);
-  });
+  }, 300_000);
 });

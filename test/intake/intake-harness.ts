@@ -52,7 +52,7 @@ export async function startIntakeApp(opts: { config?: Partial<Config>; db?: Data
       const a = await svc.container.accounts.create(`intake-${randomToken(6)}`);
       return { id: a.id, liveKey: a.liveKey, testKey: a.testKey, live: { accountId: a.id, mode: 'live' }, test: { accountId: a.id, mode: 'test' } };
     },
-    async waitFor(key, id, done = (r) => r.status === 'attached' || r.status === 'failed', ms = 20_000) {
+    async waitFor(key, id, done = (r) => r.status === 'attached' || r.status === 'failed', ms = 45_000) {
       const end = Date.now() + ms;
       for (;;) {
         const res = await request('GET', `/v2/imports/${id}`, { key });

@@ -10,7 +10,7 @@ let acct: Awaited<ReturnType<IntakeApp['account']>>;
 beforeAll(async () => {
   const db = await openTestDatabase('pglite');
   expect(db.kind).toBe('pglite');
-  t = await startIntakeApp({ db, config: { intakeBackoffMs: 60_000, intakeBackoffMaxMs: 60_000 } });
+  t = await startIntakeApp({ db, config: { intakeBackoffMs: 300_000, intakeBackoffMaxMs: 300_000 } });
   acct = await t.account();
 });
 afterAll(async () => {

@@ -139,5 +139,5 @@ describe('Redis loss', () => {
       `select count(d.id)::int as n from invoices i left join documents d on d.invoice_id = i.id where i.account_id = $1 group by i.id`, [scope]);
     expect(perInvoice).toHaveLength(50);
     expect(perInvoice.every((r) => r.n === 1)).toBe(true);
-  });
+  }, 180_000);
 });

@@ -9,6 +9,12 @@ let acct: Awaited<ReturnType<IntakeApp['account']>>;
 beforeAll(async () => {
   t = await startIntakeApp({ config: { intakeBackoffMs: 100, intakeBackoffMaxMs: 300, intakeMatchWindowMs: 6_000 } });
   acct = await t.account();
+  // a first file through the whole path, so that the timed tests below do not wait for start-up
+  // (PDF threads, worker connections) on a busy machine
+  const { customer } = await t.svc.container.customers.create(acct.live, { customerCode: 'C-WARM', name: 'Warm' }, false);
+  await t.svc.container.invoices.create(acct.live, { customer: customer.id, invoiceNumber: 'WARM-1', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' });
+  const warm = await t.svc.intake.receive({ scope: acct.live, channel: 'ftp', sender: 'x', filename: 'WARM-1.pdf', bytes: await makePdf('warm') });
+  expect((await t.waitFor(acct.liveKey, warm.id, undefined, 60_000)).status).toBe('attached');
 });
 afterAll(() => t?.close());
 
