@@ -23,16 +23,16 @@ it('hands over, attaches, moves and replies on PGlite', async () => {
   const inv = await h.invoice(acct.liveKey);
   const pdf = await makePdf('pglite');
   await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }, { filename: 'NOPE-PGLITE.pdf', content: pdf }], { from: 'lite@supplier.example' }));
-  await until(async () => (await h.dovecot.count('Processed')) === 1, 20_000, 'the message to be moved');
+  await until(async () => (await h.dovecot.count('Processed')) === 1, 45_000, 'the message to be moved');
   let records: Awaited<ReturnType<MailHarness['records']>> = [];
   await until(async () => {
     records = await h.records(acct.liveScope);
     return records.length === 2 && records.every((r) => r.status === 'attached' || r.status === 'failed');
-  }, 20_000, 'both files to settle');
+  }, 45_000, 'both files to settle');
   expect(records.find((r) => r.filename === `${inv.invoiceNumber}.pdf`)).toMatchObject({ status: 'attached', invoiceId: inv.id });
   expect(records.find((r) => r.filename === 'NOPE-PGLITE.pdf')).toMatchObject({ status: 'failed' });
-  await until(() => sink.to('lite@supplier.example').length === 1, 20_000, 'the reply');
+  await until(() => sink.to('lite@supplier.example').length === 1, 45_000, 'the reply');
   expect(sink.to('lite@supplier.example')[0].parsed.text).toContain('NOPE-PGLITE.pdf');
   const claims = await h.db.query<{ state: string }>('select state from mail_messages');
   expect(claims).toEqual([{ state: 'moved' }]);
-});
+}, 180_000);
