@@ -9,6 +9,7 @@ import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver, IntakeRecord } from '../../intake/intake-port.ts';
 import { autoReplySuppression, replyAddress } from './auto-reply-rules.ts';
+import { senderKey } from './reply-rate-limit.ts';
 import { mailRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageReply } from './mail-repository.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
 import { selectPdfs, type MessagePart } from './pdf-parts.ts';
@@ -197,7 +198,7 @@ export class MailIntake {
     if (this.opts.replies && scope && parsed) {
       const suppressed = autoReplySuppression(parsed.header, this.opts.ownAddresses);
       reply = {
-        recipient: replyAddress(parsed.header) ?? '',
+        recipient: senderKey(replyAddress(parsed.header) ?? ''),
         refs: parsed.references,
         state: suppressed ? 'suppressed' : 'pending',
         reason: suppressed,
