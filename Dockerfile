@@ -31,17 +31,20 @@ COPY --from=build --chown=root:root /app/src ./src
 COPY --chown=root:root config ./config
 RUN mkdir -p /data && chown node:node /data
 USER node
+# PORT serves the API; OPS_PORT serves /healthz /readyz /metrics in a process without the api
+# role. Both 8080: whatever the role, the container answers its health check on 8080.
 ENV DATA_DIR=/data \
     HOST=0.0.0.0 \
     PORT=8080 \
+    OPS_PORT=8080 \
     FTP_PORT=2121
-# 8080: API, or /healthz /readyz /metrics for processes without the api role; 2121: FTP control;
-# the passive range must match FTP_PASV_RANGE (default 30000-30100)
+# 8080: API or health/metrics; 2121: FTP control; the passive range must match FTP_PASV_RANGE
+# (default 30000-30100)
 EXPOSE 8080 2121 30000-30100
 VOLUME ["/data"]
-# every role answers /readyz on PORT (processes without the api role serve only health and metrics)
+# every role answers /readyz on 8080 (the API on PORT, or the health listener on OPS_PORT)
 HEALTHCHECK --interval=10s --timeout=3s --start-period=40s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 8080}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM starts the graceful stop (SHUTDOWN_GRACE_MS, default 25 s): give the container longer
 STOPSIGNAL SIGTERM
 # exec form: node is PID 1 and receives the signal itself

@@ -1,9 +1,12 @@
 // Intake scale-out benchmark: the same 1,000 files of 100 KB through POST /v2/imports to
 // `attached`, once with 1 worker process and once with 2, each run on a fresh PostgreSQL
-// database and a private Redis, with the API in its own process. Prints files/s per run and the
-// ratio (2 workers / 1 worker).
+// database and a private Redis, with the API in its own process. Two measures per run:
+// - live: uploads and workers at once; files/s from the first upload to the last attach;
+// - drain: the files are uploaded while no worker runs, then the workers start; files/s between
+//   the first and the last attach (from the database's attached_at): the workers alone.
+// Prints files/s per run and the ratios (2 workers / 1 worker).
 //
-//   node --import tsx bench/intake-scale.ts [--files 1000] [--size 102400] [--concurrency 32] [--workers 1,2]
+//   npm run bench:intake-scale -- [--files 1000] [--size 102400] [--concurrency 32] [--workers 1,2] [--mode live,drain]
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
@@ -19,14 +22,18 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     workers: { type: 'string', default: '1,2' },
     'worker-concurrency': { type: 'string', default: '8' },
+    mode: { type: 'string', default: 'live,drain' },
   },
 });
+type Mode = 'live' | 'drain';
+const MODES = values.mode!.split(',') as Mode[];
 const FILES = Number(values.files);
 const SIZE = Number(values.size);
 const CONCURRENCY = Number(values.concurrency);
 const WORKER_COUNTS = values.workers!.split(',').map(Number);
 
 interface RunResult {
+  mode: Mode;
   workers: number;
   filesPerSecond: number;
   uploadSeconds: number;
@@ -35,7 +42,7 @@ interface RunResult {
   p99: number;
 }
 
-async function run(workers: number, pdfs: Buffer[]): Promise<RunResult> {
+async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResult> {
   const redis = await startPrivateRedis();
   const db = await createPgDatabase();
   const adminToken = `adm_${randomToken(24)}`;
@@ -49,8 +56,11 @@ async function run(workers: number, pdfs: Buffer[]): Promise<RunResult> {
     const api = spawnService(['api'], { ...env, LOG_LEVEL: 'info' });
     procs.push(api);
     const base = await api.url();
-    for (let i = 0; i < workers; i++) procs.push(spawnService(['worker'], { ...env, LOG_LEVEL: 'info' }));
-    await Promise.all(procs.slice(1).map((p) => p.url()));
+    const startWorkers = async () => {
+      for (let i = 0; i < workers; i++) procs.push(spawnService(['worker'], { ...env, LOG_LEVEL: 'info' }));
+      await Promise.all(procs.slice(1).map((p) => p.waitForLog((l) => l.msg === 'intake workers started', 180_000)));
+    };
+    if (mode === 'live') await startWorkers();
 
     const call = async (method: string, path: string, key: string, body?: unknown) => {
       const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -72,6 +82,7 @@ async function run(workers: number, pdfs: Buffer[]): Promise<RunResult> {
     const t0 = performance.now();
     await pool(FILES, CONCURRENCY, (i) => call('POST', '/v2/imports', key, { Filename: `${numbers[i]}.pdf`, Content: contents[i] }));
     const uploaded = performance.now();
+    if (mode === 'drain') await startWorkers();
     await client.connect();
     for (;;) {
       const [{ attached, failed }] = (await client.query(`select count(*) filter (where status = 'attached')::int as attached, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
@@ -81,9 +92,11 @@ async function run(workers: number, pdfs: Buffer[]): Promise<RunResult> {
     }
     const done = performance.now();
     const lat = (await client.query(`select extract(epoch from (t.attached_at - s.received_at)) * 1000 as ms from intake_records t join intake_staging s on s.id = t.id order by 1`)).rows.map((r) => Number(r.ms));
+    const [span] = (await client.query(`select extract(epoch from (max(attached_at) - min(attached_at))) as s from intake_records`)).rows;
     return {
+      mode,
       workers,
-      filesPerSecond: FILES / ((done - t0) / 1000),
+      filesPerSecond: mode === 'live' ? FILES / ((done - t0) / 1000) : (FILES - 1) / Number(span.s),
       uploadSeconds: (uploaded - t0) / 1000,
       totalSeconds: (done - t0) / 1000,
       p50: lat[Math.floor(lat.length * 0.5)],
@@ -106,11 +119,16 @@ async function pool(n: number, width: number, fn: (i: number) => Promise<unknown
 }
 
 const pdfs = await Promise.all(Array.from({ length: FILES }, (_, i) => makePdf(`Invoice BENCH-${i}`, SIZE)));
-console.log(`intake scale-out: ${FILES} files of ${(SIZE / 1024).toFixed(0)} KB via POST /v2/imports, ${CONCURRENCY} concurrent uploads, INTAKE_CONCURRENCY=${values['worker-concurrency']} per worker`);
-const results: RunResult[] = [];
-for (const w of WORKER_COUNTS) {
-  const r = await run(w, pdfs);
-  results.push(r);
-  console.log(`${w} worker process(es): ${r.filesPerSecond.toFixed(1)} files/s attached (uploads done in ${r.uploadSeconds.toFixed(1)} s, all attached in ${r.totalSeconds.toFixed(1)} s), received->attached p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms`);
+console.log(`intake scale-out: ${FILES} files of ${(SIZE / 1024).toFixed(0)} KB via POST /v2/imports, ${CONCURRENCY} concurrent uploads, INTAKE_CONCURRENCY=${values['worker-concurrency']} per worker; load average before: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+for (const mode of MODES) {
+  const results: RunResult[] = [];
+  for (const w of WORKER_COUNTS) {
+    const r = await run(mode, w, pdfs);
+    results.push(r);
+    const detail = mode === 'live'
+      ? `uploads done in ${r.uploadSeconds.toFixed(1)} s, all attached in ${r.totalSeconds.toFixed(1)} s, received->attached p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms`
+      : 'queue filled first, workers started after: first to last attach';
+    console.log(`${mode}: ${w} worker process(es): ${r.filesPerSecond.toFixed(1)} files/s attached (${detail})`);
+  }
+  if (results.length >= 2) console.log(`${mode}: ratio ${results[1].workers} / ${results[0].workers} workers: ${(results[1].filesPerSecond / results[0].filesPerSecond).toFixed(2)}`);
 }
-if (results.length >= 2) console.log(`ratio ${results[1].workers} / ${results[0].workers} workers: ${(results[1].filesPerSecond / results[0].filesPerSecond).toFixed(2)}`);

@@ -31,8 +31,8 @@ export interface RunningService {
   mail?: MailRole;
   /** the FTP server's port, when the ftp role runs */
   ftpPort?: number;
-  /** where /healthz, /readyz and /metrics answer (the API's address, or the ops listener's) */
-  httpUrl: string;
+  /** where /healthz, /readyz and /metrics answer (the API's address, or the OPS_PORT listener's) */
+  httpUrl?: string;
   /** stops every role in order; the grace period ends at `deadline` (default: SHUTDOWN_GRACE_MS from now) */
   stop(deadline?: number): Promise<void>;
 }
@@ -47,7 +47,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     if (stopping) throw new Error('shutting down');
   });
   let apiUrl: string | undefined;
-  let httpUrl: string;
+  let httpUrl: string | undefined;
   let mail: MailRole | undefined;
   let ftpPort: number | undefined;
   try {
@@ -70,12 +70,15 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       purge.unref();
       c.onClose(() => clearInterval(purge));
       log.info({ url: apiUrl, database: c.db.kind }, 'api listening');
-    } else {
-      // no API here: health and metrics still answer, until the very end of the stop
+    } else if (config.opsPort !== undefined) {
+      // no API here: health and metrics answer on their own port, until the very end of the stop
+      // (not on PORT: several worker processes on one host would fight over it)
       const ops = await buildOpsServer(c, readiness);
-      httpUrl = await ops.listen({ port: config.port, host: config.host });
+      httpUrl = await ops.listen({ port: config.opsPort, host: config.host });
       c.onClose(() => closeHttp(ops, Date.now() + 1000));
       log.info({ url: httpUrl, roles: config.roles }, 'health and metrics listening');
+    } else {
+      log.info({ roles: config.roles }, 'no health or metrics listener in this process (no api role; set OPS_PORT for one)');
     }
     if (roles.has('worker')) {
       const workers = await startIntakeWorkers(c);
@@ -124,7 +127,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     apiUrl,
     mail,
     ftpPort,
-    httpUrl: httpUrl!,
+    httpUrl,
     stop: (deadline) => {
       stopping = true;
       return c.close(deadline);

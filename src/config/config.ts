@@ -134,6 +134,8 @@ const schema = {
   mailFeedbackIntervalMs: { env: 'MAIL_FEEDBACK_INTERVAL_MS', parse: int(100), fallback: 5_000 },
   // ops
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', parse: int(0), fallback: 25_000 },
+  /** processes without the api role serve /healthz, /readyz and /metrics on this port (unset: none) */
+  opsPort: { env: 'OPS_PORT', parse: optional(int(0, 65535)) },
   /** when set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>; unset, it is open */
   metricsToken: { env: 'METRICS_TOKEN', parse: optional(str()), secret: true },
 } satisfies Record<string, Setting<unknown>>;

@@ -1,4 +1,4 @@
-// A process without the api role still answers /healthz, /readyz and /metrics on PORT, so that
+// A process without the api role answers /healthz, /readyz and /metrics on OPS_PORT, so that
 // orchestrators can probe and Prometheus can scrape every process (workers, FTP and mail nodes).
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Container } from '../app/container.ts';

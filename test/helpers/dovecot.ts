@@ -17,6 +17,8 @@ export interface DovecotOptions {
 }
 
 export interface Dovecot {
+  /** the master process (imap processes are its children) */
+  pid: number;
   host: string;
   port: number;
   user: string;
@@ -140,6 +142,7 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
   };
 
   const d: Dovecot = {
+    pid: child!.pid!,
     host: '127.0.0.1',
     port,
     user,

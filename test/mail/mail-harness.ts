@@ -12,6 +12,7 @@ import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import type { IntakeReceiver, IntakeRecord } from '../../src/intake/intake-port.ts';
+import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createPgDatabase } from '../helpers/database.ts';
 import { startDovecot, type Dovecot, type DovecotOptions } from '../helpers/dovecot.ts';
@@ -67,6 +68,8 @@ export async function startMailHarness(opts: {
   config?: Partial<Config>;
   /** run the mail role inside startService (IMAP_URL set), as `npm start` does */
   mailRole?: boolean;
+  /** the embedded database instead of PostgreSQL */
+  pglite?: boolean;
 } = {}): Promise<MailHarness> {
   const dovecot = await startDovecot(opts.dovecot);
   const mailbox = opts.mailbox ?? 'INBOX';
@@ -79,8 +82,8 @@ export async function startMailHarness(opts: {
       cb();
     },
   });
-  const pg = await createPgDatabase();
-  const db = openPostgres(pg.url, 10);
+  const pg = opts.pglite ? { url: '', drop: async () => {} } : await createPgDatabase();
+  const db = opts.pglite ? await openPglite(undefined) : openPostgres(pg.url, 10);
   const svc = await startService(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'info', sink), { db });
   const pollers: MailRole[] = [];
   let seq = 0;

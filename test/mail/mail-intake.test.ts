@@ -29,7 +29,7 @@ afterAll(() => h?.close());
 const msgId = () => `<case-${Date.now().toString(36)}-${seq++}@test.example>`;
 
 /** Waits until the message with this Message-ID was moved, and returns its claim row. */
-async function moved(messageId: string, ms = 20_000) {
+async function moved(messageId: string, ms = 45_000) {
   let row: any;
   await until(async () => {
     row = (await h.db.query(`select * from mail_messages where header_message_id = $1 and state = 'moved'`, [messageId]))[0];
@@ -39,7 +39,7 @@ async function moved(messageId: string, ms = 20_000) {
 }
 
 /** The message's intake records, once every one is final. */
-async function settledRecords(messageId: string, ms = 20_000) {
+async function settledRecords(messageId: string, ms = 45_000) {
   const row = await moved(messageId, ms);
   const files = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1', [row.id]);
   const scope = { accountId: row.account_id, mode: row.mode };
@@ -275,7 +275,8 @@ describe('large messages', () => {
   it('downloads only the PDF parts of a message over MAIL_MAX_MESSAGE_BYTES, and records PDFs over 5 MB as failed', async () => {
     // a second poller with a low limit, on its own mailbox so the main one does not take the message
     const box = 'Large';
-    const inv = await h.invoice(acct.liveKey);
+    // a non-ASCII name: read here from the part's own MIME header (RFC 2231), not from the whole message
+    const inv = await h.invoice(acct.liveKey, `GROẞ-${Date.now().toString(36)}-Überweisung`);
     const id = msgId();
     const bigPdf = Buffer.concat([await makePdf('big'), randomBytes(5.5 * 1024 * 1024)]);
     const raw = await h.dovecot.append(
@@ -292,7 +293,7 @@ describe('large messages', () => {
     );
     expect(raw.length).toBeGreaterThan(7_000_000);
     const large = h.startPoller({ imapUrl: h.dovecot.url(box), mailMaxMessageBytes: 256 * 1024, mailProcessedMailbox: 'LargeDone', mailFailedMailbox: 'LargeFailed' });
-    const { row, records } = await settledRecords(id, 30_000);
+    const { row, records } = await settledRecords(id);
     expect(row.outcome).toBe('processed');
     const byName = Object.fromEntries(records.map((r) => [r.filename, r]));
     expect(byName[`${inv.invoiceNumber}.pdf`]).toMatchObject({ status: 'attached', invoiceId: inv.id });
@@ -320,16 +321,16 @@ describe('IDLE', () => {
       await until(async () => {
         rec = (await h.records(acct.liveScope)).find((r) => r.invoiceId === inv.id || r.filename === `${inv.invoiceNumber}.pdf`);
         return Boolean(rec);
-      }, 10_000, 'the record');
+      }, 30_000, 'the record');
       const received = Date.now() - t0;
-      await until(async () => (await h.svc.container.intake.get(acct.liveScope, rec.id)).status === 'attached', 10_000, 'attached');
+      await until(async () => (await h.svc.container.intake.get(acct.liveScope, rec.id)).status === 'attached', 30_000, 'attached');
       latencies.push({ received, attached: Date.now() - t0 });
       // the poll interval is a minute: only IDLE (an incremental drain) can have found it
       expect(mail.poller.stats.drains).toBeGreaterThan(drainsBefore);
     }
     const med = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     console.log(`IDLE latency over ${latencies.length} messages: new mail -> staged p50 ${med(latencies.map((l) => l.received))} ms, -> attached p50 ${med(latencies.map((l) => l.attached))} ms`);
-    // a sanity bound only: the poll interval (60 s) would be far above it
-    expect(Math.max(...latencies.map((l) => l.attached))).toBeLessThan(10_000);
-  });
+    // a sanity bound only (the machine may be loaded): the next poll is a minute away
+    expect(Math.max(...latencies.map((l) => l.attached))).toBeLessThan(45_000);
+  }, 240_000);
 });

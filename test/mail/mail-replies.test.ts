@@ -38,7 +38,7 @@ const sender = (tag: string) => `${tag}-${Date.now().toString(36)}-${seq++}@supp
 const msgId = () => `<reply-${Date.now().toString(36)}-${seq++}@supplier.example>`;
 
 /** The message's reply row once it is decided (no longer pending or sending). */
-async function decidedReply(messageId: string, ms = 20_000) {
+async function decidedReply(messageId: string, ms = 45_000) {
   let row: any;
   await until(async () => {
     row = (
@@ -58,7 +58,7 @@ describe('replies', () => {
     const id = msgId();
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NO-SUCH-INVOICE-1.pdf', content: pdf }], { from, messageId: id, subject: 'Invoice 1' }));
     expect(await decidedReply(id)).toMatchObject({ state: 'sent', recipient: from });
-    await until(() => sink.to(from).length === 1, 10_000, 'the reply at the SMTP server');
+    await until(() => sink.to(from).length === 1, 30_000, 'the reply at the SMTP server');
     const reply = sink.to(from)[0].parsed;
     expect(reply.subject).toBe('Re: Invoice 1');
     expect(reply.inReplyTo).toBe(id);
@@ -72,7 +72,7 @@ describe('replies', () => {
     const id = msgId();
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'broken.pdf', content: Buffer.from('%PDF-1.4\nthis is not really a PDF at all\n') }], { from, messageId: id }));
     expect(await decidedReply(id)).toMatchObject({ state: 'sent' });
-    await until(() => sink.to(from).length === 1, 10_000, 'the reply');
+    await until(() => sink.to(from).length === 1, 30_000, 'the reply');
     expect(sink.to(from)[0].parsed.text).toMatch(/broken\.pdf: .*PDF/);
   });
 
@@ -81,7 +81,7 @@ describe('replies', () => {
     const id = msgId();
     await h.dovecot.append({ from, to: acct.live, subject: 'See attached', messageId: id, text: 'forgot the attachment' });
     expect(await decidedReply(id)).toMatchObject({ state: 'sent' });
-    await until(() => sink.to(from).length === 1, 10_000, 'the reply');
+    await until(() => sink.to(from).length === 1, 30_000, 'the reply');
     expect(sink.to(from)[0].parsed.text).toContain('No PDF attached');
   });
 
@@ -99,7 +99,7 @@ describe('replies', () => {
       invoiceMail(acct.live, [{ filename: `${inv2.invoiceNumber}.pdf`, content: pdf }, { filename: 'UNKNOWN-77.pdf', content: pdf }], { from: mixedFrom, messageId: mixedId }),
     );
     expect(await decidedReply(mixedId)).toMatchObject({ state: 'sent' });
-    await until(() => sink.to(mixedFrom).length === 1, 10_000, 'the reply');
+    await until(() => sink.to(mixedFrom).length === 1, 30_000, 'the reply');
     const text = sink.to(mixedFrom)[0].parsed.text!;
     expect(text).toContain('UNKNOWN-77.pdf');
     expect(text).not.toContain(inv2.invoiceNumber);
@@ -112,7 +112,7 @@ describe('replies', () => {
     const id = msgId();
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NOPE-RT.pdf', content: pdf }], { from, replyTo, messageId: id }));
     expect(await decidedReply(id)).toMatchObject({ state: 'sent', recipient: replyTo });
-    await until(() => sink.to(replyTo).length === 1, 10_000, 'the reply');
+    await until(() => sink.to(replyTo).length === 1, 30_000, 'the reply');
     expect(sink.to(from)).toHaveLength(0);
   });
 });
@@ -141,7 +141,7 @@ describe('never to auto-submitted mail', () => {
     const control = sender('control');
     const controlId = msgId();
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NOPE-CONTROL.pdf', content: pdf }], { from: control, messageId: controlId }));
-    await until(() => sink.to(control).length === 1, 20_000, 'the control reply');
+    await until(() => sink.to(control).length === 1, 45_000, 'the control reply');
     expect((await h.svc.container.intake.get(acct.liveScope, record!.id)).status).toBe('failed');
     expect(sink.to(from)).toHaveLength(0);
   });
@@ -159,7 +159,7 @@ describe('reply limit', () => {
     const limited = rows.filter((r) => r.state === 'suppressed');
     expect(limited).toHaveLength(2);
     for (const r of limited) expect(r.reason).toMatch(/reply limit of 2 per hour/);
-    await until(() => sink.to(from).length === 2, 10_000, 'two replies');
+    await until(() => sink.to(from).length === 2, 30_000, 'two replies');
     // let a few more feedback rounds pass: still two
     await new Promise((r) => setTimeout(r, 1000));
     expect(sink.to(from)).toHaveLength(2);

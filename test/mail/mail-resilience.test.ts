@@ -46,13 +46,13 @@ async function fill(box: string, n: number) {
 
 /** Every message moved to Done, each invoice with exactly one intake record, attached once. */
 async function expectExactlyOnce(box: string, invoices: { id: string; invoiceNumber: string }[]) {
-  await until(async () => (await h.dovecot.count(`${box}Done`)) === invoices.length && (await h.dovecot.count(box)) === 0, 45_000, `${box} to be drained`);
+  await until(async () => (await h.dovecot.count(`${box}Done`)) === invoices.length && (await h.dovecot.count(box)) === 0, 90_000, `${box} to be drained`);
   const names = new Map(invoices.map((inv) => [`${inv.invoiceNumber}.pdf`, inv]));
   let records: Awaited<ReturnType<MailHarness['records']>> = [];
   await until(async () => {
     records = (await h.records(acct.liveScope)).filter((r) => names.has(r.filename));
     return records.length >= invoices.length && records.every((r) => r.status === 'attached');
-  }, 60_000, `${box} records to be attached`);
+  }, 90_000, `${box} records to be attached`);
   const perName = new Map<string, number>();
   for (const r of records) perName.set(r.filename, (perName.get(r.filename) ?? 0) + 1);
   expect([...perName.values()].filter((n) => n !== 1)).toEqual([]);
@@ -80,13 +80,13 @@ describe('exactly once', () => {
       if (handed === 15) proxy.cut(); // in the middle of a batch, other hand-overs in flight
       if (handed === 35) stopping = first.stop(); // a restart, mid-drain
     });
-    await until(() => stopping !== undefined, 30_000, 'the first poller to hand over 35 messages');
+    await until(() => stopping !== undefined, 90_000, 'the first poller to hand over 35 messages');
     await stopping;
     expect(first.poller.stats.connects).toBeGreaterThanOrEqual(2);
     expect(await h.dovecot.count(box)).toBeGreaterThan(0);
     h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
     await expectExactlyOnce(box, invoices);
-  }, 120_000);
+  }, 240_000);
 
   it('a poller process killed with SIGKILL mid-drain: another takes over its claims', async () => {
     const box = 'Kill';
@@ -125,7 +125,7 @@ describe('exactly once', () => {
     h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
     await expectExactlyOnce(box, invoices);
     fs.rmSync(dataDir, { recursive: true, force: true });
-  }, 120_000);
+  }, 240_000);
 
   it('two pollers on one mailbox at once', async () => {
     const box = 'Twin';
@@ -144,7 +144,7 @@ describe('UIDVALIDITY', () => {
     const rawA = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${a.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-a@test.example>' }), box);
     const rawB = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${b.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-b@test.example>' }), box);
     let poller = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
-    await until(async () => (await h.dovecot.count(`${box}Done`)) === 2, 20_000, 'A and B to be handed over');
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 2, 45_000, 'A and B to be handed over');
     await poller.stop();
     const before = (await h.db.query<{ uidvalidity: number; last_uid: number }>('select uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [box]))[0];
     expect(before.last_uid).toBe(2);
@@ -162,7 +162,7 @@ describe('UIDVALIDITY', () => {
     expect(await h.dovecot.uids(box)).toEqual([1, 2, 3]);
 
     poller = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
-    await until(async () => (await h.dovecot.count(box)) === 0, 20_000, 'the renumbered mailbox to be drained');
+    await until(async () => (await h.dovecot.count(box)) === 0, 45_000, 'the renumbered mailbox to be drained');
     await poller.stop();
     const after = (await h.db.query<{ uidvalidity: number; last_uid: number }>('select uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [box]))[0];
     expect(after.uidvalidity).not.toBe(before.uidvalidity);
@@ -184,13 +184,13 @@ describe('connections', () => {
     const role = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailWatchdogIntervalMs: 500, mailWatchdogTimeoutMs: 500, mailPollIntervalMs: 600_000 });
     const errors: string[] = [];
     role.poller.on('disconnected', (e: Error) => errors.push(e.message));
-    await until(async () => (await h.dovecot.count(box)) === 0, 10_000, 'the first drain');
+    await until(async () => (await h.dovecot.count(box)) === 0, 30_000, 'the first drain');
     await new Promise((r) => setTimeout(r, 300));
     proxy.freeze();
     const inv = await h.invoice(acct.liveKey);
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
     // IDLE cannot report it over the frozen link, and the next poll is 10 minutes away
-    await until(async () => (await h.dovecot.count(`${box}Done`)) === 1, 20_000, 'the message after the watchdog reconnected');
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 1, 45_000, 'the message after the watchdog reconnected');
     expect(errors.some((e) => /NOOP got no answer/.test(e))).toBe(true);
     expect(role.poller.stats.connects).toBeGreaterThanOrEqual(2);
     await role.stop();
@@ -206,10 +206,10 @@ describe('connections', () => {
     const role = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailReconnectMinMs: 50, mailReconnectMaxMs: 400 });
     let failures = 0;
     role.poller.on('disconnected', () => failures++);
-    await until(() => failures >= 4, 20_000, 'several failed connection attempts');
+    await until(() => failures >= 4, 45_000, 'several failed connection attempts');
     expect(role.poller.stats.connects).toBe(0);
     proxy.refuse(false);
-    await until(async () => (await h.dovecot.count(`${box}Done`)) === 1, 20_000, 'the drain after the server came back');
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 1, 45_000, 'the drain after the server came back');
     expect(role.poller.stats.connects).toBe(1);
     await role.stop();
   });
@@ -222,10 +222,10 @@ describe('connections', () => {
       const role = h.startPoller({ imapUrl: url, mailPollIntervalMs: 300 });
       role.poller.on('connected', (s: MailboxSession) => (idle = s.idle));
       const inv = await h.invoice(acct.liveKey);
-      await until(() => idle !== undefined, 10_000, 'the poller to connect');
+      await until(() => idle !== undefined, 30_000, 'the poller to connect');
       expect(idle).toBe(false);
       await plain.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<noidle@test.example>' }));
-      await until(async () => (await plain.count('Processed')) === 1, 20_000, 'the polled message to be moved');
+      await until(async () => (await plain.count('Processed')) === 1, 45_000, 'the polled message to be moved');
       expect(role.poller.stats.drains).toBeGreaterThan(1);
       await role.stop();
     } finally {
@@ -251,11 +251,15 @@ describe('errors of one account', () => {
     await h.dovecot.append(invoiceMail(bad.live, [{ filename: `${badInv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<faulty-bad@test.example>' }), box);
     for (const inv of good) await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
     const role = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box), mailPollIntervalMs: 300 }, { receiver });
-    await until(async () => (await h.dovecot.count(`${box}Done`)) === 3, 20_000, 'all three messages, the failing one after its retries');
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 3, 45_000, 'all three messages, the failing one after its retries');
     expect(refusals).toBe(3);
     expect(role.poller.stats.errors).toBe(2);
-    const claim = (await h.db.query('select attempts, last_error, state from mail_messages where header_message_id = $1', ['<faulty-bad@test.example>']))[0];
-    expect(claim).toMatchObject({ attempts: 3, last_error: 'staging failed', state: 'moved' });
+    let claim: any;
+    await until(async () => {
+      claim = (await h.db.query('select attempts, last_error, state from mail_messages where header_message_id = $1', ['<faulty-bad@test.example>']))[0];
+      return claim.state === 'moved';
+    }, 30_000, 'the claim to be noted as moved');
+    expect(claim).toMatchObject({ attempts: 3, last_error: 'staging failed' });
     expect((await h.records(bad.liveScope)).filter((r) => r.filename === `${badInv.invoiceNumber}.pdf`)).toHaveLength(1);
     await role.stop();
   });

@@ -22,7 +22,7 @@ export interface ServiceProcess {
 export function spawnService(roles: string[], env: Record<string, string>): ServiceProcess {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...roles.flatMap((r) => ['--role', r])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', FTP_PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '20000', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', OPS_PORT: '0', FTP_PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '20000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, any>[] = [];

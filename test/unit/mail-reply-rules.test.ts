@@ -34,6 +34,8 @@ describe('auto-reply suppression', () => {
 
   it('never answers our own mail or mail without a sender', () => {
     expect(autoReplySuppression(headers({ from: 'invoices@example.com' }), ['invoices@example.com'])).toMatch(/this service/);
+    expect(autoReplySuppression(headers({ from: 'Import <Invoices+abc123@Example.com>' }), ['invoices@example.com'])).toMatch(/this service/);
+    expect(autoReplySuppression(headers({ from: 'anna+billing@supplier.example' }), ['invoices@example.com'])).toBeUndefined();
     expect(autoReplySuppression(headers({}))).toMatch(/no sender/);
   });
 

@@ -31,8 +31,10 @@ export function autoReplySuppression(header: HeaderLookup, ownAddresses: string[
   }
   const precedence = (first(header, 'precedence') ?? '').toLowerCase();
   if (['bulk', 'list', 'junk', 'auto_reply'].includes(precedence)) return `Precedence: ${precedence}`;
-  const own = new Set(ownAddresses.map((a) => a.toLowerCase()));
-  if (from.some((a) => own.has(a))) return 'sent by this service';
+  // our own addresses, plus-addressed variants included (invoices+token@ is invoices@)
+  const base = (a: string) => a.toLowerCase().replace(/\+[^@]*@/, '@');
+  const own = new Set(ownAddresses.map(base));
+  if (from.some((a) => own.has(base(a)))) return 'sent by this service';
   if (!replyAddress(header)) return 'no sender address to reply to';
   return undefined;
 }

@@ -86,7 +86,8 @@ export async function openMailboxSession(s: ImapSettings, o: MailboxSessionOptio
   const newMail: (() => void)[] = [];
   client.on('exists', (ev) => {
     lastHeard = Date.now();
-    if (ev.path === s.mailbox && ev.count > ev.prevCount) for (const fn of newMail) fn();
+    // only one mailbox is ever selected; its path may be spelled differently (inbox / INBOX)
+    if (ev.count > ev.prevCount) for (const fn of newMail) fn();
   });
 
   const guard = async <T>(what: string, p: Promise<T>, ms = o.commandTimeoutMs): Promise<T> => {

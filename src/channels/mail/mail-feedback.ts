@@ -8,7 +8,7 @@ import type { Scope } from '../../domain/scope.ts';
 import type { IntakeRecord } from '../../intake/intake-port.ts';
 import { mailRepository as repo, type ReplyRow } from './mail-repository.ts';
 import { composeReply, type ReplyMessage } from './reply-message.ts';
-import { replyAllowed, REPLY_WINDOW_MS } from './reply-rate-limit.ts';
+import { nextReplyAt, replyAllowed, REPLY_WINDOW_MS } from './reply-rate-limit.ts';
 
 export interface ReplySender {
   send(message: ReplyMessage): Promise<void>;
@@ -97,17 +97,20 @@ export class MailFeedback {
       .map(({ f, r }) => ({ filename: f.filename, reason: r!.reason ?? 'could not be processed' }));
     if (!problems.length) return repo.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
 
+    let nextAt: Date | undefined;
     const go = await this.db.transaction(async (tx) => {
       await repo.lockRecipient(tx, reply.recipient);
       const sent = await repo.recentSends(tx, reply.recipient, REPLY_WINDOW_MS);
-      if (!replyAllowed(sent, new Date(), this.settings.limitPerHour)) {
+      const now = new Date();
+      if (!replyAllowed(sent, now, this.settings.limitPerHour)) {
+        nextAt = nextReplyAt(sent, now, this.settings.limitPerHour);
         await repo.settleReply(tx, reply.message_id, 'pending', 'suppressed', `reply limit of ${this.settings.limitPerHour} per hour reached`);
         return false;
       }
       return repo.settleReply(tx, reply.message_id, 'pending', 'sending', null);
     });
     if (!go) {
-      this.log.info({ mailMessage: reply.message_id, recipient: reply.recipient }, 'mail reply suppressed: rate limit');
+      this.log.info({ mailMessage: reply.message_id, recipient: reply.recipient, nextReplyPossibleAt: nextAt }, 'mail reply suppressed: rate limit');
       return true;
     }
     const message = composeReply({

@@ -9,7 +9,8 @@ import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver, IntakeRecord } from '../../intake/intake-port.ts';
 import { autoReplySuppression, replyAddress } from './auto-reply-rules.ts';
-import { mailRepository as repo, type ClaimResult, type MessageOutcome, type MessageRow } from './mail-repository.ts';
+import { senderKey } from './reply-rate-limit.ts';
+import { mailRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageReply } from './mail-repository.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
 import { selectPdfs, type MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
@@ -46,6 +47,7 @@ export class MailIntake {
   /** this process's claim owner id: a restarted poller is a new owner */
   readonly owner = `mp_${randomBytes(8).toString('hex')}`;
   private readonly inFlight = new Set<string>();
+  private readonly routes = new Map<string, { scope: Scope | undefined; until: number }>();
   private renewTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -110,20 +112,20 @@ export class MailIntake {
     try {
       parsed = await parseMessage(content.kind === 'whole' ? content.source : content.headers);
     } catch (err) {
-      return this.finish(row, undefined, undefined, 'failed', `The message could not be read: ${(err as Error).message}`, 0);
+      return this.finish(row, undefined, undefined, 'failed', `The message could not be read: ${(err as Error).message}`, []);
     }
-    const route = await routeByRecipient(recipientCandidates(parsed.header), this.findByImportAddress);
+    const route = await routeByRecipient(recipientCandidates(parsed.header), (a) => this.lookup(a));
     // traceId: the key every log line of this message's files carries, through the workers to attached
     const traceId = parsed.messageId ?? `${this.opts.mailbox}:${row.uidvalidity}:${row.uid}`;
     const log = this.log.child({ mailMessage: row.id, uid: row.uid, messageId: parsed.messageId, traceId });
-    await repo.describe(this.db, row.id, { scope: route.scope, sender: parsed.from, subject: parsed.subject, headerMessageId: parsed.messageId });
     if (!route.scope) {
       log.warn({ reason: route.reason }, 'mail for an unknown recipient: moved to the failed mailbox');
-      return this.finish(row, parsed, undefined, 'failed', route.reason, 0);
+      return this.finish(row, parsed, undefined, 'failed', route.reason, []);
     }
     const scope = route.scope;
     const sender = parsed.from || 'unknown';
-    const done = new Map((await repo.files(this.db, row.id)).map((f) => [f.slot, f]));
+    // a fresh claim has no files yet; a resumed one may have some
+    const done = new Set(resumed ? (await repo.files(this.db, row.id)).map((f) => f.slot) : []);
     let recent: IntakeRecord[] | undefined;
     // A resumed claim may have handed a file over just before its poller died, without the
     // bookkeeping row: find that record instead of staging the file a second time.
@@ -134,37 +136,54 @@ export class MailIntake {
       return recent.find((r) => r.channel === 'mail' && r.sender === sender && r.filename === filename && r.sha256 === sha && r.receivedAt.getTime() >= since);
     };
 
-    const parts = content.kind === 'whole' ? parsed.parts : content.parts;
-    const pdfs = selectPdfs(parts);
-    for (const pdf of pdfs) {
-      const slot = `pdf:${pdf.index}`;
-      if (done.has(slot)) continue;
-      const sha = sha256(pdf.bytes);
-      const record =
-        (await adopt(pdf.filename, sha)) ??
-        (await this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId }));
-      await repo.addFile(this.db, { message_id: row.id, slot, intake_id: record.id, filename: pdf.filename, sha256: sha });
-    }
+    // what goes to the intake pipeline, in order: each PDF, each PDF too large to download, or
+    // the "no PDF" failure
+    type Hand = { slot: string; filename: string; sha256: string | null; give: () => Promise<IntakeRecord> };
+    const pdfs = selectPdfs(content.kind === 'whole' ? parsed.parts : content.parts);
     const skipped = content.kind === 'parts' ? content.skipped : [];
-    for (const [i, s] of skipped.entries()) {
-      const slot = `large:${i}`;
-      if (done.has(slot)) continue;
-      const record = await this.intake.recordFailure(
-        { scope, channel: 'mail', sender, filename: s.filename, traceId },
-        `The attachment is larger than ${MAX_DOCUMENT_BYTES} bytes (${s.size} bytes encoded) and was not downloaded`,
-      );
-      await repo.addFile(this.db, { message_id: row.id, slot, intake_id: record.id, filename: s.filename, sha256: null });
+    const hands: Hand[] = [];
+    for (const pdf of pdfs) {
+      const sha = sha256(pdf.bytes);
+      hands.push({
+        slot: `pdf:${pdf.index}`,
+        filename: pdf.filename,
+        sha256: sha,
+        give: async () =>
+          (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId }),
+      });
     }
-    if (pdfs.length === 0 && skipped.length === 0 && !done.has('none')) {
+    for (const [i, s] of skipped.entries()) {
+      const reason = `The attachment is larger than ${MAX_DOCUMENT_BYTES} bytes (${s.size} bytes encoded) and was not downloaded`;
+      hands.push({ slot: `large:${i}`, filename: s.filename, sha256: null, give: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename: s.filename, traceId }, reason) });
+    }
+    if (!hands.length) {
       const filename = parsed.subject?.trim().slice(0, 200) || '(no subject)';
-      const record = await this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, NO_PDF_REASON);
-      await repo.addFile(this.db, { message_id: row.id, slot: 'none', intake_id: record.id, filename, sha256: null });
+      hands.push({ slot: 'none', filename, sha256: null, give: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, NO_PDF_REASON) });
+    }
+    // each file is noted as handed over right after; the last one with the staging itself
+    let last: FileRow[] = [];
+    for (const [i, hand] of hands.entries()) {
+      if (done.has(hand.slot)) continue;
+      const record = await hand.give();
+      const file: FileRow = { message_id: row.id, slot: hand.slot, intake_id: record.id, filename: hand.filename, sha256: hand.sha256 };
+      if (i === hands.length - 1) last = [file];
+      else await repo.addFile(this.db, file);
     }
     const outcome: MessageOutcome = pdfs.length > 0 ? 'processed' : 'failed';
     const reason = pdfs.length > 0 ? null : skipped.length ? 'Every PDF attachment is too large' : NO_PDF_REASON;
-    const result = await this.finish(row, parsed, scope, outcome, reason, pdfs.length + skipped.length);
+    const result = await this.finish(row, parsed, scope, outcome, reason, last, pdfs.length + skipped.length);
     log.info({ account: scope.accountId, mode: scope.mode, files: pdfs.map((p) => p.filename), outcome }, 'mail message handed to intake');
     return result;
+  }
+
+  /** Import addresses never change: remember lookups for a minute (one query less per message). */
+  private async lookup(address: string): Promise<Scope | undefined> {
+    const hit = this.routes.get(address);
+    if (hit && hit.until > Date.now()) return hit.scope;
+    const scope = await this.findByImportAddress(address);
+    if (this.routes.size > 10_000) this.routes.clear();
+    this.routes.set(address, { scope, until: Date.now() + 60_000 });
+    return scope;
   }
 
   private async finish(
@@ -173,27 +192,32 @@ export class MailIntake {
     scope: Scope | undefined,
     outcome: MessageOutcome,
     reason: string | null,
-    files: number,
+    files: FileRow[],
+    count = 0,
   ): Promise<ProcessResult> {
-    const staged = await this.db.transaction(async (tx) => {
-      if (!(await repo.stage(tx, row.id, this.owner, outcome, reason))) return false;
-      if (this.opts.replies && scope && parsed) {
-        const suppressed = autoReplySuppression(parsed.header, this.opts.ownAddresses);
-        const recipient = replyAddress(parsed.header);
-        await repo.insertReply(tx, {
-          messageId: row.id,
-          scope,
-          recipient: recipient ?? '',
-          subject: parsed.subject,
-          inReplyTo: parsed.messageId,
-          refs: parsed.references,
-          state: suppressed ? 'suppressed' : 'pending',
-          reason: suppressed,
-        });
-      }
-      return true;
+    let reply: StageReply | undefined;
+    if (this.opts.replies && scope && parsed) {
+      const suppressed = autoReplySuppression(parsed.header, this.opts.ownAddresses);
+      reply = {
+        recipient: senderKey(replyAddress(parsed.header) ?? ''),
+        refs: parsed.references,
+        state: suppressed ? 'suppressed' : 'pending',
+        reason: suppressed,
+      };
+    }
+    const staged = await repo.stage(this.db, {
+      id: row.id,
+      owner: this.owner,
+      outcome,
+      reason,
+      scope,
+      sender: parsed?.from ?? null,
+      subject: parsed?.subject ?? null,
+      headerMessageId: parsed?.messageId ?? null,
+      files,
+      reply,
     });
     if (!staged) throw new Error(`mail claim ${row.id} was taken over by another poller`);
-    return { id: row.id, outcome, reason, scope, files };
+    return { id: row.id, outcome, reason, scope, files: count };
   }
 }

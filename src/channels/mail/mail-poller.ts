@@ -96,6 +96,8 @@ export class MailPoller extends EventEmitter {
   /** messages left in the mailbox by the last drain (held by another poller, or failed) */
   private leftBehind = 0;
   private current: MailboxSession | undefined;
+  private stopSignal: () => void = () => {};
+  private readonly stopped = new Promise<void>((r) => (this.stopSignal = r));
 
   constructor(
     private readonly open: () => Promise<MailboxSession>,
@@ -115,10 +117,21 @@ export class MailPoller extends EventEmitter {
     this.running ??= this.loop();
   }
 
-  /** Finishes the batch in hand, closes the connection and releases unfinished claims. */
-  async stop(): Promise<void> {
+  /**
+   * Finishes the batch in hand (for at most `graceMs`; then the connection is closed under it),
+   * closes the connection and releases unfinished claims.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     this.wakeUp?.();
+    this.stopSignal();
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      this.running?.then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs))),
+    ]);
+    clearTimeout(timer);
+    if (late) await this.current?.close().catch(() => {});
     await this.running;
     await this.intake.release();
   }
@@ -129,7 +142,14 @@ export class MailPoller extends EventEmitter {
       let session: MailboxSession | undefined;
       let failure: unknown;
       try {
-        session = await this.open();
+        // a connection attempt may take long (an unreachable host): stop does not wait for it
+        const opening = this.open();
+        const opened = await Promise.race([opening, this.stopped.then(() => undefined)]);
+        if (!opened) {
+          opening.then((s) => s.close(), () => {}).catch(() => {});
+          break;
+        }
+        session = opened;
         this.current = session;
         this.stats.connects++;
         this.log.info({ mailbox: session.mailbox, uidValidity: session.uidValidity, idle: session.idle }, 'mail poller connected');

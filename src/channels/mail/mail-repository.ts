@@ -61,6 +61,26 @@ export interface ReplyRow {
   sent_at: Date | null;
 }
 
+export interface StageReply {
+  recipient: string;
+  refs?: string[];
+  state: 'pending' | 'suppressed';
+  reason?: string;
+}
+
+export interface StageInput {
+  id: string;
+  owner: string;
+  outcome: MessageOutcome;
+  reason: string | null;
+  scope?: Scope;
+  sender: string | null;
+  subject: string | null;
+  headerMessageId: string | null;
+  files: FileRow[];
+  reply?: StageReply;
+}
+
 export type ClaimResult =
   | { kind: 'claimed'; row: MessageRow; resumed: boolean }
   /** handed over already; `move` says whether this poller should move it (the one that staged it
@@ -148,13 +168,6 @@ export const mailRepository = {
     );
   },
 
-  async describe(q: Queryable, id: string, f: { scope?: Scope; sender: string; subject?: string; headerMessageId?: string }): Promise<void> {
-    await q.query(
-      'update mail_messages set account_id = $2, mode = $3, sender = $4, subject = $5, header_message_id = $6, updated_at = now() where id = $1',
-      [id, f.scope?.accountId ?? null, f.scope?.mode ?? null, f.sender, f.subject?.slice(0, 1000) ?? null, f.headerMessageId?.slice(0, 1000) ?? null],
-    );
-  },
-
   async files(q: Queryable, messageId: string): Promise<FileRow[]> {
     return q.query<FileRow>('select message_id, slot, intake_id, filename, sha256 from mail_message_files where message_id = $1 order by created_at, slot', [messageId]);
   },
@@ -174,14 +187,36 @@ export const mailRepository = {
     );
   },
 
-  /** Done with the message's content: it only has to be moved. False when the claim was lost. */
-  async stage(q: Queryable, id: string, owner: string, outcome: MessageOutcome, reason: string | null): Promise<boolean> {
-    const rows = await q.query(
-      `update mail_messages set state = 'staged', outcome = $3, reason = $4, lease_until = null, staged_at = now(), updated_at = now()
-        where id = $1 and owner = $2 and state = 'claimed' returning 1 as x`,
-      [id, owner, outcome, reason],
+  /**
+   * Done with the message's content, in one statement: the claim becomes staged (it only has to
+   * be moved) with what the message was, its last handed-over file is noted, and the reply its
+   * sender may be owed is recorded. False when the claim was lost to another poller.
+   */
+  async stage(q: Queryable, s: StageInput): Promise<boolean> {
+    const rows = await q.query<{ n: number }>(
+      `with s as (
+         update mail_messages set state = 'staged', outcome = $3, reason = $4, account_id = $5::text, mode = $6::text, sender = $7,
+                subject = $8, header_message_id = $9, lease_until = null, staged_at = now(), updated_at = now()
+          where id = $1 and owner = $2 and state = 'claimed' returning id
+       ), f as (
+         insert into mail_message_files (message_id, slot, intake_id, filename, sha256)
+         select s.id, x.slot, x.intake_id, x.filename, x.sha256
+           from s, unnest($10::text[], $11::text[], $12::text[], $13::text[]) as x(slot, intake_id, filename, sha256)
+         on conflict (message_id, slot) do nothing returning 1
+       ), r as (
+         insert into mail_replies (message_id, account_id, mode, recipient, subject, in_reply_to, refs, state, reason)
+         select s.id, $5::text, $6::text, $14, $8, $9, $15, $16::text, $17 from s where $16::text is not null
+         on conflict (message_id) do nothing returning 1
+       )
+       select count(*)::int as n from s`,
+      [
+        s.id, s.owner, s.outcome, s.reason, s.scope?.accountId ?? null, s.scope?.mode ?? null, s.sender, s.subject?.slice(0, 1000) ?? null,
+        s.headerMessageId?.slice(0, 1000) ?? null,
+        s.files.map((f) => f.slot), s.files.map((f) => f.intake_id), s.files.map((f) => f.filename), s.files.map((f) => f.sha256),
+        s.reply?.recipient ?? null, s.reply?.refs?.join(' ') ?? null, s.reply?.state ?? null, s.reply?.reason ?? null,
+      ],
     );
-    return rows.length === 1;
+    return rows[0]?.n === 1;
   },
 
   async markMoved(q: Queryable, ids: string[]): Promise<void> {
@@ -194,17 +229,6 @@ export const mailRepository = {
     return (
       await q.query(`delete from mail_messages where state = 'moved' and moved_at < now() - make_interval(days => $1::int) returning 1 as x`, [olderThanDays])
     ).length;
-  },
-
-  async insertReply(
-    q: Queryable,
-    r: { messageId: string; scope: Scope; recipient: string; subject?: string; inReplyTo?: string; refs?: string[]; state: 'pending' | 'suppressed'; reason?: string },
-  ): Promise<void> {
-    await q.query(
-      `insert into mail_replies (message_id, account_id, mode, recipient, subject, in_reply_to, refs, state, reason)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (message_id) do nothing`,
-      [r.messageId, r.scope.accountId, r.scope.mode, r.recipient, r.subject?.slice(0, 1000) ?? null, r.inReplyTo ?? null, r.refs?.join(' ') ?? null, r.state, r.reason ?? null],
-    );
   },
 
   async reply(q: Queryable, messageId: string): Promise<ReplyRow | undefined> {

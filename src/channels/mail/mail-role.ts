@@ -11,6 +11,7 @@ import { MailFeedback, type ReplySender } from './mail-feedback.ts';
 import { MailIntake } from './mail-intake.ts';
 import { MailPoller } from './mail-poller.ts';
 import { mailRepository } from './mail-repository.ts';
+import { addressesIn } from './recipient-routing.ts';
 import { smtpReplySender } from './smtp-sender.ts';
 
 export interface MailRole {
@@ -58,7 +59,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     mailbox: imap.mailbox,
     leaseMs: config.mailClaimLeaseMs,
     replies: Boolean(sender),
-    ownAddresses: [replyFrom, config.importAddress],
+    ownAddresses: [...addressesIn(replyFrom), config.importAddress],
   });
   const poller = new MailPoller(
     () =>
