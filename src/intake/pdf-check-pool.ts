@@ -24,11 +24,23 @@ interface Task {
 interface Slot {
   worker: Worker;
   task?: Task;
+  /** the thread loaded its code; a death after that is the file's doing */
+  ready?: boolean;
+}
+
+export interface PdfCheckPoolOptions {
+  /** a file that takes longer fails permanently */
+  timeoutMs?: number;
+  /** heap of each thread: a file that needs more kills only its thread, and fails */
+  maxHeapMb?: number;
+  /** the thread's code (tests) */
+  threadUrl?: URL;
 }
 
 const THREAD_URL = new URL('./pdf-check-thread.mjs', import.meta.url);
 
-export function createPdfCheckPool(size: number, timeoutMs = 30_000): PdfCheckPool {
+export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {}): PdfCheckPool {
+  const { timeoutMs = 30_000, maxHeapMb = 512, threadUrl = THREAD_URL } = opts;
   const slots: Slot[] = [];
   const queue: Task[] = [];
   let nextId = 1;
@@ -37,9 +49,10 @@ export function createPdfCheckPool(size: number, timeoutMs = 30_000): PdfCheckPo
 
   const spawn = (): Slot => {
     // execArgv [] : the thread registers tsx itself and must not inherit vitest's or the CLI's flags
-    const slot: Slot = { worker: new Worker(THREAD_URL, { execArgv: [] }) };
+    const slot: Slot = { worker: new Worker(threadUrl, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }) };
     slot.worker.unref();
-    slot.worker.on('message', (m: { id?: number; verdict?: PdfVerdict }) => {
+    slot.worker.on('message', (m: { id?: number; verdict?: PdfVerdict; ready?: boolean }) => {
+      if (m.ready) slot.ready = true;
       const task = slot.task;
       if (!task || m.id !== task.id) return;
       clearTimeout(task.timer);
@@ -55,7 +68,10 @@ export function createPdfCheckPool(size: number, timeoutMs = 30_000): PdfCheckPo
       slot.task = undefined;
       if (task) {
         clearTimeout(task.timer);
-        task.reject(err);
+        // A thread that was up and died on this file (out of memory, say) would die on it again:
+        // a permanent verdict. One that never came up is our problem: transient.
+        if (slot.ready && !closed) task.resolve({ ok: false, reason: `The PDF could not be checked: ${err.message.split('\n')[0].slice(0, 200)}` });
+        else task.reject(err);
       }
       dispatch();
     };

@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const workerEnv = () => ({
   DATABASE_URL: pgdb.url, REDIS_URL: redis.url, REDIS_PREFIX: config.redisPrefix, DATA_DIR: config.dataDir,
-  INTAKE_CONCURRENCY: '8', INTAKE_LOCK_MS: '2000', RECONCILE_INTERVAL_MS: '5000',
+  INTAKE_CONCURRENCY: '8', INTAKE_LOCK_MS: '10000', RECONCILE_INTERVAL_MS: '5000',
 });
 
 const attachedCount = async () => (await svc.container.db.query<{ n: number }>(`select count(*)::int as n from intake_records where status = 'attached'`))[0].n;

@@ -43,6 +43,26 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     }
   });
 
+  it('fails a file that kills its thread, permanently, and carries on with a new thread', async () => {
+    const dying = createPdfCheckPool(1, { threadUrl: new URL('./fixtures/dying-pdf-thread.mjs', import.meta.url) });
+    try {
+      const pdf = await makePdf('dies');
+      expect(await dying.check(pdf)).toEqual({ ok: false, reason: 'The PDF could not be checked: PDF check thread exited with code 7' });
+      expect(await dying.check(pdf)).toEqual({ ok: false, reason: 'The PDF could not be checked: PDF check thread exited with code 7' });
+    } finally {
+      await dying.close();
+    }
+  });
+
+  it('rejects (transient) when its thread cannot even start', async () => {
+    const broken = createPdfCheckPool(1, { threadUrl: new URL('./fixtures/no-such-thread.mjs', import.meta.url) });
+    try {
+      await expect(broken.check(await makePdf('no thread'))).rejects.toThrow();
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('leaves the caller\'s buffer intact (it copies, never transfers the original)', async () => {
     const good = await makePdf('intact');
     const copy = Buffer.from(good);

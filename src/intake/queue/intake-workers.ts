@@ -43,6 +43,9 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
       concurrency: config.intakeConcurrency,
       lockDuration: config.intakeLockMs,
       stalledInterval: config.intakeLockMs,
+      // a job survives two lost locks (a crash, then a starved event loop) before BullMQ fails
+      // it; even then the reconciler runs it again while its record is pending
+      maxStalledCount: 2,
       settings: { backoffStrategy: intakeBackoff(config) },
     },
   );
