@@ -58,32 +58,11 @@ async function messageIdsIn(mailbox: string): Promise<string[]> {
 
 const b64 = (b: Buffer) => b.toString('base64').replace(/(.{76})/g, '$1\r\n');
 
-/** A hand-written MIME message, for header encodings MailComposer would not produce. */
-function rawMessage(to: string, messageId: string, partHeaders: string, pdf: Buffer): Buffer {
-  return Buffer.from(
-    [
-      'From: Supplier <billing@supplier.example>',
-      `To: ${to}`,
-      'Subject: Invoice',
-      `Message-ID: ${messageId}`,
-      'Date: Mon, 02 Feb 2026 10:00:00 +0100',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="XYZ"',
-      '',
-      '--XYZ',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      'Invoice attached.',
-      '--XYZ',
-      partHeaders,
-      'Content-Transfer-Encoding: base64',
-      '',
-      b64(pdf),
-      '--XYZ--',
-      '',
-    ].join('\r\n'),
-  );
-}
+/**
+ * An attachment with hand-written MIME headers (MailComposer's `raw` node), for header encodings
+ * the test must control exactly.
+ */
+const rawPart = (partHeaders: string, pdf: Buffer) => ({ raw: `${partHeaders}\r\nContent-Transfer-Encoding: base64\r\n\r\n${b64(pdf)}\r\n` });
 
 describe('mail role', () => {
   it('runs inside startService when IMAP_URL is set, and says it is off when not', async () => {
@@ -182,7 +161,7 @@ describe('attachments by case', () => {
       ` filename*0*=utf-8''${encoded.slice(0, cut)};`,
       ` filename*1*=${encoded.slice(cut)}`,
     ].join('\r\n');
-    await h.dovecot.appendRaw(rawMessage(acct.live, id, headers, await makePdf('2231')));
+    await h.dovecot.append(invoiceMail(acct.live, [rawPart(headers, await makePdf('2231'))], { messageId: id }));
     const { records } = await settledRecords(id);
     expect(records).toEqual([expect.objectContaining({ status: 'attached', invoiceId: inv.id, filename: `${number}.pdf` })]);
   });
@@ -197,7 +176,18 @@ describe('attachments by case', () => {
       `Content-Type: application/pdf; name="=?UTF-8?B?${Buffer.from(`${number}.pdf`).toString('base64')}?="`,
       `Content-Disposition: attachment; filename="=?ISO-8859-1?Q?${q}?="`,
     ].join('\r\n');
-    await h.dovecot.appendRaw(rawMessage(acct.live, id, headers, await makePdf('2047')));
+    await h.dovecot.append(invoiceMail(acct.live, [rawPart(headers, await makePdf('2047'))], { messageId: id }));
+    const { records } = await settledRecords(id);
+    expect(records).toEqual([expect.objectContaining({ status: 'attached', invoiceId: inv.id, filename: `${number}.pdf` })]);
+  });
+
+  it('decodes a non-ASCII name as nodemailer writes it (RFC 2231 continuations and an RFC 2047 name)', async () => {
+    const number = `Factuur-${Date.now().toString(36)}-${seq++}-€-Ωmega-déjà-vu-and-a-long-tail-for-continuations`;
+    const inv = await h.invoice(acct.liveKey, number);
+    const id = msgId();
+    const raw = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${number}.pdf`, content: await makePdf('nodemailer') }], { messageId: id }));
+    expect(raw.toString('latin1')).toMatch(/filename\*0\*=utf-8''/);
+    expect(raw.toString('latin1')).toMatch(/name="=\?UTF-8\?/);
     const { records } = await settledRecords(id);
     expect(records).toEqual([expect.objectContaining({ status: 'attached', invoiceId: inv.id, filename: `${number}.pdf` })]);
   });

@@ -181,6 +181,8 @@ export async function openMailboxSession(s: ImapSettings, o: MailboxSessionOptio
         for (let attempt = 0; attempt < 3 && left.length; attempt++) {
           const res = await guard('MOVE', client.messageMove(left.join(','), mailbox, { uid: true }));
           if (!res) throw new Error(`IMAP MOVE to ${mailbox} failed`);
+          // COPYUID (UIDPLUS) naming every message: all moved, nothing to check
+          if (res.uidMap && left.every((u) => res.uidMap!.has(u))) return uids;
           await guard('NOOP', client.noop());
           left = (await guard('SEARCH', client.search({ uid: left.join(',') }, { uid: true }))) || [];
         }
