@@ -69,17 +69,17 @@ export class RedisRequestGate implements KeyRevocations {
     this.lostListeners.push(fn);
   }
 
-  /** resolves when the connection is ready, or after `ms` (never holds start-up for Redis) */
+  /** resolves when the connection is ready, fails, or after `ms` (never holds start-up for Redis) */
   async ready(ms: number): Promise<void> {
     if (this.redis.status === 'ready') return;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.redis.off('ready', done);
+        for (const e of ['ready', 'error', 'close']) this.redis.off(e, done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.redis.once('ready', done);
+      for (const e of ['ready', 'error', 'close']) this.redis.once(e, done);
     });
   }
 
