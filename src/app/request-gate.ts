@@ -59,9 +59,8 @@ export class RedisRequestGate implements KeyRevocations {
 
   async markRevoked(hashes: string[], ttlMs: number): Promise<void> {
     if (this.redis.status !== 'ready') throw new ApiError(503, 'Redis is unavailable, so other nodes could not be told; the key was not changed. Retry shortly');
-    const multi = this.redis.multi();
-    for (const h of hashes) multi.set(this.markerKey(h), '1', 'PX', ttlMs);
-    await multi.exec();
+    // one SET per key (each its own cluster slot); any failure rejects, so the rotation is not committed
+    await Promise.all(hashes.map((h) => this.redis.set(this.markerKey(h), '1', 'PX', ttlMs)));
   }
 
   /** fn runs whenever the connection drops */
