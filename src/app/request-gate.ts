@@ -59,9 +59,8 @@ export class RedisRequestGate implements KeyRevocations {
 
   async markRevoked(hashes: string[], ttlMs: number): Promise<void> {
     if (this.redis.status !== 'ready') throw new ApiError(503, 'Redis is unavailable, so other nodes could not be told; the key was not changed. Retry shortly');
-    const multi = this.redis.multi();
-    for (const h of hashes) multi.set(this.markerKey(h), '1', 'PX', ttlMs);
-    await multi.exec();
+    // one SET per key (each its own cluster slot); any failure rejects, so the rotation is not committed
+    await Promise.all(hashes.map((h) => this.redis.set(this.markerKey(h), '1', 'PX', ttlMs)));
   }
 
   /** fn runs whenever the connection drops */
@@ -69,17 +68,17 @@ export class RedisRequestGate implements KeyRevocations {
     this.lostListeners.push(fn);
   }
 
-  /** resolves when the connection is ready, or after `ms` (never holds start-up for Redis) */
+  /** resolves when the connection is ready, fails, or after `ms` (never holds start-up for Redis) */
   async ready(ms: number): Promise<void> {
     if (this.redis.status === 'ready') return;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.redis.off('ready', done);
+        for (const e of ['ready', 'error', 'close']) this.redis.off(e, done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.redis.once('ready', done);
+      for (const e of ['ready', 'error', 'close']) this.redis.once(e, done);
     });
   }
 

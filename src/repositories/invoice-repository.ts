@@ -60,8 +60,9 @@ export const invoiceRepository = {
   /**
    * Inserts the invoice for a live customer of the scope, in one statement, and returns it.
    * Undefined when nothing was inserted: the customer is missing or deleted, or the number is
-   * taken. The customer row is key-share-locked (as the foreign key check would), so a concurrent customer delete (which locks it
-   * for update before counting invoices) either sees this invoice or makes this insert miss.
+   * taken. The customer row is key-share-locked (as the foreign key check would), so a
+   * concurrent customer delete (which locks it for update before counting invoices) either sees
+   * this invoice or makes this insert miss.
    */
   async insertForCustomer(q: Queryable, scope: Scope, inv: NewInvoice): Promise<Invoice | undefined> {
     const rows = await q.query(

@@ -55,22 +55,24 @@ export async function registerApiAuth(app: FastifyInstance, c: Container): Promi
     req.scope = scope;
   });
 
-  // Idempotency-Key: only POST routes carry these hooks, so reads pay nothing for them.
-  const claimKey = async (req: FastifyRequest, reply: FastifyReply) => {
+  // Idempotency-Key: only POST routes carry these hooks, so reads pay nothing for them, and
+  // a POST without the header passes them synchronously.
+  const claimKey = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const key = req.headers['idempotency-key'];
-    if (key === undefined || !req.scope) return;
+    if (key === undefined || !req.scope) return done();
     const k = String(key);
-    const decision = await c.idempotency.begin(req.scope, k, IdempotencyService.fingerprint(req.method, req.url, req.body));
-    if (decision.kind === 'replay') {
-      return reply.code(decision.status).type(HAL).header('idempotent-replayed', 'true').send(decision.body);
-    }
-    req.idempotencyKey = k;
+    c.idempotency.begin(req.scope, k, IdempotencyService.fingerprint(req.method, req.url, req.body)).then((decision) => {
+      if (decision.kind === 'replay') {
+        reply.code(decision.status).type(HAL).header('idempotent-replayed', 'true').send(decision.body);
+        return;
+      }
+      req.idempotencyKey = k;
+      done();
+    }, done);
   };
-  const storeResponse = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (req.idempotencyKey && req.scope && typeof payload === 'string') {
-      await c.idempotency.finish(req.scope, req.idempotencyKey, reply.statusCode, payload);
-    }
-    return payload;
+  const storeResponse = (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
+    if (!req.idempotencyKey || !req.scope || typeof payload !== 'string') return done(null, payload);
+    c.idempotency.finish(req.scope, req.idempotencyKey, reply.statusCode, payload).then(() => done(null, payload), (err) => done(err));
   };
   app.addHook('onRoute', (route) => {
     if (![route.method].flat().includes('POST')) return;
