@@ -4,6 +4,7 @@ import { failureDelayMs, lockedSubject, lockoutKeys, MAX_DELAY_MS, newlyLocked, 
 import { ftpTlsPolicy } from '../../src/channels/ftp/ftp-tls-policy.ts';
 import { looksLikeCompletePdf, settleDelayMs } from '../../src/channels/ftp/upload-completeness.ts';
 import { classifyUploadName, clientBaseName, isRootPath } from '../../src/channels/ftp/upload-names.ts';
+import { pasvReply, PortRange } from '../../src/channels/ftp/passive-connector.ts';
 
 describe('upload names', () => {
   it.each([
@@ -114,5 +115,19 @@ describe('upload completeness', () => {
     expect(looksLikeCompletePdf(Buffer.alloc(0))).toBe(false);
     expect(settleDelayMs(complete, 250)).toBe(0);
     expect(settleDelayMs(complete.subarray(0, 30), 250)).toBe(250);
+  });
+});
+
+describe('passive ports', () => {
+  it('hands out the ports of the range in turn, wrapping around', () => {
+    const r = new PortRange(40000, 40002);
+    const seen = Array.from({ length: 6 }, () => r.take());
+    expect(new Set(seen)).toEqual(new Set([40000, 40001, 40002]));
+    expect(seen.slice(3)).toEqual(seen.slice(0, 3));
+    expect(r.size).toBe(3);
+  });
+
+  it('writes the PASV address and port as h1,h2,h3,h4,p1,p2', () => {
+    expect(pasvReply('203.0.113.7', 30001)).toBe('203,0,113,7,117,49');
   });
 });
