@@ -198,7 +198,7 @@ async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retr
         for (;;) {
           try {
             if (!client || client.closed) {
-              client = new FtpClient(15_000);
+              client = new FtpClient(60_000); // generous: a loaded machine must not look like a cut connection
               await client.access({ host: '127.0.0.1', port: ftpPort, user: ftpUser, password: key, secure: false });
             }
             const res = await client.uploadFrom(Readable.from([f.bytes]), `${f.number}.pdf`);
