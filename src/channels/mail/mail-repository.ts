@@ -224,10 +224,16 @@ export const mailRepository = {
     await q.query(`update mail_messages set state = 'moved', moved_at = now(), updated_at = now() where id = any($1::text[]) and state <> 'claimed'`, [ids]);
   },
 
-  /** Forgets moved messages after the retention (their claims only guard against re-delivery). */
+  /**
+   * Forgets handed-over messages after the retention (their claims only guard against
+   * re-delivery); staged ones too, which a poller moved but died before it could note it.
+   */
   async purgeMoved(q: Queryable, olderThanDays: number): Promise<number> {
     return (
-      await q.query(`delete from mail_messages where state = 'moved' and moved_at < now() - make_interval(days => $1::int) returning 1 as x`, [olderThanDays])
+      await q.query(
+        `delete from mail_messages where state <> 'claimed' and coalesce(moved_at, staged_at) < now() - make_interval(days => $1::int) returning 1 as x`,
+        [olderThanDays],
+      )
     ).length;
   },
 

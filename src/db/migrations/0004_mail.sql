@@ -39,7 +39,7 @@ create table mail_messages (
 create unique index mail_messages_key on mail_messages (mailbox, message_key);
 create index mail_messages_uid on mail_messages (mailbox, uidvalidity, uid);
 create index mail_messages_open on mail_messages (state, owner) where state <> 'moved';
-create index mail_messages_moved on mail_messages (moved_at) where state = 'moved';
+create index mail_messages_done on mail_messages (coalesce(moved_at, staged_at)) where state <> 'claimed';
 
 create table mail_message_files (
   message_id text not null references mail_messages(id) on delete cascade,
