@@ -18,6 +18,7 @@ import { createPgDatabase } from '../test/helpers/database.ts';
 import { makePdf } from '../test/helpers/fixtures.ts';
 import { startPrivateRedis } from '../test/helpers/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../test/ops/service-process.ts';
+import { pool } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -121,12 +122,6 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
   }
 }
 
-async function pool(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-    while (next < n) await fn(next++);
-  }));
-}
 
 const pdfs = await Promise.all(Array.from({ length: FILES }, (_, i) => makePdf(`Invoice BENCH-${i}`, SIZE)));
 console.log(`intake scale-out: ${FILES} files of ${(SIZE / 1024).toFixed(0)} KB via POST /v2/imports, ${CONCURRENCY} concurrent uploads, INTAKE_CONCURRENCY=${values['worker-concurrency']} per worker; load average before: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);

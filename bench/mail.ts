@@ -11,18 +11,17 @@
 // --split runs the mail role in a process of its own (ROLES=mail next to ROLES=api,worker), as
 // operators scale it out: each process then has an event loop (a core) to itself.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import pg from 'pg';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { randomToken } from '../src/domain/ids.ts';
 import { createPgDatabase } from '../test/helpers/database.ts';
 import { startDovecot } from '../test/helpers/dovecot.ts';
 import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
+import { benchPdf, cpuMs, ms, pct } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -37,32 +36,8 @@ const N = Number(values.messages);
 const SIZE = Number(values.size);
 const RATE = Number(values.rate);
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-const ms = (n: number) => `${n.toFixed(0)} ms`;
 
-async function benchPdf(size: number): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([595, 842]);
-  page.drawText('Invoice BENCH', { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
-  const bare = (await doc.save()).length;
-  await doc.attach(randomBytes(Math.max(0, size - bare - 600)), 'padding.bin', { mimeType: 'application/octet-stream' });
-  return Buffer.from(await doc.save());
-}
 
-/** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
-    } catch {
-      // exited
-    }
-  }
-  return ticks * 10; // CLK_TCK 100
-}
 
 /** Every process below `root` (Dovecot's imap and auth processes). */
 function descendants(root: number): number[] {
