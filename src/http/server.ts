@@ -4,7 +4,7 @@ import { parse as parseQuery } from 'node:querystring';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Container } from '../app/container.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
 import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
@@ -49,7 +49,7 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     trustProxy: true,
     // the request id is the trace id of everything the request starts (an import's intake id and
     // its worker's log lines carry it too): one log key across HTTP, FTP and e-mail
-    requestIdLogLabel: 'traceId',
+    logController: new LogController({ requestIdLogLabel: 'traceId' }),
     genReqId: (req: import('node:http').IncomingMessage) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID(); // node:crypto's is pooled, unlike globalThis.crypto's
