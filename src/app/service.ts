@@ -3,7 +3,6 @@ import type { Config, Role } from '../config/config.ts';
 import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
 import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
-import { startFtpRole } from '../channels/ftp/ftp-role.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { resolveAdminToken } from './admin-token.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
@@ -46,6 +45,8 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     }
     if (roles.has('ftp')) {
       // registered last, so it closes first: no new uploads while the workers stop
+      // loaded only here: processes without the ftp role do not carry ftp-srv and its dependencies
+      const { startFtpRole } = await import('../channels/ftp/ftp-role.ts');
       const ftp = await startFtpRole(c, c.intake, { readiness });
       if (ftp) c.onClose(() => ftp.stop(config.shutdownGraceMs));
       ftpPort = ftp?.port;
