@@ -71,9 +71,10 @@ function peakRssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/** FTPS connections, opened before the clock starts (retried: a stock ftp-srv can lose an AUTH TLS race). */
-async function connectAll(port: number, user: string, password: string): Promise<Client[]> {
-  return Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+/** FTPS connections, opened before the clock starts (retried: a stock ftp-srv can lose its AUTH TLS race, above all while cold). */
+async function connectAll(what: string, port: number, user: string, password: string): Promise<Client[]> {
+  let retries = 0;
+  const clients = await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
     for (let attempt = 1; ; attempt++) {
       const c = new Client(5000);
       try {
@@ -81,14 +82,18 @@ async function connectAll(port: number, user: string, password: string): Promise
         return c;
       } catch (e) {
         c.close();
-        if (attempt >= 5) throw e;
+        retries++;
+        if (attempt >= 20) throw new Error(`${what}: could not connect: ${(e as Error).message}`);
+        await sleep(100);
       }
     }
   }));
+  if (retries) console.log(`(${what}: ${retries} connection attempts failed and were retried)`);
+  return clients;
 }
 
 /** Uploads every file once over the connections; returns when each 226 came, by file index. */
-async function uploadAll(clients: Client[], names: string[], contents: Buffer[]): Promise<{ doneAt: number[]; replies: string[]; seconds: number }> {
+async function uploadAll(what: string, clients: Client[], names: string[], contents: Buffer[]): Promise<{ doneAt: number[]; replies: string[]; seconds: number }> {
   const doneAt: number[] = [];
   const replies: string[] = [];
   let next = 0;
@@ -96,7 +101,9 @@ async function uploadAll(clients: Client[], names: string[], contents: Buffer[])
   await Promise.all(clients.map(async (c) => {
     while (next < names.length) {
       const i = next++;
-      const res = await c.uploadFrom(Readable.from([contents[i]]), names[i]);
+      const res = await c.uploadFrom(Readable.from([contents[i]]), names[i]).catch((e: Error) => {
+        throw new Error(`${what}: upload of ${names[i]} failed: ${e.message}`);
+      });
       doneAt[i] = Date.now();
       replies[i] = res.message;
     }
@@ -185,10 +192,10 @@ async function main() {
     await sql.connect();
 
     // warm-up of both servers (JIT, TLS, pools, threads), not measured
-    const svcClients = await connectAll(ftpPort, account.ftpUsername, liveKey);
-    const bareClients = await connectAll(barePort, 'bench', 'bench');
-    await uploadAll(svcClients, Array(40).fill('WARM.pdf'), contents.slice(0, 40));
-    await uploadAll(bareClients, Array(40).fill('WARM.pdf'), contents.slice(0, 40));
+    const svcClients = await connectAll('service', ftpPort, account.ftpUsername, liveKey);
+    const bareClients = await connectAll('bare ftp-srv', barePort, 'bench', 'bench');
+    await uploadAll('service warm-up', svcClients, Array(40).fill('WARM.pdf'), contents.slice(0, 40));
+    await uploadAll('bare ftp-srv warm-up', bareClients, Array(40).fill('WARM.pdf'), contents.slice(0, 40));
     for (;;) {
       const [{ n }] = (await sql.query(`select count(*)::int as n from intake_records where status in ('received', 'waiting')`)).rows;
       if (n === 0) break;
@@ -229,7 +236,7 @@ async function main() {
     // 1. the service: FTPS upload -> staged -> queued -> matched -> attached
     const svcMeter = meter();
     const t0 = Date.now();
-    const up = await uploadAll(svcClients, names, contents);
+    const up = await uploadAll('service', svcClients, names, contents);
     for (;;) {
       const [{ pending, failed }] = (await sql.query(
         `select count(*) filter (where status in ('received', 'waiting'))::int as pending, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
@@ -250,7 +257,7 @@ async function main() {
 
     // 2. stock ftp-srv writing the same files to disk
     const bareMeter = meter();
-    const bareRun = await uploadAll(bareClients, names, contents);
+    const bareRun = await uploadAll('bare ftp-srv', bareClients, names, contents);
     const bareCpu = await bareMeter();
     for (const c of bareClients) c.close();
     const written = fs.readdirSync(bareDir).filter((n) => n.startsWith('BENCH-')).length;

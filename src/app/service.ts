@@ -7,7 +7,6 @@ import { startMailRole, type MailRole } from '../channels/mail/mail-role.ts';
 import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
 import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
-import { startFtpRole } from '../channels/ftp/ftp-role.ts';
 import { ftpMetrics } from '../channels/ftp/ftp-metrics.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import { metricsPlugin } from '../ops/metrics-route.ts';
@@ -110,6 +109,8 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     if (roles.has('ftp')) {
       // the process's FTP counters (one FTP server per process), read by /metrics at scrape time
       c.metrics.ftp.observe(ftpMetrics);
+      // loaded only here: processes without the ftp role do not carry ftp-srv and its dependencies
+      const { startFtpRole } = await import('../channels/ftp/ftp-role.ts');
       const ftp = await startFtpRole(c, c.intake, { readiness, metrics: ftpMetrics });
       // stops accepting; running uploads finish (staged and acknowledged) until the deadline
       if (ftp) c.onStop('intake', 'ftp', (deadline) => ftp.stop(Math.max(0, deadline - Date.now())));

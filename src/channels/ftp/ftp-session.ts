@@ -5,6 +5,8 @@ import type { FtpSrvConnection } from './ftp-srv-internals.ts';
 import type { IntakeFileSystem } from './intake-file-system.ts';
 import { normalizeAddress } from './lockout-policy.ts';
 
+export const LOGIN_TIMEOUT_MS = 60_000;
+
 export interface ActiveTransfer {
   abort: AbortController;
   /** settles when the STOR handler has finished (and replied) */
@@ -41,14 +43,19 @@ export class FtpSession {
     this.lastActivity = Date.now();
   }
 
+  /** A session that has not logged in gets at most a minute: idle connections are not free. */
+  private get limitMs(): number {
+    return this.scope ? this.idleTimeoutMs : Math.min(this.idleTimeoutMs, LOGIN_TIMEOUT_MS);
+  }
+
   /** Idle means no command and no transfer for idleTimeoutMs (a transfer has its own stall timeout). */
   armIdleTimer(): void {
     clearTimeout(this.idleTimer);
     if (this.closed) return;
-    const left = this.lastActivity + this.idleTimeoutMs - Date.now();
+    const left = this.lastActivity + this.limitMs - Date.now();
     this.idleTimer = setTimeout(() => {
       if (this.closed) return;
-      if (this.transfer || Date.now() - this.lastActivity < this.idleTimeoutMs) {
+      if (this.transfer || Date.now() - this.lastActivity < this.limitMs) {
         if (this.transfer) this.touch();
         return this.armIdleTimer();
       }
