@@ -12,8 +12,10 @@ export default defineConfig({
       { test: { ...shared, name: 'api-pglite', include: ['test/api/**/*.test.ts'], env: { TEST_DB: 'pglite' } } },
       { test: { ...shared, name: 'api-postgres', include: ['test/api/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
       { test: { ...shared, name: 'intake', include: ['test/intake/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+      { test: { ...shared, name: 'mail', include: ['test/mail/**/*.test.ts'], env: { TEST_DB: 'postgres' }, testTimeout: 120_000 } },
       { test: { ...shared, name: 'ftp', include: ['test/ftp/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
       { test: { ...shared, name: 'system', include: ['test/system/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+      { test: { ...shared, name: 'ops', include: ['test/ops/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
     ],
   },
 });

@@ -8,7 +8,6 @@
 // --rate paces the uploads (default: as fast as the clients go) to see received->attached latency
 // at a load the workers keep up with.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,8 +15,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
 import { createPgDatabase } from '../test/helpers/database.ts';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
+import { benchPdf, cpuMs, ms, pct, pool } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -36,40 +35,9 @@ const pace = async (t0: number, i: number) => {
   if (RATE > 0) await new Promise((r) => setTimeout(r, Math.max(0, t0 + (i * 1000) / RATE - Date.now())));
 };
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const ms = (n: number) => `${n.toFixed(0)} ms`;
 
-async function pool(n: number, width: number, fn: (i: number) => Promise<unknown>) {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-    while (next < n) await fn(next++);
-  }));
-}
 
-/** A one-page PDF of about `size` bytes: the padding is random bytes in an embedded file, so incompressible. */
-async function benchPdf(size: number): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([595, 842]);
-  page.drawText('Invoice BENCH', { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
-  const bare = (await doc.save()).length;
-  await doc.attach(randomBytes(Math.max(0, size - bare - 600)), 'padding.bin', { mimeType: 'application/octet-stream' });
-  return Buffer.from(await doc.save());
-}
 
-/** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
-    } catch {
-      // exited
-    }
-  }
-  return ticks * 10; // CLK_TCK 100
-}
 
 async function main() {
   const redis = await startPrivateRedis();

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Role } from './config/config.ts';
 import { createLogger } from './app/logger.ts';
-import { startService } from './app/service.ts';
+import { startService, type RunningService } from './app/service.ts';
+import { DatabaseLockedError } from './db/pglite.ts';
 
 // `--role worker` (repeatable, or comma-separated) overrides ROLES.
 function rolesFromArgs(argv: string[]): string | undefined {
@@ -28,29 +29,36 @@ async function main() {
   }
   const log = createLogger(config.logLevel);
   log.info({ roles: config.roles as Role[] }, 'starting invoice-intake');
-  let service;
-  try {
-    service = await startService(config, log);
-  } catch (err) {
-    log.fatal({ err }, 'start-up failed');
-    process.exit(1);
-  }
+
+  // Signals are handled from the start: one that arrives during start-up stops the service as
+  // soon as it is up, instead of killing it halfway (e.g. with a database lock held).
+  let service: Promise<RunningService | undefined> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    const deadline = Date.now() + config.shutdownGraceMs;
+    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    // the stop itself cuts work short at the deadline; this only guards against a hang
     const force = setTimeout(() => {
-      log.error('grace period over; exiting');
+      log.error('grace period over and still not stopped; exiting');
       process.exit(1);
     }, config.shutdownGraceMs + 5000);
     force.unref();
-    await service.stop();
+    const running = await service;
+    await running?.stop(deadline);
     log.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  service = startService(config, log).catch((err) => {
+    log.fatal({ err }, 'start-up failed');
+    // the one line people need, without digging through JSON logs
+    if (err instanceof DatabaseLockedError) console.error(err.message);
+    process.exit(1);
+  });
 }
 
 void main();

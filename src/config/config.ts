@@ -72,13 +72,16 @@ const schema = {
   redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
   redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: 'ii' },
   adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },
+  // where `npm run admin` finds the admin API; unset: this machine's PORT
+  adminUrl: { env: 'ADMIN_URL', parse: optional(url('http', 'https')) },
   tlsCert: { env: 'TLS_CERT', parse: optional(str()) },
   tlsKey: { env: 'TLS_KEY', parse: optional(str()) },
   logLevel: { env: 'LOG_LEVEL', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), fallback: 'info' },
   maxAmountCents: { env: 'MAX_AMOUNT', parse: amount(), fallback: 999_999_999 },
   rateLimitMax: { env: 'RATE_LIMIT_MAX', parse: int(1), fallback: 6000 },
   rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', parse: int(100), fallback: 60_000 },
-  keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 0 },
+  // per-node API key cache (0: off); a rotation still fails the old key at once on every node
+  keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },
   // intake
@@ -112,8 +115,29 @@ const schema = {
   imapUrl: { env: 'IMAP_URL', parse: optional(url('imap', 'imaps')), secret: true },
   importAddress: { env: 'IMPORT_ADDRESS', parse: str(), fallback: 'invoices@example.com' },
   smtpUrl: { env: 'SMTP_URL', parse: optional(url('smtp', 'smtps')), secret: true },
+  mailProcessedMailbox: { env: 'MAIL_PROCESSED_MAILBOX', parse: str(), fallback: 'Processed' },
+  mailFailedMailbox: { env: 'MAIL_FAILED_MAILBOX', parse: str(), fallback: 'Failed' },
+  mailIdleDelayMs: { env: 'MAIL_IDLE_DELAY_MS', parse: int(10, 60_000), fallback: 250 },
+  mailPollIntervalMs: { env: 'MAIL_POLL_INTERVAL_MS', parse: int(100), fallback: 15_000 },
+  mailWatchdogIntervalMs: { env: 'MAIL_WATCHDOG_INTERVAL_MS', parse: int(100), fallback: 60_000 },
+  mailWatchdogTimeoutMs: { env: 'MAIL_WATCHDOG_TIMEOUT_MS', parse: int(100), fallback: 15_000 },
+  mailCommandTimeoutMs: { env: 'MAIL_COMMAND_TIMEOUT_MS', parse: int(1000), fallback: 120_000 },
+  mailReconnectMinMs: { env: 'MAIL_RECONNECT_MIN_MS', parse: int(10), fallback: 1000 },
+  mailReconnectMaxMs: { env: 'MAIL_RECONNECT_MAX_MS', parse: int(10), fallback: 60_000 },
+  mailMaxMessageBytes: { env: 'MAIL_MAX_MESSAGE_BYTES', parse: int(1024), fallback: 25 * 1024 * 1024 },
+  mailBatchSize: { env: 'MAIL_BATCH_SIZE', parse: int(1, 1000), fallback: 50 },
+  mailConcurrency: { env: 'MAIL_CONCURRENCY', parse: int(1, 64), fallback: 8 },
+  mailClaimLeaseMs: { env: 'MAIL_CLAIM_LEASE_MS', parse: int(1000), fallback: 120_000 },
+  mailRetentionDays: { env: 'MAIL_RETENTION_DAYS', parse: int(1, 3650), fallback: 90 },
+  mailReplyFrom: { env: 'MAIL_REPLY_FROM', parse: optional(str()) },
+  mailReplyLimitPerHour: { env: 'MAIL_REPLY_LIMIT_PER_HOUR', parse: int(0, 10_000), fallback: 5 },
+  mailFeedbackIntervalMs: { env: 'MAIL_FEEDBACK_INTERVAL_MS', parse: int(100), fallback: 5_000 },
   // ops
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', parse: int(0), fallback: 25_000 },
+  /** processes without the api role serve /healthz, /readyz and /metrics on this port (unset: none) */
+  opsPort: { env: 'OPS_PORT', parse: optional(int(0, 65535)) },
+  /** when set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>; unset, it is open */
+  metricsToken: { env: 'METRICS_TOKEN', parse: optional(str()), secret: true },
 } satisfies Record<string, Setting<unknown>>;
 
 type Schema = typeof schema;

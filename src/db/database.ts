@@ -2,8 +2,17 @@
 
 export type Row = Record<string, any>;
 
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement (PostgreSQL; PGlite ignores it): the server plans the
+   * statement once per connection instead of on every call. Only for fixed SQL text on hot
+   * paths; text built from values would pile up statements on every connection.
+   */
+  prepare?: boolean;
+}
+
 export interface Queryable {
-  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T extends Row = Row>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
 }
 
 export interface Database extends Queryable {

@@ -1,5 +1,14 @@
 import pg from 'pg';
-import type { Database, Queryable, Row } from './database.ts';
+import { createHash } from 'node:crypto';
+import type { Database, Queryable, QueryOptions, Row } from './database.ts';
+
+// A prepared statement's name is derived from its text, so the same SQL maps to the same name.
+const names = new Map<string, string>();
+const statementName = (sql: string) => {
+  let name = names.get(sql);
+  if (!name) names.set(sql, (name = `s_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`));
+  return name;
+};
 
 // int8 (counts, sums) as numbers: every value we store fits in 2^53.
 const types = {
@@ -11,8 +20,9 @@ export function openPostgres(url: string, poolSize: number): Database {
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const wrap = (c: pg.Pool | pg.PoolClient): Queryable => ({
-    async query<T extends Row>(sql: string, params?: unknown[]) {
-      return (await c.query(sql, params as any[])).rows as T[];
+    async query<T extends Row>(sql: string, params?: unknown[], opts?: QueryOptions) {
+      const query = opts?.prepare ? { name: statementName(sql), text: sql, values: params as any[] } : { text: sql, values: params as any[] };
+      return (await c.query(query)).rows as T[];
     },
   });
   const self = wrap(pool);

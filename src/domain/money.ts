@@ -2,17 +2,22 @@
 import { ApiError } from './errors.ts';
 
 const AMOUNT = /^(-)?(\d+)(?:[.,](\d{1,2}))?$/;
+/** The spec's Limits table: amounts are at most 10 characters ("9999999.99"). */
+export const MAX_AMOUNT_CHARS = 10;
 
 /**
- * Parses "480", "480.5", "480.50" (or a JSON number) into cents. Syntax errors are 400;
- * a well-formed amount above the maximum is 422 with the field in lowercase (spec: `invoicetotal`).
+ * Parses "480", "480.5", "480.50", "480,50" (or a JSON number) into cents. Syntax errors are 400;
+ * a well-formed amount above the maximum is 422 with the field in lowercase (spec: `invoicetotal`);
+ * a well-formed amount within the maximum but written in more than 10 characters is 400.
  */
 export function parseAmount(raw: unknown, field: string, maxCents: number, opts: { allowNegative?: boolean } = {}): number {
-  const text = typeof raw === 'number' && Number.isFinite(raw) ? raw.toFixed(2) : typeof raw === 'string' ? raw.trim() : '';
+  // Numbers are read as written (480.5 -> "480.5"), so 480.555 is refused rather than rounded.
+  const text = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
   const m = AMOUNT.exec(text);
-  if (!m || (m[1] && !opts.allowNegative) || m[2].length > 13) throw ApiError.wrongFormat(field);
+  if (!m || (m[1] && !opts.allowNegative) || m[2].length > 15) throw ApiError.wrongFormat(field);
   const cents = Number(m[2]) * 100 + Number((m[3] ?? '0').padEnd(2, '0'));
   if (cents > maxCents) throw ApiError.unprocessable('The amount is higher than the maximum', field.toLowerCase());
+  if (text.length > MAX_AMOUNT_CHARS) throw ApiError.badRequest(`Field ${field} is longer than ${MAX_AMOUNT_CHARS} characters`, field);
   return m[1] ? -cents : cents;
 }
 

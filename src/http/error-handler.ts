@@ -36,7 +36,10 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(415, 'Send the body as application/json (or application/x-www-form-urlencoded)');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'The request body is too large');
+      // only a document's Content can be that large: say which field to shrink
+      return req.url.startsWith('/v2/documents')
+        ? new ApiError(413, 'The request body is too large: Content may be at most 5242880 characters', 'content')
+        : new ApiError(413, 'The request body is too large');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return ApiError.badRequest('The JSON body is empty');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -1,12 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { parse as parseQuery } from 'node:querystring';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Container } from '../app/container.ts';
-import { registerErrorHandler } from './error-handler.ts';
+import { registerErrorHandler, sendError } from './error-handler.ts';
+import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
+import { ApiError } from '../domain/errors.ts';
 import { registerApiAuth } from './plugins/api-auth.ts';
+import { registerInputGuard } from './plugins/input-guard.ts';
 import { lowercaseKeys, registerFieldNames } from './plugins/field-names.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -15,7 +19,7 @@ import { documentRoutes } from './routes/documents.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import { paymentRoutes } from './routes/payments.ts';
-import { ErrorSchema } from './schemas/common.ts';
+import { ErrorSchema, HAL } from './schemas/common.ts';
 
 export interface ServerOptions {
   adminToken?: string;
@@ -30,6 +34,7 @@ export interface ServerOptions {
 
 // A 5 MB PDF in Base64 is 5,242,880 characters; JSON around it needs a little more.
 const BODY_LIMIT = 6 * 1024 * 1024;
+const MAX_PARAM_LENGTH = 500;
 
 export async function buildServer(c: Container, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const { config } = c;
@@ -37,30 +42,55 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
     ? { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey), minVersion: 'TLSv1.2' as const }
     : null;
   const app = (Fastify({
-    loggerInstance: c.log.child({ role: 'api' }),
+    loggerInstance: c.log.child({ role: 'api' }, { serializers: requestSerializers }),
+    childLoggerFactory: lazyChildLogger,
     https,
     bodyLimit: BODY_LIMIT,
     trustProxy: true,
+    // the request id is the trace id of everything the request starts (an import's intake id and
+    // its worker's log lines carry it too): one log key across HTTP, FTP and e-mail
+    logController: new LogController({ requestIdLogLabel: 'traceId' }),
     genReqId: (req: import('node:http').IncomingMessage) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID(); // node:crypto's is pooled, unlike globalThis.crypto's
     },
+    // URLs the router cannot decode get the spec's error body too, not Fastify's own
+    frameworkErrors: (err: { code?: string }, _req: unknown, reply: import('fastify').FastifyReply) =>
+      sendError(reply, ApiError.badRequest(err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters` : 'The URL is not valid')),
     routerOptions: {
       ignoreTrailingSlash: true,
+      // long enough that the route schemas, not the router, refuse over-long ids (naming the field)
+      maxParamLength: MAX_PARAM_LENGTH,
       querystringParser: (s: string) => lowercaseKeys(parseQuery(s)),
     },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
   } as any) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onSend', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
     done(null, parseQuery(body as string));
   });
-  app.removeContentTypeParser(['text/plain']);
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  // JSON (also application/hal+json and other +json types). An empty body is no body: clients
+  // that send Content-Type: application/json on every request still get a DELETE through.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json(;|$)/, { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
   registerErrorHandler(app);
+  // The OpenAPI document states the media types the API really speaks.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema || !route.url.startsWith('/v2/')) return;
+    const schema = route.schema as { produces?: string[]; consumes?: string[]; body?: unknown };
+    schema.produces ??= [HAL];
+    if (schema.body) schema.consumes ??= ['application/json', 'application/x-www-form-urlencoded'];
+  });
   registerFieldNames(app);
+  registerInputGuard(app);
   registerMethodNotAllowed(app);
   app.addSchema(ErrorSchema);
 

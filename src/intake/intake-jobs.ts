@@ -6,6 +6,8 @@ export interface IntakeJobRef {
   intakeId: string;
   accountId: string;
   mode: Mode;
+  /** the channel's correlation id (FTP session, IMAP message, HTTP request), for the worker's logs */
+  traceId?: string;
 }
 
 export type IntakeJobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'missing' | 'other';

@@ -59,7 +59,7 @@ export class IntakeService implements IntakeReceiver {
     // cached before the enqueue: a worker of this process may take the job at once
     this.stagedBytes?.put(id, file.bytes);
     try {
-      await this.scheduler.enqueue({ intakeId: id, accountId: file.scope.accountId, mode: file.scope.mode });
+      await this.scheduler.enqueue({ intakeId: id, accountId: file.scope.accountId, mode: file.scope.mode, ...(file.traceId ? { traceId: file.traceId } : {}) });
     } catch (err) {
       this.stagedBytes?.take(id);
       // Not acknowledged, so the sender will send again: drop this copy. If even that fails, the

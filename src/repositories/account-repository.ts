@@ -37,6 +37,12 @@ export const accountRepository = {
     return rows[0] && { accountId: rows[0].id, mode: rows[0].mode };
   },
 
+  /** The hashes of the scope's active keys, locked until the caller's transaction ends. */
+  async lockActiveKeys(q: Queryable, scope: Scope): Promise<string[]> {
+    const rows = await q.query<{ hash: string }>('select hash from api_keys where account_id = $1 and mode = $2 and revoked_at is null for update', [scope.accountId, scope.mode]);
+    return rows.map((r) => r.hash);
+  },
+
   /** Revokes the mode's active keys and stores the new hash, in the caller's transaction. */
   async replaceKey(q: Queryable, scope: Scope, hash: string, hint: string): Promise<void> {
     await q.query('update api_keys set revoked_at = now() where account_id = $1 and mode = $2 and revoked_at is null', [scope.accountId, scope.mode]);
@@ -44,7 +50,7 @@ export const accountRepository = {
   },
 
   async findKey(q: Queryable, hash: string): Promise<Scope | undefined> {
-    const rows = await q.query<{ account_id: string; mode: Mode }>('select account_id, mode from api_keys where hash = $1 and revoked_at is null', [hash]);
+    const rows = await q.query<{ account_id: string; mode: Mode }>('select account_id, mode from api_keys where hash = $1 and revoked_at is null', [hash], { prepare: true });
     return rows[0] && { accountId: rows[0].account_id, mode: rows[0].mode };
   },
 };

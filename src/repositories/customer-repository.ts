@@ -20,8 +20,8 @@ const toCustomer = (r: any): Customer => ({
 export type Found<T> = { record: T; deleted: boolean } | undefined;
 
 export const customerRepository = {
-  async find(q: Queryable, scope: Scope, id: string): Promise<Found<Customer>> {
-    const r = await findScoped(q, source, scope, id);
+  async find(q: Queryable, scope: Scope, id: string, lock = false): Promise<Found<Customer>> {
+    const r = await findScoped(q, source, scope, id, lock);
     return r && { record: toCustomer(r), deleted: r.deleted_at != null };
   },
 

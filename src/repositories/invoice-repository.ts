@@ -57,15 +57,28 @@ export const invoiceRepository = {
     return { ...page, items: page.items.map(toInvoice) };
   },
 
-  /** Inserts, or returns false when the number is taken by a live invoice of the scope. */
-  async insert(q: Queryable, scope: Scope, inv: NewInvoice): Promise<boolean> {
+  /**
+   * Inserts the invoice for a live customer of the scope, in one statement, and returns it.
+   * Undefined when nothing was inserted: the customer is missing or deleted, or the number is
+   * taken. The customer row is key-share-locked (as the foreign key check would), so a
+   * concurrent customer delete (which locks it for update before counting invoices) either sees
+   * this invoice or makes this insert miss.
+   */
+  async insertForCustomer(q: Queryable, scope: Scope, inv: NewInvoice): Promise<Invoice | undefined> {
     const rows = await q.query(
-      `insert into invoices (id, account_id, mode, customer_id, invoice_number, invoice_date, invoice_duedate, total_cents, balance_cents, status)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       on conflict (account_id, mode, invoice_number) where deleted_at is null do nothing returning id`,
+      `with c as (
+         select id, customer_code, name from customers t where t.account_id = $2 and t.mode = $3 and t.id = $4 and t.deleted_at is null for key share
+       ), ins as (
+         insert into invoices (id, account_id, mode, customer_id, invoice_number, invoice_date, invoice_duedate, total_cents, balance_cents, status)
+         select $1, $2, $3, c.id, $5, $6, $7, $8, $9, $10 from c
+         on conflict (account_id, mode, invoice_number) where deleted_at is null do nothing
+         returning id, status, invoice_number, invoice_date::text as invoice_date, invoice_duedate::text as invoice_duedate, total_cents, balance_cents, customer_id
+       )
+       select ins.*, c.customer_code, c.name as customer_name, null as document from ins join c on c.id = ins.customer_id`,
       [inv.id, scope.accountId, scope.mode, inv.customerId, inv.invoiceNumber, inv.invoiceDate, inv.invoiceDuedate, inv.totalCents, inv.balanceCents, inv.status],
+      { prepare: true },
     );
-    return rows.length === 1;
+    return rows[0] && toInvoice(rows[0]);
   },
 
   async update(q: Queryable, scope: Scope, id: string, patch: InvoicePatch & { documentId?: string | null }): Promise<void> {

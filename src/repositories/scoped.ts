@@ -27,6 +27,7 @@ export async function findScoped<T extends Row>(q: Queryable, src: ScopedSource,
   const rows = await q.query<T>(
     `select ${src.columns}${deleted} from ${src.table} t ${src.joins ?? ''} where ${w.sql} and t.id = $3${lock ? ' for update of t' : ''}`,
     [...w.params, id],
+    { prepare: true }, // one text per table and lock flag: the hot read of every GET by id
   );
   return rows[0];
 }

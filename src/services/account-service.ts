@@ -4,6 +4,7 @@ import { ApiError } from '../domain/errors.ts';
 import { newId, randomToken } from '../domain/ids.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { accountRepository as accounts, type AccountRow } from '../repositories/account-repository.ts';
+import type { KeyCache, KeyRevocations } from './key-cache.ts';
 
 export interface AccountView {
   id: string;
@@ -12,6 +13,12 @@ export interface AccountView {
   importAddresses: { live: string; test: string };
   createdAt: string;
 }
+
+/**
+ * How authenticate() may use the per-node key cache: `use` when the caller has just confirmed
+ * the key carries no revocation marker; `evict` when it carries one; `bypass` otherwise.
+ */
+export type KeyCacheUse = 'use' | 'evict' | 'bypass';
 
 export interface KeyEvents {
   /** called after a key of this scope was replaced, so caches everywhere can forget it */
@@ -23,6 +30,7 @@ export class AccountService {
     private readonly db: Database,
     private readonly importAddress: string,
     private readonly events: KeyEvents = { keyRotated() {} },
+    private readonly keys: { cache?: KeyCache; revocations?: KeyRevocations } = {},
   ) {}
 
   async create(name: string): Promise<AccountView & { liveKey: string; testKey: string }> {
@@ -54,18 +62,38 @@ export class AccountService {
   /** A new key for the mode; the old one stops working at once. */
   async rotateKey(id: string, mode: Mode): Promise<string> {
     const key = generateKey(mode);
+    const { cache, revocations } = this.keys;
     await this.db.transaction(async (tx) => {
       if (!(await accounts.find(tx, id))) throw ApiError.notFound('account', id);
+      const old = await accounts.lockActiveKeys(tx, { accountId: id, mode });
+      // Marked before the commit: if Redis fails nothing changes; if the commit fails the old
+      // key merely goes uncached for a while. Markers outlive any cache entry made before.
+      if (cache && cache.ttlMs > 0 && revocations && old.length) await revocations.markRevoked(old, 2 * cache.ttlMs + 1000);
       await accounts.replaceKey(tx, { accountId: id, mode }, hashKey(key), keyHint(key));
+      for (const hash of old) cache?.forget(hash);
     });
     this.events.keyRotated({ accountId: id, mode });
     return key;
   }
 
   /** The scope a presented key opens, or undefined. */
-  async authenticate(key: string): Promise<Scope | undefined> {
+  async authenticate(key: string, cacheUse: KeyCacheUse = 'bypass', hash = hashKey(key)): Promise<Scope | undefined> {
     if (!keyMode(key)) return undefined;
-    return accounts.findKey(this.db, hashKey(key));
+    const { cache } = this.keys;
+    if (cacheUse === 'use') {
+      const cached = cache?.get(hash);
+      if (cached) return cached;
+    } else if (cacheUse === 'evict') {
+      cache?.forget(hash);
+    }
+    const scope = await accounts.findKey(this.db, hash);
+    if (scope && cacheUse === 'use') cache?.set(hash, scope);
+    return scope;
+  }
+
+  /** Forgets every cached key, e.g. when revocation markers may have been lost. */
+  clearKeyCache(): void {
+    this.keys.cache?.clear();
   }
 
   /** FTP login: the account's generated user name with its live or test key as password. */

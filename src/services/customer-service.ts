@@ -40,6 +40,7 @@ export class CustomerService {
     const { customerCode: _code, ...rest } = input;
     const fields = cleanFields(rest);
     if (!fields.name) throw ApiError.badRequest('Field name is required', 'name');
+    if ('country' in fields && fields.country == null) fields.country = 'NL'; // an empty Country means the default
     return this.db.transaction(async (tx) => {
       const existing = await customers.findByCode(tx, scope, code);
       if (existing) {
@@ -84,7 +85,8 @@ export class CustomerService {
 
   async delete(scope: Scope, id: string): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const found = await customers.find(tx, scope, id);
+      // locked first: an invoice being created for this customer is either counted or refused
+      const found = await customers.find(tx, scope, id, true);
       if (!found) throw ApiError.notFound('customer', id);
       if (found.deleted) throw ApiError.gone('customer', id);
       if ((await customers.countLiveInvoices(tx, scope, id)) > 0) throw ApiError.badRequest('Customer is not empty');

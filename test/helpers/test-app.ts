@@ -54,11 +54,12 @@ export function testConfig(overrides: Partial<Config> = {}, env: Record<string, 
   );
 }
 
-export async function startTestApp(opts: { config?: Partial<Config>; server?: ServerOptions; db?: Database } = {}): Promise<TestApp> {
+/** `server` may be a function of the container, for plugins that need it (e.g. its metrics). */
+export async function startTestApp(opts: { config?: Partial<Config>; server?: ServerOptions | ((c: Container) => ServerOptions); db?: Database } = {}): Promise<TestApp> {
   const config = testConfig(opts.config);
   const db = opts.db ?? (await openTestDatabase());
   const c = await createContainer(config, createLogger(config.logLevel), { db });
-  const app = await buildServer(c, { adminToken: config.adminToken, ...opts.server });
+  const app = await buildServer(c, { adminToken: config.adminToken, ...(typeof opts.server === 'function' ? opts.server(c) : opts.server) });
   await app.ready();
   const request: TestApp['request'] = async (method, url, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };

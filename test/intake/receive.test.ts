@@ -25,7 +25,7 @@ describe('IntakeReceiver.receive', () => {
     const staged = await t.db.query('select content from intake_staging where id = $1', [record.id]);
     expect(Buffer.from(staged[0].content).equals(bytes)).toBe(true);
     const job = await t.c.intakeQueue.getJob(record.id);
-    expect(job?.data).toEqual({ intakeId: record.id, accountId: acct.id, mode: 'live' });
+    expect(job?.data).toEqual({ intakeId: record.id, accountId: acct.id, mode: 'live', traceId: 'tr-1' });
     expect((await t.c.intake.recent(scope, 5))[0].id).toBe(record.id);
   });
 

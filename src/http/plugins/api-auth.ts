@@ -1,9 +1,10 @@
-// Every /v2 route: per-key rate limit (shared across nodes through Redis), then the Bearer key,
-// then Idempotency-Key handling for POST.
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Every /v2 route: one Redis round trip for the per-key rate limit and the key's revocation
+// marker, then the Bearer key (from the node's cache when Redis vouches for it, otherwise from
+// the database), then Idempotency-Key handling for POST. The limit comes first so that floods
+// of bad keys are throttled (by address) before they cost a key lookup.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../../app/container.ts';
-import { hashKey } from '../../domain/api-keys.ts';
+import { hashKey, keyMode } from '../../domain/api-keys.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { IdempotencyService } from '../../services/idempotency-service.ts';
 import { HAL } from '../schemas/common.ts';
@@ -17,47 +18,65 @@ declare module 'fastify' {
 }
 
 function bearer(req: FastifyRequest): string | undefined {
-  return BEARER.exec(req.headers.authorization ?? '')?.[1];
+  const h = req.headers.authorization;
+  return h ? BEARER.exec(h)?.[1] : undefined;
+}
+
+/** "1 minute", "30 seconds": the window in words for the 429 detail */
+function windowText(ms: number): string {
+  if (ms % 60_000 === 0) return ms === 60_000 ? '1 minute' : `${ms / 60_000} minutes`;
+  if (ms % 1000 === 0) return ms === 1000 ? '1 second' : `${ms / 1000} seconds`;
+  return `${ms} ms`;
 }
 
 export async function registerApiAuth(app: FastifyInstance, c: Container): Promise<void> {
-  await app.register(rateLimit, {
-    max: c.config.rateLimitMax,
-    timeWindow: c.config.rateLimitWindowMs,
-    redis: c.redis,
-    nameSpace: `${c.config.redisPrefix}:rl:`,
-    skipOnError: true, // Redis down must not take the API down
-    keyGenerator: (req) => {
-      const key = bearer(req);
-      return key ? `k:${hashKey(key)}` : `ip:${req.ip}`;
-    },
-    errorResponseBuilder: (_req, ctx) => new ApiError(429, `Rate limit of ${ctx.max} requests per ${ctx.after} reached; retry after ${Math.ceil(ctx.ttl / 1000)} s`),
-  });
+  const { rateLimitMax: max, rateLimitWindowMs: windowMs } = c.config;
+  // start limiting from the first request when Redis is there; never hold start-up for it
+  app.addHook('onReady', () => c.gate.ready(2000));
 
   app.decorateRequest('scope', null);
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     const key = bearer(req);
+    const usable = key !== undefined && keyMode(key) !== undefined;
+    const hash = usable ? hashKey(key) : undefined;
+    // one budget per key; requests without a usable key share their address's budget
+    const gate = await c.gate.hit(hash ? `k:${hash}` : `ip:${req.ip}`, hash, windowMs);
+    if (gate) {
+      const resetS = Math.ceil(gate.ttlMs / 1000);
+      reply.header('x-ratelimit-limit', max).header('x-ratelimit-remaining', Math.max(0, max - gate.count)).header('x-ratelimit-reset', resetS);
+      if (gate.count > max) {
+        throw new ApiError(429, `Rate limit of ${max} requests per ${windowText(windowMs)} reached; retry after ${resetS} s`, undefined, { 'retry-after': String(resetS) });
+      }
+    }
     if (!key) throw ApiError.unauthorized('Send the API key as Authorization: Bearer <key>');
-    const scope = await c.accounts.authenticate(key);
+    // the cache is trusted only when Redis just said the key was not replaced
+    const scope = hash && (await c.accounts.authenticate(key, gate ? (gate.revoked ? 'evict' : 'use') : 'bypass', hash));
     if (!scope) throw ApiError.unauthorized('The API key is invalid or has been replaced');
     req.scope = scope;
   });
 
-  app.addHook('preHandler', async (req, reply) => {
+  // Idempotency-Key: only POST routes carry these hooks, so reads pay nothing for them, and
+  // a POST without the header passes them synchronously.
+  const claimKey = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const key = req.headers['idempotency-key'];
-    if (req.method !== 'POST' || key === undefined || !req.scope) return;
+    if (key === undefined || !req.scope) return done();
     const k = String(key);
-    const decision = await c.idempotency.begin(req.scope, k, IdempotencyService.fingerprint(req.method, req.url, req.body));
-    if (decision.kind === 'replay') {
-      return reply.code(decision.status).type(HAL).header('idempotent-replayed', 'true').send(decision.body);
-    }
-    req.idempotencyKey = k;
-  });
-
-  app.addHook('onSend', async (req, reply, payload) => {
-    if (req.idempotencyKey && req.scope && typeof payload === 'string') {
-      await c.idempotency.finish(req.scope, req.idempotencyKey, reply.statusCode, payload);
-    }
-    return payload;
+    c.idempotency.begin(req.scope, k, IdempotencyService.fingerprint(req.method, req.url, req.body)).then((decision) => {
+      if (decision.kind === 'replay') {
+        reply.code(decision.status).type(HAL).header('idempotent-replayed', 'true').send(decision.body);
+        return;
+      }
+      req.idempotencyKey = k;
+      done();
+    }, done);
+  };
+  const storeResponse = (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
+    if (!req.idempotencyKey || !req.scope || typeof payload !== 'string') return done(null, payload);
+    c.idempotency.finish(req.scope, req.idempotencyKey, reply.statusCode, payload).then(() => done(null, payload), (err) => done(err));
+  };
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('POST')) return;
+    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), claimKey] as any;
+    route.onSend = [...(route.onSend ? [route.onSend].flat() : []), storeResponse] as any;
   });
 }

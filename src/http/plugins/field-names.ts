@@ -16,21 +16,35 @@ export function lowercaseKeys(obj: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
+/** lowercase name -> the schema's spelling, for a body schema's properties plus aliases. */
+export function fieldNameMap(properties: string[], aliases: Record<string, string> = {}): Map<string, string> {
+  const names = new Map<string, string>(properties.map((k) => [k.toLowerCase(), k]));
+  for (const [alias, name] of Object.entries(aliases)) names.set(alias.toLowerCase(), name);
+  return names;
+}
+
+/**
+ * A body with its keys in the schema's spelling. Unknown keys are dropped; when two keys name
+ * the same field (`Name` and `name`), the first one sent wins. Non-objects pass unchanged, for
+ * the schema to refuse.
+ */
+export function normaliseFields(body: unknown, names: Map<string, string>): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    const name = names.get(k.toLowerCase());
+    if (name && out[name] === undefined) out[name] = v;
+  }
+  return out;
+}
+
 export function registerFieldNames(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const props = (route.schema?.body as { properties?: Record<string, unknown> } | undefined)?.properties;
     if (!props) return;
-    const names = new Map<string, string>(Object.keys(props).map((k) => [k.toLowerCase(), k]));
-    for (const [alias, name] of Object.entries(route.config?.aliases ?? {})) names.set(alias.toLowerCase(), name);
+    const names = fieldNameMap(Object.keys(props), route.config?.aliases);
     const rename = async (req: { body: unknown }) => {
-      const body = req.body;
-      if (!body || typeof body !== 'object' || Array.isArray(body)) return;
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(body)) {
-        const name = names.get(k.toLowerCase());
-        if (name && out[name] === undefined) out[name] = v;
-      }
-      req.body = out;
+      req.body = normaliseFields(req.body, names);
     };
     route.preValidation = [rename, ...(route.preValidation ? [route.preValidation].flat() : [])] as any;
   });

@@ -1,5 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Container } from '../../app/container.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
 import { envelope, presentCustomer } from '../presenters.ts';
 import { baseUrl, scopeOf } from '../request-context.ts';
@@ -15,6 +16,14 @@ const CreateBody = Type.Object({ customerCode: Type.String({ maxLength: 250, des
 const PatchBody = Type.Object({ name: s(250), ...fields });
 const Params = Type.Object({ customer_id: Id('Service customer id') });
 
+/** A boolean query flag as clients write it: true/false, 1/0, yes/no (any case); absent is false. */
+export function parseFlag(raw: string | undefined, field: string): boolean {
+  const v = (raw ?? '').trim().toLowerCase();
+  if (['', 'false', '0', 'no'].includes(v)) return false;
+  if (['true', '1', 'yes'].includes(v)) return true;
+  throw ApiError.wrongFormat(field);
+}
+
 export const customerRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
   const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
   const tags = ['customers'];
@@ -23,12 +32,12 @@ export const customerRoutes = (c: Container): FastifyPluginAsyncTypebox => async
     config: { aliases: { number: 'customerCode' } },
     schema: {
       tags, security, summary: 'Create a customer (an existing CustomerCode returns that customer, updated only with Overwrite=true)',
-      querystring: Type.Object({ overwrite: Type.Optional(Type.Boolean()) }),
+      querystring: Type.Object({ overwrite: Type.Optional(Type.String({ description: 'true or false (also 1/0, yes/no)' })) }),
       body: CreateBody,
       response: { 200: CustomerSchema, 201: CustomerSchema, ...commonErrors(409, 415, 422) },
     },
   }, async (req, reply) => {
-    const { customer, created } = await c.customers.create(scopeOf(req), req.body, req.query.overwrite === true);
+    const { customer, created } = await c.customers.create(scopeOf(req), req.body, parseFlag(req.query.overwrite, 'overwrite'));
     return reply.code(created ? 201 : 200).type(HAL).send(presentCustomer(base(req), customer));
   });
 

@@ -19,7 +19,7 @@ export function jobHandlers({ processor, log }: HandlerDeps): Record<IntakeJobNa
   return {
     [INTAKE_JOBS.process]: async (job) => {
       const ref = job.data as IntakeJobRef;
-      const jlog = log.child({ intakeId: ref.intakeId, jobId: job.id, attempt: job.attemptsMade + 1 });
+      const jlog = log.child({ intakeId: ref.intakeId, traceId: ref.traceId, jobId: job.id, attempt: job.attemptsMade + 1 });
       const outcome = await processor.process(ref, { made: job.attemptsMade, max: job.opts.attempts ?? 1 });
       if (outcome.status === 'failed') {
         jlog.info({ reason: outcome.reason }, 'intake failed');

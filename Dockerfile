@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+# invoice-intake: one image for every role (api, ftp, mail, worker); the role is chosen by
+# ROLES or `--role` at run time. TypeScript runs through tsx, a runtime dependency, so there is
+# no compile step: the build stage type-checks (and fails the build on an error) and the runtime
+# stage carries production dependencies only.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- build: all dependencies, type-check -----------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+RUN npx tsc --noEmit -p .
+
+# --- deps: production dependencies only (tsx is one of them) ---------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime: non-root, read-only code, state in /data ------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+# the official image's unprivileged user "node" (uid 1000) runs the service
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/package.json /app/tsconfig.json ./
+COPY --from=build --chown=root:root /app/src ./src
+COPY --chown=root:root config ./config
+RUN mkdir -p /data && chown node:node /data
+USER node
+# PORT serves the API; OPS_PORT serves /healthz /readyz /metrics in a process without the api
+# role. Both 8080: whatever the role, the container answers its health check on 8080.
+ENV DATA_DIR=/data \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    OPS_PORT=8080 \
+    FTP_PORT=2121
+# 8080: API or health/metrics; 2121: FTP control; the passive range must match FTP_PASV_RANGE
+# (default 30000-30100)
+EXPOSE 8080 2121 30000-30100
+VOLUME ["/data"]
+# every role answers /readyz on 8080 (the API on PORT, or the health listener on OPS_PORT)
+HEALTHCHECK --interval=10s --timeout=3s --start-period=40s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# SIGTERM starts the graceful stop (SHUTDOWN_GRACE_MS, default 25 s): give the container longer
+STOPSIGNAL SIGTERM
+# exec form: node is PID 1 and receives the signal itself
+CMD ["node", "--import", "tsx", "src/main.ts"]

@@ -1,0 +1,40 @@
+// Small helpers the benchmarks share: percentiles, a bounded pool, sized PDFs, CPU time of processes.
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+
+/** The p-th percentile of an ascending array (nearest rank). */
+export const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+export const ms = (n: number) => `${n.toFixed(0)} ms`;
+
+/** Runs fn(0..n-1) with at most `width` at a time. */
+export async function pool(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+/** A one-page PDF of about `size` bytes: the padding is random bytes in an embedded file, so incompressible. */
+export async function benchPdf(size: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  doc.addPage([595, 842]).drawText('Invoice BENCH', { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
+  const bare = (await doc.save()).length;
+  await doc.attach(randomBytes(Math.max(0, size - bare - 600)), 'padding.bin', { mimeType: 'application/octet-stream' });
+  return Buffer.from(await doc.save());
+}
+
+/** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
+export function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch {
+      // exited
+    }
+  }
+  return ticks * 10; // CLK_TCK 100
+}

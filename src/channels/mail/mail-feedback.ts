@@ -1,0 +1,139 @@
+// Answers senders whose files could not be attached. A reply is owed per message once every file
+// of it reached its final intake status (a file may wait hours for its invoice): then, if any
+// failed, one reply lists them with their reasons. Replies to the same address are capped per
+// hour across all pollers (the database counts them).
+import type { Logger } from '../../app/logger.ts';
+import type { Database } from '../../db/database.ts';
+import type { Scope } from '../../domain/scope.ts';
+import type { IntakeRecord } from '../../intake/intake-port.ts';
+import { mailRepository as repo, type ReplyRow } from './mail-repository.ts';
+import { composeReply, type ReplyMessage } from './reply-message.ts';
+import { nextReplyAt, replyAllowed, REPLY_WINDOW_MS } from './reply-rate-limit.ts';
+
+export interface ReplySender {
+  send(message: ReplyMessage): Promise<void>;
+  close(): void;
+}
+
+export interface FeedbackSettings {
+  from: string;
+  limitPerHour: number;
+  intervalMs: number;
+  /** how often to look at a message whose files wait for their invoice */
+  waitingRecheckMs: number;
+  /** pending replies older than this are given up (the intake match window has long ended) */
+  expireAfterMs: number;
+  maxSendAttempts?: number;
+}
+
+export type ReadRecord = (scope: Scope, id: string) => Promise<IntakeRecord | undefined>;
+
+const FINAL = new Set(['attached', 'failed']);
+
+export class MailFeedback {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly readRecord: ReadRecord,
+    private readonly sender: ReplySender,
+    private readonly settings: FeedbackSettings,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.runOnce()
+        .then(() => undefined)
+        .catch((err) => this.log.error({ err }, 'mail feedback round failed'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.settings.intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.settings.intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    this.sender.close();
+  }
+
+  /** One round over the replies that are due. Returns how many were decided. */
+  async runOnce(): Promise<number> {
+    let decided = 0;
+    for (const reply of await repo.duePending(this.db, 100)) {
+      try {
+        if (await this.decide(reply)) decided++;
+      } catch (err) {
+        this.log.error({ err, mailMessage: reply.message_id }, 'mail reply decision failed');
+        await repo.postpone(this.db, reply.message_id, this.settings.intervalMs * 4);
+      }
+    }
+    return decided;
+  }
+
+  private async decide(reply: ReplyRow): Promise<boolean> {
+    const scope: Scope = { accountId: reply.account_id, mode: reply.mode };
+    if (Date.now() - new Date(reply.created_at).getTime() > this.settings.expireAfterMs) {
+      return repo.settleReply(this.db, reply.message_id, 'pending', 'expired', 'the files never reached a final status');
+    }
+    const files = await repo.files(this.db, reply.message_id);
+    const records = await Promise.all(files.map((f) => this.readRecord(scope, f.intake_id)));
+    const open = records.filter((r) => r && !FINAL.has(r.status));
+    if (open.length) {
+      // a file waiting for its invoice may wait for hours: look less often
+      const waiting = open.some((r) => r!.status === 'waiting');
+      await repo.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
+      return false;
+    }
+    const problems = files
+      .map((f, i) => ({ f, r: records[i] }))
+      .filter(({ r }) => r?.status === 'failed')
+      .map(({ f, r }) => ({ filename: f.filename, reason: r!.reason ?? 'could not be processed' }));
+    if (!problems.length) return repo.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
+
+    let nextAt: Date | undefined;
+    const go = await this.db.transaction(async (tx) => {
+      await repo.lockRecipient(tx, reply.recipient);
+      const sent = await repo.recentSends(tx, reply.recipient, REPLY_WINDOW_MS);
+      const now = new Date();
+      if (!replyAllowed(sent, now, this.settings.limitPerHour)) {
+        nextAt = nextReplyAt(sent, now, this.settings.limitPerHour);
+        await repo.settleReply(tx, reply.message_id, 'pending', 'suppressed', `reply limit of ${this.settings.limitPerHour} per hour reached`);
+        return false;
+      }
+      return repo.settleReply(tx, reply.message_id, 'pending', 'sending', null);
+    });
+    if (!go) {
+      this.log.info({ mailMessage: reply.message_id, recipient: reply.recipient, nextReplyPossibleAt: nextAt }, 'mail reply suppressed: rate limit');
+      return true;
+    }
+    const message = composeReply({
+      from: this.settings.from,
+      to: reply.recipient,
+      originalSubject: reply.subject ?? undefined,
+      originalMessageId: reply.in_reply_to ?? undefined,
+      originalReferences: reply.refs ? reply.refs.split(' ').filter(Boolean) : [],
+      problems,
+    });
+    try {
+      await this.sender.send(message);
+      await repo.settleReply(this.db, reply.message_id, 'sending', 'sent', null);
+      this.log.info({ mailMessage: reply.message_id, recipient: reply.recipient, files: problems.length }, 'mail reply sent');
+    } catch (err) {
+      const attempts = reply.attempts + 1;
+      if (attempts >= (this.settings.maxSendAttempts ?? 5)) {
+        await repo.settleReply(this.db, reply.message_id, 'sending', 'expired', `sending failed ${attempts} times: ${(err as Error).message}`);
+      } else {
+        await repo.retryReply(this.db, reply.message_id, 60_000 * attempts, (err as Error).message);
+      }
+      this.log.warn({ err: (err as Error).message, mailMessage: reply.message_id }, 'mail reply could not be sent');
+    }
+    return true;
+  }
+}

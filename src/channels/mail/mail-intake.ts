@@ -1,0 +1,223 @@
+// What happens to one message of the import mailbox, independent of IMAP: claim it, route it
+// to an account by recipient, hand each PDF to the intake pipeline, record why not when there
+// is none, and decide where it goes (Processed or Failed) and whether its sender is owed a reply.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from '../../app/logger.ts';
+import type { Database } from '../../db/database.ts';
+import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Scope } from '../../domain/scope.ts';
+import type { IntakeReceiver, IntakeRecord } from '../../intake/intake-port.ts';
+import { autoReplySuppression, replyAddress } from './auto-reply-rules.ts';
+import { senderKey } from './reply-rate-limit.ts';
+import { mailRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageReply } from './mail-repository.ts';
+import { parseMessage, type ParsedMessage } from './message-parser.ts';
+import { selectPdfs, type MessagePart } from './pdf-parts.ts';
+import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
+
+export const NO_PDF_REASON = 'No PDF attached';
+
+/** The content of a claimed message: whole, or (too large to download whole) only its candidate parts. */
+export type MessageContent =
+  | { kind: 'whole'; source: Buffer }
+  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; skipped: { filename: string; size: number }[] };
+
+export interface MailIntakeOptions {
+  mailbox: string;
+  leaseMs: number;
+  /** replies are recorded only when an SMTP transport is configured */
+  replies: boolean;
+  /** our own addresses: mail from them is never answered */
+  ownAddresses: string[];
+  /** how many recent intake records to search when a resumed claim looks for its own files */
+  adoptWindow?: number;
+}
+
+export interface ProcessResult {
+  id: string;
+  outcome: MessageOutcome;
+  reason: string | null;
+  scope?: Scope;
+  files: number;
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+export class MailIntake {
+  /** this process's claim owner id: a restarted poller is a new owner */
+  readonly owner = `mp_${randomBytes(8).toString('hex')}`;
+  private readonly inFlight = new Set<string>();
+  private readonly routes = new Map<string, { scope: Scope | undefined; until: number }>();
+  private renewTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly intake: IntakeReceiver,
+    private readonly findByImportAddress: (address: string) => Promise<Scope | undefined>,
+    private readonly log: Logger,
+    private readonly opts: MailIntakeOptions,
+  ) {
+    // claims being worked on keep their lease, however slow the message is
+    this.renewTimer = setInterval(() => {
+      repo.renewLeases(this.db, this.owner, [...this.inFlight], this.opts.leaseMs).catch((err) => this.log.warn({ err }, 'mail claim lease renewal failed'));
+    }, Math.max(200, Math.floor(opts.leaseMs / 3)));
+    this.renewTimer.unref();
+  }
+
+  /** Records the mailbox's UIDVALIDITY; returns the last UID seen under it and the previous UIDVALIDITY if it changed. */
+  async syncMailbox(uidvalidity: number): Promise<{ lastUid: number; previous?: number }> {
+    const { row, previous } = await repo.syncMailbox(this.db, this.opts.mailbox, uidvalidity);
+    return { lastUid: row.last_uid, previous };
+  }
+
+  async advanceLastUid(uidvalidity: number, uid: number): Promise<void> {
+    await repo.advanceLastUid(this.db, this.opts.mailbox, uidvalidity, uid);
+  }
+
+  claim(m: { uidvalidity: number; uid: number; key: string; size: number }): Promise<ClaimResult> {
+    return repo.claim(this.db, { id: newId('msg'), mailbox: this.opts.mailbox, ...m, owner: this.owner, leaseMs: this.opts.leaseMs });
+  }
+
+  /**
+   * Hands the claimed message's files to the intake pipeline and stages the claim. Throws when
+   * the pipeline refused (the claim is then released for a later try; nothing was lost).
+   */
+  async process(row: MessageRow, resumed: boolean, content: MessageContent): Promise<ProcessResult> {
+    this.inFlight.add(row.id);
+    try {
+      return await this.handOver(row, resumed, content);
+    } finally {
+      this.inFlight.delete(row.id);
+    }
+  }
+
+  /** The message could not be handled this time: keep it in the mailbox, let the next drain retry. */
+  async fail(row: MessageRow, err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    await repo.recordError(this.db, row.id, this.owner, message);
+  }
+
+  async markMoved(ids: string[]): Promise<void> {
+    await repo.markMoved(this.db, ids);
+  }
+
+  /** Graceful stop: unfinished claims may be taken by the next poller at once. */
+  async release(): Promise<void> {
+    clearInterval(this.renewTimer);
+    await repo.releaseOwner(this.db, this.owner);
+  }
+
+  private async handOver(row: MessageRow, resumed: boolean, content: MessageContent): Promise<ProcessResult> {
+    let parsed: ParsedMessage;
+    try {
+      parsed = await parseMessage(content.kind === 'whole' ? content.source : content.headers);
+    } catch (err) {
+      return this.finish(row, undefined, undefined, 'failed', `The message could not be read: ${(err as Error).message}`, []);
+    }
+    const route = await routeByRecipient(recipientCandidates(parsed.header), (a) => this.lookup(a));
+    // traceId: the key every log line of this message's files carries, through the workers to attached
+    const traceId = parsed.messageId ?? `${this.opts.mailbox}:${row.uidvalidity}:${row.uid}`;
+    const log = this.log.child({ mailMessage: row.id, uid: row.uid, messageId: parsed.messageId, traceId });
+    if (!route.scope) {
+      log.warn({ reason: route.reason }, 'mail for an unknown recipient: moved to the failed mailbox');
+      return this.finish(row, parsed, undefined, 'failed', route.reason, []);
+    }
+    const scope = route.scope;
+    const sender = parsed.from || 'unknown';
+    // a fresh claim has no files yet; a resumed one may have some
+    const done = new Set(resumed ? (await repo.files(this.db, row.id)).map((f) => f.slot) : []);
+    let recent: IntakeRecord[] | undefined;
+    // A resumed claim may have handed a file over just before its poller died, without the
+    // bookkeeping row: find that record instead of staging the file a second time.
+    const adopt = async (filename: string, sha: string) => {
+      if (!resumed) return undefined;
+      recent ??= await this.intake.recent(scope, this.opts.adoptWindow ?? 500);
+      const since = row.claimed_at.getTime() - 5000;
+      return recent.find((r) => r.channel === 'mail' && r.sender === sender && r.filename === filename && r.sha256 === sha && r.receivedAt.getTime() >= since);
+    };
+
+    // what goes to the intake pipeline, in order: each PDF, each PDF too large to download, or
+    // the "no PDF" failure
+    type Hand = { slot: string; filename: string; sha256: string | null; give: () => Promise<IntakeRecord> };
+    const pdfs = selectPdfs(content.kind === 'whole' ? parsed.parts : content.parts);
+    const skipped = content.kind === 'parts' ? content.skipped : [];
+    const hands: Hand[] = [];
+    for (const pdf of pdfs) {
+      const sha = sha256(pdf.bytes);
+      hands.push({
+        slot: `pdf:${pdf.index}`,
+        filename: pdf.filename,
+        sha256: sha,
+        give: async () =>
+          (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId }),
+      });
+    }
+    for (const [i, s] of skipped.entries()) {
+      const reason = `The attachment is larger than ${MAX_DOCUMENT_BYTES} bytes (${s.size} bytes encoded) and was not downloaded`;
+      hands.push({ slot: `large:${i}`, filename: s.filename, sha256: null, give: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename: s.filename, traceId }, reason) });
+    }
+    if (!hands.length) {
+      const filename = parsed.subject?.trim().slice(0, 200) || '(no subject)';
+      hands.push({ slot: 'none', filename, sha256: null, give: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, NO_PDF_REASON) });
+    }
+    // each file is noted as handed over right after; the last one with the staging itself
+    let last: FileRow[] = [];
+    for (const [i, hand] of hands.entries()) {
+      if (done.has(hand.slot)) continue;
+      const record = await hand.give();
+      const file: FileRow = { message_id: row.id, slot: hand.slot, intake_id: record.id, filename: hand.filename, sha256: hand.sha256 };
+      if (i === hands.length - 1) last = [file];
+      else await repo.addFile(this.db, file);
+    }
+    const outcome: MessageOutcome = pdfs.length > 0 ? 'processed' : 'failed';
+    const reason = pdfs.length > 0 ? null : skipped.length ? 'Every PDF attachment is too large' : NO_PDF_REASON;
+    const result = await this.finish(row, parsed, scope, outcome, reason, last, pdfs.length + skipped.length);
+    log.info({ account: scope.accountId, mode: scope.mode, files: pdfs.map((p) => p.filename), outcome }, 'mail message handed to intake');
+    return result;
+  }
+
+  /** Import addresses never change: remember lookups for a minute (one query less per message). */
+  private async lookup(address: string): Promise<Scope | undefined> {
+    const hit = this.routes.get(address);
+    if (hit && hit.until > Date.now()) return hit.scope;
+    const scope = await this.findByImportAddress(address);
+    if (this.routes.size > 10_000) this.routes.clear();
+    this.routes.set(address, { scope, until: Date.now() + 60_000 });
+    return scope;
+  }
+
+  private async finish(
+    row: MessageRow,
+    parsed: ParsedMessage | undefined,
+    scope: Scope | undefined,
+    outcome: MessageOutcome,
+    reason: string | null,
+    files: FileRow[],
+    count = 0,
+  ): Promise<ProcessResult> {
+    let reply: StageReply | undefined;
+    if (this.opts.replies && scope && parsed) {
+      const suppressed = autoReplySuppression(parsed.header, this.opts.ownAddresses);
+      reply = {
+        recipient: senderKey(replyAddress(parsed.header) ?? ''),
+        refs: parsed.references,
+        state: suppressed ? 'suppressed' : 'pending',
+        reason: suppressed,
+      };
+    }
+    const staged = await repo.stage(this.db, {
+      id: row.id,
+      owner: this.owner,
+      outcome,
+      reason,
+      scope,
+      sender: parsed?.from ?? null,
+      subject: parsed?.subject ?? null,
+      headerMessageId: parsed?.messageId ?? null,
+      files,
+      reply,
+    });
+    if (!staged) throw new Error(`mail claim ${row.id} was taken over by another poller`);
+    return { id: row.id, outcome, reason, scope, files: count };
+  }
+}

@@ -1,0 +1,98 @@
+// Which parts of a message are PDF files: every part whose bytes say PDF (`%PDF-`), whatever
+// its declared type (application/octet-stream too) or disposition (inline too). Pure.
+import { cleanFileName } from './mime-names.ts';
+
+/** Readers accept `%PDF-` within the first 1 KB (some generators prepend junk). */
+export function isPdfBytes(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
+  return head.includes('%PDF-');
+}
+
+export interface MessagePart {
+  /** the decoded file name, if the part has one */
+  filename?: string;
+  contentType?: string;
+  content: Buffer;
+}
+
+export interface PdfFile {
+  /** position among the message's PDFs, 0-based: identifies the file when a claim resumes */
+  index: number;
+  filename: string;
+  bytes: Buffer;
+}
+
+/** The name a PDF without a name gets. */
+export const unnamedPdf = (index: number) => `attachment-${index + 1}.pdf`;
+
+export function selectPdfs(parts: MessagePart[]): PdfFile[] {
+  const out: PdfFile[] = [];
+  for (const p of parts) {
+    if (!isPdfBytes(p.content)) continue;
+    const index = out.length;
+    out.push({ index, filename: cleanFileName(p.filename) ?? unnamedPdf(index), bytes: p.content });
+  }
+  return out;
+}
+
+/** A node of IMAP BODYSTRUCTURE (the fields we read). */
+export interface StructureNode {
+  part?: string;
+  type: string;
+  size?: number;
+  encoding?: string;
+  parameters?: Record<string, string>;
+  disposition?: string;
+  dispositionParameters?: Record<string, string>;
+  childNodes?: StructureNode[];
+}
+
+export interface StructurePart {
+  part: string;
+  type: string;
+  /** encoded size on the server */
+  size: number;
+  /** Content-Transfer-Encoding */
+  encoding: string;
+  filename?: string;
+}
+
+/**
+ * Leaf parts that may hold a PDF, for messages too large to download whole: everything but
+ * text bodies and containers; parts of attached messages (message/rfc822) included.
+ */
+export function candidateStructureParts(root: StructureNode): StructurePart[] {
+  const out: StructurePart[] = [];
+  const walk = (node: StructureNode, isRoot: boolean) => {
+    const type = (node.type || '').toLowerCase();
+    if (node.childNodes?.length) {
+      for (const child of node.childNodes) walk(child, false);
+      return;
+    }
+    if (type.startsWith('multipart/') || type.startsWith('text/') || type.startsWith('message/')) return;
+    out.push({
+      part: node.part ?? (isRoot ? '1' : ''),
+      type,
+      size: node.size ?? 0,
+      encoding: (node.encoding || '7bit').toLowerCase(),
+      filename: cleanFileName(node.dispositionParameters?.filename) ?? cleanFileName(node.parameters?.name),
+    });
+  };
+  walk(root, true);
+  return out.filter((p) => p.part);
+}
+
+/** The largest encoded (base64) size a part of `maxBytes` decoded bytes can have, with line breaks. */
+export const maxEncodedSize = (maxBytes: number) => Math.ceil((maxBytes * 4) / 3 * (78 / 76)) + 1024;
+
+/** Decodes the first bytes of a part fetched in its transfer encoding (enough to sniff `%PDF-`). */
+export function decodePartStart(raw: Buffer, encoding: string): Buffer {
+  if (encoding === 'base64') {
+    const text = raw.toString('latin1').replace(/[^A-Za-z0-9+/]/g, '');
+    return Buffer.from(text.slice(0, text.length - (text.length % 4)), 'base64');
+  }
+  if (encoding === 'quoted-printable') {
+    return Buffer.from(raw.toString('latin1').replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+  }
+  return raw;
+}

@@ -1,0 +1,217 @@
+// The process's Prometheus metrics: one registry per container (never prom-client's global one,
+// so test apps in one process do not share counters), and small typed interfaces through which
+// the HTTP layer, the intake pipeline, the FTP server and the IMAP poller report what happens.
+// Nothing here imports fastify, ftp-srv or imapflow; BullMQ queues are read at scrape time.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { IntakeChannel, IntakeStatus } from '../intake/intake-port.ts';
+
+/** What the intake pipeline reports: each file entering a status. */
+export interface IntakeMetrics {
+  status(channel: IntakeChannel, status: IntakeStatus): void;
+}
+
+/**
+ * The FTP server's own bookkeeping (src/channels/ftp/ftp-metrics.ts), read at scrape time: plain
+ * counters by name and the gauges of open connections and running transfers.
+ */
+export interface FtpCountersSource {
+  readonly counters: Readonly<Record<string, number>>;
+  readonly gauges: Readonly<{ connections: number; transfers: number }>;
+}
+
+export interface FtpMetrics {
+  /** report this FTP server's counters and gauges at every scrape */
+  observe(source: FtpCountersSource): void;
+}
+
+export type ImapConnectionState = 'disconnected' | 'connecting' | 'connected';
+
+/** What the IMAP poller reports. */
+export interface ImapMetrics {
+  connectionState(state: ImapConnectionState): void;
+  /** a drain of the mailbox finished without error (IDLE wake-up or poll) */
+  pollSucceeded(at?: Date): void;
+}
+
+export type JobOutcome = 'completed' | 'failed' | 'retried';
+
+/** The part of a BullMQ Queue the metrics read (so tests and other queue kinds fit). */
+export interface CountableQueue {
+  readonly name: string;
+  getJobCounts(...types: string[]): Promise<Record<string, number>>;
+}
+
+/** The part of a BullMQ Worker the metrics listen to. */
+export interface ObservableWorker {
+  readonly name: string;
+  on(event: 'completed', listener: (job: FinishedJob) => void): unknown;
+  on(event: 'failed', listener: (job: FinishedJob | undefined, err: Error) => void): unknown;
+}
+interface FinishedJob {
+  name: string;
+  processedOn?: number | null;
+  finishedOn?: number | null;
+}
+
+export interface QueueMetrics {
+  /** report this queue's job counts per state at every scrape */
+  watch(queue: CountableQueue): void;
+  /** count and time every job this worker finishes */
+  observeWorker(worker: ObservableWorker): void;
+  jobFinished(queue: string, name: string, outcome: JobOutcome, seconds: number): void;
+}
+
+export interface HttpMetrics {
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed', 'paused'] as const;
+const IMAP_STATES: ImapConnectionState[] = ['disconnected', 'connecting', 'connected'];
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly http: HttpMetrics;
+  readonly intake: IntakeMetrics;
+  readonly ftp: FtpMetrics;
+  readonly imap: ImapMetrics;
+  readonly queues: QueueMetrics;
+
+  constructor(opts: { roles?: readonly string[]; defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+
+    new Gauge({ name: 'invoice_intake_info', help: 'Always 1; the roles this process runs', labelNames: ['roles'], registers })
+      .set({ roles: (opts.roles ?? []).join(',') }, 1);
+
+    const httpTotal = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route pattern and status', labelNames: ['method', 'route', 'status_code'], registers });
+    const httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route pattern and status',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.http = {
+      observe(method, route, status, seconds) {
+        const labels = { method, route, status_code: String(status) };
+        httpTotal.inc(labels);
+        httpDuration.observe(labels, seconds);
+      },
+    };
+
+    const intakeFiles = new Counter({ name: 'intake_files_total', help: 'Intake files entering a status, by channel', labelNames: ['channel', 'status'], registers });
+    this.intake = { status: (channel, status) => intakeFiles.inc({ channel, status }) };
+
+    let ftp: FtpCountersSource | undefined;
+    const count = (name: string) => ftp?.counters[name] ?? 0;
+    // counters read from the source: set to its running total at each scrape
+    const readCounter = (name: string, help: string, labelNames: string[], read: () => [Record<string, string>, number][]) =>
+      new Counter({
+        name, help, labelNames, registers,
+        collect() {
+          this.reset();
+          for (const [labels, v] of read()) this.inc(labels, v);
+        },
+      });
+    new Gauge({ name: 'ftp_sessions_active', help: 'FTP control connections open now', registers, collect() { this.set(ftp?.gauges.connections ?? 0); } });
+    new Gauge({ name: 'ftp_transfers_active', help: 'FTP uploads in progress now', registers, collect() { this.set(ftp?.gauges.transfers ?? 0); } });
+    readCounter('ftp_sessions_total', 'FTP control connections accepted', [], () => [[{}, count('connectionsAccepted')]]);
+    readCounter('ftp_logins_failed_total', 'FTP logins refused, by reason', ['reason'], () => [
+      [{ reason: 'credentials' }, count('loginsFailed')],
+      [{ reason: 'locked_out' }, count('loginsRefusedLockedOut')],
+      [{ reason: 'plaintext' }, count('loginsRefusedPlaintext')],
+    ]);
+    readCounter('ftp_lockouts_total', 'FTP lockouts started after repeated failed logins', [], () => [[{}, count('lockouts')]]);
+    readCounter('ftp_uploads_total', 'FTP uploads by outcome', ['outcome'], () => [
+      [{ outcome: 'received' }, count('uploadsReceived')],
+      [{ outcome: 'refused_name' }, count('uploadsRefusedName')],
+      [{ outcome: 'refused_too_large' }, count('uploadsRefusedTooLarge')],
+      [{ outcome: 'aborted' }, count('uploadsAborted')],
+      [{ outcome: 'staging_failed' }, count('uploadsStagingFailed')],
+    ]);
+    readCounter('ftp_received_bytes_total', 'Bytes received in FTP uploads', [], () => [[{}, count('bytesReceived')]]);
+    this.ftp = { observe: (source) => void (ftp = source) };
+
+    let imapState: ImapConnectionState = 'disconnected';
+    let lastPoll: number | undefined;
+    new Gauge({
+      name: 'imap_connection_state',
+      help: 'IMAP poller connection: 1 for the current state',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        for (const s of IMAP_STATES) this.set({ state: s }, s === imapState ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'imap_last_poll_success_timestamp_seconds',
+      help: 'Unix time of the last mailbox drain that succeeded (0: none yet)',
+      registers,
+      collect() {
+        this.set(lastPoll ? lastPoll / 1000 : 0);
+      },
+    });
+    new Gauge({
+      name: 'imap_seconds_since_last_poll',
+      help: 'Seconds since the last mailbox drain that succeeded (-1: none yet)',
+      registers,
+      collect() {
+        this.set(lastPoll ? (Date.now() - lastPoll) / 1000 : -1);
+      },
+    });
+    this.imap = {
+      connectionState: (s) => void (imapState = s),
+      pollSucceeded: (at = new Date()) => void (lastPoll = at.getTime()),
+    };
+
+    const watched = new Map<string, CountableQueue>();
+    new Gauge({
+      name: 'bullmq_queue_jobs',
+      help: 'Jobs per queue and state, read from Redis at scrape time (the same in every process: aggregate with max)',
+      labelNames: ['queue', 'state'],
+      registers,
+      async collect() {
+        this.reset();
+        await Promise.all(
+          [...watched.values()].map(async (q) => {
+            // Redis down: leave the series out rather than fail the whole scrape
+            const counts = await q.getJobCounts(...QUEUE_STATES).catch(() => null);
+            if (!counts) return;
+            for (const state of QUEUE_STATES) this.set({ queue: q.name, state }, counts[state] ?? 0);
+          }),
+        );
+      },
+    });
+    const jobsTotal = new Counter({ name: 'bullmq_jobs_total', help: 'Jobs finished by this process, by outcome (retried: failed, will run again)', labelNames: ['queue', 'name', 'outcome'], registers });
+    const jobDuration = new Histogram({
+      name: 'bullmq_job_duration_seconds',
+      help: 'Processing time of jobs finished by this process, by outcome',
+      labelNames: ['queue', 'name', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    const jobFinished = (queue: string, name: string, outcome: JobOutcome, seconds: number) => {
+      jobsTotal.inc({ queue, name, outcome });
+      jobDuration.observe({ queue, name, outcome }, Math.max(0, seconds));
+    };
+    const elapsed = (job: FinishedJob) => ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000;
+    this.queues = {
+      watch: (q) => void watched.set(q.name, q),
+      observeWorker: (w) => {
+        w.on('completed', (job) => jobFinished(w.name, job.name, 'completed', elapsed(job)));
+        // BullMQ sets finishedOn only when the job has failed for good; otherwise it will retry
+        w.on('failed', (job) => job && jobFinished(w.name, job.name, job.finishedOn ? 'failed' : 'retried', elapsed(job)));
+      },
+      jobFinished,
+    };
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,66 @@
+// Bull Board at /admin/queues behind the admin credentials (Bearer, or Basic with the token as
+// password for browsers). Every queue of the service is listed; retry and clean work; job data
+// is shown without anything that looks like a secret or file bytes; each job links to its intake
+// record when its data names one.
+import { parse as parseQuery } from 'node:querystring';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { Queue } from 'bullmq';
+import type { FastifyPluginAsync } from 'fastify';
+import { operatorGuard } from './admin-auth.ts';
+
+export const DASHBOARD_PATH = '/admin/queues';
+
+export interface DashboardOptions {
+  /** every queue of the service (read when the dashboard is registered) */
+  queues: () => Queue[];
+  adminToken: string;
+  /** where a job's intake record is shown, from the job's data; undefined when it names none */
+  jobLink?: (data: Record<string, unknown>) => { href: string; displayText?: string } | undefined;
+}
+
+const SECRET_NAME = /(key|token|secret|passw(or)?d|^pass$|authorization|bytes|content|buffer|base64)$/i;
+const MAX_STRING = 1024;
+
+/** Job data for people: secret-looking members and file bytes dropped, long strings cut. */
+export function redactJobData(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'string' && value.length > MAX_STRING ? `[${value.length} characters omitted]` : value;
+  }
+  if (depth > 6) return '[nested too deep]';
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value) || (value as { type?: unknown }).type === 'Buffer') return '[bytes omitted]';
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redactJobData(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_NAME.test(k) ? '[omitted]' : redactJobData(v, depth + 1);
+  return out;
+}
+
+export function queueDashboard(opts: DashboardOptions): FastifyPluginAsync {
+  return async (app) => {
+    const serverAdapter = new FastifyAdapter();
+    serverAdapter.setBasePath(DASHBOARD_PATH);
+    const adapters = opts.queues().map((q) => {
+      const adapter = new BullMQAdapter(q, {
+        readOnlyMode: false,
+        allowRetries: true,
+        // the board treats an undefined link as "no link"; its type just does not say so
+        externalJobUrl: opts.jobLink ? (job) => opts.jobLink!((job.data ?? {}) as Record<string, unknown>) as { href: string } : undefined,
+      });
+      adapter.setFormatter('data', (data) => redactJobData(data));
+      adapter.setFormatter('returnValue', (data) => redactJobData(data));
+      return adapter;
+    });
+    createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'invoice-intake queues', hideDocsLink: true } } });
+
+    await app.register(async (board) => {
+      board.addHook('onRequest', operatorGuard(opts.adminToken));
+      // The server lowercases query names for the /v2 API; the board's API wants them as sent.
+      board.addHook('preHandler', async (req) => {
+        const q = req.url.indexOf('?');
+        (req as { query: unknown }).query = q < 0 ? {} : parseQuery(req.url.slice(q + 1));
+      });
+      await board.register(serverAdapter.registerPlugin() as FastifyPluginAsync, { prefix: DASHBOARD_PATH });
+    });
+  };
+}

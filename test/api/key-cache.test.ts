@@ -1,0 +1,83 @@
+// API keys are cached per node, yet a rotated key fails at once on every node: each request's
+// one Redis round trip (the rate limit) also checks the key's revocation marker.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomToken } from '../../src/domain/ids.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let a: TestApp; // node A
+let b: TestApp; // node B: same database, same Redis prefix
+let uncached: TestApp; // KEY_CACHE_MS=0
+
+beforeAll(async () => {
+  const prefix = `iitest${randomToken(8)}`;
+  a = await startTestApp({ config: { redisPrefix: prefix, keyCacheMs: 60_000 } });
+  const shared = { ...a.db, close: async () => {} };
+  b = await startTestApp({ db: shared, config: { redisPrefix: prefix, keyCacheMs: 60_000 } });
+  uncached = await startTestApp({ db: shared, config: { redisPrefix: prefix, keyCacheMs: 0 } });
+});
+afterAll(async () => {
+  await uncached?.close();
+  await b?.close();
+  await a?.close();
+});
+
+const status = async (node: TestApp, key: string) => (await node.request('GET', '/v2/customers', { key })).status;
+const revokeBehindTheServicesBack = (t: TestApp, accountId: string) => t.db.query(`update api_keys set revoked_at = now() where account_id = $1 and mode = 'live'`, [accountId]);
+
+describe('key cache', () => {
+  it('is really used: a key revoked in the database without a rotation still works from the cache', async () => {
+    const acct = await a.createAccount();
+    expect(await status(b, acct.liveKey)).toBe(200); // cached on B
+    await revokeBehindTheServicesBack(a, acct.id);
+    expect(await status(b, acct.liveKey)).toBe(200); // served from B's cache
+    expect(await status(uncached, acct.liveKey)).toBe(401); // no cache: the database decides
+    expect(await status(a, acct.liveKey)).toBe(401); // A never cached it
+  });
+
+  it('a rotation on node A fails the old key at once on node B, which had it cached', async () => {
+    const acct = await a.createAccount();
+    expect(await status(a, acct.liveKey)).toBe(200);
+    expect(await status(b, acct.liveKey)).toBe(200);
+    expect(await status(b, acct.liveKey)).toBe(200); // now certainly from B's cache
+    const rotated = await a.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: { authorization: `Bearer ${a.adminToken}` } });
+    expect(rotated.status).toBe(201);
+    expect(await status(b, acct.liveKey)).toBe(401);
+    expect(await status(a, acct.liveKey)).toBe(401);
+    expect(await status(b, rotated.body.key)).toBe(200);
+    expect(await status(b, acct.testKey)).toBe(200); // the other mode's key is untouched
+    // rotating again fails the second key at once too, though B cached it just now
+    const again = await b.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: { authorization: `Bearer ${b.adminToken}` } });
+    expect(await status(a, rotated.body.key)).toBe(401);
+    expect(await status(b, rotated.body.key)).toBe(401);
+    expect(await status(a, again.body.key)).toBe(200);
+  });
+
+  it('with Redis unreachable the cache is not trusted, and a rotation is refused without changing anything', async () => {
+    const down = await startTestApp({ db: { ...a.db, close: async () => {} }, config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 60_000 } });
+    try {
+      const acct = await down.createAccount();
+      expect(await status(down, acct.liveKey)).toBe(200);
+      const refused = await down.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: { authorization: `Bearer ${down.adminToken}` } });
+      expect(refused.status).toBe(503);
+      expect(refused.body.detail).toMatch(/key was not changed/);
+      expect(await status(down, acct.liveKey)).toBe(200);
+      await revokeBehindTheServicesBack(down, acct.id);
+      expect(await status(down, acct.liveKey)).toBe(401); // straight from the database
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('with the cache off, rotations do not need Redis', async () => {
+    const down = await startTestApp({ db: { ...a.db, close: async () => {} }, config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 0 } });
+    try {
+      const acct = await down.createAccount();
+      const rotated = await down.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: { authorization: `Bearer ${down.adminToken}` } });
+      expect(rotated.status).toBe(201);
+      expect(await status(down, acct.liveKey)).toBe(401);
+      expect(await status(down, rotated.body.key)).toBe(200);
+    } finally {
+      await down.close();
+    }
+  });
+});

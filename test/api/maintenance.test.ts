@@ -1,0 +1,78 @@
+// Test data is virtual: it is purged after the configured retention; live data never is.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCustomer, createInvoice, makePdf } from '../helpers/fixtures.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  t = await startTestApp({ config: { testDataRetentionDays: 7 } });
+  acct = await t.createAccount();
+});
+afterAll(() => t?.close());
+
+async function fullInvoice(key: string) {
+  const inv = await createInvoice(t, key);
+  const doc = await t.request('POST', `/v2/documents/${inv.id}`, { key, body: { filename: 'p.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') } });
+  const pay = await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: '01-02-2026', amount: '1.00' } });
+  return { inv, doc: doc.body, pay: pay.body };
+}
+
+async function backdate(days: number, ids: { customer?: string; invoice?: string; document?: string; payment?: string }) {
+  const set = `created_at = now() - make_interval(days => ${days})`;
+  if (ids.customer) await t.db.query(`update customers set ${set} where id = $1`, [ids.customer]);
+  if (ids.invoice) await t.db.query(`update invoices set ${set} where id = $1`, [ids.invoice]);
+  if (ids.document) await t.db.query(`update documents set ${set} where id = $1`, [ids.document]);
+  if (ids.payment) await t.db.query(`update payments set ${set} where id = $1`, [ids.payment]);
+}
+
+describe('test data purge', () => {
+  it('removes test data older than the retention, keeps younger test data and all live data', async () => {
+    const oldTest = await fullInvoice(acct.testKey);
+    const youngTest = await fullInvoice(acct.testKey);
+    const oldLive = await fullInvoice(acct.liveKey);
+    const all = (x: typeof oldTest) => ({ customer: x.inv.customer.id, invoice: x.inv.id, document: x.doc.id, payment: x.pay.id });
+    await backdate(8, all(oldTest));
+    await backdate(6, all(youngTest));
+    await backdate(400, all(oldLive));
+
+    const counts = await t.c.maintenance.purgeTestData(); // the configured 7 days
+    expect(counts).toMatchObject({ invoices: 1, customers: 1, payments: 1, documents: 1 });
+
+    const tk = acct.testKey;
+    expect((await t.request('GET', `/v2/invoices/${oldTest.inv.id}`, { key: tk })).status).toBe(404);
+    expect((await t.request('GET', `/v2/customers/${oldTest.inv.customer.id}`, { key: tk })).status).toBe(404);
+    expect((await t.request('GET', `/v2/payments/${oldTest.pay.id}`, { key: tk })).status).toBe(404);
+    expect((await t.request('GET', `/v2/documents/${oldTest.doc.id}`, { key: tk })).status).toBe(404);
+    expect((await t.request('GET', '/v2/invoices', { key: tk })).body.invoices.map((i: any) => i.id)).toEqual([youngTest.inv.id]);
+
+    expect((await t.request('GET', `/v2/invoices/${youngTest.inv.id}`, { key: tk })).body.document).toBe('p.pdf');
+    expect((await t.request('GET', `/v2/invoices/${oldLive.inv.id}`, { key: acct.liveKey })).body).toMatchObject({ document: 'p.pdf', invoiceBalance: '479.00' });
+    expect((await t.request('GET', `/v2/payments/${oldLive.pay.id}`, { key: acct.liveKey })).status).toBe(200);
+    expect((await t.request('GET', `/v2/documents/${oldLive.doc.id}/content`, { key: acct.liveKey })).status).toBe(200);
+  });
+
+  it('keeps an old test customer that still has a younger invoice, and tombstones go too', async () => {
+    const c = await createCustomer(t, acct.testKey);
+    const young = await createInvoice(t, acct.testKey, { customer: c.id });
+    const gone = await createCustomer(t, acct.testKey);
+    await t.request('DELETE', `/v2/customers/${gone.id}`, { key: acct.testKey });
+    await backdate(30, { customer: c.id });
+    await backdate(30, { customer: gone.id });
+    await t.c.maintenance.purgeTestData();
+    expect((await t.request('GET', `/v2/customers/${c.id}`, { key: acct.testKey })).status).toBe(200);
+    expect((await t.request('GET', `/v2/invoices/${young.id}`, { key: acct.testKey })).status).toBe(200);
+    // the deleted customer's tombstone is purged: no longer 410 but 404
+    expect((await t.request('GET', `/v2/customers/${gone.id}`, { key: acct.testKey })).status).toBe(404);
+  });
+
+  it('an explicit retention overrides the configured one', async () => {
+    const x = await fullInvoice(acct.testKey);
+    await backdate(3, { customer: x.inv.customer.id, invoice: x.inv.id, document: x.doc.id, payment: x.pay.id });
+    expect((await t.c.maintenance.purgeTestData()).invoices).toBe(0);
+    // 2 days: this invoice (3 days) and the 6-day-old one of the first test
+    expect((await t.c.maintenance.purgeTestData(2)).invoices).toBe(2);
+    expect((await t.request('GET', `/v2/invoices/${x.inv.id}`, { key: acct.testKey })).status).toBe(404);
+  });
+});

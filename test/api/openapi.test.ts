@@ -1,0 +1,123 @@
+// The OpenAPI document covers every /v2 route and is built from the schemas the routes validate
+// with; every /v2 route needs a key; docs and health endpoints answer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+let spec: any;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  spec = (await t.request('GET', '/v2/openapi.json')).body;
+});
+afterAll(() => t?.close());
+
+/** Every (method, path) the server has, read from app.printRoutes() (a tree, one node per line). */
+function registeredRoutes(app: TestApp['app']): { method: string; path: string }[] {
+  const out: { method: string; path: string }[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^([│ ]*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1].length / 4;
+    stack.length = depth;
+    stack.push(m[2]);
+    for (const method of (m[3] ?? '').split(', ').filter(Boolean)) out.push({ method, path: stack.join('') });
+  }
+  return out;
+}
+/** `/v2/x/:a|:b/y` and `/v2/x/{a}/y` both become `/v2/x/{}/y`. */
+const shape = (path: string) => path.replace(/:[^/]+/g, '{}').replace(/\{[^}]*\}/g, '{}');
+
+describe('OpenAPI', () => {
+  it('is served at /v2/openapi.json as OpenAPI 3 without a key', async () => {
+    const res = await t.request('GET', '/v2/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/json/);
+    expect(res.body.openapi).toMatch(/^3\./);
+    expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('holds every registered /v2 route (except the document itself)', () => {
+    const routes = registeredRoutes(t.app).filter((r) => r.path.startsWith('/v2/') && r.path !== '/v2/openapi.json' && r.method !== 'HEAD');
+    expect(routes.length).toBeGreaterThanOrEqual(17);
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries<any>(spec.paths)) for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${shape(path)}`);
+    for (const r of routes) expect(documented, `${r.method} ${r.path}`).toContain(`${r.method} ${shape(r.path)}`);
+    for (const [path, ops] of Object.entries<any>(spec.paths)) {
+      if (!path.startsWith('/v2/')) continue;
+      for (const op of Object.values<any>(ops)) expect(op.security, path).toEqual([{ bearerAuth: [] }]);
+    }
+  });
+
+  it('every /v2 route answers 401 without a key', async () => {
+    const routes = registeredRoutes(t.app).filter((r) => r.path.startsWith('/v2/') && r.path !== '/v2/openapi.json');
+    for (const r of routes) {
+      const url = r.path.replace(/:[^/]+/g, 'x1');
+      const res = await t.app.inject({ method: r.method as any, url, ...(['POST', 'PATCH'].includes(r.method) ? { payload: {} } : {}) });
+      expect(res.statusCode, `${r.method} ${url}`).toBe(401);
+      const wrong = await t.app.inject({ method: r.method as any, url, headers: { authorization: `Bearer live_${'0'.repeat(40)}` } });
+      expect(wrong.statusCode, `${r.method} ${url} wrong key`).toBe(401);
+    }
+  });
+
+  it('is generated from the validation schemas: limits and required fields match', () => {
+    const body = (path: string, method: string) => spec.paths[path][method].requestBody.content['application/json'].schema;
+    const customer = body('/v2/customers', 'post');
+    expect(customer.required).toEqual(expect.arrayContaining(['customerCode', 'name']));
+    expect(customer.properties.customerCode.maxLength).toBe(250);
+    expect(customer.properties.postalcode.maxLength).toBe(10);
+    expect(customer.properties.phone.maxLength).toBe(20);
+    expect(customer.properties.country.maxLength).toBe(2);
+    expect(body('/v2/invoices', 'post').properties.invoiceNumber.maxLength).toBe(100);
+    expect(body('/v2/invoices', 'post').properties.customer.maxLength).toBe(36);
+    expect(body('/v2/documents', 'post').properties.content.maxLength).toBe(5_242_880);
+    expect(body('/v2/documents', 'post').properties.mediatype.maxLength).toBe(50);
+    expect(Object.keys(spec.paths['/v2/invoices'].post.requestBody.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    const ok = spec.paths['/v2/invoices/{invoice_id}'].get.responses['200'].content;
+    expect(Object.keys(ok)).toEqual(['application/hal+json']);
+    expect(ok['application/hal+json'].schema.properties.invoiceTotal.type).toBe('string');
+    const err = spec.paths['/v2/invoices/{invoice_id}'].get.responses['404'].content['application/hal+json'].schema;
+    expect(Object.keys(err.properties)).toEqual(['status', 'title', 'detail', 'field']);
+    expect(spec.paths['/v2/documents/{document_id}/content'].get.responses['200'].content['application/pdf']).toBeDefined();
+  });
+});
+
+describe('docs and health', () => {
+  it('serves the browsable docs at /docs', async () => {
+    let res = await t.app.inject({ method: 'GET', url: '/docs' });
+    if (res.statusCode >= 300 && res.statusCode < 400) res = await t.app.inject({ method: 'GET', url: new URL(String(res.headers.location), 'http://x/docs/').pathname });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.body).toMatch(/swagger/i);
+  });
+
+  it('/healthz answers 200 and /readyz checks the database and Redis', async () => {
+    const health = await t.request('GET', '/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+    const ready = await t.request('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
+  });
+
+  it('/readyz reports a failing extra check as 503', async () => {
+    const t2 = await startTestApp({ db: { ...t.db, close: async () => {} }, server: { readiness: new Map([['ftp', async () => { throw new Error('not listening'); }]]) } });
+    try {
+      const res = await t2.request('GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'not ready', checks: { database: 'ok', redis: 'ok', ftp: 'failing: not listening' } });
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('without an admin token the admin API does not exist', async () => {
+    const t2 = await startTestApp({ db: { ...t.db, close: async () => {} }, server: { adminToken: undefined } });
+    try {
+      expect((await t2.request('POST', '/admin/accounts', { headers: { authorization: 'Bearer x' }, body: { name: 'n' } })).status).toBe(404);
+    } finally {
+      await t2.close();
+    }
+  });
+});

@@ -1,0 +1,93 @@
+// 429 per key, with Retry-After and the spec's error body, counted in Redis so that every node
+// with the same prefix shares one budget.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomToken } from '../../src/domain/ids.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+const limit = { rateLimitMax: 3, rateLimitWindowMs: 60_000 };
+let t: TestApp;
+let prefix: string;
+
+beforeAll(async () => {
+  prefix = `iitest${randomToken(8)}`;
+  t = await startTestApp({ config: { ...limit, redisPrefix: prefix } });
+});
+afterAll(() => t?.close());
+
+const hit = (app: TestApp, key?: string) => app.request('GET', '/v2/customers', { key });
+
+describe('rate limit', () => {
+  it('answers 429 with Retry-After and the error body once a key used its budget; other keys go on', async () => {
+    const a = await t.createAccount();
+    const b = await t.createAccount();
+    for (let i = 0; i < 3; i++) expect((await hit(t, a.liveKey)).status).toBe(200);
+    const limited = await hit(t, a.liveKey);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['content-type']).toMatch(/^application\/(hal\+)?json/);
+    expect(limited.body).toEqual({ status: 429, title: 'Too Many Requests', detail: expect.stringMatching(/retry after \d+ s/) });
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // every method counts against the same budget
+    expect((await t.request('POST', '/v2/customers', { key: a.liveKey, body: { customerCode: 'x', name: 'y' } })).status).toBe(429);
+    // the test key of the same account, and another account, have their own budgets
+    expect((await hit(t, a.testKey)).status).toBe(200);
+    expect((await hit(t, b.liveKey)).status).toBe(200);
+  });
+
+  it('limits requests without a key by address', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await hit(t)).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+  });
+
+  it('is shared by two server instances with the same Redis prefix, and only by them', async () => {
+    const sharedDb = { ...t.db, close: async () => {} }; // the second node must not close the first's database
+    const t2 = await startTestApp({ config: { ...limit, redisPrefix: prefix }, db: sharedDb });
+    const t3 = await startTestApp({ config: { ...limit, redisPrefix: `iitest${randomToken(8)}` }, db: sharedDb });
+    try {
+      const acct = await t.createAccount();
+      expect((await hit(t, acct.liveKey)).status).toBe(200);
+      expect((await hit(t2, acct.liveKey)).status).toBe(200);
+      expect((await hit(t, acct.liveKey)).status).toBe(200);
+      expect((await hit(t2, acct.liveKey)).status).toBe(429);
+      expect((await hit(t, acct.liveKey)).status).toBe(429);
+      // a node with another prefix counts on its own
+      expect((await hit(t3, acct.liveKey)).status).toBe(200);
+    } finally {
+      await t2.close();
+      await t3.close();
+    }
+  });
+
+  it('the budget comes back after the window', async () => {
+    const short = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { rateLimitMax: 1, rateLimitWindowMs: 500 } });
+    try {
+      const acct = await short.createAccount();
+      expect((await hit(short, acct.liveKey)).status).toBe(200);
+      const limited = await hit(short, acct.liveKey);
+      expect(limited.status).toBe(429);
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await hit(short, acct.liveKey)).status).toBe(200);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('with Redis unreachable, requests still go through (and /readyz says not ready)', async () => {
+    const down = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { ...limit, redisUrl: 'redis://127.0.0.1:1' } });
+    try {
+      const acct = await down.createAccount();
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await hit(down, acct.liveKey)).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200]);
+      const ready = await down.request('GET', '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.redis).toMatch(/^failing/);
+      expect(ready.body.checks.database).toBe('ok');
+    } finally {
+      await down.close();
+    }
+  });
+});

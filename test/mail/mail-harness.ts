@@ -1,0 +1,170 @@
+// The e-mail channel under test: a throwaway Dovecot, the real service (API + intake workers) on a
+// fresh PostgreSQL database and a private Redis prefix, and mail pollers started on demand
+// (several at once, through a proxy, with their own settings).
+import type Mail from 'nodemailer/lib/mailer';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/app/logger.ts';
+import { startService, type RunningService } from '../../src/app/service.ts';
+import { startMailRole, type MailRole } from '../../src/channels/mail/mail-role.ts';
+import type { ReplySender } from '../../src/channels/mail/mail-feedback.ts';
+import type { Config } from '../../src/config/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { randomToken } from '../../src/domain/ids.ts';
+import type { Scope } from '../../src/domain/scope.ts';
+import type { IntakeReceiver, IntakeRecord } from '../../src/intake/intake-port.ts';
+import { openPglite } from '../../src/db/pglite.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { createPgDatabase } from '../helpers/database.ts';
+import { startDovecot, type Dovecot, type DovecotOptions } from '../helpers/dovecot.ts';
+import { testConfig } from '../helpers/test-app.ts';
+import { dropQueueKeys } from '../intake/intake-harness.ts';
+
+export interface MailAccount {
+  id: string;
+  liveKey: string;
+  testKey: string;
+  /** the personal import addresses */
+  live: string;
+  test: string;
+  liveScope: Scope;
+  testScope: Scope;
+}
+
+export interface MailHarness {
+  dovecot: Dovecot;
+  svc: RunningService;
+  config: Config;
+  db: Database;
+  /** the test database's URL (for poller processes of their own) */
+  dbUrl: string;
+  /** log lines written by the service (JSON) */
+  logs: string[];
+  request(method: string, url: string, opts?: { key?: string; body?: unknown; admin?: boolean }): Promise<{ status: number; body: any }>;
+  account(): Promise<MailAccount>;
+  invoice(key: string, invoiceNumber?: string): Promise<{ id: string; invoiceNumber: string }>;
+  /** a poller over the harness's Dovecot (or `imapUrl`), with the harness's settings plus `overrides` */
+  startPoller(overrides?: Partial<Config>, deps?: { receiver?: IntakeReceiver; sender?: ReplySender }): MailRole;
+  records(scope: Scope): Promise<IntakeRecord[]>;
+  close(): Promise<void>;
+}
+
+/** Settings for fast tests: IDLE drives the drains, the poll is only a slow safety net. */
+export const MAIL_TEST_SETTINGS: Partial<Config> = {
+  mailIdleDelayMs: 50,
+  mailPollIntervalMs: 60_000,
+  mailWatchdogIntervalMs: 30_000,
+  mailWatchdogTimeoutMs: 5_000,
+  mailCommandTimeoutMs: 20_000,
+  mailReconnectMinMs: 50,
+  mailReconnectMaxMs: 1_000,
+  mailClaimLeaseMs: 3_000,
+  mailFeedbackIntervalMs: 200,
+};
+
+export async function startMailHarness(opts: {
+  dovecot?: DovecotOptions;
+  /** the mailbox the poller reads (IMAP_URL path) */
+  mailbox?: string;
+  config?: Partial<Config>;
+  /** run the mail role inside startService (IMAP_URL set), as `npm start` does */
+  mailRole?: boolean;
+  /** the embedded database instead of PostgreSQL */
+  pglite?: boolean;
+} = {}): Promise<MailHarness> {
+  const dovecot = await startDovecot(opts.dovecot);
+  const mailbox = opts.mailbox ?? 'INBOX';
+  const base = testConfig({ roles: ['api', 'worker'], ...MAIL_TEST_SETTINGS, ...opts.config });
+  const config: Config = opts.mailRole ? { ...base, roles: ['api', 'worker', 'mail'], imapUrl: dovecot.url(mailbox) } : base;
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const pg = opts.pglite ? { url: '', drop: async () => {} } : await createPgDatabase();
+  const db = opts.pglite ? await openPglite(undefined) : openPostgres(pg.url, 10);
+  const svc = await startService(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'info', sink), { db });
+  const pollers: MailRole[] = [];
+  let seq = 0;
+
+  const request: MailHarness['request'] = async (method, url, o = {}) => {
+    const headers: Record<string, string> = {};
+    if (o.key) headers.authorization = `Bearer ${o.key}`;
+    if (o.admin) headers.authorization = `Bearer ${config.adminToken}`;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${svc.apiUrl}${url}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+    const text = await res.text();
+    return { status: res.status, body: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+  };
+
+  const h: MailHarness = {
+    dovecot,
+    svc,
+    config,
+    db,
+    dbUrl: pg.url,
+    logs,
+    request,
+    async account() {
+      // the admin API, as operators create accounts: it shows the personal import addresses
+      const res = await request('POST', '/admin/accounts', { body: { name: `mail-${randomToken(6)}` }, admin: true });
+      if (res.status !== 201) throw new Error(`account: ${res.status} ${JSON.stringify(res.body)}`);
+      const a = res.body;
+      return {
+        id: a.id,
+        liveKey: a.liveKey,
+        testKey: a.testKey,
+        live: a.importAddresses.live,
+        test: a.importAddresses.test,
+        liveScope: { accountId: a.id, mode: 'live' },
+        testScope: { accountId: a.id, mode: 'test' },
+      };
+    },
+    async invoice(key, invoiceNumber = `F-${Date.now().toString(36)}-${seq++}`) {
+      const c = await request('POST', '/v2/customers', { key, body: { customerCode: `C-${Date.now().toString(36)}-${seq++}`, name: 'Mail BV' } });
+      if (c.status !== 201) throw new Error(`customer: ${c.status} ${JSON.stringify(c.body)}`);
+      const res = await request('POST', '/v2/invoices', {
+        key,
+        body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
+      });
+      if (res.status !== 201) throw new Error(`invoice: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+    startPoller(overrides = {}, deps = {}) {
+      const role = startMailRole(svc.container, {
+        receiver: deps.receiver ?? svc.container.intake,
+        records: svc.container.intake,
+        sender: deps.sender,
+        config: { ...config, imapUrl: dovecot.url(mailbox), ...overrides },
+      });
+      if (!role) throw new Error('mail role did not start');
+      pollers.push(role);
+      return role;
+    },
+    records: (scope) => svc.container.intake.recent(scope, 1000),
+    async close() {
+      for (const p of pollers) await p.stop().catch(() => {});
+      await svc.stop();
+      await dropQueueKeys(config);
+      await db.close();
+      await pg.drop();
+      await dovecot.stop();
+    },
+  };
+  return h;
+}
+
+/** Polls until check() is true; throws with `what` when `ms` pass. */
+export async function until(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A message with PDFs attached, as a mail client would send it. */
+export function invoiceMail(to: string, attachments: Mail.Attachment[], extra: Mail.Options = {}): Mail.Options {
+  return { from: 'Accounts <accounts@supplier.example>', to, subject: 'Invoice', text: 'Please find the invoice attached.', attachments, ...extra };
+}

@@ -1,0 +1,266 @@
+// The poller under failure: connections cut mid-drain, a poller process killed, two pollers on
+// one mailbox, a renumbered mailbox (UIDVALIDITY change), a silently dead connection, a server
+// that is away, a server without IDLE, and hand-overs failing for one account. Every message
+// must be handed over exactly once and end up moved.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MailboxSession } from '../../src/channels/mail/imap-mailbox.ts';
+import type { MailRole } from '../../src/channels/mail/mail-role.ts';
+import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
+import { startDovecot } from '../helpers/dovecot.ts';
+import { makePdf } from '../helpers/fixtures.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let h: MailHarness;
+let acct: MailAccount;
+let pdf: Buffer;
+const proxies: TcpProxy[] = [];
+
+beforeAll(async () => {
+  h = await startMailHarness();
+  acct = await h.account();
+  pdf = await makePdf('resilience');
+});
+afterAll(async () => {
+  for (const p of proxies) await p.close();
+  await h?.close();
+});
+
+const urlVia = (port: number, box: string) => h.dovecot.url(box).replace(`:${h.dovecot.port}/`, `:${port}/`);
+const boxes = (box: string) => ({ mailProcessedMailbox: `${box}Done`, mailFailedMailbox: `${box}Failed` });
+
+/** n invoices, and one message per invoice (its PDF named after the number) in `box`. */
+async function fill(box: string, n: number) {
+  const invoices = [];
+  for (let i = 0; i < n; i++) invoices.push(await h.invoice(acct.liveKey));
+  for (const [i, inv] of invoices.entries()) {
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: `<${box}-${i}-${Date.now()}@test.example>` }), box);
+  }
+  return invoices;
+}
+
+/** Every message moved to Done, each invoice with exactly one intake record, attached once. */
+async function expectExactlyOnce(box: string, invoices: { id: string; invoiceNumber: string }[]) {
+  await until(async () => (await h.dovecot.count(`${box}Done`)) === invoices.length && (await h.dovecot.count(box)) === 0, 90_000, `${box} to be drained`);
+  const names = new Map(invoices.map((inv) => [`${inv.invoiceNumber}.pdf`, inv]));
+  let records: Awaited<ReturnType<MailHarness['records']>> = [];
+  await until(async () => {
+    records = (await h.records(acct.liveScope)).filter((r) => names.has(r.filename));
+    return records.length >= invoices.length && records.every((r) => r.status === 'attached');
+  }, 90_000, `${box} records to be attached`);
+  const perName = new Map<string, number>();
+  for (const r of records) perName.set(r.filename, (perName.get(r.filename) ?? 0) + 1);
+  expect([...perName.values()].filter((n) => n !== 1)).toEqual([]);
+  expect(perName.size).toBe(invoices.length);
+  for (const r of records) expect(r.invoiceId).toBe(names.get(r.filename)!.id);
+  const docs = await h.db.query<{ n: number }>('select count(*)::int as n from documents where invoice_id = any($1::text[]) and deleted_at is null', [invoices.map((i) => i.id)]);
+  expect(docs[0].n).toBe(invoices.length);
+  // staged: moved by a poller that died before it could note the move, which is harmless
+  const claims = await h.db.query<{ state: string }>('select state from mail_messages where mailbox = $1', [box]);
+  expect(claims).toHaveLength(invoices.length);
+  expect(claims.filter((c) => c.state === 'claimed')).toEqual([]);
+}
+
+describe('exactly once', () => {
+  it('connection cut mid-drain, then the poller stopped mid-drain and a new one started', async () => {
+    const box = 'Cut';
+    const invoices = await fill(box, 60);
+    const proxy = await startTcpProxy(h.dovecot.port);
+    proxies.push(proxy);
+    const first = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailBatchSize: 5, mailConcurrency: 4 });
+    let handed = 0;
+    let stopping: Promise<void> | undefined;
+    first.poller.on('message', () => {
+      handed++;
+      if (handed === 15) proxy.cut(); // in the middle of a batch, other hand-overs in flight
+      if (handed === 35) stopping = first.stop(); // a restart, mid-drain
+    });
+    await until(() => stopping !== undefined, 90_000, 'the first poller to hand over 35 messages');
+    await stopping;
+    expect(first.poller.stats.connects).toBeGreaterThanOrEqual(2);
+    expect(await h.dovecot.count(box)).toBeGreaterThan(0);
+    h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
+    await expectExactlyOnce(box, invoices);
+  }, 240_000);
+
+  it('a poller process killed with SIGKILL mid-drain: another takes over its claims', async () => {
+    const box = 'Kill';
+    const invoices = await fill(box, 80);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-mail-kill-'));
+    let out = '';
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'mail'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        LOG_LEVEL: 'info',
+        DATA_DIR: dataDir,
+        DATABASE_URL: h.dbUrl,
+        REDIS_URL: h.config.redisUrl,
+        REDIS_PREFIX: h.config.redisPrefix,
+        IMAP_URL: h.dovecot.url(box),
+        MAIL_PROCESSED_MAILBOX: `${box}Done`,
+        MAIL_FAILED_MAILBOX: `${box}Failed`,
+        MAIL_BATCH_SIZE: '5',
+        MAIL_CLAIM_LEASE_MS: '2000',
+        MAIL_IDLE_DELAY_MS: '50',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    try {
+      await until(() => (out.match(/mail message handed to intake/g) ?? []).length >= 10, 60_000, `the poller process to hand over 10 messages:\n${out.slice(-2000)}`);
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    expect(await h.dovecot.count(box)).toBeGreaterThan(0);
+    h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
+    await expectExactlyOnce(box, invoices);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 240_000);
+
+  it('two pollers on one mailbox at once', async () => {
+    const box = 'Twin';
+    const invoices = await fill(box, 40);
+    const a = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box), mailBatchSize: 4 });
+    const b = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box), mailBatchSize: 4 });
+    await expectExactlyOnce(box, invoices);
+    expect(a.poller.stats.processed + b.poller.stats.processed).toBe(40);
+  });
+});
+
+describe('UIDVALIDITY', () => {
+  it('a renumbered mailbox is rescanned: new mail is taken, mail handed over before is only moved', async () => {
+    const box = 'Renumber';
+    const [a, b] = [await h.invoice(acct.liveKey), await h.invoice(acct.liveKey)];
+    const rawA = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${a.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-a@test.example>' }), box);
+    const rawB = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${b.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-b@test.example>' }), box);
+    let poller = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 2, 45_000, 'A and B to be handed over');
+    await poller.stop();
+    const before = (await h.db.query<{ uidvalidity: number; last_uid: number }>('select uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [box]))[0];
+    expect(before.last_uid).toBe(2);
+
+    // the server is restored from a backup: the mailbox is recreated, its UIDs start over, and
+    // it holds A and B again (same bytes) besides a new message C that now has UID 1
+    const c = await h.dovecot.client();
+    await c.mailboxDelete(box);
+    await new Promise((r) => setTimeout(r, 1100)); // Dovecot derives UIDVALIDITY from the clock
+    await c.mailboxCreate(box);
+    const inv = await h.invoice(acct.liveKey);
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-c@test.example>' }), box);
+    await h.dovecot.appendRaw(rawA, box);
+    await h.dovecot.appendRaw(rawB, box);
+    expect(await h.dovecot.uids(box)).toEqual([1, 2, 3]);
+
+    poller = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
+    await until(async () => (await h.dovecot.count(box)) === 0, 45_000, 'the renumbered mailbox to be drained');
+    await poller.stop();
+    const after = (await h.db.query<{ uidvalidity: number; last_uid: number }>('select uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [box]))[0];
+    expect(after.uidvalidity).not.toBe(before.uidvalidity);
+    expect(after.last_uid).toBe(3);
+    expect(h.logs.some((l) => l.includes('UIDVALIDITY changed'))).toBe(true);
+    expect(await h.dovecot.count(`${box}Done`)).toBe(5);
+    const records = await h.records(acct.liveScope);
+    for (const x of [a, b, inv]) expect(records.filter((r) => r.filename === `${x.invoiceNumber}.pdf`)).toHaveLength(1);
+    expect(poller.poller.stats.processed).toBe(1);
+  });
+});
+
+describe('connections', () => {
+  it('notices a silently dead connection (watchdog NOOP) and reconnects', async () => {
+    const box = 'Frozen';
+    await h.dovecot.append({ from: 'x@y.example', to: 'nobody@example.com', subject: 'creates the mailbox', text: '.' }, box);
+    const proxy = await startTcpProxy(h.dovecot.port);
+    proxies.push(proxy);
+    const role = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailWatchdogIntervalMs: 500, mailWatchdogTimeoutMs: 500, mailPollIntervalMs: 600_000 });
+    const errors: string[] = [];
+    role.poller.on('disconnected', (e: Error) => errors.push(e.message));
+    await until(async () => (await h.dovecot.count(box)) === 0, 30_000, 'the first drain');
+    await new Promise((r) => setTimeout(r, 300));
+    proxy.freeze();
+    const inv = await h.invoice(acct.liveKey);
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
+    // IDLE cannot report it over the frozen link, and the next poll is 10 minutes away
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 1, 45_000, 'the message after the watchdog reconnected');
+    expect(errors.some((e) => /NOOP got no answer/.test(e))).toBe(true);
+    expect(role.poller.stats.connects).toBeGreaterThanOrEqual(2);
+    await role.stop();
+  });
+
+  it('keeps trying with backoff while the server is away, and drains when it is back', async () => {
+    const box = 'Away';
+    const proxy = await startTcpProxy(h.dovecot.port);
+    proxies.push(proxy);
+    proxy.refuse(true);
+    const inv = await h.invoice(acct.liveKey);
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
+    const role = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailReconnectMinMs: 50, mailReconnectMaxMs: 400 });
+    let failures = 0;
+    role.poller.on('disconnected', () => failures++);
+    await until(() => failures >= 4, 45_000, 'several failed connection attempts');
+    expect(role.poller.stats.connects).toBe(0);
+    proxy.refuse(false);
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 1, 45_000, 'the drain after the server came back');
+    expect(role.poller.stats.connects).toBe(1);
+    await role.stop();
+  });
+
+  it('polls a server without IDLE', async () => {
+    const plain = await startDovecot({ noIdle: true });
+    try {
+      const url = plain.url('INBOX');
+      let idle: boolean | undefined;
+      const role = h.startPoller({ imapUrl: url, mailPollIntervalMs: 300 });
+      role.poller.on('connected', (s: MailboxSession) => (idle = s.idle));
+      const inv = await h.invoice(acct.liveKey);
+      await until(() => idle !== undefined, 30_000, 'the poller to connect');
+      expect(idle).toBe(false);
+      await plain.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<noidle@test.example>' }));
+      await until(async () => (await plain.count('Processed')) === 1, 45_000, 'the polled message to be moved');
+      expect(role.poller.stats.drains).toBeGreaterThan(1);
+      await role.stop();
+    } finally {
+      await plain.stop();
+    }
+  });
+});
+
+describe('errors of one account', () => {
+  it('never stop the poller: the other mail is handed over, the failing message stays and is retried', async () => {
+    const box = 'Faulty';
+    const bad = await h.account();
+    const badInv = await h.invoice(bad.liveKey);
+    const good = [await h.invoice(acct.liveKey), await h.invoice(acct.liveKey)];
+    // the pipeline refuses this account's files twice (as when its staging fails), then takes them
+    let refusals = 0;
+    const real = h.svc.container.intake;
+    const receiver: IntakeReceiver = {
+      receive: (f) => (f.scope.accountId === bad.id && refusals++ < 2 ? Promise.reject(new Error('staging failed')) : real.receive(f)),
+      recordFailure: (f, r) => real.recordFailure(f, r),
+      recent: (s, n) => real.recent(s, n),
+    };
+    await h.dovecot.append(invoiceMail(bad.live, [{ filename: `${badInv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<faulty-bad@test.example>' }), box);
+    for (const inv of good) await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
+    const role = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box), mailPollIntervalMs: 300 }, { receiver });
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 3, 45_000, 'all three messages, the failing one after its retries');
+    expect(refusals).toBe(3);
+    expect(role.poller.stats.errors).toBe(2);
+    let claim: any;
+    await until(async () => {
+      claim = (await h.db.query('select attempts, last_error, state from mail_messages where header_message_id = $1', ['<faulty-bad@test.example>']))[0];
+      return claim.state === 'moved';
+    }, 30_000, 'the claim to be noted as moved');
+    expect(claim).toMatchObject({ attempts: 3, last_error: 'staging failed' });
+    expect((await h.records(bad.liveScope)).filter((r) => r.filename === `${badInv.invoiceNumber}.pdf`)).toHaveLength(1);
+    await role.stop();
+  });
+});

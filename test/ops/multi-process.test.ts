@@ -1,0 +1,347 @@
+// The service split into processes as operators run it: api, ftp, mail and two workers (each
+// `node --import tsx src/main.ts --role X`) on one private Redis and one fresh PostgreSQL
+// database, fed by FTP (basic-ftp), e-mail (a throwaway Dovecot) and HTTP (POST /v2/imports).
+// 1) 1,000 files by FTP and e-mail ingest with nothing lost and nothing attached twice; 2) during
+// a second batch over all three channels every process in turn gets SIGTERM (and is started
+// again): it exits 0 and nothing is lost.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { Client as FtpClient } from 'basic-ftp';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomToken } from '../../src/domain/ids.ts';
+import { createPgDatabase } from '../helpers/database.ts';
+import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
+import { makePdf } from '../helpers/fixtures.ts';
+import { freePort, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.ts';
+import { freePortRange } from '../ftp/ftp-harness.ts';
+import { spawnService, type ServiceProcess } from './service-process.ts';
+
+// Sizes: 1,000 files in the first batch (half by FTP, half by e-mail), 300 in the second (a third each by FTP, e-mail, HTTP).
+const FIRST = Number(process.env.OPS_MP_FILES ?? 1000);
+const SECOND = Number(process.env.OPS_MP_SIGTERM_FILES ?? 300);
+
+interface File {
+  number: string;
+  invoiceId: string;
+  bytes: Buffer;
+  sha256: string;
+  channel: 'mail' | 'http' | 'ftp';
+}
+
+let redis: PrivateRedis;
+let dovecot: Dovecot;
+let db: { url: string; drop: () => Promise<void> };
+let sql: pg.Pool;
+let env: Record<string, string>;
+let apiBase: string;
+let key: string;
+let importAddress: string;
+let ftpUser: string;
+let ftpPort: number;
+let customer: string;
+const running = new Map<string, ServiceProcess>();
+const everStarted: ServiceProcess[] = [];
+
+function start(name: string, role: string, extra: Record<string, string> = {}): ServiceProcess {
+  const p = spawnService([role], { ...env, ...extra });
+  running.set(name, p);
+  everStarted.push(p);
+  return p;
+}
+
+async function api(method: string, url: string, body?: unknown, auth = `Bearer ${key}`) {
+  const res = await fetch(apiBase + url, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+beforeAll(async () => {
+  [redis, dovecot, db] = await Promise.all([startPrivateRedis(), startDovecot(), createPgDatabase()]);
+  sql = new pg.Pool({ connectionString: db.url, max: 4 });
+  const apiPort = await freePort();
+  ftpPort = await freePort();
+  const pasv = await freePortRange(40);
+  const adminToken = `adm_${randomToken(24)}`;
+  env = {
+    DATABASE_URL: db.url,
+    DATABASE_POOL_SIZE: '8',
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: `iitest${randomToken(6)}`,
+    ADMIN_TOKEN: adminToken,
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ops-mp-')),
+    IMAP_URL: dovecot.url('INBOX'),
+    IMPORT_ADDRESS: 'invoices@example.com',
+    MAIL_IDLE_DELAY_MS: '50',
+    MAIL_POLL_INTERVAL_MS: '2000',
+    MAIL_RECONNECT_MIN_MS: '50',
+    MAIL_RECONNECT_MAX_MS: '1000',
+    MAIL_CLAIM_LEASE_MS: '5000',
+    INTAKE_CONCURRENCY: '8',
+    INTAKE_BACKOFF_MS: '200',
+    INTAKE_BACKOFF_MAX_MS: '1000',
+    INTAKE_LOCK_MS: '5000',
+    RATE_LIMIT_MAX: '1000000',
+    SHUTDOWN_GRACE_MS: '20000',
+    FTP_PORT: String(ftpPort),
+    FTP_HOST: '127.0.0.1',
+    FTP_ALLOW_PLAIN: 'true',
+    FTP_PASV_URL: '127.0.0.1',
+    FTP_PASV_RANGE: `${pasv[0]}-${pasv[1]}`,
+  };
+  apiBase = `http://127.0.0.1:${apiPort}`;
+  start('api', 'api', { PORT: String(apiPort) });
+  start('mail', 'mail');
+  start('ftp', 'ftp');
+  start('worker-1', 'worker');
+  start('worker-2', 'worker');
+  await Promise.all([...running.values()].map((p) => p.url()));
+
+  const account = await api('POST', '/admin/accounts', { name: 'multi-process' }, `Bearer ${adminToken}`);
+  expect(account.status).toBe(201);
+  key = account.body.liveKey;
+  ftpUser = account.body.ftpUsername;
+  importAddress = account.body.importAddresses.live;
+  const c = await api('POST', '/v2/customers', { customerCode: 'MP-1', name: 'Multi Process' });
+  customer = c.body.id;
+}, 180_000);
+
+afterAll(async () => {
+  for (const p of everStarted) p.signal('SIGKILL');
+  await Promise.all(everStarted.map((p) => p.exited));
+  await sql?.end();
+  await Promise.all([redis?.stop(), dovecot?.stop()]);
+  await db?.drop();
+});
+
+async function makeFiles(prefix: string, n: number, channels: File['channel'][]): Promise<File[]> {
+  const files: File[] = [];
+  for (let i = 0; i < n; i++) {
+    const number = `${prefix}-${i}`;
+    const res = await api('POST', '/v2/invoices', { customer, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' });
+    expect(res.status).toBe(201);
+    const bytes = await makePdf(`Invoice ${number}`);
+    files.push({ number, invoiceId: res.body.id, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), channel: channels[i % channels.length] });
+  }
+  return files;
+}
+
+/** Lets senders go up to a share of their files, so that a batch is still arriving when a process stops. */
+class Gate {
+  private share = 1;
+  open(share: number) {
+    this.share = share;
+  }
+  async wait(index: number, total: number): Promise<void> {
+    while (index >= Math.ceil(total * this.share)) await new Promise((r) => setTimeout(r, 20));
+  }
+}
+const ungated = new Gate();
+
+/** Appends one message per mail file to the import mailbox. */
+async function sendMail(files: File[], gate = ungated): Promise<void> {
+  for (const [i, f] of files.entries()) {
+    await gate.wait(i, files.length);
+    await dovecot.append({
+      from: 'accounts@supplier.example', to: importAddress, subject: `Invoice ${f.number}`, text: 'Attached.',
+      attachments: [{ filename: `${f.number}.pdf`, content: f.bytes, contentType: 'application/pdf' }],
+    });
+  }
+}
+
+/**
+ * Uploads each HTTP file until it is acknowledged (202), as a client that resends whatever was not
+ * acknowledged: a refused connection or a 503 while the API restarts is tried again.
+ */
+async function sendHttp(files: File[], gate = ungated, width = 6): Promise<{ retries: number }> {
+  let next = 0;
+  let retries = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < files.length) {
+      const i = next++;
+      await gate.wait(i, files.length);
+      const f = files[i];
+      for (;;) {
+        try {
+          const res = await api('POST', '/v2/imports', { Filename: `${f.number}.pdf`, Content: f.bytes.toString('base64') });
+          if (res.status === 202) break;
+          if (res.status !== 503) throw new Error(`upload of ${f.number}: ${res.status} ${JSON.stringify(res.body)}`);
+        } catch (e) {
+          if (!/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String((e as Error).message) + String((e as { cause?: unknown }).cause))) throw e;
+        }
+        retries++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }));
+  return { retries };
+}
+
+/**
+ * Uploads each FTP file over a few connections until the server confirms it (226: staged and
+ * queued), as an FTP client would: after a refused or cut connection it reconnects and sends the
+ * file again.
+ */
+async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retries: number }> {
+  let next = 0;
+  let retries = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    let client: FtpClient | undefined;
+    try {
+      while (next < files.length) {
+        const i = next++;
+        await gate.wait(i, files.length);
+        const f = files[i];
+        for (;;) {
+          try {
+            if (!client || client.closed) {
+              client = new FtpClient(60_000); // generous: a loaded machine must not look like a cut connection
+              await client.access({ host: '127.0.0.1', port: ftpPort, user: ftpUser, password: key, secure: false });
+            }
+            const res = await client.uploadFrom(Readable.from([f.bytes]), `${f.number}.pdf`);
+            if (res.code === 226) break;
+            throw new Error(`upload of ${f.number}: ${res.code} ${res.message}`);
+          } catch (e) {
+            // refused while the FTP process restarts, or cut by its stop: not acknowledged, so send again
+            if (/^upload of/.test((e as Error).message)) throw e;
+            client?.close();
+            client = undefined;
+            retries++;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      }
+    } finally {
+      client?.close();
+    }
+  }));
+  return { retries };
+}
+
+/** Waits until every file of the batch has an attached record and nothing is pending. */
+async function waitAttached(files: File[], ms = 240_000): Promise<void> {
+  const names = files.map((f) => `${f.number}.pdf`);
+  const until = Date.now() + ms;
+  for (;;) {
+    const { rows } = await sql.query(
+      `select count(distinct s.filename)::int as attached,
+              (select count(*)::int from intake_records where status in ('received', 'waiting')) as pending
+         from intake_records t join intake_staging s on s.id = t.id
+        where t.status = 'attached' and s.filename = any($1)`,
+      [names],
+    );
+    if (rows[0].attached === files.length && rows[0].pending === 0) return;
+    if (Date.now() > until) throw new Error(`after ${ms} ms: ${rows[0].attached} of ${files.length} attached, ${rows[0].pending} pending`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Nothing lost, nothing attached twice: each invoice got exactly one document, with its file's bytes. */
+async function verify(files: File[]): Promise<{ records: number; duplicates: number }> {
+  const ids = files.map((f) => f.invoiceId);
+  const docs = await sql.query<{ invoice_id: string; n: number; sha256: string }>(
+    `select invoice_id, count(*)::int as n, min(sha256) as sha256 from documents where invoice_id = any($1) group by invoice_id`,
+    [ids],
+  );
+  const byInvoice = new Map(docs.rows.map((r) => [r.invoice_id, r]));
+  const problems: string[] = [];
+  for (const f of files) {
+    const d = byInvoice.get(f.invoiceId);
+    if (!d) problems.push(`${f.number} (${f.channel}): no document`);
+    else if (d.n !== 1) problems.push(`${f.number} (${f.channel}): ${d.n} documents`);
+    else if (d.sha256 !== f.sha256) problems.push(`${f.number} (${f.channel}): other bytes`);
+  }
+  expect(problems).toEqual([]);
+  const invoices = await sql.query(`select count(*)::int as n from invoices where id = any($1) and document_id is not null`, [ids]);
+  expect(invoices.rows[0].n).toBe(files.length);
+  const records = await sql.query<{ status: string; n: number }>(
+    `select t.status, count(*)::int as n from intake_records t join intake_staging s on s.id = t.id where s.filename = any($1) group by t.status`,
+    [files.map((f) => `${f.number}.pdf`)],
+  );
+  const counts = Object.fromEntries(records.rows.map((r) => [r.status, r.n]));
+  expect(Object.keys(counts)).toEqual(['attached']);
+  return { records: counts.attached, duplicates: counts.attached - files.length };
+}
+
+async function mailboxSettled(mailCount: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  while ((await dovecot.count('INBOX')) !== 0 || (await dovecot.count('Processed')) < mailCount) {
+    if (Date.now() > until) throw new Error(`mailbox not drained: INBOX ${await dovecot.count('INBOX')}, Processed ${await dovecot.count('Processed')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function sigterm(name: string): Promise<void> {
+  const p = running.get(name)!;
+  p.signal('SIGTERM');
+  const code = await p.exited;
+  expect(code, `${name} exit code; stderr: ${p.stderr.join('')}`).toBe(0);
+  expect(p.logs.some((l) => l.msg === 'stopped')).toBe(true);
+}
+
+describe('api, ftp, mail and two workers in separate processes on one Redis and one PostgreSQL', () => {
+  let firstMail = 0;
+
+  it(`ingests ${FIRST} files from FTP and e-mail with none lost or attached twice`, async () => {
+    const files = await makeFiles('MP1', FIRST, ['ftp', 'mail']);
+    const mail = files.filter((f) => f.channel === 'mail');
+    firstMail = mail.length;
+    const [, { retries }] = await Promise.all([sendMail(mail), sendFtp(files.filter((f) => f.channel === 'ftp'))]);
+    expect(retries).toBe(0);
+    await waitAttached(files);
+    await mailboxSettled(mail.length);
+    const { duplicates } = await verify(files);
+    // nothing was resent in this batch: one record per file
+    expect(duplicates).toBe(0);
+    expect(await dovecot.count('Failed')).toBe(0);
+    // both workers took part
+    for (const w of ['worker-1', 'worker-2']) {
+      expect(running.get(w)!.logs.filter((l) => l.msg === 'intake attached').length, w).toBeGreaterThan(0);
+    }
+    // one e-mail's file followed through the logs of two processes by its traceId (the Message-ID)
+    const { rows } = await sql.query(`select id from intake_staging where filename = $1`, [`${mail[0].number}.pdf`]);
+    const intakeId = rows[0].id as string;
+    const workerLogs = [...running.get('worker-1')!.logs, ...running.get('worker-2')!.logs];
+    const attached = workerLogs.find((l) => l.msg === 'intake attached' && l.intakeId === intakeId)!;
+    expect(attached.traceId).toMatch(/@/);
+    const mailLogs = running.get('mail')!.logs.filter((l) => l.traceId === attached.traceId).map((l) => [l.msg, l.intakeId]);
+    expect(mailLogs).toEqual(expect.arrayContaining([['intake received', intakeId], ['mail message handed to intake', undefined]]));
+  }, 600_000);
+
+  it(`loses nothing of ${SECOND} files while each process in turn gets SIGTERM during the batch`, async () => {
+    const files = await makeFiles('MP2', SECOND, ['ftp', 'mail', 'http']);
+    const mail = files.filter((f) => f.channel === 'mail');
+    const http = files.filter((f) => f.channel === 'http');
+    const ftp = files.filter((f) => f.channel === 'ftp');
+    const gate = new Gate();
+    gate.open(0.1);
+    const sending = Promise.all([sendMail(mail, gate), sendHttp(http, gate), sendFtp(ftp, gate)]);
+    const stops: string[] = [];
+    // one process after the other, while files keep coming (each stop lets the next share of
+    // the batch go); each is started again after it has exited
+    const order = [['worker-1', 'worker'], ['ftp', 'ftp'], ['mail', 'mail'], ['api', 'api'], ['worker-2', 'worker']] as const;
+    for (const [k, [name, role]] of order.entries()) {
+      gate.open((k + 1) / (order.length + 1));
+      await new Promise((r) => setTimeout(r, 200));
+      const extra: Record<string, string> = name === 'api' ? { PORT: new URL(apiBase).port } : {};
+      await sigterm(name);
+      stops.push(name);
+      await start(name, role, extra).url();
+    }
+    gate.open(1);
+    const [, { retries }, { retries: ftpRetries }] = await sending;
+    expect(stops).toEqual(['worker-1', 'ftp', 'mail', 'api', 'worker-2']);
+    await waitAttached(files);
+    await mailboxSettled(firstMail + mail.length);
+    await verify(files);
+    expect(await dovecot.count('Failed')).toBe(0);
+    // the stopped processes finished their work: their last words are the orderly stop
+    for (const p of everStarted.filter((x) => x.proc.exitCode === 0)) {
+      expect(p.logs.map((l) => l.msg)).toContain('stop phase done');
+    }
+    console.log(`SIGTERM batch: ${files.length} files (${ftp.length} FTP, ${mail.length} e-mail, ${http.length} HTTP); resent while their process restarted: ${ftpRetries} FTP, ${retries} HTTP`);
+  }, 600_000);
+});

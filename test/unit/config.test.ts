@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, secretEnvNames } from '../../src/config/config.ts';
+
+const problems = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('loadConfig', () => {
+  it('has working defaults for an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080, ftpPort: 2121, dataDir: './data', redisUrl: 'redis://127.0.0.1:6379', databaseUrl: undefined, maxAmountCents: 999_999_999,
+      rateLimitMax: 6000, testDataRetentionDays: 30, idempotencyTtlHours: 24, roles: ['api', 'ftp', 'mail', 'worker'], logLevel: 'info',
+    });
+  });
+
+  it('reads and converts values', () => {
+    const c = loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://u@h/db', MAX_AMOUNT: '500.50', ROLES: 'api, worker,api', FTP_PASV_RANGE: '40000-40010', FTP_ALLOW_PLAIN: 'yes' });
+    expect(c).toMatchObject({ port: 9000, databaseUrl: 'postgres://u@h/db', maxAmountCents: 50050, roles: ['api', 'worker'], ftpPasvRange: [40000, 40010], ftpAllowPlain: true });
+  });
+
+  it('lists every problem at once, each naming its variable', () => {
+    const e = problems({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'not a url', LOG_LEVEL: 'loud', MAX_AMOUNT: '1.234', ROLES: 'api,cook', RATE_LIMIT_MAX: '0', FTP_PASV_RANGE: '9-1' });
+    expect(e.problems).toHaveLength(8);
+    expect(e.problems).toEqual(expect.arrayContaining([
+      'PORT must be a whole number, got "eighty"',
+      'DATABASE_URL must use postgres or postgresql, got mysql:',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+      'RATE_LIMIT_MAX must be between 1 and 9007199254740991, got 0',
+      expect.stringMatching(/^REDIS_URL must be a URL/),
+      expect.stringMatching(/^MAX_AMOUNT must be an amount/),
+      expect.stringMatching(/^ROLES must list roles among api, ftp, mail, worker/),
+      expect.stringMatching(/^FTP_PASV_RANGE must be a port range/),
+    ]));
+    expect(e.message.split('\n')[0]).toBe('Invalid configuration:');
+    expect(e.message.split('\n')).toHaveLength(9);
+  });
+
+  it('checks settings that belong together', () => {
+    expect(problems({ TLS_CERT: '/x.crt' }).problems).toEqual(['TLS_CERT and TLS_KEY must be set together']);
+    expect(problems({ FTP_REQUIRE_TLS: 'true' }).problems).toEqual(['FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY']);
+  });
+
+  it('never echoes a secret value in a problem', () => {
+    const e = problems({ DATABASE_URL: 'http://user:s3cret-pass@db/x', PORT: '-5' });
+    expect(e.message).not.toContain('s3cret-pass');
+    expect(secretEnvNames).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'IMAP_URL', 'SMTP_URL']));
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/domain/errors.ts';
+import { formatCents, parseAmount } from '../../src/domain/money.ts';
+
+const MAX = 999_999_999; // 9999999.99
+
+function error(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error('expected an ApiError');
+}
+
+describe('parseAmount', () => {
+  it('reads two-decimal strings, fewer decimals, a decimal comma and JSON numbers as exact cents', () => {
+    expect(parseAmount('480.00', 'invoiceTotal', MAX)).toBe(48000);
+    expect(parseAmount('480', 'invoiceTotal', MAX)).toBe(48000);
+    expect(parseAmount('480.5', 'invoiceTotal', MAX)).toBe(48050);
+    expect(parseAmount('0.01', 'invoiceTotal', MAX)).toBe(1);
+    expect(parseAmount('0.10', 'invoiceTotal', MAX)).toBe(10);
+    expect(parseAmount('19,99', 'invoiceTotal', MAX)).toBe(1999);
+    expect(parseAmount(' 12.34 ', 'invoiceTotal', MAX)).toBe(1234);
+    expect(parseAmount(0.3, 'invoiceTotal', MAX)).toBe(30);
+    expect(parseAmount(1100, 'invoiceTotal', MAX)).toBe(110000);
+    expect(parseAmount(4.35, 'invoiceTotal', MAX)).toBe(435); // 4.35 * 100 is 434.99999 in floats
+    expect(parseAmount('9999999.99', 'invoiceTotal', MAX)).toBe(MAX);
+  });
+
+  it('refuses malformed amounts with 400 Field <name> in wrong format', () => {
+    for (const bad of ['', ' ', 'abc', '1.234', '1.', '.5', '1e5', '1 000', '€5', '+5', '1.2.3', '0x10', 'NaN', 'Infinity', null, undefined, true, {}, [], 1.234, 0.1 + 0.2 /* 0.30000000000000004: never rounded silently */, Number.NaN, Number.POSITIVE_INFINITY, 1e21]) {
+      const e = error(() => parseAmount(bad, 'amount', MAX));
+      expect(e.status, String(bad)).toBe(400);
+      expect(e.detail).toBe('Field amount in wrong format');
+      expect(e.field).toBe('amount');
+    }
+  });
+
+  it('refuses negative amounts unless allowed', () => {
+    expect(error(() => parseAmount('-5.00', 'amount', MAX)).status).toBe(400);
+    expect(parseAmount('-5.00', 'amount', MAX, { allowNegative: true })).toBe(-500);
+  });
+
+  it('a well-formed amount above the maximum is 422 with the field in lowercase', () => {
+    for (const over of ['10000000.00', '10000000', '99999999999999', 1e12]) {
+      const e = error(() => parseAmount(over, 'invoiceTotal', MAX));
+      expect(e.status).toBe(422);
+      expect(e.detail).toBe('The amount is higher than the maximum');
+      expect(e.field).toBe('invoicetotal');
+    }
+    expect(error(() => parseAmount('100.01', 'amount', 10_000)).status).toBe(422);
+    expect(parseAmount('100.00', 'amount', 10_000)).toBe(10_000);
+  });
+
+  it('an amount within the maximum written in more than 10 characters is 400', () => {
+    const e = error(() => parseAmount('00000001.00', 'invoiceBalance', MAX));
+    expect(e).toMatchObject({ status: 400, field: 'invoiceBalance', detail: 'Field invoiceBalance is longer than 10 characters' });
+    expect(parseAmount('0000001.00', 'invoiceBalance', MAX)).toBe(100);
+  });
+});
+
+describe('formatCents', () => {
+  it('writes two decimals always', () => {
+    expect(formatCents(0)).toBe('0.00');
+    expect(formatCents(1)).toBe('0.01');
+    expect(formatCents(10)).toBe('0.10');
+    expect(formatCents(48000)).toBe('480.00');
+    expect(formatCents(38050)).toBe('380.50');
+    expect(formatCents(MAX)).toBe('9999999.99');
+    expect(formatCents(-1999)).toBe('-19.99');
+  });
+
+  it('round-trips with parseAmount', () => {
+    for (const cents of [0, 1, 99, 100, 12345, 100000, MAX]) expect(parseAmount(formatCents(cents), 'x', MAX)).toBe(cents);
+  });
+});
