@@ -79,6 +79,35 @@ export class MailIntake {
   }
 
   /**
+   * Claims a batch: new messages in one statement, the others one by one (taken over, staged
+   * already, or busy). Results in the order given; a message whose key repeats one earlier in
+   * the batch (a byte-identical copy) gets `duplicate`.
+   */
+  async claimBatch(list: { uidvalidity: number; uid: number; key: string; size: number }[], concurrency: number): Promise<(ClaimResult | 'duplicate')[]> {
+    const firstOf = new Map<string, number>();
+    list.forEach((m, i) => firstOf.has(m.key) || firstOf.set(m.key, i));
+    const unique = [...firstOf.values()].map((i) => list[i]);
+    const inserted = new Map(
+      (await repo.claimNew(this.db, this.opts.mailbox, this.owner, this.opts.leaseMs, unique.map((m) => ({ id: newId('msg'), ...m })))).map((r) => [r.message_key, r]),
+    );
+    const out: (ClaimResult | 'duplicate')[] = new Array(list.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const m = list[i];
+        if (firstOf.get(m.key) !== i) out[i] = 'duplicate';
+        else {
+          const row = inserted.get(m.key);
+          out[i] = row ? { kind: 'claimed', row, resumed: false } : await this.claim(m);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, list.length)) }, worker));
+    return out;
+  }
+
+  /**
    * Hands the claimed message's files to the intake pipeline and stages the claim. Throws when
    * the pipeline refused (the claim is then released for a later try; nothing was lost).
    */

@@ -245,13 +245,19 @@ export class MailPoller extends EventEmitter {
 
   private async drainBatch(session: MailboxSession, uids: number[]): Promise<void> {
     const metas = await session.fetchMeta(uids);
-    const claims = await mapLimit(metas, this.settings.concurrency, async (meta) => ({
-      meta,
-      claim: await this.intake.claim({ uidvalidity: session.uidValidity, uid: meta.uid, key: messageKey(meta.headers, meta.size), size: meta.size }),
-    }));
+    const results = await this.intake.claimBatch(
+      metas.map((meta) => ({ uidvalidity: session.uidValidity, uid: meta.uid, key: messageKey(meta.headers, meta.size), size: meta.size })),
+      this.settings.concurrency,
+    );
     const moves: Record<MessageOutcome, { uid: number; id: string }[]> = { processed: [], failed: [] };
     const mine: Claimed[] = [];
-    for (const { meta, claim } of claims as { meta: MessageMeta; claim: ClaimResult }[]) {
+    for (const [i, claim] of results.entries()) {
+      const meta = metas[i];
+      if (claim === 'duplicate') {
+        // a byte-identical copy of a message in this batch: it is moved once that one is staged
+        this.leftBehind++;
+        continue;
+      }
       if (claim.kind === 'claimed') mine.push({ meta, row: claim.row, resumed: claim.resumed });
       else if (claim.kind === 'staged' && claim.move) moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
       else {
