@@ -9,7 +9,6 @@
 // --split runs the ftp role in a process of its own and api + worker in another, and reports the
 // peak RSS of each.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -17,9 +16,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { Client } from 'basic-ftp';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
+import { benchPdf, cpuMs, ms, pct } from './bench-kit.ts';
 import { createPgDatabase } from '../test/helpers/database.ts';
 import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
 
@@ -38,32 +37,7 @@ const FILES = Number(values.files);
 const SIZE = Number(values.size);
 const CONNECTIONS = Number(values.connections);
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const ms = (n: number) => `${n.toFixed(0)} ms`;
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
-
-async function benchPdf(size: number): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  doc.addPage([595, 842]).drawText('Invoice BENCH', { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
-  const bare = (await doc.save()).length;
-  await doc.attach(randomBytes(Math.max(0, size - bare - 600)), 'padding.bin', { mimeType: 'application/octet-stream' });
-  return Buffer.from(await doc.save());
-}
-
-/** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
-    } catch {
-      // exited
-    }
-  }
-  return ticks * 10; // CLK_TCK 100
-}
 
 /** Peak resident set size of a process (VmHWM), in MB. */
 function peakRssMb(pid: number): number {

@@ -137,6 +137,20 @@ describe('exactly once', () => {
   });
 });
 
+describe('copies', () => {
+  it('two byte-identical copies of a message in the mailbox: handed over once, both moved', async () => {
+    const box = 'Twice';
+    const inv = await h.invoice(acct.liveKey);
+    const raw = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<twice@test.example>' }), box);
+    await h.dovecot.appendRaw(raw, box);
+    const role = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
+    await until(async () => (await h.dovecot.count(`${box}Done`)) === 2, 45_000, 'both copies to be moved');
+    expect((await h.records(acct.liveScope)).filter((r) => r.filename === `${inv.invoiceNumber}.pdf`)).toHaveLength(1);
+    expect(role.poller.stats.processed).toBe(1);
+    await role.stop();
+  });
+});
+
 describe('UIDVALIDITY', () => {
   it('a renumbered mailbox is rescanned: new mail is taken, mail handed over before is only moved', async () => {
     const box = 'Renumber';

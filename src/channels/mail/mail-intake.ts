@@ -10,7 +10,7 @@ import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver, IntakeRecord } from '../../intake/intake-port.ts';
 import { autoReplySuppression, replyAddress } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
-import { mailRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageReply } from './mail-repository.ts';
+import { mailRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageInput, type StageReply } from './mail-repository.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
 import { selectPdfs, type MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
@@ -39,6 +39,12 @@ export interface ProcessResult {
   reason: string | null;
   scope?: Scope;
   files: number;
+}
+
+/** A handed-over message, ready to be staged. */
+export interface Prepared {
+  result: ProcessResult;
+  stage: StageInput;
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -79,20 +85,68 @@ export class MailIntake {
   }
 
   /**
-   * Hands the claimed message's files to the intake pipeline and stages the claim. Throws when
-   * the pipeline refused (the claim is then released for a later try; nothing was lost).
+   * Claims a batch: new messages in one statement, the others one by one (taken over, staged
+   * already, or busy). Results in the order given; a message whose key repeats one earlier in
+   * the batch (a byte-identical copy) gets `duplicate`.
    */
-  async process(row: MessageRow, resumed: boolean, content: MessageContent): Promise<ProcessResult> {
+  async claimBatch(list: { uidvalidity: number; uid: number; key: string; size: number }[], concurrency: number): Promise<(ClaimResult | 'duplicate')[]> {
+    const firstOf = new Map<string, number>();
+    list.forEach((m, i) => firstOf.has(m.key) || firstOf.set(m.key, i));
+    const unique = [...firstOf.values()].map((i) => list[i]);
+    const inserted = new Map(
+      (await repo.claimNew(this.db, this.opts.mailbox, this.owner, this.opts.leaseMs, unique.map((m) => ({ id: newId('msg'), ...m })))).map((r) => [r.message_key, r]),
+    );
+    const out: (ClaimResult | 'duplicate')[] = new Array(list.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const m = list[i];
+        if (firstOf.get(m.key) !== i) out[i] = 'duplicate';
+        else {
+          const row = inserted.get(m.key);
+          out[i] = row ? { kind: 'claimed', row, resumed: false } : await this.claim(m);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, list.length)) }, worker));
+    return out;
+  }
+
+  /**
+   * Hands the claimed message's files to the intake pipeline and says how to stage the claim
+   * (stageAll() does that for a whole batch, in one commit). Throws when the pipeline refused:
+   * fail() then releases the claim for a later try; nothing was lost.
+   */
+  async process(row: MessageRow, resumed: boolean, content: MessageContent): Promise<Prepared> {
     this.inFlight.add(row.id);
+    return this.handOver(row, resumed, content);
+  }
+
+  /**
+   * Stages handed-over messages in one transaction. Returns those staged; a claim another poller
+   * took over meanwhile is left out (and logged).
+   */
+  async stageAll(list: Prepared[]): Promise<ProcessResult[]> {
+    if (!list.length) return [];
     try {
-      return await this.handOver(row, resumed, content);
+      const staged = await this.db.transaction(async (tx) => {
+        const ok: ProcessResult[] = [];
+        for (const p of list) {
+          if (await repo.stage(tx, p.stage)) ok.push(p.result);
+          else this.log.error({ mailMessage: p.result.id }, 'mail claim was taken over by another poller before it was staged');
+        }
+        return ok;
+      });
+      return staged;
     } finally {
-      this.inFlight.delete(row.id);
+      for (const p of list) this.inFlight.delete(p.result.id);
     }
   }
 
   /** The message could not be handled this time: keep it in the mailbox, let the next drain retry. */
   async fail(row: MessageRow, err: unknown): Promise<void> {
+    this.inFlight.delete(row.id);
     const message = err instanceof Error ? err.message : String(err);
     await repo.recordError(this.db, row.id, this.owner, message);
   }
@@ -107,7 +161,7 @@ export class MailIntake {
     await repo.releaseOwner(this.db, this.owner);
   }
 
-  private async handOver(row: MessageRow, resumed: boolean, content: MessageContent): Promise<ProcessResult> {
+  private async handOver(row: MessageRow, resumed: boolean, content: MessageContent): Promise<Prepared> {
     let parsed: ParsedMessage;
     try {
       parsed = await parseMessage(content.kind === 'whole' ? content.source : content.headers);
@@ -186,7 +240,7 @@ export class MailIntake {
     return scope;
   }
 
-  private async finish(
+  private finish(
     row: MessageRow,
     parsed: ParsedMessage | undefined,
     scope: Scope | undefined,
@@ -194,7 +248,7 @@ export class MailIntake {
     reason: string | null,
     files: FileRow[],
     count = 0,
-  ): Promise<ProcessResult> {
+  ): Prepared {
     let reply: StageReply | undefined;
     if (this.opts.replies && scope && parsed) {
       const suppressed = autoReplySuppression(parsed.header, this.opts.ownAddresses);
@@ -205,19 +259,20 @@ export class MailIntake {
         reason: suppressed,
       };
     }
-    const staged = await repo.stage(this.db, {
-      id: row.id,
-      owner: this.owner,
-      outcome,
-      reason,
-      scope,
-      sender: parsed?.from ?? null,
-      subject: parsed?.subject ?? null,
-      headerMessageId: parsed?.messageId ?? null,
-      files,
-      reply,
-    });
-    if (!staged) throw new Error(`mail claim ${row.id} was taken over by another poller`);
-    return { id: row.id, outcome, reason, scope, files: count };
+    return {
+      result: { id: row.id, outcome, reason, scope, files: count },
+      stage: {
+        id: row.id,
+        owner: this.owner,
+        outcome,
+        reason,
+        scope,
+        sender: parsed?.from ?? null,
+        subject: parsed?.subject ?? null,
+        headerMessageId: parsed?.messageId ?? null,
+        files,
+        reply,
+      },
+    };
   }
 }

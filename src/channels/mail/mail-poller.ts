@@ -5,8 +5,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../../app/logger.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
-import type { ClaimResult, MessageOutcome, MessageRow } from './mail-repository.ts';
-import type { MailIntake, MessageContent } from './mail-intake.ts';
+import type { MessageOutcome, MessageRow } from './mail-repository.ts';
+import type { MailIntake, MessageContent, Prepared, ProcessResult } from './mail-intake.ts';
 import type { MailboxSession, MessageMeta } from './imap-mailbox.ts';
 import { messageKey } from './message-key.ts';
 import { fileNameFromHeaders, headerFields } from './mime-names.ts';
@@ -245,13 +245,19 @@ export class MailPoller extends EventEmitter {
 
   private async drainBatch(session: MailboxSession, uids: number[]): Promise<void> {
     const metas = await session.fetchMeta(uids);
-    const claims = await mapLimit(metas, this.settings.concurrency, async (meta) => ({
-      meta,
-      claim: await this.intake.claim({ uidvalidity: session.uidValidity, uid: meta.uid, key: messageKey(meta.headers, meta.size), size: meta.size }),
-    }));
+    const results = await this.intake.claimBatch(
+      metas.map((meta) => ({ uidvalidity: session.uidValidity, uid: meta.uid, key: messageKey(meta.headers, meta.size), size: meta.size })),
+      this.settings.concurrency,
+    );
     const moves: Record<MessageOutcome, { uid: number; id: string }[]> = { processed: [], failed: [] };
     const mine: Claimed[] = [];
-    for (const { meta, claim } of claims as { meta: MessageMeta; claim: ClaimResult }[]) {
+    for (const [i, claim] of results.entries()) {
+      const meta = metas[i];
+      if (claim === 'duplicate') {
+        // a byte-identical copy of a message in this batch: it is moved once that one is staged
+        this.leftBehind++;
+        continue;
+      }
       if (claim.kind === 'claimed') mine.push({ meta, row: claim.row, resumed: claim.resumed });
       else if (claim.kind === 'staged' && claim.move) moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
       else {
@@ -259,15 +265,12 @@ export class MailPoller extends EventEmitter {
         this.log.debug({ uid: meta.uid, owner: claim.row.owner, state: claim.row.state }, 'mail message is in the hands of another poller');
       }
     }
+    const prepared: { c: Claimed; p: Prepared }[] = [];
     const handle = async (c: Claimed, load: () => Promise<MessageContent | undefined>) => {
       try {
         const content = await load();
         if (!content) throw new Error('the message disappeared from the mailbox');
-        const result = await this.intake.process(c.row, c.resumed, content);
-        moves[result.outcome].push({ uid: c.meta.uid, id: result.id });
-        if (result.outcome === 'processed') this.stats.processed++;
-        else this.stats.failed++;
-        this.emit('message', { uid: c.meta.uid, ...result });
+        prepared.push({ c, p: await this.intake.process(c.row, c.resumed, content) });
       } catch (err) {
         // this message only: keep it in the mailbox for the next drain, go on with the others
         this.stats.errors++;
@@ -301,6 +304,24 @@ export class MailPoller extends EventEmitter {
       }
       await handle(c, () => this.loadParts(session, c.meta));
     }
+
+    // every hand-over of the batch staged in one commit, then moved
+    let staged: ProcessResult[];
+    try {
+      staged = await this.intake.stageAll(prepared.map((x) => x.p));
+    } catch (err) {
+      await Promise.all(prepared.map(({ c }) => this.intake.fail(c.row, err).catch(() => {})));
+      throw err;
+    }
+    const uidOf = new Map(prepared.map(({ c, p }) => [p.result.id, c.meta.uid]));
+    for (const result of staged) {
+      const uid = uidOf.get(result.id)!;
+      moves[result.outcome].push({ uid, id: result.id });
+      if (result.outcome === 'processed') this.stats.processed++;
+      else this.stats.failed++;
+      this.emit('message', { uid, ...result });
+    }
+    this.leftBehind += prepared.length - staged.length;
 
     for (const outcome of ['processed', 'failed'] as const) {
       const list = moves[outcome];

@@ -149,6 +149,27 @@ export const mailRepository = {
     return row.state === 'claimed' ? { kind: 'busy', row } : { kind: 'staged', row, move: row.orphaned };
   },
 
+  /**
+   * New claims for many messages in one statement (one commit per batch). Returns the rows it
+   * inserted; a message that has a claim already is not among them (see claim()).
+   */
+  async claimNew(
+    q: Queryable,
+    mailbox: string,
+    owner: string,
+    leaseMs: number,
+    list: { id: string; key: string; uidvalidity: number; uid: number; size: number }[],
+  ): Promise<MessageRow[]> {
+    if (!list.length) return [];
+    return q.query<MessageRow>(
+      `insert into mail_messages (id, mailbox, message_key, uidvalidity, uid, size, state, owner, lease_until)
+       select x.id, $1, x.key, x.uidvalidity, x.uid, x.size, 'claimed', $2, ${lease(3)}
+         from unnest($4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) as x(id, key, uidvalidity, uid, size)
+       on conflict (mailbox, message_key) do nothing returning *`,
+      [mailbox, owner, leaseMs, list.map((m) => m.id), list.map((m) => m.key), list.map((m) => m.uidvalidity), list.map((m) => m.uid), list.map((m) => m.size)],
+    );
+  },
+
   /** Extends the leases of claims this owner is still working on. */
   async renewLeases(q: Queryable, owner: string, ids: string[], leaseMs: number): Promise<void> {
     if (!ids.length) return;
