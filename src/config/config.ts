@@ -101,6 +101,7 @@ const schema = {
   ftpPasvUrl: { env: 'FTP_PASV_URL', parse: str(), fallback: '127.0.0.1' },
   ftpPasvRange: { env: 'FTP_PASV_RANGE', parse: portRange(), fallback: [30000, 30100] as [number, number] },
   ftpRequireTls: { env: 'FTP_REQUIRE_TLS', parse: optional(bool()) },
+  ftpSelfSignedCert: { env: 'FTP_SELF_SIGNED_CERT', parse: bool(), fallback: true },
   ftpAllowPlain: { env: 'FTP_ALLOW_PLAIN', parse: bool(), fallback: false },
   ftpIdleTimeoutMs: { env: 'FTP_IDLE_TIMEOUT_MS', parse: int(1000), fallback: 300_000 },
   ftpMaxConnections: { env: 'FTP_MAX_CONNECTIONS', parse: int(1), fallback: 200 },

@@ -1,6 +1,7 @@
 // Plain FTP, which only runs when FTP_ALLOW_PLAIN=true says so: curl -T and basic-ftp without TLS.
 // Without a certificate and without that setting the ftp role does not start. Graceful stop.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -83,11 +84,41 @@ describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
 });
 
 describe('no certificate and plain FTP not allowed', () => {
-  it('the ftp role does not start and says why; the other roles run', async () => {
+  it('by default the ftp role makes a self-signed certificate once and requires TLS', async () => {
     const lines: string[] = [];
     const log = createLogger('info', { write: (l: string) => void lines.push(l) });
     const db = await openTestDatabase();
-    const svc = await startService(testConfig({ roles: ['api', 'ftp'], ftpPort: 0 }), log, { db });
+    const config = testConfig({ roles: ['ftp'], ftpPort: 0 });
+    const svc = await startService(config, log, { db });
+    try {
+      expect(svc.ftpPort).toBeGreaterThan(0);
+      expect(fs.existsSync(path.join(config.dataDir, 'ftp-tls', 'cert.pem'))).toBe(true);
+      const listening = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'ftp listening');
+      expect(listening).toMatchObject({ tls: true, requireTls: true });
+      // the server really speaks TLS: AUTH TLS is accepted (234)
+      const reply = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(svc.ftpPort!, '127.0.0.1');
+        let buf = '';
+        sock.on('data', (d) => {
+          buf += d.toString();
+          if (/^220 /m.test(buf) && !buf.includes('AUTH sent')) { buf += 'AUTH sent\n'; sock.write('AUTH TLS\r\n'); }
+          const m = /^(234|5\d\d) .*$/m.exec(buf);
+          if (m) { sock.destroy(); resolve(m[0]); }
+        });
+        sock.on('error', reject);
+      });
+      expect(reply).toMatch(/^234 /);
+    } finally {
+      await svc.stop();
+      await db.close();
+    }
+  });
+
+  it('with FTP_SELF_SIGNED_CERT=false the ftp role does not start and says why; the other roles run', async () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (l: string) => void lines.push(l) });
+    const db = await openTestDatabase();
+    const svc = await startService(testConfig({ roles: ['api', 'ftp'], ftpPort: 0, ftpSelfSignedCert: false }), log, { db });
     try {
       expect(svc.ftpPort).toBeUndefined();
       expect(svc.apiUrl).toBeDefined();

@@ -9,6 +9,7 @@ import { FtpChannel } from './ftp-channel.ts';
 import { ftpMetrics, type FtpMetrics } from './ftp-metrics.ts';
 import { ftpTlsPolicy } from './ftp-tls-policy.ts';
 import { LoginLockout } from './login-lockout.ts';
+import { ensureSelfSignedCert } from './self-signed-cert.ts';
 
 /** PASV answers with an IPv4 address (ftp-srv needs an IP): a host name is resolved once at start. */
 export async function resolvePasvAddress(value: string): Promise<string> {
@@ -31,12 +32,21 @@ export async function startFtpRole(
 ): Promise<FtpChannel | undefined> {
   const { config } = c;
   const log = c.log.child({ role: 'ftp' });
-  const policy = ftpTlsPolicy({ hasCertificate: Boolean(config.tlsCert && config.tlsKey), requireTls: config.ftpRequireTls, allowPlain: config.ftpAllowPlain });
+  let files = config.tlsCert && config.tlsKey ? { cert: config.tlsCert, key: config.tlsKey } : undefined;
+  if (!files && !config.ftpAllowPlain && config.ftpSelfSignedCert) {
+    try {
+      files = ensureSelfSignedCert(config.dataDir);
+      log.warn({ cert: files.cert }, 'no TLS_CERT/TLS_KEY: FTPS uses a self-signed certificate (clients must accept it)');
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'could not make a self-signed certificate for FTPS');
+    }
+  }
+  const policy = ftpTlsPolicy({ hasCertificate: Boolean(files), requireTls: config.ftpRequireTls, allowPlain: config.ftpAllowPlain });
   if (!policy.ok) {
     log.error({ problem: policy.problem }, 'ftp role not started');
     return undefined;
   }
-  const tls = config.tlsCert && config.tlsKey ? { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) } : undefined;
+  const tls = files ? { cert: fs.readFileSync(files.cert), key: fs.readFileSync(files.key) } : undefined;
   const channel = new FtpChannel(
     {
       host: config.ftpHost,
