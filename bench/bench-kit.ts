@@ -38,3 +38,26 @@ export function cpuMs(pids: number[]): number {
   }
   return ticks * 10; // CLK_TCK 100
 }
+
+/** Polls `ready` every 100 ms (errors count as not ready) until it says yes; throws after ~30 s. */
+export async function waitUntilReady(ready: () => Promise<boolean>, what = 'the service'): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      if (await ready()) return;
+    } catch {
+      // not up yet
+    }
+    if (i > 300) throw new Error(`${what} did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** JSON calls to the service with a Bearer token; anything but 2xx throws with the answer. */
+export function apiCaller(base: string) {
+  return async (method: string, p: string, token: string, body?: unknown) => {
+    const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+    return JSON.parse(text);
+  };
+}

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
 import { createPgDatabase } from '../test/helpers/database.ts';
 import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
-import { benchPdf, cpuMs, ms, pct, pool } from './bench-kit.ts';
+import { apiCaller, benchPdf, cpuMs, ms, pct, pool, waitUntilReady } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -57,20 +57,8 @@ async function main() {
   const sql = new pg.Client({ connectionString: db.url });
   const base = `http://127.0.0.1:${port}`;
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/healthz`)).ok) break;
-      } catch {
-        if (i > 300) throw new Error('the service did not start');
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const call = async (method: string, p: string, key: string, body?: unknown) => {
-      const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-      return JSON.parse(text);
-    };
+    await waitUntilReady(async () => (await fetch(`${base}/healthz`)).ok);
+    const call = apiCaller(base);
 
     const account = await call('POST', '/admin/accounts', adminToken, { name: 'bench' });
     const key = account.liveKey as string;
