@@ -7,6 +7,7 @@
 //
 // --rate paces the uploads (default: as fast as the clients go) to see received->attached latency
 // at a load the workers keep up with.
+// SERVICE_NODE_ARGS adds node flags to the service process (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -45,7 +46,7 @@ async function main() {
   const port = await freePort();
   const adminToken = `adm_${randomToken(24)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-'));
-  const service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const service = spawn(process.execPath, [...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

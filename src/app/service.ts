@@ -45,6 +45,16 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   readiness.set('lifecycle', async () => {
     if (stopping) throw new Error('shutting down');
   });
+  if (config.analyzeIntervalMs > 0) {
+    const analyze = setInterval(() => {
+      c.maintenance.refreshStatistics().then(
+        (tables) => tables.length && log.debug({ tables }, 'planner statistics refreshed'),
+        (err) => log.warn({ err }, 'planner statistics refresh failed'),
+      );
+    }, config.analyzeIntervalMs);
+    analyze.unref();
+    c.onClose(() => clearInterval(analyze));
+  }
   let apiUrl: string | undefined;
   let httpUrl: string | undefined;
   let mail: MailRole | undefined;

@@ -69,6 +69,8 @@ const schema = {
   dataDir: { env: 'DATA_DIR', parse: str(), fallback: './data' },
   databaseUrl: { env: 'DATABASE_URL', parse: optional(url('postgres', 'postgresql')), secret: true },
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', parse: int(1, 500), fallback: 20 },
+  // how often a process checks for tables whose planner statistics are stale (0: never)
+  analyzeIntervalMs: { env: 'ANALYZE_INTERVAL_MS', parse: int(0), fallback: 10_000 },
   redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
   redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: 'ii' },
   adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },

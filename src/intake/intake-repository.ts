@@ -4,7 +4,7 @@ import type { Queryable } from '../db/database.ts';
 import { toBuffer } from '../db/database.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
-import { findScoped, pageScoped, scopeWhere, type ScopedSource } from '../repositories/scoped.ts';
+import { findScoped, pageScoped, scopeWhere, scopeWhereId, type ScopedSource } from '../repositories/scoped.ts';
 import type { IntakeChannel, IntakeRecord, IntakeStatus } from './intake-port.ts';
 
 const source: ScopedSource = {
@@ -77,9 +77,9 @@ export const intakeRepository = {
 
   /** The record and, when `withContent`, the staged bytes (`content` says only whether they exist otherwise). */
   async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true): Promise<StagedIntake | undefined> {
-    const w = scopeWhere(scope);
+    const w = scopeWhereId(scope, id);
     const content = withContent ? 's.content' : '(s.content is not null) as has_content';
-    const r = (await q.query(`select ${source.columns}, ${content} from intake_records t ${source.joins} where ${w.sql} and t.id = $3`, [...w.params, id]))[0];
+    const r = (await q.query(`select ${source.columns}, ${content} from intake_records t ${source.joins} where ${w.sql}`, w.params))[0];
     return r && { record: toRecord(r), matchName: r.match_name ?? null, content: withContent ? toBuffer(r.content) : null, hasContent: withContent ? r.content != null : r.has_content };
   },
 
@@ -95,39 +95,39 @@ export const intakeRepository = {
   },
 
   async markWaiting(q: Queryable, scope: Scope, id: string, reason: string): Promise<void> {
-    const w = scopeWhere(scope);
+    const w = scopeWhereId(scope, id);
     await q.query(
-      `update intake_records t set status = 'waiting', reason = $4, updated_at = now() where ${w.sql} and t.id = $3 and t.status <> 'attached'`,
-      [...w.params, id, reason],
+      `update intake_records t set status = 'waiting', reason = $4, updated_at = now() where ${w.sql} and t.status <> 'attached'`,
+      [...w.params, reason],
     );
   },
 
   /** Attached: the bytes now live in documents, so the staged copy is dropped in the same statement. */
   async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: string | null): Promise<void> {
-    const w = scopeWhere(scope);
+    const w = scopeWhereId(scope, id);
     await q.query(
       `with r as (
          update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, reason = $6, updated_at = now(), attached_at = now()
-         where ${w.sql} and t.id = $3 returning t.id
+         where ${w.sql} returning t.id
        )
        update intake_staging s set content = null from r where s.id = r.id`,
-      [...w.params, id, invoiceId, documentId, reason],
+      [...w.params, invoiceId, documentId, reason],
     );
   },
 
   async markFailed(q: Queryable, scope: Scope, id: string, reason: string, invoiceId: string | null = null): Promise<void> {
-    const w = scopeWhere(scope);
+    const w = scopeWhereId(scope, id);
     await q.query(
       `update intake_records t set status = 'failed', reason = $4, invoice_id = coalesce($5, t.invoice_id), updated_at = now()
-       where ${w.sql} and t.id = $3 and t.status <> 'attached'`,
-      [...w.params, id, reason, invoiceId],
+       where ${w.sql} and t.status <> 'attached'`,
+      [...w.params, reason, invoiceId],
     );
   },
 
   /** Undoes a staging whose job could not be enqueued (the channel will not acknowledge it). */
   async remove(q: Queryable, scope: Scope, id: string): Promise<void> {
-    const w = scopeWhere(scope);
-    await q.query(`delete from intake_staging t where ${w.sql} and t.id = $3`, [...w.params, id]);
+    const w = scopeWhereId(scope, id);
+    await q.query(`delete from intake_staging t where ${w.sql}`, w.params);
   },
 
   /** Pending records of the scope whose name could be this invoice's id or number (case folded). */

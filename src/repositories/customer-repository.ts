@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Customer, CustomerFields } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
-import { findScoped, pageScoped, scopeWhere, type ScopedSource } from './scoped.ts';
+import { findScoped, pageScoped, scopeWhere, scopeWhereId, type ScopedSource } from './scoped.ts';
 
 const source: ScopedSource = { table: 'customers', columns: 't.*', tombstones: true };
 
@@ -50,15 +50,15 @@ export const customerRepository = {
   },
 
   async update(q: Queryable, scope: Scope, id: string, patch: Partial<CustomerFields>): Promise<Customer> {
-    const w = scopeWhere(scope);
-    const params: unknown[] = [...w.params, id];
+    const w = scopeWhereId(scope, id);
+    const params: unknown[] = [...w.params];
     const sets = ['updated_at = now()'];
     for (const [k, v] of Object.entries(patch)) {
       if (v === undefined) continue;
       params.push(v);
       sets.push(`${COLUMNS[k as keyof CustomerFields]} = $${params.length}`);
     }
-    const rows = await q.query(`update customers t set ${sets.join(', ')} where ${w.sql} and t.id = $3 and t.deleted_at is null returning *`, params);
+    const rows = await q.query(`update customers t set ${sets.join(', ')} where ${w.sql} and t.deleted_at is null returning *`, params);
     return toCustomer(rows[0]);
   },
 
@@ -69,7 +69,7 @@ export const customerRepository = {
   },
 
   async markDeleted(q: Queryable, scope: Scope, id: string): Promise<void> {
-    const w = scopeWhere(scope);
-    await q.query(`update customers t set deleted_at = now() where ${w.sql} and t.id = $3 and t.deleted_at is null`, [...w.params, id]);
+    const w = scopeWhereId(scope, id);
+    await q.query(`update customers t set deleted_at = now() where ${w.sql} and t.deleted_at is null`, w.params);
   },
 };

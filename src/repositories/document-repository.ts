@@ -3,7 +3,7 @@ import { toBuffer } from '../db/database.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { Found } from './customer-repository.ts';
-import { scopeWhere } from './scoped.ts';
+import { scopeWhere, scopeWhereId } from './scoped.ts';
 
 const META = 't.id, t.invoice_id, t.filename, t.media_type, t.size, t.sha256, t.source, t.created_at, t.deleted_at';
 
@@ -23,8 +23,8 @@ export interface NewDocument {
 
 export const documentRepository = {
   async find(q: Queryable, scope: Scope, id: string): Promise<Found<DocumentMeta>> {
-    const w = scopeWhere(scope);
-    const r = (await q.query(`select ${META} from documents t where ${w.sql} and t.id = $3`, [...w.params, id]))[0];
+    const w = scopeWhereId(scope, id);
+    const r = (await q.query(`select ${META} from documents t where ${w.sql}`, w.params))[0];
     return r && { record: toMeta(r), deleted: r.deleted_at != null };
   },
 
@@ -35,8 +35,8 @@ export const documentRepository = {
   },
 
   async content(q: Queryable, scope: Scope, id: string): Promise<Buffer | null> {
-    const w = scopeWhere(scope);
-    const r = (await q.query(`select t.content from documents t where ${w.sql} and t.id = $3 and t.deleted_at is null`, [...w.params, id]))[0];
+    const w = scopeWhereId(scope, id);
+    const r = (await q.query(`select t.content from documents t where ${w.sql} and t.deleted_at is null`, w.params))[0];
     return r ? toBuffer(r.content) : null;
   },
 

@@ -3,7 +3,7 @@ import type { Invoice, InvoiceStatus } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { Found } from './customer-repository.ts';
-import { findScoped, pageScoped, scopeWhere, type ScopedSource } from './scoped.ts';
+import { findScoped, pageScoped, scopeWhere, scopeWhereId, type ScopedSource } from './scoped.ts';
 
 const source: ScopedSource = {
   table: 'invoices',
@@ -67,7 +67,7 @@ export const invoiceRepository = {
   async insertForCustomer(q: Queryable, scope: Scope, inv: NewInvoice): Promise<Invoice | undefined> {
     const rows = await q.query(
       `with c as (
-         select id, customer_code, name from customers t where t.account_id = $2 and t.mode = $3 and t.id = $4 and t.deleted_at is null for key share
+         select id, customer_code, name from customers t where t.id = $4 and t.account_id || '' = $2 and t.mode = $3 and t.deleted_at is null for key share
        ), ins as (
          insert into invoices (id, account_id, mode, customer_id, invoice_number, invoice_date, invoice_duedate, total_cents, balance_cents, status)
          select $1, $2, $3, c.id, $5, $6, $7, $8, $9, $10 from c
@@ -82,19 +82,19 @@ export const invoiceRepository = {
   },
 
   async update(q: Queryable, scope: Scope, id: string, patch: InvoicePatch & { documentId?: string | null }): Promise<void> {
-    const w = scopeWhere(scope);
-    const params: unknown[] = [...w.params, id];
+    const w = scopeWhereId(scope, id);
+    const params: unknown[] = [...w.params];
     const sets = ['updated_at = now()'];
     for (const [k, v] of Object.entries(patch)) {
       if (v === undefined) continue;
       params.push(v);
       sets.push(`${k === 'documentId' ? 'document_id' : PATCH_COLUMNS[k as keyof InvoicePatch]} = $${params.length}`);
     }
-    await q.query(`update invoices t set ${sets.join(', ')} where ${w.sql} and t.id = $3 and t.deleted_at is null`, params);
+    await q.query(`update invoices t set ${sets.join(', ')} where ${w.sql} and t.deleted_at is null`, params);
   },
 
   async markDeleted(q: Queryable, scope: Scope, id: string): Promise<void> {
-    const w = scopeWhere(scope);
-    await q.query(`update invoices t set deleted_at = now() where ${w.sql} and t.id = $3 and t.deleted_at is null`, [...w.params, id]);
+    const w = scopeWhereId(scope, id);
+    await q.query(`update invoices t set deleted_at = now() where ${w.sql} and t.deleted_at is null`, w.params);
   },
 };

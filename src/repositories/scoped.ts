@@ -20,13 +20,23 @@ export function scopeWhere(scope: Scope): { sql: string; params: unknown[] } {
   return { sql: 't.account_id = $1 and t.mode = $2', params: [scope.accountId, scope.mode] };
 }
 
+/**
+ * One row by its id inside the scope: `$3` is the id, `$1` and `$2` the account and the mode. Ids
+ * are unique across accounts, so the primary key is always the right index; the account is compared
+ * as an expression so that no index leading with account_id can compete with it when the planner's
+ * statistics lag behind (an account that grew fast since the last analyze).
+ */
+export function scopeWhereId(scope: Scope, id: string): { sql: string; params: unknown[] } {
+  return { sql: "t.id = $3 and t.account_id || '' = $1 and t.mode = $2", params: [scope.accountId, scope.mode, id] };
+}
+
 /** One row by id inside the scope, tombstones included (deleted_at tells the caller to answer 410). */
 export async function findScoped<T extends Row>(q: Queryable, src: ScopedSource, scope: Scope, id: string, lock = false): Promise<T | undefined> {
-  const w = scopeWhere(scope);
+  const w = scopeWhereId(scope, id);
   const deleted = src.tombstones ? ', t.deleted_at' : '';
   const rows = await q.query<T>(
-    `select ${src.columns}${deleted} from ${src.table} t ${src.joins ?? ''} where ${w.sql} and t.id = $3${lock ? ' for update of t' : ''}`,
-    [...w.params, id],
+    `select ${src.columns}${deleted} from ${src.table} t ${src.joins ?? ''} where ${w.sql}${lock ? ' for update of t' : ''}`,
+    w.params,
     { prepare: true }, // one text per table and lock flag: the hot read of every GET by id
   );
   return rows[0];
@@ -44,16 +54,17 @@ export async function pageScoped<T extends Row & { id: string }>(
   filters: Record<string, unknown> = {},
 ): Promise<Page<T>> {
   const w = scopeWhere(scope);
-  const params = [...w.params];
-  let where = w.sql + (src.tombstones ? ' and t.deleted_at is null' : '');
-  for (const [col, value] of Object.entries(filters)) {
-    if (value === undefined) continue;
-    params.push(value);
-    where += ` and t.${col} = $${params.length}`;
-  }
+  const live = src.tombstones ? ' and t.deleted_at is null' : '';
+  const active = Object.entries(filters).filter(([, v]) => v !== undefined);
+  const values = active.map(([, v]) => v);
+  // the filters' conditions, their params numbered from `first`
+  const filterSql = (first: number) => active.map(([col], i) => ` and t.${col} = $${first + i}`).join('');
+  const where = w.sql + live + filterSql(3);
+  const params = [...w.params, ...values];
   let startSeq: number | undefined;
   if (req.from) {
-    const cursor = await q.query<{ seq: number }>(`select t.seq from ${src.table} t where ${where} and t.id = $${params.length + 1}`, [...params, req.from]);
+    const byId = scopeWhereId(scope, req.from);
+    const cursor = await q.query<{ seq: number }>(`select t.seq from ${src.table} t where ${byId.sql}${live}${filterSql(4)}`, [...byId.params, ...values]);
     if (!cursor[0]) throw ApiError.badRequest(`Field from names no item of this list: ${req.from}`, 'from');
     startSeq = cursor[0].seq;
   }

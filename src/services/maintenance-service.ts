@@ -1,12 +1,28 @@
 import type { Database } from '../db/database.ts';
 import { maintenanceRepository } from '../repositories/maintenance-repository.ts';
 
-/** Test data is virtual: it is purged after the configured retention. */
+/** Test data is virtual: it is purged after the configured retention. Planner statistics are kept fresh. */
 export class MaintenanceService {
   constructor(
     private readonly db: Database,
     private readonly retentionDays: number,
   ) {}
+
+  /**
+   * Analyzes the tables that grew by a tenth since their statistics were taken; returns their
+   * names. Without statistics the planner may scan a whole index of the account (or the table)
+   * for one row. PGlite has no autovacuum at all, and PostgreSQL's looks once a minute: a fresh
+   * database's first thousand invoices would not wait for it.
+   */
+  refreshStatistics(): Promise<string[]> {
+    return this.db.transaction(async (tx) => {
+      if (!(await maintenanceRepository.tryStatisticsLock(tx))) return [];
+      const tables = await maintenanceRepository.tablesWithStaleStatistics(tx);
+      for (const table of tables) await maintenanceRepository.analyze(tx, table);
+      
+      return tables;
+    });
+  }
 
   purgeTestData(olderThanDays = this.retentionDays): Promise<Record<string, number>> {
     return this.db.transaction((tx) => maintenanceRepository.purgeTestData(tx, olderThanDays));
