@@ -16,10 +16,51 @@ export interface NewDocument {
   invoiceId: string;
   filename: string;
   mediaType: string;
-  bytes: Buffer;
+  size: number;
   sha256: string;
   source: string;
+  /** the bytes, or the intake file whose staged bytes they are (copied inside the database) */
+  content: { bytes: Buffer } | { stagedIntakeId: string };
 }
+
+export type AttachOutcome =
+  | { status: 'no-invoice' }
+  | { status: 'invoice-deleted' }
+  | { status: 'unchanged' | 'attached'; document: DocumentMeta };
+
+const BYTES = 'select $10::bytea as content';
+const STAGED_BYTES = 'select s.content from intake_staging s where s.id = $10 and s.account_id = $1 and s.mode = $2 and s.content is not null';
+
+/**
+ * One statement: lock the invoice, keep its live document if it has these bytes, otherwise
+ * tombstone it, insert the new one and point the invoice at it. `gone` runs before `ins` (ins
+ * reads it), so the unique index documents_live sees the old document already tombstoned; a
+ * document that a concurrent attach committed after this statement's snapshot makes the insert
+ * fail on that index instead, and the caller runs it again with the invoice locked first.
+ */
+const attachSql = (bytes: string) => `
+  with src as (${bytes}), inv as (
+    select t.id, t.deleted_at from invoices t where t.id = $3 and t.account_id || '' = $1 and t.mode = $2 for update
+  ), cur as (
+    select ${META} from documents t
+    where t.invoice_id = $3 and t.account_id = $1 and t.mode = $2 and t.deleted_at is null and exists (select 1 from inv where inv.deleted_at is null)
+  ), same as (
+    select * from cur where cur.sha256 = $8
+  ), gone as (
+    update documents t set deleted_at = now(), content = null from cur where t.id = cur.id and not exists (select 1 from same) returning t.id
+  ), ins as (
+    insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, source)
+    select $4, $1, $2, inv.id, $5, $6, $7, $8, src.content, $9 from inv, src
+    where inv.deleted_at is null and not exists (select 1 from same) and (select count(*) from gone) >= 0
+    returning ${META}
+  ), upd as (
+    update invoices t set document_id = ins.id, updated_at = now() from ins where t.id = ins.invoice_id returning t.id
+  )
+  select (select count(*) from inv)::int as found, (select count(*) from inv where inv.deleted_at is not null)::int as invoice_deleted,
+    (select count(*) from ins)::int as inserted, d.*
+  from (select 1) one left join (select * from ins union all select * from same) d on true`;
+const ATTACH_BYTES = attachSql(BYTES);
+const ATTACH_STAGED = attachSql(STAGED_BYTES);
 
 export const documentRepository = {
   async find(q: Queryable, scope: Scope, id: string): Promise<Found<DocumentMeta>> {
@@ -40,13 +81,20 @@ export const documentRepository = {
     return r ? toBuffer(r.content) : null;
   },
 
-  async insert(q: Queryable, scope: Scope, d: NewDocument): Promise<DocumentMeta> {
-    const rows = await q.query(
-      `insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, source)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning ${META}`,
-      [d.id, scope.accountId, scope.mode, d.invoiceId, d.filename, d.mediaType, d.bytes.length, d.sha256, d.bytes, d.source],
+  /** Makes `d` the invoice's document unless it already has these bytes (see attachSql). */
+  async attach(q: Queryable, scope: Scope, d: NewDocument): Promise<AttachOutcome> {
+    const staged = 'stagedIntakeId' in d.content;
+    const content = 'stagedIntakeId' in d.content ? d.content.stagedIntakeId : d.content.bytes;
+    const [r] = await q.query(
+      staged ? ATTACH_STAGED : ATTACH_BYTES,
+      [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content],
+      { prepare: true },
     );
-    return toMeta(rows[0]);
+    if (!r.found) return { status: 'no-invoice' };
+    if (r.invoice_deleted) return { status: 'invoice-deleted' };
+    // the staged bytes were gone, so nothing was inserted
+    if (!r.id) throw new Error(`The staged bytes of intake ${content} are no longer available`);
+    return { status: r.inserted ? 'attached' : 'unchanged', document: toMeta(r) };
   },
 
   /** Tombstones the invoice's live documents and frees their bytes. */

@@ -15,6 +15,8 @@ export interface AttachRequest {
   bytes: Buffer;
   /** api, ftp, mail or http: where the file came from */
   source: string;
+  /** the bytes are staged already as this intake file: the database copies them from there */
+  stagedIntakeId?: string;
 }
 
 export interface AttachResult {
@@ -22,6 +24,9 @@ export interface AttachResult {
   /** false when the invoice already had these exact bytes and nothing changed */
   changed: boolean;
 }
+
+/** A concurrent writer committed a row that the unique index `index` allows only once. */
+const isUniqueViolation = (e: unknown, index: string) => (e as { code?: string })?.code === '23505' && String((e as { constraint?: string }).constraint ?? (e as Error).message).includes(index);
 
 /** Thrown when bytes are not an acceptable PDF; `reason` is for people, the message is the spec's. */
 export class PdfContentError extends ApiError {
@@ -43,20 +48,26 @@ export class DocumentService {
   async attach(scope: Scope, req: AttachRequest): Promise<AttachResult> {
     const verdict = await this.checkPdf(req.bytes);
     if (!verdict.ok) throw new PdfContentError(verdict.reason);
-    const sha256 = createHash('sha256').update(req.bytes).digest('hex');
-    return this.db.transaction(async (tx) => {
-      const found = await invoices.find(tx, scope, req.invoiceId, true);
-      if (!found) throw new ApiError(404, `No invoice exists with id ${req.invoiceId}.`, 'invoice');
-      if (found.deleted) throw new ApiError(410, `The invoice with id ${req.invoiceId} was deleted.`, 'invoice');
-      const current = await documents.findCurrentForInvoice(tx, scope, req.invoiceId);
-      if (current && current.sha256 === sha256) return { document: current, changed: false };
-      await documents.deleteForInvoice(tx, scope, req.invoiceId);
-      const document = await documents.insert(tx, scope, {
-        id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', bytes: req.bytes, sha256, source: req.source,
+    const doc = {
+      id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', source: req.source,
+      size: req.bytes.length, sha256: createHash('sha256').update(req.bytes).digest('hex'),
+      content: req.stagedIntakeId ? { stagedIntakeId: req.stagedIntakeId } : { bytes: req.bytes },
+    };
+    let outcome;
+    try {
+      outcome = await documents.attach(this.db, scope, doc);
+    } catch (e) {
+      if (!isUniqueViolation(e, 'documents_live')) throw e;
+      // A concurrent attach to this invoice committed after the statement's snapshot. Locking the
+      // invoice first gives the statement a snapshot taken after every earlier attach committed.
+      outcome = await this.db.transaction(async (tx) => {
+        await invoices.find(tx, scope, req.invoiceId, true);
+        return documents.attach(tx, scope, doc);
       });
-      await invoices.update(tx, scope, req.invoiceId, { documentId: document.id });
-      return { document, changed: true };
-    });
+    }
+    if (outcome.status === 'no-invoice') throw new ApiError(404, `No invoice exists with id ${req.invoiceId}.`, 'invoice');
+    if (outcome.status === 'invoice-deleted') throw new ApiError(410, `The invoice with id ${req.invoiceId} was deleted.`, 'invoice');
+    return { document: outcome.document, changed: outcome.status === 'attached' };
   }
 
   /** A document by its own id, or the current document of an invoice by the invoice's id. */

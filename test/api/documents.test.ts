@@ -73,6 +73,20 @@ describe('documents', () => {
     expect((await t.request('GET', `/v2/documents/${first.body.id}`, { key })).status).toBe(410);
   });
 
+  it('eight different files for one invoice at once: all succeed, one of them is its live document', async () => {
+    const inv = await createInvoice(t, key);
+    const files = await Promise.all(Array.from({ length: 8 }, (_, i) => makePdf(`Invoice 1, version ${i}`)));
+    const results = await Promise.all(files.map((f, i) => upload(inv.id, f, `v${i}.pdf`)));
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+    const live = await Promise.all(results.map(async (r) => (await t.request('GET', `/v2/documents/${r.body.id}`, { key })).status));
+    expect(live.filter((s) => s === 200)).toHaveLength(1);
+    expect(live.filter((s) => s === 410)).toHaveLength(7);
+    const current = await t.request('GET', `/v2/documents/${inv.id}`, { key });
+    expect(results.map((r) => r.body.id)).toContain(current.body.id);
+    expect(live[results.findIndex((r) => r.body.id === current.body.id)]).toBe(200);
+    expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.document).toBe(current.body.filename);
+  });
+
   it('400 Error in PDF file content for anything that is not a readable PDF', async () => {
     const inv = await createInvoice(t, key);
     const truncated = pdf.subarray(0, Math.floor(pdf.length / 3));
