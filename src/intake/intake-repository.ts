@@ -102,7 +102,7 @@ export const intakeRepository = {
     );
   },
 
-  /** Attached: the bytes now live in documents, so the staged copy is dropped in the same statement. */
+  /** Attached: the staged bytes are dropped unless the document it ended on shares them (it was made from this file). */
   async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: string | null): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
@@ -110,7 +110,8 @@ export const intakeRepository = {
          update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, reason = $6, updated_at = now(), attached_at = now()
          where ${w.sql} returning t.id
        )
-       update intake_staging s set content = null from r where s.id = r.id`,
+       update intake_staging s set content = null from r
+       where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)`,
       [...w.params, invoiceId, documentId, reason],
     );
   },

@@ -19,7 +19,7 @@ export interface NewDocument {
   size: number;
   sha256: string;
   source: string;
-  /** the bytes, or the intake file whose staged bytes they are (copied inside the database) */
+  /** the bytes, or the intake file whose staged bytes they are (shared, not copied) */
   content: { bytes: Buffer } | { stagedIntakeId: string };
 }
 
@@ -28,13 +28,16 @@ export type AttachOutcome =
   | { status: 'invoice-deleted' }
   | { status: 'unchanged' | 'attached'; document: DocumentMeta };
 
-const BYTES = 'select $10::bytea as content';
-const STAGED_BYTES = 'select s.content from intake_staging s where s.id = $10 and s.account_id = $1 and s.mode = $2 and s.content is not null';
+/** Frees the staged bytes that the tombstoned documents in CTE `gone` shared. */
+const FREE_STAGED = (gone: string) => `update intake_staging s set content = null from ${gone} where s.id = ${gone}.staged_id`;
+
+const BYTES = 'select $10::bytea as content, null::text as staged_id';
+const STAGED_BYTES = 'select null::bytea as content, s.id as staged_id from intake_staging s where s.id = $10 and s.account_id = $1 and s.mode = $2 and s.content is not null';
 
 /**
  * One statement: lock the invoice, keep its live document if it has these bytes, otherwise
- * tombstone it, insert the new one and point the invoice at it. `gone` runs before `ins` (ins
- * reads it), so the unique index documents_live sees the old document already tombstoned; a
+ * tombstone it (freeing its bytes), insert the new one and point the invoice at it. `gone` runs
+ * before `ins` (ins reads it), so the unique index documents_live sees the old one tombstoned; a
  * document that a concurrent attach committed after this statement's snapshot makes the insert
  * fail on that index instead, and the caller runs it again with the invoice locked first.
  */
@@ -47,10 +50,12 @@ const attachSql = (bytes: string) => `
   ), same as (
     select * from cur where cur.sha256 = $8
   ), gone as (
-    update documents t set deleted_at = now(), content = null from cur where t.id = cur.id and not exists (select 1 from same) returning t.id
+    update documents t set deleted_at = now(), content = null from cur where t.id = cur.id and not exists (select 1 from same) returning t.id, t.staged_id
+  ), freed as (
+    ${FREE_STAGED('gone')}
   ), ins as (
-    insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, source)
-    select $4, $1, $2, inv.id, $5, $6, $7, $8, src.content, $9 from inv, src
+    insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, staged_id, source)
+    select $4, $1, $2, inv.id, $5, $6, $7, $8, src.content, src.staged_id, $9 from inv, src
     where inv.deleted_at is null and not exists (select 1 from same) and (select count(*) from gone) >= 0
     returning ${META}
   ), upd as (
@@ -77,7 +82,10 @@ export const documentRepository = {
 
   async content(q: Queryable, scope: Scope, id: string): Promise<Buffer | null> {
     const w = scopeWhereId(scope, id);
-    const r = (await q.query(`select t.content from documents t where ${w.sql} and t.deleted_at is null`, w.params))[0];
+    const r = (await q.query(
+      `select coalesce(t.content, s.content) as content from documents t left join intake_staging s on s.id = t.staged_id where ${w.sql} and t.deleted_at is null`,
+      w.params,
+    ))[0];
     return r ? toBuffer(r.content) : null;
   },
 
@@ -100,6 +108,10 @@ export const documentRepository = {
   /** Tombstones the invoice's live documents and frees their bytes. */
   async deleteForInvoice(q: Queryable, scope: Scope, invoiceId: string): Promise<void> {
     const w = scopeWhere(scope);
-    await q.query(`update documents t set deleted_at = now(), content = null where ${w.sql} and t.invoice_id = $3 and t.deleted_at is null`, [...w.params, invoiceId]);
+    await q.query(
+      `with gone as (update documents t set deleted_at = now(), content = null where ${w.sql} and t.invoice_id = $3 and t.deleted_at is null returning t.staged_id)
+       ${FREE_STAGED('gone')}`,
+      [...w.params, invoiceId],
+    );
   },
 };

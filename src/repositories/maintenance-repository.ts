@@ -36,10 +36,11 @@ export const maintenanceRepository = {
     const run = async (name: string, sql: string) => {
       counts[name] = (await q.query(`${sql} returning 1 as x`, [olderThanDays])).length;
     };
-    // intake files (staged bytes and, by cascade, their records) by the time they were received
-    await run('intake', `delete from intake_staging where mode = 'test' and received_at < ${cutoff}`);
     await run('payments', `delete from payments where mode = 'test' and invoice_id in (${oldInvoices})`);
     await run('documents', `delete from documents where mode = 'test' and invoice_id in (${oldInvoices})`);
+    // intake files (staged bytes and, by cascade, their records) by the time they were received,
+    // but for those whose bytes a younger invoice's document still shares
+    await run('intake', `delete from intake_staging s where mode = 'test' and received_at < ${cutoff} and not exists (select 1 from documents d where d.staged_id = s.id)`);
     await run('invoices', `delete from invoices where mode = 'test' and created_at < ${cutoff}`);
     await run('customers', `delete from customers c where mode = 'test' and created_at < ${cutoff} and not exists (select 1 from invoices i where i.customer_id = c.id)`);
     return counts;

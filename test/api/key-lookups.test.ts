@@ -84,10 +84,13 @@ function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][
     ['customer by id', (q) => customerRepository.find(q, scope, `cus_${n}`)],
     ['customer by code', (q) => customerRepository.findByCode(q, scope, 'C-300')],
     ['document of an invoice', (q) => documentRepository.findCurrentForInvoice(q, scope, `inv_${n}`)],
+    ['document content by id', (q) => documentRepository.content(q, scope, `doc_${n}`)],
     ['document attach', (q) => documentRepository.attach(q, scope, { id: `doc_${randomToken(8)}`, invoiceId: `inv_${n}`, filename: 'f.pdf', mediaType: 'application/pdf', size: 3, sha256: randomToken(8), source: 'api', content: { bytes: Buffer.from('%PDF') } })],
     ['intake record with its staged file', (q) => intakeRepository.loadStaged(q, scope, `imp_${n}`)],
     ['intake record marked waiting', (q) => intakeRepository.markWaiting(q, scope, `imp_${n}`, 'waiting')],
     ['intake records waiting for a name', (q) => intakeRepository.findPendingNamed(q, scope, ['INV-300'])],
+    // last: it ends the record's pending state that the lookups above need
+    ['intake record marked attached', (q) => intakeRepository.markAttached(q, scope, `imp_${n}`, `inv_${n}`, `doc_${n}`, null)],
     ['a list page from a cursor', (q) => pageScoped(q, { table: 'invoices', columns: 't.id', tombstones: true }, scope, { from: `inv_${n}`, limit: 2 })],
   ];
 }

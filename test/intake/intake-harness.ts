@@ -21,6 +21,7 @@ export const ROOT = path.resolve(import.meta.dirname, '../..');
 export interface Http {
   status: number;
   body: any;
+  raw: Buffer;
 }
 
 export interface IntakeApp {
@@ -43,8 +44,9 @@ export async function startIntakeApp(opts: { config?: Partial<Config>; db?: Data
     if (o.key) headers.authorization = `Bearer ${o.key}`;
     if (o.body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(`${svc.apiUrl}${url}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
-    const text = await res.text();
-    return { status: res.status, body: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+    const raw = Buffer.from(await res.arrayBuffer());
+    const text = raw.toString('utf8');
+    return { status: res.status, body: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text, raw };
   };
   const app: IntakeApp = {
     svc, config, db, request,

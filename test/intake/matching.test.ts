@@ -30,6 +30,11 @@ async function upload(key: string, filename: string, bytes: Buffer) {
   return res.body;
 }
 
+/** Whether each intake file still holds its staged bytes. */
+const stagedBytes = async (...ids: string[]) => Object.fromEntries(
+  (await t.db.query<{ id: string; kept: boolean }>('select id, content is not null as kept from intake_staging where id = any($1)', [ids])).map((r) => [r.id, r.kept]));
+const contentOf = async (key: string, invoiceId: string) => (await t.request('GET', `/v2/documents/${invoiceId}/content`, { key })).raw;
+
 const documentsOf = (invoiceId: string) => t.db.query<{ id: string; deleted_at: Date | null; source: string; filename: string }>(
   'select id, deleted_at, source, filename from documents where invoice_id = $1 order by created_at', [invoiceId]);
 
@@ -104,18 +109,41 @@ describe('documents', () => {
     expect(first.status).toBe('attached');
     expect(second).toMatchObject({ status: 'attached', document: first.document, reason: 'The invoice already had this exact file; nothing changed' });
     expect(await documentsOf(inv.id)).toHaveLength(1);
+    // the document shares the first file's staged bytes; the second file's are dropped
+    expect(await stagedBytes(first.id, second.id)).toEqual({ [first.id]: true, [second.id]: false });
+    expect(Buffer.compare(await contentOf(acct.liveKey, inv.id), pdf)).toBe(0);
   });
 
   it('replaces the invoice\'s document with a different file', async () => {
     const inv = await invoice(acct.liveKey);
+    const v2 = await makePdf('v2 corrected');
     const first = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf('v1'))).id);
-    const second = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf('v2 corrected'))).id);
+    const second = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, v2)).id);
     expect(second.status).toBe('attached');
     expect(second.document).not.toBe(first.document);
     const docs = await documentsOf(inv.id);
     expect(docs.map((d) => ({ id: d.id, live: d.deleted_at === null }))).toEqual([{ id: first.document, live: false }, { id: second.document, live: true }]);
     const current = await t.request('GET', `/v2/documents/${inv.id}`, { key: acct.liveKey });
     expect(current.body.id).toBe(second.document);
+    // the replaced document's bytes are freed with it
+    expect(await stagedBytes(first.id, second.id)).toEqual({ [first.id]: false, [second.id]: true });
+    expect(Buffer.compare(await contentOf(acct.liveKey, inv.id), v2)).toBe(0);
+  });
+
+  it('an API upload replaces an imported document and frees its staged bytes; deleting a document frees the bytes it shared', async () => {
+    const inv = await invoice(acct.liveKey);
+    const imported = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf('by import'))).id);
+    const direct = await makePdf('by the API');
+    const res = await t.request('POST', `/v2/documents/${inv.id}`, { key: acct.liveKey, body: { Filename: 'api.pdf', Mediatype: 'application/pdf', Content: direct.toString('base64') } });
+    expect(res.status).toBe(201);
+    expect(await stagedBytes(imported.id)).toEqual({ [imported.id]: false });
+    expect(Buffer.compare(await contentOf(acct.liveKey, inv.id), direct)).toBe(0);
+
+    const again = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf('imported again'))).id);
+    expect(await stagedBytes(again.id)).toEqual({ [again.id]: true });
+    expect((await t.request('DELETE', `/v2/documents/${inv.id}`, { key: acct.liveKey })).status).toBe(204);
+    expect(await stagedBytes(again.id)).toEqual({ [again.id]: false });
+    expect((await t.request('GET', `/v2/documents/${again.document}/content`, { key: acct.liveKey })).status).toBe(410);
   });
 });
 
@@ -238,5 +266,21 @@ describe('test data purge', () => {
     expect(counts.intake).toBeGreaterThanOrEqual(1);
     const left = await t.db.query<{ id: string }>('select id from intake_records where id = any($1)', [[live.id, test.id]]);
     expect(left.map((r) => r.id)).toEqual([live.id]);
+  });
+
+  it('keeps an old test-mode file whose bytes the document of a younger invoice still shares', async () => {
+    const a = await t.account();
+    const inv = await invoice(a.testKey);
+    const pdf = await makePdf('old file, young invoice');
+    const rec = await t.waitFor(a.testKey, (await upload(a.testKey, `${inv.invoiceNumber}.pdf`, pdf)).id);
+    expect(rec.status).toBe('attached');
+    await t.db.query(`update intake_staging set received_at = now() - interval '40 days' where id = $1`, [rec.id]);
+    await t.svc.container.maintenance.purgeTestData(30);
+    expect(Buffer.compare(await contentOf(a.testKey, inv.id), pdf)).toBe(0);
+
+    await t.db.query(`update invoices set created_at = now() - interval '40 days' where id = $1`, [inv.id]);
+    await t.svc.container.maintenance.purgeTestData(30);
+    expect(await t.db.query('select id from intake_staging where id = $1', [rec.id])).toEqual([]);
+    expect(await documentsOf(inv.id)).toEqual([]);
   });
 });
