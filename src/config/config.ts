@@ -96,7 +96,7 @@ const schema = {
   reconcileIntervalMs: { env: 'RECONCILE_INTERVAL_MS', parse: int(1000), fallback: 60_000 },
   // a worker that dies holds its jobs this long before another takes them over (BullMQ lock)
   intakeLockMs: { env: 'INTAKE_LOCK_MS', parse: int(1000), fallback: 30_000 },
-  pdfCheckThreads: { env: 'PDF_CHECK_THREADS', parse: int(1, 64), fallback: 2 },
+  pdfCheckThreads: { env: 'PDF_CHECK_THREADS', parse: int(1, 64), fallback: 1 },
   // ftp
   ftpPort: { env: 'FTP_PORT', parse: int(0, 65535), fallback: 2121 },
   ftpHost: { env: 'FTP_HOST', parse: str(), fallback: '0.0.0.0' },

@@ -1,5 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Container } from '../../app/container.ts';
+import { decodeBase64 } from '../../domain/base64.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
@@ -19,11 +20,12 @@ const BodyForPath = Type.Object({ invoice: Type.Optional(Id('Ignored: the path n
 const InvoiceParams = Type.Object({ invoice_id: Id('Service invoice id') });
 const DocParams = Type.Object({ document_id: Id('Document id, or the id of the invoice whose document is meant') });
 
-/** Base64 as sent by clients (line breaks allowed); anything else is not PDF content. */
-export function decodeBase64(content: string): Buffer {
-  const compact = content.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) throw new PdfContentError('The content is not Base64');
-  return Buffer.from(compact, 'base64');
+/** The Content field's bytes; text that is not Base64 is not PDF content. */
+export function contentBytes(content: string): Buffer {
+  if (content.length > MAX_CONTENT_CHARS) throw ApiError.badRequest(`Field content is longer than ${MAX_CONTENT_CHARS} characters`, 'content');
+  const bytes = decodeBase64(content);
+  if (!bytes) throw new PdfContentError('The content is not Base64');
+  return bytes;
 }
 
 /** File names for documents: a plain name ending in .pdf. */
@@ -43,7 +45,8 @@ export const documentRoutes = (c: Container): FastifyPluginAsyncTypebox => async
     const b = req.body as { filename: string; mediatype: string; content: string };
     if (b.mediatype.trim().toLowerCase() !== 'application/pdf') throw ApiError.badRequest('Field mediatype must be application/pdf', 'mediatype');
     const filename = checkFilename(b.filename);
-    const { document, changed } = await c.documents.attach(scopeOf(req), { invoiceId, filename, mediaType: 'application/pdf', bytes: decodeBase64(b.content), source: 'api' });
+    const bytes = contentBytes(b.content);
+    const { document, changed } = await c.documents.attach(scopeOf(req), { invoiceId, filename, mediaType: 'application/pdf', bytes, source: 'api' });
     return reply.code(changed ? 201 : 200).type(HAL).send(presentDocument(base(req), document));
   };
 
