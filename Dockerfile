@@ -1,21 +1,21 @@
 # syntax=docker/dockerfile:1
 # invoice-intake: one image for every role (api, ftp, mail, worker); the role is chosen by
-# ROLES or `--role` at run time. TypeScript runs through tsx, a runtime dependency, so there is
-# no compile step: the build stage type-checks (and fails the build on an error) and the runtime
-# stage carries production dependencies only.
+# ROLES or `--role` at run time. The build stage compiles src/ to dist/ (`npm run build`, which
+# type-checks and fails the build on an error); the runtime stage runs dist/ with production
+# dependencies only, no TypeScript loader in the process.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# --- build: all dependencies, type-check -----------------------------------------------------
+# --- build: all dependencies, type-check and compile -----------------------------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc --noEmit -p .
+RUN npm run build
 
-# --- deps: production dependencies only (tsx is one of them) ---------------------------------
+# --- deps: production dependencies only (tsx among them, for the admin CLI) -------------------
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -27,6 +27,7 @@ WORKDIR /app
 # the official image's unprivileged user "node" (uid 1000) runs the service
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/package.json /app/tsconfig.json ./
+COPY --from=build --chown=root:root /app/dist ./dist
 COPY --from=build --chown=root:root /app/src ./src
 COPY --chown=root:root config ./config
 RUN mkdir -p /data && chown node:node /data
@@ -48,4 +49,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=40s --retries=3 \
 # SIGTERM starts the graceful stop (SHUTDOWN_GRACE_MS, default 25 s): give the container longer
 STOPSIGNAL SIGTERM
 # exec form: node is PID 1 and receives the signal itself
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "dist/main.js"]

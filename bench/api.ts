@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
+import { buildService } from './bench-kit.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -36,8 +37,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(name: string, args: string[], env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', () => {}); // the service logs only warnings and errors
   child.stderr!.on('data', (d) => process.stderr.write(`[${name}] ${d}`));
   children.push(child);
@@ -115,13 +116,13 @@ async function main() {
   try {
     const [servicePort, barePort] = await Promise.all([freePort(), freePort()]);
     const adminToken = `adm_${rand()}${rand()}`;
-    const serviceProcess = start('service', 'src/main.ts', {
+    const serviceProcess = start('service', buildService(), {
       ROLES: 'api', PORT: String(servicePort), HOST: '127.0.0.1', DATABASE_URL: dbUrl.toString(), DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       ADMIN_TOKEN: adminToken, REDIS_PREFIX: `iibench${rand()}`, RATE_LIMIT_MAX: '1000000000',
     }, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
     const service = `http://127.0.0.1:${servicePort}`;
     await waitFor(`${service}/readyz`);
-    const bareProcess = start('bare', 'bench/bare-server.ts', { PORT: String(barePort), DATABASE_URL: dbUrl.toString() });
+    const bareProcess = start('bare', ['--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(barePort), DATABASE_URL: dbUrl.toString() });
     const bare = `http://127.0.0.1:${barePort}`;
     await waitFor(`${bare}/invoices/none`);
     await waitFor(`${bare}/prepared/none`);

@@ -1,7 +1,15 @@
 // Small helpers the benchmarks share: percentiles, a bounded pool, sized PDFs, CPU time of processes.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+
+/** Builds the service as `npm start` does (dist/, no TypeScript loader) and returns the arguments of node that run it. */
+export function buildService(): string[] {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: path.resolve(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] });
+  return ['dist/main.js'];
+}
 
 /** The p-th percentile of an ascending array (nearest rank). */
 export const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'basic-ftp';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
-import { benchPdf, cpuMs, ms, pct } from './bench-kit.ts';
+import { benchPdf, buildService, cpuMs, ms, pct } from './bench-kit.ts';
 import { createPgDatabase } from '../test/helpers/database.ts';
 import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
 
@@ -124,7 +124,8 @@ async function main() {
     REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
     FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv}-${pasv + 49}`, TLS_CERT: cert, TLS_KEY: key,
   };
-  const start = (roles: string) => spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
+  const main = buildService();
+  const start = (roles: string) => spawn(process.execPath, [...profile, ...main], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
   const services = values.split ? [start('api,worker'), start('ftp')] : [start('api,worker,ftp')];
   const bareDir = path.join(work, 'bare');
   fs.mkdirSync(bareDir);

@@ -18,7 +18,7 @@ import { createPgDatabase } from '../test/helpers/database.ts';
 import { makePdf } from '../test/helpers/fixtures.ts';
 import { startPrivateRedis } from '../test/helpers/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../test/ops/service-process.ts';
-import { pool } from './bench-kit.ts';
+import { buildService, pool } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -58,11 +58,11 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
   const procs: ServiceProcess[] = [];
   const client = new pg.Client({ connectionString: db.url });
   try {
-    const api = spawnService(['api'], { ...env, LOG_LEVEL: 'info' });
+    const api = spawnService(['api'], { ...env, LOG_LEVEL: 'info' }, 'build');
     procs.push(api);
     const base = await api.url();
     const startWorkers = async () => {
-      for (let i = 0; i < workers; i++) procs.push(spawnService(['worker'], { ...env, LOG_LEVEL: 'info' }));
+      for (let i = 0; i < workers; i++) procs.push(spawnService(['worker'], { ...env, LOG_LEVEL: 'info' }, 'build'));
       await Promise.all(procs.slice(1).map((p) => p.waitForLog((l) => l.msg === 'intake workers started', 180_000)));
     };
     await startWorkers();
@@ -123,6 +123,7 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
 }
 
 
+buildService();
 const pdfs = await Promise.all(Array.from({ length: FILES }, (_, i) => makePdf(`Invoice BENCH-${i}`, SIZE)));
 console.log(`intake scale-out: ${FILES} files of ${(SIZE / 1024).toFixed(0)} KB via POST /v2/imports, ${CONCURRENCY} concurrent uploads, INTAKE_CONCURRENCY=${values['worker-concurrency']} per worker; load average before: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 for (const mode of MODES) {

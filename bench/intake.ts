@@ -18,7 +18,7 @@ import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
 import { createPgDatabase } from '../test/helpers/database.ts';
 import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
-import { apiCaller, benchPdf, cpuMs, ms, pct, pool, waitUntilReady } from './bench-kit.ts';
+import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, pool, waitUntilReady } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -47,7 +47,7 @@ async function main() {
   const port = await freePort();
   const adminToken = `adm_${randomToken(24)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-'));
-  const service = spawn(process.execPath, [...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/main.ts'], {
+  const service = spawn(process.execPath, [...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...buildService()], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

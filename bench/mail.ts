@@ -21,7 +21,7 @@ import { randomToken } from '../src/domain/ids.ts';
 import { createPgDatabase } from '../test/helpers/database.ts';
 import { startDovecot } from '../test/helpers/dovecot.ts';
 import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
-import { apiCaller, benchPdf, cpuMs, ms, pct, waitUntilReady } from './bench-kit.ts';
+import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, waitUntilReady } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -70,7 +70,8 @@ async function main() {
     REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
     INTAKE_CONCURRENCY: values['worker-concurrency']!, IMAP_URL: dovecot.url('INBOX'), MAIL_IDLE_DELAY_MS: '100',
   };
-  const start = (roles: string) => spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
+  const main = buildService();
+  const start = (roles: string) => spawn(process.execPath, main, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
   const services = values.split ? [start('api,worker'), start('mail')] : [start('api,worker,mail')];
   console.log(`service: ${values.split ? 'two processes, ROLES=api,worker and ROLES=mail' : 'one process, ROLES=api,worker,mail'}; load average before: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const sql = new pg.Client({ connectionString: db.url });

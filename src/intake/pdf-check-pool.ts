@@ -1,6 +1,7 @@
 // A small pool of worker threads that run the PDF check (pdf-lib parsing is synchronous CPU work:
 // a 5 MB file on the main thread would stall HTTP, FTP and BullMQ lock renewals). The API's
 // POST /v2/documents and the intake workers share it through the container.
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { sniffPdf, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
 
@@ -38,6 +39,8 @@ export interface PdfCheckPoolOptions {
 }
 
 const THREAD_URL = new URL('./pdf-check-thread.mjs', import.meta.url);
+// the check the thread runs: pdf.ts from the sources (tests, tsx), pdf.js from the build (npm start)
+const CHECKER_URL = new URL(`../domain/pdf${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url).href;
 
 export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {}): PdfCheckPool {
   const { timeoutMs = 30_000, maxHeapMb = 512, threadUrl = THREAD_URL } = opts;
@@ -48,8 +51,8 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
   let closed = false;
 
   const spawn = (): Slot => {
-    // execArgv [] : the thread registers tsx itself and must not inherit vitest's or the CLI's flags
-    const slot: Slot = { worker: new Worker(threadUrl, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }) };
+    // execArgv [] : the thread registers tsx itself if it needs it, and must not inherit vitest's or the CLI's flags
+    const slot: Slot = { worker: new Worker(threadUrl, { execArgv: [], workerData: { checkerUrl: CHECKER_URL }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }) };
     slot.worker.unref();
     slot.worker.on('message', (m: { id?: number; verdict?: PdfVerdict; ready?: boolean }) => {
       if (m.ready) slot.ready = true;

@@ -1,5 +1,6 @@
-// Runs the real service as a child process (`node --import tsx src/main.ts --role ...`) and reads
-// its JSON log lines, so tests can wait for what it says and find the address it listens on.
+// Runs the real service as a child process (`node --import tsx src/main.ts --role ...`, or the
+// build's `node dist/main.js`) and reads its JSON log lines, so tests can wait for what it says and
+// find the address it listens on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
@@ -19,8 +20,9 @@ export interface ServiceProcess {
   signal(sig: NodeJS.Signals): void;
 }
 
-export function spawnService(roles: string[], env: Record<string, string>): ServiceProcess {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...roles.flatMap((r) => ['--role', r])], {
+export function spawnService(roles: string[], env: Record<string, string>, entry: 'sources' | 'build' = 'sources'): ServiceProcess {
+  const main = entry === 'build' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  const proc = spawn(process.execPath, [...main, ...roles.flatMap((r) => ['--role', r])], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', OPS_PORT: '0', FTP_PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '20000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
