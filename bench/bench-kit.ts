@@ -34,17 +34,22 @@ export async function benchPdf(size: number): Promise<Buffer> {
 
 /** CPU time (user + system, all threads) of these processes in ms, from /proc; gone processes count 0. */
 export function cpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
-    } catch {
-      // exited
-    }
+  return pids.reduce((sum, pid) => sum + statCpuMs(`/proc/${pid}/stat`), 0);
+}
+
+/** CPU time of a process's main thread alone (the event loop) in ms; the rest of cpuMs is GC, libuv and worker threads. */
+export function mainThreadCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function statCpuMs(file: string): number {
+  try {
+    const stat = fs.readFileSync(file, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, CLK_TCK 100
+  } catch {
+    return 0; // exited
   }
-  return ticks * 10; // CLK_TCK 100
 }
 
 /** Polls `ready` every 100 ms (errors count as not ready) until it says yes; throws after ~30 s. */

@@ -4,7 +4,7 @@
 // runs as `npm start` runs it (one process, roles api + worker + ftp) on a fresh PostgreSQL
 // database and a private redis-server; each FTP server runs in its own process.
 //
-//   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--split] [--profile <dir>]
+//   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--warmup 300] [--split] [--profile <dir>]
 //
 // --split runs the ftp role in a process of its own and api + worker in another, and reports the
 // peak RSS of each.
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'basic-ftp';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
-import { benchPdf, buildService, cpuMs, ms, pct } from './bench-kit.ts';
+import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct } from './bench-kit.ts';
 import { createPgDatabase } from '../test/helpers/database.ts';
 import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
 
@@ -27,6 +27,9 @@ const { values } = parseArgs({
     files: { type: 'string', default: '1000' },
     size: { type: 'string', default: String(100 * 1024) },
     connections: { type: 'string', default: '8' },
+    // uploads (not measured) that let V8 optimise the hot paths of both servers first, as in a
+    // service that has been running for a while
+    warmup: { type: 'string', default: '300' },
     // writes a CPU profile of the service process into this directory
     profile: { type: 'string' },
     // the ftp role in its own process (as FTP nodes are scaled), api + worker in another
@@ -36,6 +39,7 @@ const { values } = parseArgs({
 const FILES = Number(values.files);
 const SIZE = Number(values.size);
 const CONNECTIONS = Number(values.connections);
+const SEQUENTIAL = Math.min(50, FILES);
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 
@@ -125,7 +129,9 @@ async function main() {
     FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv}-${pasv + 49}`, TLS_CERT: cert, TLS_KEY: key,
   };
   const main = buildService();
-  const start = (roles: string) => spawn(process.execPath, [...profile, ...main], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
+  // SERVICE_NODE_ARGS: node flags for the service (--trace-gc, --max-semi-space-size, ...)
+  const nodeArgs = [...profile, ...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const start = (roles: string) => spawn(process.execPath, [...nodeArgs, ...main], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
   const services = values.split ? [start('api,worker'), start('ftp')] : [start('api,worker,ftp')];
   const bareDir = path.join(work, 'bare');
   fs.mkdirSync(bareDir);
@@ -169,8 +175,9 @@ async function main() {
     // warm-up of both servers (JIT, TLS, pools, threads), not measured
     const svcClients = await connectAll('service', ftpPort, account.ftpUsername, liveKey);
     const bareClients = await connectAll('bare ftp-srv', barePort, 'bench', 'bench');
-    await uploadAll('service warm-up', svcClients, Array(40).fill('WARM.pdf'), contents.slice(0, 40));
-    await uploadAll('bare ftp-srv warm-up', bareClients, Array(40).fill('WARM.pdf'), contents.slice(0, 40));
+    const warm = contents.slice(0, Number(values.warmup));
+    await uploadAll('service warm-up', svcClients, warm.map(() => 'WARM.pdf'), warm);
+    await uploadAll('bare ftp-srv warm-up', bareClients, warm.map(() => 'WARM.pdf'), warm);
     for (;;) {
       const [{ n }] = (await sql.query(`select count(*)::int as n from intake_records where status in ('received', 'waiting')`)).rows;
       if (n === 0) break;
@@ -185,7 +192,7 @@ async function main() {
     const meter = () => {
       const first = new Map<number, number>();
       const last = new Map<number, number>();
-      const start = { service: services.map((p) => cpuMs([p.pid!])), bare: cpuMs([bare.pid!]), client: process.cpuUsage() };
+      const start = { service: services.map((p) => cpuMs([p.pid!])), main: services.map((p) => mainThreadCpuMs(p.pid!)), bare: cpuMs([bare.pid!]), client: process.cpuUsage() };
       let started = false;
       const sample = async () => {
         for (const pid of await backends()) {
@@ -204,7 +211,8 @@ async function main() {
         for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
         const c = process.cpuUsage(start.client);
         const each = services.map((p, i) => cpuMs([p.pid!]) - start.service[i]);
-        return { service: each.reduce((a, b) => a + b, 0), each, pg, bare: cpuMs([bare.pid!]) - start.bare, client: (c.user + c.system) / 1000 };
+        const main = services.map((p, i) => mainThreadCpuMs(p.pid!) - start.main[i]);
+        return { service: each.reduce((a, b) => a + b, 0), each, main, pg, bare: cpuMs([bare.pid!]) - start.bare, client: (c.user + c.system) / 1000 };
       };
     };
 
@@ -238,6 +246,16 @@ async function main() {
     const written = fs.readdirSync(bareDir).filter((n) => n.startsWith('BENCH-')).length;
     if (written !== FILES) throw new Error(`bare ftp-srv wrote ${written} files`);
 
+    // 3. one connection uploading in sequence (a simple client's case): reply latency, not CPU
+    const sequential = async (what: string, port: number, user: string, password: string) => {
+      const [client] = await connectAll(what, port, user, password);
+      const run = await uploadAll(what, [client], names.slice(0, SEQUENTIAL), contents.slice(0, SEQUENTIAL));
+      client.close();
+      return SEQUENTIAL / run.seconds;
+    };
+    const seqService = await sequential('service, one connection', ftpPort, account.ftpUsername, liveKey);
+    const seqBare = await sequential('bare ftp-srv, one connection', barePort, 'bench', 'bench');
+
     const attachedRate = FILES / attachedSeconds;
     const uploadRate = FILES / up.seconds;
     const bareRate = FILES / bareRun.seconds;
@@ -248,8 +266,10 @@ async function main() {
     else console.log(`  service peak RSS (VmHWM)   : ${rss[0].toFixed(0)} MB (api + worker + ftp roles in one process)`);
     console.log(`bare ftp-srv to disk         : ${bareRate.toFixed(1)} uploads/s (${bareRun.seconds.toFixed(2)} s)`);
     console.log(`ratio attached / bare        : ${(attachedRate / bareRate).toFixed(2)}   (uploads only: ${(uploadRate / bareRate).toFixed(2)})`);
+    console.log(`one connection, in sequence  : service ${seqService.toFixed(1)} uploads/s, bare ftp-srv ${seqBare.toFixed(1)} uploads/s (${SEQUENTIAL} files; ratio ${(seqService / seqBare).toFixed(2)})`);
     const per = (n: number) => `${(n / FILES).toFixed(1)} ms`;
-    const processes = values.split ? `ftp process ${per(svcCpu.each[1])}, api + worker process ${per(svcCpu.each[0])}` : `service process ${per(svcCpu.service)}`;
+    const threads = (i: number) => `${per(svcCpu.each[i])}: main thread ${per(svcCpu.main[i])}`;
+    const processes = values.split ? `ftp process ${threads(1)}; api + worker process ${threads(0)}` : `service process ${threads(0)}`;
     console.log(`CPU per PDF, service         : ${per(svcCpu.service + svcCpu.pg)} (${processes}, PostgreSQL ${per(svcCpu.pg)}); the client ${per(svcCpu.client)}`);
     console.log(`CPU per PDF, bare ftp-srv    : ${per(bareCpu.bare)}; the client ${per(bareCpu.client)}`);
     console.log(`machine load average (1 min) : ${os.loadavg()[0].toFixed(1)} at the end, ${os.cpus().length} CPUs`);

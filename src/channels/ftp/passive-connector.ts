@@ -95,6 +95,8 @@ export class PassiveConnector {
     }
     clearTimeout(this.idle);
     this.dataServer?.close();
+    // a download's last small segment goes out at once (see the control connection in ftp-channel.ts)
+    socket.setNoDelay(true);
     if (!this.o.secureContext) return this.ready(socket);
     const secure = new TLSSocket(socket, { isServer: true, secureContext: this.o.secureContext });
     secure.on('error', () => secure.destroy());
