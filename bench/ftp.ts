@@ -225,7 +225,7 @@ async function main() {
         `select count(*) filter (where status in ('received', 'waiting'))::int as pending, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
       if (failed > 0) throw new Error(`${failed} files failed`);
       if (pending === 0) break;
-      await sleep(20);
+      await sleep(50);
     }
     const svcCpu = await svcMeter();
     const rss = services.map((p) => peakRssMb(p.pid!));

@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { ConfigError, loadConfig, type Role } from './config/config.ts';
 import { createLogger } from './app/logger.ts';
 import { startService, type RunningService } from './app/service.ts';
@@ -27,6 +28,8 @@ async function main() {
     }
     throw e;
   }
+  // read by V8 at every full GC, so it applies from the first one (see HEAP_GROWING_PERCENT)
+  if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   const log = createLogger(config.logLevel);
   log.info({ roles: config.roles as Role[] }, 'starting invoice-intake');
 

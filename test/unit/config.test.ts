@@ -42,6 +42,12 @@ describe('loadConfig', () => {
     expect(e.message.split('\n')).toHaveLength(9);
   });
 
+  it('lets the heap grow 100 % past its live size by default; 0 leaves V8 its own factor', () => {
+    expect(loadConfig({}).heapGrowingPercent).toBe(100);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(problems({ HEAP_GROWING_PERCENT: '1000' }).problems).toEqual(['HEAP_GROWING_PERCENT must be between 0 and 400, got 1000']);
+  });
+
   it('checks settings that belong together', () => {
     expect(problems({ TLS_CERT: '/x.crt' }).problems).toEqual(['TLS_CERT and TLS_KEY must be set together']);
     expect(problems({ FTP_REQUIRE_TLS: 'true' }).problems).toEqual(['FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY']);
