@@ -3,7 +3,7 @@
 // are handed back), then queues; the container closes Redis and the database last.
 import type { FastifyInstance } from 'fastify';
 import type { Config, Role } from '../config/config.ts';
-import { startMailRole, type MailRole } from '../channels/mail/mail-role.ts';
+import type { MailRole } from '../channels/mail/mail-role.ts';
 import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
 import { startIntakeWorkers } from '../intake/queue/intake-workers.ts';
@@ -102,6 +102,8 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       });
     }
     if (roles.has('mail')) {
+      // loaded only here, like the ftp role: other processes do not carry imapflow, mailparser, nodemailer
+      const { startMailRole } = await import('../channels/mail/mail-role.ts');
       mail = startMailRole(c, { receiver: c.intake, records: c.intake });
       if (mail) {
         const role = mail;

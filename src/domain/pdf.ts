@@ -1,6 +1,8 @@
 // What makes a file an acceptable invoice document. Pure: the caller decides where it runs
 // (the intake workers run it in a worker thread so 5 MB files never stall the event loop).
-import { PDFDocument } from 'pdf-lib';
+// pdf-lib is loaded by the first check, so only the threads that run checks carry it (not the
+// main thread of every process, which only sniffs)
+const pdfLib = () => import('pdf-lib');
 
 export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 
@@ -20,6 +22,7 @@ export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
   const sniffed = sniffPdf(bytes);
   if (sniffed) return sniffed;
   try {
+    const { PDFDocument } = await pdfLib();
     const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
     const pages = doc.getPageCount();
     if (pages < 1) return { ok: false, reason: 'The PDF has no pages' };

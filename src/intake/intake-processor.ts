@@ -92,7 +92,7 @@ export class IntakeProcessor {
     const invoiceId = match.invoice.id;
     let attached;
     try {
-      attached = await this.documents.attach(scope, { invoiceId, filename: name.documentName, bytes, source: record.channel, stagedIntakeId: record.id });
+      attached = await this.documents.attach(scope, { invoiceId, filename: name.documentName, bytes, source: record.channel, staged: { intakeId: record.id, sha256: record.sha256 } });
     } catch (e) {
       if (e instanceof PdfContentError) return fail(e.reason, invoiceId);
       if (e instanceof ApiError && (e.status === 404 || e.status === 410)) return fail(`The invoice ${invoiceId} was deleted`, invoiceId);

@@ -62,6 +62,7 @@ export const intakeRepository = {
        select s.id, $2::text, $3::text, $11, $12, $13 from s
        returning updated_at, (select received_at from s) as received_at`,
       [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason],
+      { prepare: true },
     );
     const r = rows[0];
     return {
@@ -79,7 +80,7 @@ export const intakeRepository = {
   async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true): Promise<StagedIntake | undefined> {
     const w = scopeWhereId(scope, id);
     const content = withContent ? 's.content' : '(s.content is not null) as has_content';
-    const r = (await q.query(`select ${source.columns}, ${content} from intake_records t ${source.joins} where ${w.sql}`, w.params))[0];
+    const r = (await q.query(`select ${source.columns}, ${content} from intake_records t ${source.joins} where ${w.sql}`, w.params, { prepare: true }))[0];
     return r && { record: toRecord(r), matchName: r.match_name ?? null, content: withContent ? toBuffer(r.content) : null, hasContent: withContent ? r.content != null : r.has_content };
   },
 
@@ -99,6 +100,7 @@ export const intakeRepository = {
     await q.query(
       `update intake_records t set status = 'waiting', reason = $4, updated_at = now() where ${w.sql} and t.status <> 'attached'`,
       [...w.params, reason],
+      { prepare: true },
     );
   },
 
@@ -113,6 +115,7 @@ export const intakeRepository = {
        update intake_staging s set content = null from r
        where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)`,
       [...w.params, invoiceId, documentId, reason],
+      { prepare: true },
     );
   },
 
@@ -122,6 +125,7 @@ export const intakeRepository = {
       `update intake_records t set status = 'failed', reason = $4, invoice_id = coalesce($5, t.invoice_id), updated_at = now()
        where ${w.sql} and t.status <> 'attached'`,
       [...w.params, reason, invoiceId],
+      { prepare: true },
     );
   },
 

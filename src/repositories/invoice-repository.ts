@@ -46,9 +46,11 @@ export const invoiceRepository = {
   async findByNumber(q: Queryable, scope: Scope, number: string): Promise<Invoice | undefined> {
     const w = scopeWhere(scope);
     const base = `select ${source.columns} from invoices t ${source.joins} where ${w.sql} and t.deleted_at is null`;
-    const exact = await q.query(`${base} and t.invoice_number = $3`, [...w.params, number]);
+    // prepared: the intake workers run these for every file (the unique and the lower() indexes
+    // on account, mode and number fit a generic plan whatever the statistics)
+    const exact = await q.query(`${base} and t.invoice_number = $3`, [...w.params, number], { prepare: true });
     if (exact[0]) return toInvoice(exact[0]);
-    const folded = await q.query(`${base} and lower(t.invoice_number) = lower($3) limit 2`, [...w.params, number]);
+    const folded = await q.query(`${base} and lower(t.invoice_number) = lower($3) limit 2`, [...w.params, number], { prepare: true });
     return folded.length === 1 ? toInvoice(folded[0]) : undefined;
   },
 

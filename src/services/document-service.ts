@@ -15,8 +15,8 @@ export interface AttachRequest {
   bytes: Buffer;
   /** api, ftp, mail or http: where the file came from */
   source: string;
-  /** the bytes are staged already as this intake file: the database copies them from there */
-  stagedIntakeId?: string;
+  /** the bytes are staged already as this intake file, which has their sha256: the document shares them */
+  staged?: { intakeId: string; sha256: string };
 }
 
 export interface AttachResult {
@@ -50,8 +50,8 @@ export class DocumentService {
     if (!verdict.ok) throw new PdfContentError(verdict.reason);
     const doc = {
       id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', source: req.source,
-      size: req.bytes.length, sha256: createHash('sha256').update(req.bytes).digest('hex'),
-      content: req.stagedIntakeId ? { stagedIntakeId: req.stagedIntakeId } : { bytes: req.bytes },
+      size: req.bytes.length, sha256: req.staged?.sha256 ?? createHash('sha256').update(req.bytes).digest('hex'),
+      content: req.staged ? { stagedIntakeId: req.staged.intakeId } : { bytes: req.bytes },
     };
     let outcome;
     try {
