@@ -5,10 +5,13 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 
-/** Builds the service as `npm start` does (dist/, no TypeScript loader) and returns the arguments of node that run it. */
+/**
+ * Builds the service as `npm start` does (dist/, no TypeScript loader) and returns the arguments
+ * of node that run it, led by the flags in SERVICE_NODE_ARGS (--trace-gc, --cpu-prof, ...).
+ */
 export function buildService(): string[] {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: path.resolve(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] });
-  return ['dist/main.js'];
+  return [...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'];
 }
 
 /** The p-th percentile of an ascending array (nearest rank). */

@@ -129,9 +129,7 @@ async function main() {
     FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv}-${pasv + 49}`, TLS_CERT: cert, TLS_KEY: key,
   };
   const main = buildService();
-  // SERVICE_NODE_ARGS: node flags for the service (--trace-gc, --max-semi-space-size, ...)
-  const nodeArgs = [...profile, ...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
-  const start = (roles: string) => spawn(process.execPath, [...nodeArgs, ...main], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
+  const start = (roles: string) => spawn(process.execPath, [...profile, ...main], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
   const services = values.split ? [start('api,worker'), start('ftp')] : [start('api,worker,ftp')];
   const bareDir = path.join(work, 'bare');
   fs.mkdirSync(bareDir);

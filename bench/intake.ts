@@ -48,7 +48,7 @@ async function main() {
   const port = await freePort();
   const adminToken = `adm_${randomToken(24)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-'));
-  const service = spawn(process.execPath, [...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...buildService()], {
+  const service = spawn(process.execPath, buildService(), {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

@@ -91,10 +91,9 @@ export const documentRepository = {
 
   /** Makes `d` the invoice's document unless it already has these bytes (see attachSql). */
   async attach(q: Queryable, scope: Scope, d: NewDocument): Promise<AttachOutcome> {
-    const staged = 'stagedIntakeId' in d.content;
-    const content = 'stagedIntakeId' in d.content ? d.content.stagedIntakeId : d.content.bytes;
+    const [sql, content] = 'stagedIntakeId' in d.content ? [ATTACH_STAGED, d.content.stagedIntakeId] : [ATTACH_BYTES, d.content.bytes];
     const [r] = await q.query(
-      staged ? ATTACH_STAGED : ATTACH_BYTES,
+      sql,
       [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content],
       { prepare: true },
     );
