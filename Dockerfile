@@ -4,7 +4,8 @@
 # type-checks and fails the build on an error); the runtime stage runs dist/ with production
 # dependencies only, no TypeScript loader in the process.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 (LTS, security releases until April 2028); the code also runs on Node 20.19+ and 22
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: all dependencies, type-check and compile -----------------------------------------
 FROM ${NODE_IMAGE} AS build

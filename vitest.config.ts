@@ -14,8 +14,11 @@ export default defineConfig({
       { test: { ...shared, name: 'intake', include: ['test/intake/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
       { test: { ...shared, name: 'mail', include: ['test/mail/**/*.test.ts'], env: { TEST_DB: 'postgres' }, testTimeout: 120_000 } },
       { test: { ...shared, name: 'ftp', include: ['test/ftp/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
-      { test: { ...shared, name: 'system', include: ['test/system/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+      { test: { ...shared, name: 'sftp', include: ['test/sftp/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+      { test: { ...shared, name: 'webhooks', include: ['test/webhooks/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
       { test: { ...shared, name: 'ops', include: ['test/ops/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+      // browser tests: playwright-core driving Debian's /usr/bin/chromium (installed by .ci/run)
+      { test: { ...shared, name: 'dashboard', include: ['test/dashboard/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
     ],
   },
 });

@@ -8,13 +8,14 @@
 // with its real rate limiter (budget set high enough never to trip) and real key checks.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
-import { buildService } from './bench-kit.ts';
+import { freePort } from '../testkit/ports.ts';
+import { pollFor } from '../testkit/wait.ts';
+import { buildService, stopChild } from './bench-kit.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -26,17 +27,6 @@ const children: ChildProcess[] = [];
 
 const rand = () => Math.random().toString(36).slice(2, 10);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
 function start(name: string, args: string[], env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
   const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', () => {}); // the service logs only warnings and errors
@@ -45,17 +35,10 @@ function start(name: string, args: string[], env: Record<string, string>, nodeAr
   return child;
 }
 
+/** Resolves once `url` answers below 500 (a refused connection counts as not yet). */
 async function waitFor(url: string, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not come up`);
+  const status = await pollFor(async () => (await fetch(url)).status, (s) => s < 500, { ms, everyMs: 200, tolerateErrors: true });
+  if (status >= 500) throw new Error(`${url} did not come up`);
 }
 
 async function json(url: string, init: RequestInit & { body?: string } = {}) {
@@ -169,8 +152,7 @@ async function main() {
     console.log(`  non-2xx or errors: ${failures}\n`);
     if (failures > 0) process.exitCode = 1;
   } finally {
-    for (const child of children) child.kill('SIGINT');
-    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+    await Promise.all(children.map((c) => stopChild(c, 'SIGINT')));
     const cleanup = new pg.Client({ connectionString: PG_ADMIN_URL });
     await cleanup.connect();
     await cleanup.query(`drop database if exists ${dbName} with (force)`);

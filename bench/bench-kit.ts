@@ -1,9 +1,10 @@
 // Small helpers the benchmarks share: percentiles, a bounded pool, sized PDFs, CPU time of processes.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { pollFor } from '../testkit/wait.ts';
 
 /**
  * Builds the service as `npm start` does (dist/, no TypeScript loader) and returns the arguments
@@ -57,15 +58,7 @@ function statCpuMs(file: string): number {
 
 /** Polls `ready` every 100 ms (errors count as not ready) until it says yes; throws after ~30 s. */
 export async function waitUntilReady(ready: () => Promise<boolean>, what = 'the service'): Promise<void> {
-  for (let i = 0; ; i++) {
-    try {
-      if (await ready()) return;
-    } catch {
-      // not up yet
-    }
-    if (i > 300) throw new Error(`${what} did not start`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  if (!(await pollFor(ready, Boolean, { ms: 30_000, everyMs: 100, tolerateErrors: true }))) throw new Error(`${what} did not start`);
 }
 
 /** JSON calls to the service with a Bearer token; anything but 2xx throws with the answer. */
@@ -77,3 +70,20 @@ export function apiCaller(base: string) {
     return JSON.parse(text);
   };
 }
+
+/** Asks a child process to stop and waits until it has (at once when it already exited). */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  return exited;
+}
+
+/** Runs a benchmark's main and exits: 0 when it finished, 1 with the error printed. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(() => process.exit(), (err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
+

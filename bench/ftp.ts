@@ -18,9 +18,11 @@ import { parseArgs } from 'node:util';
 import { Client } from 'basic-ftp';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
-import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct } from './bench-kit.ts';
-import { createPgDatabase } from '../test/helpers/database.ts';
-import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
+import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct, runBench, stopChild } from './bench-kit.ts';
+import { ROOT } from '../testkit/paths.ts';
+import { freePort } from '../testkit/ports.ts';
+import { createPgDatabase } from '../testkit/postgres.ts';
+import { startPrivateRedis } from '../testkit/private-redis.ts';
 
 const { values } = parseArgs({
   options: {
@@ -274,17 +276,11 @@ async function main() {
   } finally {
     await sql.end().catch(() => {});
     bare.kill('SIGTERM');
-    await Promise.all(services.map((p) => new Promise((r) => {
-      p.once('exit', r);
-      p.kill('SIGTERM');
-    })));
+    await Promise.all(services.map((p) => stopChild(p)));
     await db.drop();
     await redis.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -14,10 +14,10 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { INTAKE_QUEUE, queuePrefix } from '../src/intake/queue/intake-queue.ts';
 import { randomToken } from '../src/domain/ids.ts';
-import { createPgDatabase } from '../test/helpers/database.ts';
-import { makePdf } from '../test/helpers/fixtures.ts';
-import { startPrivateRedis } from '../test/helpers/private-redis.ts';
-import { spawnService, type ServiceProcess } from '../test/ops/service-process.ts';
+import { makePdf } from '../testkit/pdf.ts';
+import { createPgDatabase } from '../testkit/postgres.ts';
+import { startPrivateRedis } from '../testkit/private-redis.ts';
+import { spawnService, type ServiceProcess } from '../testkit/service-process.ts';
 import { buildService, pool } from './bench-kit.ts';
 
 const { values } = parseArgs({
@@ -58,11 +58,11 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
   const procs: ServiceProcess[] = [];
   const client = new pg.Client({ connectionString: db.url });
   try {
-    const api = spawnService(['api'], { ...env, LOG_LEVEL: 'info' }, 'build');
+    const api = spawnService(['api'], { ...env, LOG_LEVEL: 'info' }, { build: 'dist' });
     procs.push(api);
     const base = await api.url();
     const startWorkers = async () => {
-      for (let i = 0; i < workers; i++) procs.push(spawnService(['worker'], { ...env, LOG_LEVEL: 'info' }, 'build'));
+      for (let i = 0; i < workers; i++) procs.push(spawnService(['worker'], { ...env, LOG_LEVEL: 'info' }, { build: 'dist' }));
       await Promise.all(procs.slice(1).map((p) => p.waitForLog((l) => l.msg === 'intake workers started', 180_000)));
     };
     await startWorkers();

@@ -17,9 +17,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
-import { createPgDatabase } from '../test/helpers/database.ts';
-import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
-import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, pool, waitUntilReady } from './bench-kit.ts';
+import { ROOT } from '../testkit/paths.ts';
+import { freePort } from '../testkit/ports.ts';
+import { createPgDatabase } from '../testkit/postgres.ts';
+import { startPrivateRedis } from '../testkit/private-redis.ts';
+import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, pool, waitUntilReady, runBench, stopChild } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -188,15 +190,11 @@ async function main() {
     console.log(`machine load average (1 min)            : ${os.loadavg()[0].toFixed(1)} at the end`);
   } finally {
     await sql.end().catch(() => {});
-    service.kill('SIGTERM');
-    await new Promise((r) => service.once('exit', r));
+    await stopChild(service);
     await db.drop();
     await redis.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

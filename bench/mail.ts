@@ -18,10 +18,12 @@ import { parseArgs } from 'node:util';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
-import { createPgDatabase } from '../test/helpers/database.ts';
-import { startDovecot } from '../test/helpers/dovecot.ts';
-import { freePort, ROOT, startPrivateRedis } from '../test/intake/intake-harness.ts';
-import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, waitUntilReady } from './bench-kit.ts';
+import { startDovecot } from '../testkit/dovecot.ts';
+import { ROOT } from '../testkit/paths.ts';
+import { freePort } from '../testkit/ports.ts';
+import { createPgDatabase } from '../testkit/postgres.ts';
+import { startPrivateRedis } from '../testkit/private-redis.ts';
+import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, waitUntilReady, runBench, stopChild } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -198,10 +200,7 @@ async function main() {
     console.log(`targets: >= 50 msgs/s ${backlogRate >= 50 ? 'met' : 'MISSED'} (backlog), p50 < 1 s ${pct(lat, 50) < 1000 ? 'met' : 'MISSED'} (live)`);
   } finally {
     await sql.end().catch(() => {});
-    for (const service of services) {
-      service.kill('SIGTERM');
-      await new Promise((r) => service.once('exit', r));
-    }
+    for (const service of services) await stopChild(service);
     await redis.stop();
     await db.drop();
     await dovecot.stop();
@@ -209,10 +208,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

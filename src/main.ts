@@ -1,22 +1,25 @@
+import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { ConfigError, loadConfig, type Role } from './config/config.ts';
-import { createLogger } from './app/logger.ts';
-import { startService, type RunningService } from './app/service.ts';
+import { createLogger } from './platform/logger.ts';
+import { startService, type RunningService } from './app/start-service.ts';
 import { DatabaseLockedError } from './db/pglite.ts';
 
 // `--role worker` (repeatable, or comma-separated) overrides ROLES.
-function rolesFromArgs(argv: string[]): string | undefined {
-  const picked: string[] = [];
-  argv.forEach((a, i) => {
-    if (a === '--role' && argv[i + 1]) picked.push(argv[i + 1]);
-    else if (a.startsWith('--role=')) picked.push(a.slice(7));
-  });
-  return picked.length ? picked.join(',') : undefined;
+function rolesFromArgs(args: string[]): string | undefined {
+  const { values } = parseArgs({ args, options: { role: { type: 'string', multiple: true } } });
+  return values.role?.join(',');
 }
 
 async function main() {
   const env = { ...process.env };
-  const roles = rolesFromArgs(process.argv.slice(2));
+  let roles;
+  try {
+    roles = rolesFromArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`${(e as Error).message}\nUsage: npm start -- [--role api|ftp|mail|worker ...]`);
+    process.exit(2);
+  }
   if (roles) env.ROLES = roles;
   let config;
   try {
@@ -30,7 +33,7 @@ async function main() {
   }
   // read by V8 at every full GC, so it applies from the first one (see HEAP_GROWING_PERCENT)
   if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, { secrets: [config.adminToken, config.metricsToken] });
   log.info({ roles: config.roles as Role[] }, 'starting invoice-intake');
 
   // Signals are handled from the start: one that arrives during start-up stops the service as

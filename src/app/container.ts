@@ -1,5 +1,5 @@
-// The composition root: builds the database, Redis, repositories' users (services) once,
-// and hands them to the roles. Nothing else constructs services.
+// The composition root: opens the database and Redis, builds every service once, and hands the
+// roles (app/*-role.ts, start-service.ts) the parts each one uses.
 import path from 'node:path';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -9,6 +9,7 @@ import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
 import { openPostgres } from '../db/postgres.ts';
 import type { PdfChecker } from '../domain/pdf.ts';
+import { IntakeActions } from '../intake/intake-actions.ts';
 import { IntakeService } from '../intake/intake-service.ts';
 import { createPdfCheckPool, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
 import { BullIntakeScheduler, createIntakeQueue } from '../intake/queue/intake-queue.ts';
@@ -21,33 +22,41 @@ import { KeyCache } from '../services/key-cache.ts';
 import { InvoiceService } from '../services/invoice-service.ts';
 import { MaintenanceService } from '../services/maintenance-service.ts';
 import { PaymentService } from '../services/payment-service.ts';
+import { SshKeyService } from '../services/ssh-key-service.ts';
+import { EventOutbox } from '../services/event-outbox.ts';
+import { WebhookService } from '../services/webhook-service.ts';
+import { eventPresenter } from '../http/event-presenter.ts';
+import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
+import { BullDeliveryScheduler, createWebhookQueue } from '../webhooks/webhook-queue.ts';
+import { webhookEventRepository } from '../repositories/webhook-event-repository.ts';
+import { UserService } from '../services/user-service.ts';
+import { smtpInviteMailer } from '../platform/invite-mailer.ts';
+import { SignInThrottle } from '../platform/sign-in-throttle.ts';
+import { connectionDetails } from './connection-details.ts';
 import { Metrics } from '../ops/metrics.ts';
-import { settledBefore, StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
-import type { Logger } from './logger.ts';
-import { RedisRequestGate } from './request-gate.ts';
+import { installationRepository } from '../repositories/installation-repository.ts';
+import { StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
+import { settledBefore, withTimeout } from '../platform/timeouts.ts';
+import type { HttpDeps } from '../http/http-deps.ts';
+import type { ReadinessCheck } from '../http/routes/health.ts';
+import type { Logger } from '../platform/logger.ts';
+import { RedisRequestGate } from '../platform/request-gate.ts';
 
-export interface Container {
-  config: Config;
-  log: Logger;
+export interface Container extends HttpDeps {
   db: Database;
   redis: Redis;
   events: DomainEvents;
   checkPdf: PdfChecker;
   /** the worker-thread pool behind checkPdf (absent when a checker was given) */
   pdfPool?: PdfCheckPool;
-  accounts: AccountService;
-  customers: CustomerService;
-  invoices: InvoiceService;
-  documents: DocumentService;
-  payments: PaymentService;
-  idempotency: IdempotencyService;
-  /** rate limit + key revocation check, one Redis round trip per API request */
-  gate: RedisRequestGate;
   maintenance: MaintenanceService;
   /** the intake queue (producer side; workers run in the worker role) */
   intakeQueue: Queue;
-  /** the IntakeReceiver the channels (FTP, mail, POST /v2/imports) hand files to */
-  intake: IntakeService;
+  /** webhook events, written in the transactions of the changes they report */
+  outbox: EventOutbox;
+  /** the webhook delivery queue (producer side) and what moves the outbox into it */
+  webhookQueue: Queue;
+  dispatcher: OutboxDispatcher;
   /** this process's Prometheus registry and the typed interfaces that update it */
   metrics: Metrics;
   /** a part to stop in an explicit phase (intake, then workers, then queues) before the closers */
@@ -68,10 +77,12 @@ export async function openDatabase(config: Config): Promise<Database> {
   return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(path.resolve(config.dataDir));
 }
 
-export async function createContainer(config: Config, log: Logger, opts: ContainerOptions = {}): Promise<Container> {
-  const db = opts.db ?? (await openDatabase(config));
+export async function createContainer(given: Config, log: Logger, opts: ContainerOptions = {}): Promise<Container> {
+  const db = opts.db ?? (await openDatabase(given));
   const applied = await migrate(db);
   if (applied.length) log.info({ applied, database: db.kind }, 'database migrated');
+  // REDIS_PREFIX, or one unique to this installation (its database)
+  const config: Config = { ...given, redisPrefix: given.redisPrefix || `ii-${await installationRepository.id(db)}` };
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
@@ -85,7 +96,17 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const metrics = new Metrics({ roles: config.roles });
   metrics.queues.watch(intakeQueue);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
-  const intake = new IntakeService(db, new BullIntakeScheduler(intakeQueue), log.child({ part: 'intake' }), events);
+  const webhookQueue = createWebhookQueue(config, redis);
+  webhookQueue.on('error', (err) => log.warn({ err: err.message }, 'webhook queue redis error'));
+  metrics.queues.watch(webhookQueue);
+  metrics.webhooks.observeBacklog(() => webhookEventRepository.oldestUndeliveredAgeSeconds(db));
+  const deliveries = new BullDeliveryScheduler(webhookQueue);
+  const dispatcher = new OutboxDispatcher(db, deliveries, log.child({ part: 'webhook-dispatcher' }));
+  // every process that commits events queues them at once; the worker role sweeps for the rest
+  const outbox = new EventOutbox(db, eventPresenter(config), () => void dispatcher.soon());
+  const scheduler = new BullIntakeScheduler(intakeQueue);
+  const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events);
+  const documents = new DocumentService(db, pdf, outbox);
   events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
   // would queue commands and hold requests.
@@ -97,6 +118,10 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
   const keyCache = new KeyCache(config.keyCacheMs);
   gate.onConnectionLost(() => keyCache.clear());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
+  stops.add('queues', 'webhook queue', async () => {
+    await dispatcher.idle();
+    await webhookQueue.close();
+  });
   const c: Container = {
     config,
     log,
@@ -105,15 +130,25 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     events,
     checkPdf: pdf,
     pdfPool,
-    accounts: new AccountService(db, config.importAddress, { keyRotated: (scope) => events.emit('keyRotated', { scope }) }, { cache: keyCache, revocations: gate }),
+    accounts: new AccountService(db, config.importAddress, { cache: keyCache, revocations: gate }),
+    sshKeys: new SshKeyService(db),
     customers: new CustomerService(db),
-    invoices: new InvoiceService(db, config.maxAmountCents, events),
-    documents: new DocumentService(db, pdf),
-    payments: new PaymentService(db, config.maxAmountCents),
-    idempotency: new IdempotencyService(db, config.idempotencyTtlHours),
+    invoices: new InvoiceService(db, config.maxAmountCents, events, outbox),
+    documents,
+    payments: new PaymentService(db, config.maxAmountCents, outbox),
+    webhooks: new WebhookService(db, outbox, deliveries, { allowPrivate: config.webhookAllowPrivate }),
+    idempotency: new IdempotencyService(db, config.idempotencyTtlHours, config.idempotencyLeaseMs),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
     intakeQueue,
+    outbox,
+    webhookQueue,
+    dispatcher,
     intake,
+    importActions: new IntakeActions(db, scheduler, documents, outbox, events),
+    connections: connectionDetails(config),
+    users: new UserService(db, config.dashboardIdleMinutes),
+    signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, windowMs: config.dashboardSignInWindowMs }),
+    inviteMailer: config.smtpUrl ? smtpInviteMailer(config.smtpUrl, config.mailReplyFrom ?? config.importAddress) : undefined,
     gate,
     metrics,
     onStop: (phase, name, fn) => stops.add(phase, name, fn),
@@ -129,4 +164,12 @@ export async function createContainer(config: Config, log: Logger, opts: Contain
     },
   };
   return c;
+}
+
+/** The checks every process's /readyz runs: its database and Redis answer. Roles add their own. */
+export function coreReadiness(c: Pick<Container, 'db' | 'redis'>): Map<string, ReadinessCheck> {
+  return new Map<string, ReadinessCheck>([
+    ['database', async () => void (await c.db.query('select 1'))],
+    ['redis', async () => void (await withTimeout(c.redis.ping(), 1000))],
+  ]);
 }

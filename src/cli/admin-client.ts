@@ -2,15 +2,43 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type { AccountView } from '../domain/models.ts';
 
-export interface AccountView {
+export type NewAccount = AccountView & { liveKey: string; testKey: string };
+export interface SshKeyView {
   id: string;
-  name: string;
-  ftpUsername: string;
-  importAddresses: { live: string; test: string };
+  mode: 'live' | 'test';
+  type: string;
+  fingerprint: string;
+  comment: string;
   createdAt: string;
 }
-export type NewAccount = AccountView & { liveKey: string; testKey: string };
+
+export interface Paged<T> {
+  items: T[];
+  /** `from` of the next page, or null on the last */
+  next: string | null;
+}
+
+export interface AdminImport {
+  id: string;
+  account: string;
+  mode: 'live' | 'test';
+  channel: string;
+  sender: string;
+  filename: string;
+  size: number;
+  status: string;
+  invoice: string | null;
+  reason: string | null;
+  receivedAt: string;
+  updatedAt: string;
+}
+
+const query = (o: Record<string, string | number | undefined>) => {
+  const q = new URLSearchParams(Object.entries(o).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+  return q.size ? `?${q}` : '';
+};
 
 /** The admin API answered with an error; `detail` is its text for people. */
 export class AdminApiError extends Error {
@@ -38,8 +66,36 @@ export class AdminClient {
     return this.call('GET', `/admin/accounts/${encodeURIComponent(id)}`);
   }
 
+  listAccounts(opts: { search?: string; from?: string; limit?: number } = {}): Promise<Paged<AccountView>> {
+    return this.call('GET', `/admin/accounts${query(opts)}`);
+  }
+
+  setDisabled(id: string, disabled: boolean): Promise<AccountView> {
+    return this.call('PATCH', `/admin/accounts/${encodeURIComponent(id)}`, { disabled });
+  }
+
+  listImports(opts: { status?: string; from?: string; limit?: number } = {}): Promise<Paged<AdminImport>> {
+    return this.call('GET', `/admin/imports${query(opts)}`);
+  }
+
   async rotateKey(id: string, mode: 'live' | 'test'): Promise<string> {
     return (await this.call<{ key: string }>('POST', `/admin/accounts/${encodeURIComponent(id)}/keys/${mode}`)).key;
+  }
+
+  addSshKey(id: string, mode: 'live' | 'test', publicKey: string): Promise<SshKeyView> {
+    return this.call('POST', `/admin/accounts/${encodeURIComponent(id)}/ssh-keys/${mode}`, { publicKey });
+  }
+
+  async listSshKeys(id: string): Promise<SshKeyView[]> {
+    return (await this.call<{ sshKeys: SshKeyView[] }>('GET', `/admin/accounts/${encodeURIComponent(id)}/ssh-keys`)).sshKeys;
+  }
+
+  removeSshKey(id: string, keyId: string): Promise<void> {
+    return this.call('DELETE', `/admin/accounts/${encodeURIComponent(id)}/ssh-keys/${encodeURIComponent(keyId)}`);
+  }
+
+  invite(accountId: string, email: string): Promise<{ id: string; email: string; inviteUrl: string }> {
+    return this.call('POST', `/admin/accounts/${encodeURIComponent(accountId)}/users`, { email });
   }
 
   private call<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -58,7 +114,7 @@ export class AdminClient {
         (res) => {
           let text = '';
           res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
+          res.on('data', (chunk) => (text += chunk));
           res.on('end', () => {
             let parsed: any;
             try {

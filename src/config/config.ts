@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 // The service's configuration: one typed schema, read once from the environment at start-up.
 // Every problem is reported together, with the variable's name, before anything starts.
 
@@ -56,15 +58,30 @@ const roles = (): Parser<Role[]> => (raw, name) => {
   if (bad.length || list.length === 0) throw new Error(`${name} must list roles among ${ALL_ROLES.join(', ')}, got "${raw}"`);
   return [...new Set(list)] as Role[];
 };
+/** off (default), a hop count, or the balancers' addresses/CIDRs: whom X-Forwarded-* is believed from */
+const trustProxy = (): Parser<false | number | string[]> => (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (['false', 'off', 'no', '0'].includes(v)) return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  const list = v.split(',').map((a) => a.trim()).filter(Boolean);
+  const addr = /^([0-9a-f:.]+)(\/\d{1,3})?$/;
+  if (list.length === 0 || list.some((a) => !addr.test(a) || !isIP(a.split('/')[0]))) {
+    throw new Error(`${name} must be off, a hop count, or the load balancers' addresses (e.g. 10.0.0.5,10.1.0.0/16), got "${raw}"`);
+  }
+  return list;
+};
 const optional = <T>(p: Parser<T>): Parser<T | undefined> => (raw, name) => (raw === '' ? undefined : p(raw, name));
 
-export const ALL_ROLES = ['api', 'ftp', 'mail', 'worker'] as const;
+export const ALL_ROLES = ['api', 'ftp', 'sftp', 'mail', 'worker'] as const;
 export type Role = (typeof ALL_ROLES)[number];
 
 const schema = {
   roles: { env: 'ROLES', parse: roles(), fallback: [...ALL_ROLES] },
-  host: { env: 'HOST', parse: str(), fallback: '0.0.0.0' },
+  // unset: 127.0.0.1 without TLS_CERT (plain HTTP stays on this machine), 0.0.0.0 with it
+  host: { env: 'HOST', parse: str(), fallback: '' },
   port: { env: 'PORT', parse: int(0, 65535), fallback: 8080 },
+  // X-Forwarded-For/-Proto/-Host are believed only from these proxies (off: never)
+  trustProxy: { env: 'TRUST_PROXY', parse: trustProxy(), fallback: false as false | number | string[] },
   publicUrl: { env: 'PUBLIC_URL', parse: optional(url('http', 'https')) },
   dataDir: { env: 'DATA_DIR', parse: str(), fallback: './data' },
   databaseUrl: { env: 'DATABASE_URL', parse: optional(url('postgres', 'postgresql')), secret: true },
@@ -72,7 +89,9 @@ const schema = {
   // how often a process checks for tables whose planner statistics are stale (0: never)
   analyzeIntervalMs: { env: 'ANALYZE_INTERVAL_MS', parse: int(0), fallback: 10_000 },
   redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
-  redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: 'ii' },
+  // unset (''): ii-<installation id>, an id stored in the database at its first migration, so
+  // that two installations on one Redis never share keys (the container resolves it)
+  redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: '' },
   adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },
   // where `npm run admin` finds the admin API; unset: this machine's PORT
   adminUrl: { env: 'ADMIN_URL', parse: optional(url('http', 'https')) },
@@ -86,6 +105,8 @@ const schema = {
   keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },
+  // a claimed Idempotency-Key whose request stopped renewing it (process died) frees after this
+  idempotencyLeaseMs: { env: 'IDEMPOTENCY_LEASE_MS', parse: int(1000, 3_600_000), fallback: 30_000 },
   // intake
   intakeConcurrency: { env: 'INTAKE_CONCURRENCY', parse: int(1, 256), fallback: 8 },
   intakeAttempts: { env: 'INTAKE_ATTEMPTS', parse: int(1, 10_000), fallback: 200 },
@@ -100,9 +121,13 @@ const schema = {
   // ftp
   ftpPort: { env: 'FTP_PORT', parse: int(0, 65535), fallback: 2121 },
   ftpHost: { env: 'FTP_HOST', parse: str(), fallback: '0.0.0.0' },
+  // the FTP host name shown to account holders (GET /v2/account, dashboard); unset: PUBLIC_URL's host
+  ftpPublicHost: { env: 'FTP_PUBLIC_HOST', parse: optional(str()) },
   ftpPasvUrl: { env: 'FTP_PASV_URL', parse: str(), fallback: '127.0.0.1' },
   ftpPasvRange: { env: 'FTP_PASV_RANGE', parse: portRange(), fallback: [30000, 30100] as [number, number] },
   ftpRequireTls: { env: 'FTP_REQUIRE_TLS', parse: optional(bool()) },
+  // implicit FTPS (TLS from the first byte) on its own port; unset: off
+  ftpsImplicitPort: { env: 'FTPS_IMPLICIT_PORT', parse: optional(int(0, 65535)) },
   ftpSelfSignedCert: { env: 'FTP_SELF_SIGNED_CERT', parse: bool(), fallback: true },
   ftpAllowPlain: { env: 'FTP_ALLOW_PLAIN', parse: bool(), fallback: false },
   ftpIdleTimeoutMs: { env: 'FTP_IDLE_TIMEOUT_MS', parse: int(1000), fallback: 300_000 },
@@ -114,6 +139,13 @@ const schema = {
   ftpTransferTimeoutMs: { env: 'FTP_TRANSFER_TIMEOUT_MS', parse: int(1000), fallback: 60_000 },
   // how many recent uploads LIST shows
   ftpListLimit: { env: 'FTP_LIST_LIMIT', parse: int(1, 10_000), fallback: 200 },
+  // sftp (logins, the lockout, FTP_LIST_LIMIT and FTP_MAX_CONNECTIONS_PER_ACCOUNT are FTP's)
+  sftpPort: { env: 'SFTP_PORT', parse: int(0, 65535), fallback: 2222 },
+  sftpHost: { env: 'SFTP_HOST', parse: str(), fallback: '0.0.0.0' },
+  // a private host key file (or its PEM text); unset: Ed25519 + RSA keys generated once into DATA_DIR/sftp
+  sftpHostKey: { env: 'SFTP_HOST_KEY', parse: optional(str()), secret: true },
+  sftpIdleTimeoutMs: { env: 'SFTP_IDLE_TIMEOUT_MS', parse: int(1000), fallback: 300_000 },
+  sftpMaxConnections: { env: 'SFTP_MAX_CONNECTIONS', parse: int(1), fallback: 200 },
   // mail
   imapUrl: { env: 'IMAP_URL', parse: optional(url('imap', 'imaps')), secret: true },
   importAddress: { env: 'IMPORT_ADDRESS', parse: str(), fallback: 'invoices@example.com' },
@@ -135,6 +167,28 @@ const schema = {
   mailReplyFrom: { env: 'MAIL_REPLY_FROM', parse: optional(str()) },
   mailReplyLimitPerHour: { env: 'MAIL_REPLY_LIMIT_PER_HOUR', parse: int(0, 10_000), fallback: 5 },
   mailFeedbackIntervalMs: { env: 'MAIL_FEEDBACK_INTERVAL_MS', parse: int(100), fallback: 5_000 },
+  // webhooks (docs/webhooks.md)
+  webhookAllowPrivate: { env: 'WEBHOOK_ALLOW_PRIVATE', parse: bool(), fallback: false },
+  webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', parse: int(100, 60_000), fallback: 10_000 },
+  webhookConcurrency: { env: 'WEBHOOK_CONCURRENCY', parse: int(1, 1000), fallback: 32 },
+  webhookBackoffMs: { env: 'WEBHOOK_BACKOFF_MS', parse: int(10), fallback: 10_000 },
+  webhookBackoffMaxMs: { env: 'WEBHOOK_BACKOFF_MAX_MS', parse: int(10), fallback: 2 * 3_600_000 },
+  // a delivery is retried until its event is this old
+  webhookRetryWindowMs: { env: 'WEBHOOK_RETRY_WINDOW_MS', parse: int(1000), fallback: 3 * 86_400_000 },
+  // an endpoint whose deliveries all failed for this long is disabled
+  webhookDisableAfterMs: { env: 'WEBHOOK_DISABLE_AFTER_MS', parse: int(1000), fallback: 3 * 86_400_000 },
+  // the worker role's sweep of the outbox (events are also queued right after their commit)
+  webhookDispatchIntervalMs: { env: 'WEBHOOK_DISPATCH_INTERVAL_MS', parse: int(100), fallback: 5000 },
+  // a pending delivery untouched this long is queued again by the sweep (its job may be lost)
+  webhookRequeueAfterMs: { env: 'WEBHOOK_REQUEUE_AFTER_MS', parse: int(100), fallback: 60_000 },
+  // dashboard
+  /** a signed-in person's session ends after this long without a request */
+  dashboardIdleMinutes: { env: 'DASHBOARD_IDLE_MINUTES', parse: int(1, 7 * 24 * 60), fallback: 30 },
+  /** failed sign-ins allowed per address and per e-mail within DASHBOARD_SIGNIN_WINDOW_MS */
+  dashboardSignInAttempts: { env: 'DASHBOARD_SIGNIN_ATTEMPTS', parse: int(1, 1000), fallback: 5 },
+  dashboardSignInWindowMs: { env: 'DASHBOARD_SIGNIN_WINDOW_MS', parse: int(1000), fallback: 15 * 60_000 },
+  /** signs the dashboard's CSRF cookie; unset: a random secret kept in DATA_DIR (set it on several API nodes) */
+  dashboardSecret: { env: 'DASHBOARD_SECRET', parse: optional(str()), secret: true },
   // ops
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', parse: int(0), fallback: 25_000 },
   /** processes without the api role serve /healthz, /readyz and /metrics on this port (unset: none) */
@@ -181,11 +235,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   Object.assign(out, overrides);
   const config = out as Config;
+  config.host ||= config.tlsCert ? '0.0.0.0' : '127.0.0.1';
   if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) problems.push('TLS_CERT and TLS_KEY must be set together');
   if (config.ftpRequireTls && !config.tlsCert) problems.push('FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY');
   if (problems.length) throw new ConfigError(problems);
   return config;
 }
 
-/** Names of environment variables that hold secrets, for log redaction. */
+/** Every setting's environment variable (config/example.env lists each one). */
+export const settingEnvNames = Object.values(schema as Record<string, Setting<unknown>>).map((s) => s.env);
+
+/** Names of the settings that hold secrets (marked `secret` above): a config problem never echoes their values. */
 export const secretEnvNames = Object.values(schema as Record<string, Setting<unknown>>).filter((s) => s.secret).map((s) => s.env);

@@ -15,10 +15,15 @@ export interface Queryable {
   query<T extends Row = Row>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
 }
 
+export interface Transaction extends Queryable {
+  /** Runs a script of several statements, without parameters (a migration file). */
+  exec(script: string): Promise<void>;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -18,22 +18,10 @@ export async function migrate(db: Database): Promise<string[]> {
     const applied: string[] = [];
     for (const file of files) {
       if (done.has(file)) continue;
-      const sql = fs.readFileSync(path.join(dir, file), 'utf8');
-      for (const statement of splitStatements(sql)) await tx.query(statement);
+      await tx.exec(fs.readFileSync(path.join(dir, file), 'utf8'));
       await tx.query('insert into schema_migrations (version) values ($1)', [file]);
       applied.push(file);
     }
     return applied;
   });
-}
-
-// PGlite's extended protocol takes one statement per query; our migrations use no $$ bodies.
-function splitStatements(sql: string): string[] {
-  return sql
-    .split('\n')
-    .filter((l) => !l.trim().startsWith('--'))
-    .join('\n')
-    .split(';')
-    .map((s) => s.trim())
-    .filter(Boolean);
 }

@@ -11,7 +11,8 @@ import type { Database, Row } from './database.ts';
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
   let releaseLock = () => {};
   if (dataDir) {
-    fs.mkdirSync(dataDir, { recursive: true });
+    // the database holds every account's data: only the service's user may read it
+    for (const dir of [dataDir, path.join(dataDir, 'pglite')]) privateDir(dir);
     releaseLock = takeLock(path.join(dataDir, 'pglite.lock'));
   }
   const db = await PGlite.create(dataDir ? path.join(dataDir, 'pglite') : undefined, {
@@ -23,12 +24,27 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       return (await db.query<T>(sql, params)).rows;
     },
     transaction: (fn) =>
-      db.transaction((tx) => fn({ query: async <T extends Row>(sql: string, params?: unknown[]) => (await tx.query<T>(sql, params)).rows })),
+      db.transaction((tx) =>
+        fn({
+          query: async <T extends Row>(sql: string, params?: unknown[]) => (await tx.query<T>(sql, params)).rows,
+          exec: async (script) => void (await tx.exec(script)),
+        }),
+      ),
     async close() {
       await db.close();
       releaseLock();
     },
   };
+}
+
+/** Creates the directory 0700, or tightens an existing one we own. */
+export function privateDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    fs.chmodSync(dir, 0o700);
+  } catch {
+    // not ours (a mounted volume): its owner decides
+  }
 }
 
 export class DatabaseLockedError extends Error {}

@@ -33,7 +33,8 @@ export function openPostgres(url: string, poolSize: number): Database {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client));
+        // a query without parameters goes over the simple protocol, which takes several statements
+        const result = await fn({ ...wrap(client), exec: async (script) => void (await client.query(script)) });
         await client.query('COMMIT');
         return result;
       } catch (e) {

@@ -58,3 +58,37 @@ export interface DocumentMeta {
   source: string;
   createdAt: Date;
 }
+
+/** An account as the admin API shows it (never its keys). */
+export interface AccountView {
+  id: string;
+  name: string;
+  ftpUsername: string;
+  importAddresses: { live: string; test: string };
+  createdAt: string;
+  /** a disabled account's keys, FTP/SFTP login and import addresses are refused */
+  disabled: boolean;
+  /** the SFTP server's host keys, for users to verify (admin API) */
+  sftpHostKeys?: { type: string; fingerprint: string }[];
+}
+
+/** How an account's systems reach the file channels (GET /v2/account, the dashboard's settings). */
+export interface ConnectionDetails {
+  ftp: {
+    /** the host name clients use (FTP_PUBLIC_HOST, else PUBLIC_URL's host); undefined: the API's own host */
+    host?: string;
+    port: number;
+    /** explicit FTPS (AUTH TLS) is offered; `tlsRequired`: plain FTP is refused */
+    tls: boolean;
+    tlsRequired: boolean;
+    implicitFtpsPort: number | null;
+    /** SHA-256 fingerprint of the FTPS certificate, AA:BB:... (null: no certificate yet) */
+    certificateSha256: string | null;
+  };
+  sftp: {
+    host?: string;
+    port: number;
+    /** the host keys' fingerprints (SHA256:..., as OpenSSH shows them) a user checks on first connect */
+    hostKeys: { type: string; fingerprint: string }[];
+  };
+}

@@ -1,5 +1,5 @@
 // Amounts are integer cents inside the service and two-decimal strings at its edges.
-import { ApiError } from './errors.ts';
+import { DomainError } from './errors.ts';
 
 const AMOUNT = /^(-)?(\d+)(?:[.,](\d{1,2}))?$/;
 /** The spec's Limits table: amounts are at most 10 characters ("9999999.99"). */
@@ -14,10 +14,10 @@ export function parseAmount(raw: unknown, field: string, maxCents: number, opts:
   // Numbers are read as written (480.5 -> "480.5"), so 480.555 is refused rather than rounded.
   const text = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
   const m = AMOUNT.exec(text);
-  if (!m || (m[1] && !opts.allowNegative) || m[2].length > 15) throw ApiError.wrongFormat(field);
+  if (!m || (m[1] && !opts.allowNegative) || m[2].length > 15) throw DomainError.wrongFormat(field);
   const cents = Number(m[2]) * 100 + Number((m[3] ?? '0').padEnd(2, '0'));
-  if (cents > maxCents) throw ApiError.unprocessable('The amount is higher than the maximum', field.toLowerCase());
-  if (text.length > MAX_AMOUNT_CHARS) throw ApiError.badRequest(`Field ${field} is longer than ${MAX_AMOUNT_CHARS} characters`, field);
+  if (cents > maxCents) throw DomainError.unprocessable('The amount is higher than the maximum', field.toLowerCase());
+  if (text.length > MAX_AMOUNT_CHARS) throw DomainError.invalid(`Field ${field} is longer than ${MAX_AMOUNT_CHARS} characters`, field);
   return m[1] ? -cents : cents;
 }
 

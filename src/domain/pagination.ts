@@ -1,5 +1,5 @@
 // Lists are newest first. `from` is the id of the first item of a page (inclusive); `limit` 1..250.
-import { ApiError } from './errors.ts';
+import { DomainError } from './errors.ts';
 
 export const MAX_LIMIT = 250;
 export const DEFAULT_LIMIT = 50;
@@ -14,13 +14,13 @@ export function parsePageRequest(query: { limit?: unknown; from?: unknown }): Pa
   if (query.limit !== undefined && query.limit !== '') {
     const text = String(query.limit).trim();
     if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_LIMIT) {
-      throw ApiError.badRequest(`Field limit must be a whole number from 1 to ${MAX_LIMIT}`, 'limit');
+      throw DomainError.invalid(`Field limit must be a whole number from 1 to ${MAX_LIMIT}`, 'limit');
     }
     limit = Number(text);
   }
   if (query.from === undefined || query.from === '') return { limit };
   const from = String(query.from);
-  if (from.length > 36 || !/^[A-Za-z0-9_-]+$/.test(from)) throw ApiError.badRequest('Field from in wrong format', 'from');
+  if (from.length > 36 || !/^[A-Za-z0-9_-]+$/.test(from)) throw DomainError.invalid('Field from in wrong format', 'from');
   return { limit, from };
 }
 

@@ -1,13 +1,15 @@
 // The one formatter of error bodies: {status, title, detail, field?} as application/hal+json.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
+import { ApiError, errorBody } from './api-error.ts';
 
 type AjvError = { instancePath: string; keyword: string; params: Record<string, any>; message?: string };
 
 /** Turns a schema violation into the spec's 400 naming the field. */
 export function validationError(errors: AjvError[], context: string | undefined): ApiError {
   const e = errors[0];
-  const path = e.instancePath.split('/').filter(Boolean);
+  // an array item's fault is its field's: events/0 -> events
+  const path = e.instancePath.split('/').filter((p) => p && !/^\d+$/.test(p));
   const field = e.keyword === 'required' ? e.params.missingProperty : path[path.length - 1];
   if (!field) return ApiError.badRequest(context === 'body' ? 'The request body must be a JSON object or form-encoded fields' : `Invalid ${context ?? 'request'}`);
   switch (e.keyword) {
@@ -30,6 +32,7 @@ export function validationError(errors: AjvError[], context: string | undefined)
 /** Any error a request can raise, as an ApiError; unknown errors become a logged 500. */
 export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof DomainError) return ApiError.fromDomain(err);
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) return validationError(fe.validation, fe.validationContext);
   switch (fe.code) {

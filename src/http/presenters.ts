@@ -7,21 +7,21 @@ import { HAL } from './schemas/common.ts';
 
 const self = (base: string, path: string) => ({ self: { href: `${base}${path}`, type: HAL } as const });
 
-export const presentCustomer = (base: string, c: Customer) => ({
+export const presentCustomer = (base: string, customer: Customer) => ({
   resource: 'customer' as const,
-  id: c.id,
-  customerCode: c.customerCode,
-  number: c.customerCode,
-  name: c.name,
-  address: { address: c.address, postalcode: c.postalcode, city: c.city, country: c.country },
-  contact: c.contact,
-  phone: c.phone,
-  mobile: c.mobile,
-  email: c.email,
-  invoiceEmail: c.invoiceEmail,
-  registrationNumber: c.registrationNumber,
-  language: c.language,
-  _links: self(base, `/v2/customers/${c.id}`),
+  id: customer.id,
+  customerCode: customer.customerCode,
+  number: customer.customerCode,
+  name: customer.name,
+  address: { address: customer.address, postalcode: customer.postalcode, city: customer.city, country: customer.country },
+  contact: customer.contact,
+  phone: customer.phone,
+  mobile: customer.mobile,
+  email: customer.email,
+  invoiceEmail: customer.invoiceEmail,
+  registrationNumber: customer.registrationNumber,
+  language: customer.language,
+  _links: self(base, `/v2/customers/${customer.id}`),
 });
 
 export const presentInvoice = (base: string, i: Invoice) => ({

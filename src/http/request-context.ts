@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError } from './api-error.ts';
 import type { Scope } from '../domain/scope.ts';
 
 declare module 'fastify' {

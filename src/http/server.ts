@@ -5,14 +5,17 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import type { Container } from '../app/container.ts';
+import type { HttpDeps } from './http-deps.ts';
+import { secretMasker } from '../platform/logger.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
 import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError } from './api-error.ts';
+import { handleClientError } from './client-errors.ts';
 import { registerApiAuth } from './plugins/api-auth.ts';
 import { registerInputGuard } from './plugins/input-guard.ts';
 import { lowercaseKeys, registerFieldNames } from './plugins/field-names.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
+import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { documentRoutes } from './routes/documents.ts';
@@ -28,6 +31,8 @@ export interface ServerOptions {
   apiRoutes?: FastifyPluginAsync[];
   /** more /admin routes (behind the admin token), e.g. the queue dashboard */
   adminPlugins?: FastifyPluginAsync[];
+  /** the SFTP host key fingerprints the admin API shows with each account */
+  sftpHostKeys?: { type: string; fingerprint: string }[];
   /** routes outside /v2 and /admin, e.g. /metrics */
   plugins?: FastifyPluginAsync[];
 }
@@ -36,17 +41,18 @@ export interface ServerOptions {
 const BODY_LIMIT = 6 * 1024 * 1024;
 const MAX_PARAM_LENGTH = 500;
 
-export async function buildServer(c: Container, opts: ServerOptions = {}): Promise<FastifyInstance> {
+export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const { config } = c;
   const https = config.tlsCert && config.tlsKey
     ? { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey), minVersion: 'TLSv1.2' as const }
     : null;
   const app = (Fastify({
-    loggerInstance: c.log.child({ role: 'api' }, { serializers: requestSerializers }),
+    loggerInstance: c.log.child({ role: 'api' }, { serializers: requestSerializers(secretMasker([opts.adminToken, config.adminToken, config.metricsToken])) }),
     childLoggerFactory: lazyChildLogger,
     https,
     bodyLimit: BODY_LIMIT,
-    trustProxy: true,
+    trustProxy: config.trustProxy,
+    clientErrorHandler: handleClientError,
     // the request id is the trace id of everything the request starts (an import's intake id and
     // its worker's log lines carry it too): one log key across HTTP, FTP and e-mail
     logController: new LogController({ requestIdLogLabel: 'traceId' }),
@@ -109,15 +115,17 @@ export async function buildServer(c: Container, opts: ServerOptions = {}): Promi
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes(c, opts.readiness ?? new Map()));
+  await app.register(healthRoutes(opts.readiness ?? new Map()));
+  // a person who opens the bare address lands on the API's documentation
+  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/docs', 302));
   await app.register(async (v2) => {
     await registerApiAuth(v2, c);
-    for (const routes of [customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {
+    for (const routes of [accountRoutes(c), customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {
       await v2.register(routes);
     }
   });
   if (opts.adminToken) {
-    await app.register(adminRoutes(c, opts.adminToken));
+    await app.register(adminRoutes(c, opts.adminToken, { sftpHostKeys: opts.sftpHostKeys }));
     for (const plugin of opts.adminPlugins ?? []) await app.register(plugin);
   }
   for (const plugin of opts.plugins ?? []) await app.register(plugin);

@@ -18,6 +18,8 @@ export interface IntakeScheduler {
   state(intakeId: string): Promise<IntakeJobState>;
   /** Runs a delayed job now; false when it was not delayed (any more). */
   promote(intakeId: string): Promise<boolean>;
+  /** Drops the file's job unless it is running (a running job finds the record discarded). */
+  cancel(intakeId: string): Promise<void>;
   /** Makes a finished or vanished job run again (reconciler). */
   restore(ref: IntakeJobRef, state: IntakeJobState): Promise<void>;
 }

@@ -1,9 +1,8 @@
 // What a channel (FTP, e-mail, HTTP) hands to the intake pipeline, and what it gets back.
-// Channels depend on this file only; the pipeline implements it.
+// Channels depend on this file only (and the domain); the pipeline implements it.
+import type { IntakeChannel, IntakeRecord } from '../domain/intake.ts';
 import type { Scope } from '../domain/scope.ts';
 
-export type IntakeChannel = 'ftp' | 'mail' | 'http';
-export type IntakeStatus = 'received' | 'waiting' | 'attached' | 'failed';
 
 export interface IncomingFile {
   scope: Scope;
@@ -17,22 +16,6 @@ export interface IncomingFile {
   traceId?: string;
 }
 
-export interface IntakeRecord {
-  id: string;
-  channel: IntakeChannel;
-  sender: string;
-  filename: string;
-  size: number;
-  sha256: string;
-  status: IntakeStatus;
-  invoiceId: string | null;
-  documentId: string | null;
-  /** why it failed or what it is waiting for, in words for people */
-  reason: string | null;
-  receivedAt: Date;
-  updatedAt: Date;
-  attachedAt: Date | null;
-}
 
 export interface IntakeReceiver {
   /**

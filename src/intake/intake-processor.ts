@@ -2,16 +2,18 @@
 // file's account and mode) -> PDF check -> attach through DocumentService, the code path of
 // POST /v2/documents. Idempotent: a job that runs again (crash, reconciler) attaches nothing twice.
 import type { Database } from '../db/database.ts';
-import { ApiError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { Invoice } from '../domain/models.ts';
 import type { PdfChecker } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
 import { PdfContentError, type DocumentService } from '../services/document-service.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
+import type { EventOutbox } from '../services/event-outbox.ts';
+import { changeIntakeStatus } from './status-change.ts';
 import { noInvoiceReason, normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
-import type { IntakeStatus } from './intake-port.ts';
+import type { IntakeStatus } from '../domain/intake.ts';
 import { intakeRepository as repo } from './intake-repository.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
@@ -44,6 +46,7 @@ type Match = { invoice: Invoice } | { deletedId: string } | undefined;
 export class IntakeProcessor {
   constructor(
     private readonly db: Database,
+    private readonly outbox: EventOutbox,
     private readonly documents: DocumentService,
     private readonly checkPdf: PdfChecker,
     private readonly windowMs: number,
@@ -63,7 +66,7 @@ export class IntakeProcessor {
     const emit = (status: IntakeStatus, reason: string | null) =>
       this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason });
     const fail = async (reason: string, invoiceId: string | null = null): Promise<ProcessOutcome> => {
-      await repo.markFailed(this.db, scope, record.id, reason, invoiceId);
+      await changeIntakeStatus(this.outbox, scope, record.id, 'failed', (q) => repo.markFailed(q, scope, record.id, reason, invoiceId));
       emit('failed', reason);
       return { status: 'failed', reason };
     };
@@ -81,8 +84,12 @@ export class IntakeProcessor {
       const until = record.receivedAt.getTime() + this.windowMs;
       if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(noInvoiceReason(name.matchName));
       const waiting = `Waiting for an invoice with id or number ${name.matchName} until ${new Date(until).toISOString()}`;
-      await repo.markWaiting(this.db, scope, record.id, waiting);
-      if (record.status !== 'waiting') emit('waiting', waiting);
+      // import.waiting once, when it starts waiting; later tries only update the reason
+      if (record.status === 'waiting') await repo.markWaiting(this.db, scope, record.id, waiting);
+      else {
+        await changeIntakeStatus(this.outbox, scope, record.id, 'waiting', (q) => repo.markWaiting(q, scope, record.id, waiting));
+        emit('waiting', waiting);
+      }
       // An invoice created while we looked wakes only files already marked waiting: look once more.
       match = await this.match(scope, name.matchName);
       if (!match) throw new WaitingForInvoice(name.matchName, until);
@@ -95,15 +102,24 @@ export class IntakeProcessor {
       attached = await this.documents.attach(scope, { invoiceId, filename: name.documentName, bytes, source: record.channel, staged: { intakeId: record.id, sha256: record.sha256 } });
     } catch (e) {
       if (e instanceof PdfContentError) return fail(e.reason, invoiceId);
-      if (e instanceof ApiError && (e.status === 404 || e.status === 410)) return fail(`The invoice ${invoiceId} was deleted`, invoiceId);
+      if (e instanceof DomainError && (e.kind === 'not_found' || e.kind === 'gone')) return fail(`The invoice ${invoiceId} was deleted`, invoiceId);
       throw e; // database trouble and the like: transient, the job retries
     }
     const { document, changed } = attached;
     const note = changed ? null : 'The invoice already had this exact file; nothing changed';
-    await repo.markAttached(this.db, scope, record.id, invoiceId, document.id, note);
+    await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note));
     emit('attached', note);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
+
+  /** The job's retries are used up on a transient error: the record says why it stopped. */
+  async giveUp(ref: IntakeJobRef, reason: string): Promise<void> {
+    const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
+    await changeIntakeStatus(this.outbox, scope, ref.intakeId, 'failed', (q) => repo.markFailed(q, scope, ref.intakeId, reason));
+    const record = (await repo.find(this.db, scope, ref.intakeId))?.record;
+    if (record) this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status: 'failed', reason });
+  }
+
 
   /** Invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
   private async match(scope: Scope, name: string): Promise<Match> {

@@ -2,16 +2,19 @@
 // the reconciler's and the purge's system-wide queries are marked as such.
 import type { Queryable } from '../db/database.ts';
 import { toBuffer } from '../db/database.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
-import { findScoped, pageScoped, scopeWhere, scopeWhereId, type ScopedSource } from '../repositories/scoped.ts';
-import type { IntakeChannel, IntakeRecord, IntakeStatus } from './intake-port.ts';
+import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found, type ScopedSource } from '../repositories/scoped.ts';
+import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus } from '../domain/intake.ts';
 
 const source: ScopedSource = {
   table: 'intake_records',
   columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason,
     s.received_at, t.updated_at, t.attached_at, t.match_name`,
   joins: 'join intake_staging s on s.id = t.id',
+  // discarded files (DELETE /v2/imports/{id}) keep a tombstone
+  tombstones: true,
 };
 
 const toRecord = (r: any): IntakeRecord => ({
@@ -20,19 +23,18 @@ const toRecord = (r: any): IntakeRecord => ({
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
 });
 
-export interface NewIntake {
-  id: string;
-  channel: IntakeChannel;
-  sender: string;
-  filename: string;
-  size: number;
-  sha256: string;
+export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256' | 'reason'> {
   /** null for files refused at once: their bytes are never needed */
   content: Buffer | null;
   traceId: string | null;
   status: Extract<IntakeStatus, 'received' | 'failed'>;
   matchName: string | null;
-  reason: string | null;
+}
+
+/** A record with the account and mode it belongs to (operators' view). */
+export interface AdminIntakeRecord extends IntakeRecord {
+  accountId: string;
+  mode: Mode;
 }
 
 /** A staged file as the worker needs it. */
@@ -71,17 +73,33 @@ export const intakeRepository = {
     };
   },
 
-  async find(q: Queryable, scope: Scope, id: string): Promise<IntakeRecord | undefined> {
-    const r = await findScoped(q, source, scope, id);
-    return r && toRecord(r);
-  },
+  find: (q: Queryable, scope: Scope, id: string): Promise<Found<IntakeRecord>> => findWithTombstone(q, source, scope, id, toRecord),
 
   /** The record and, when `withContent`, the staged bytes (`content` says only whether they exist otherwise). */
   async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true): Promise<StagedIntake | undefined> {
     const w = scopeWhereId(scope, id);
     const content = withContent ? 's.content' : '(s.content is not null) as has_content';
-    const r = (await q.query(`select ${source.columns}, ${content} from intake_records t ${source.joins} where ${w.sql}`, w.params, { prepare: true }))[0];
+    const r = (await q.query(`select ${source.columns}, ${content} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`, w.params, { prepare: true }))[0];
     return r && { record: toRecord(r), matchName: r.match_name ?? null, content: withContent ? toBuffer(r.content) : null, hasContent: withContent ? r.content != null : r.has_content };
+  },
+
+  /** System-wide (operators): every account's records, newest first. */
+  async pageAll(q: Queryable, req: PageRequest, status?: IntakeStatus): Promise<Page<AdminIntakeRecord>> {
+    const params: unknown[] = [];
+    const where: string[] = [];
+    if (status) (params.push(status), where.push(`t.status = $${params.length}`));
+    if (req.from) {
+      const cursor = await q.query<{ seq: number }>('select seq from intake_records where id = $1', [req.from]);
+      if (!cursor[0]) throw DomainError.invalid(`Field from names no item of this list: ${req.from}`, 'from');
+      params.push(cursor[0].seq);
+      where.push(`t.seq <= $${params.length}`);
+    }
+    const rows = await q.query(
+      `select ${source.columns}, t.account_id, t.mode from intake_records t ${source.joins} ${where.length ? `where ${where.join(' and ')}` : ''} order by t.seq desc limit ${req.limit + 1}`,
+      params,
+    );
+    const items = rows.slice(0, req.limit).map((r: any) => ({ ...toRecord(r), accountId: r.account_id, mode: r.mode }));
+    return { items, ...(rows.length > req.limit ? { next: rows[req.limit].id as string } : {}) };
   },
 
   async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus): Promise<Page<IntakeRecord>> {
@@ -91,14 +109,45 @@ export const intakeRepository = {
 
   async recent(q: Queryable, scope: Scope, limit: number): Promise<IntakeRecord[]> {
     const w = scopeWhere(scope);
-    const rows = await q.query(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);
+    const rows = await q.query(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);
     return rows.map(toRecord);
+  },
+
+  /** The dashboard's list: filtered, newest first, with the invoice's number. */
+  async search(q: Queryable, scope: Scope, f: IntakeFilter): Promise<IntakeListItem[]> {
+    const w = scopeWhere(scope);
+    const params = [...w.params];
+    let where = `${w.sql} and t.deleted_at is null`;
+    const add = (cond: (n: string) => string, v: unknown) => {
+      params.push(v);
+      where += ` and ${cond(`$${params.length}`)}`;
+    };
+    if (f.status) add((p) => `t.status = ${p}`, f.status);
+    if (f.channel) add((p) => `s.channel = ${p}`, f.channel);
+    if (f.since) add((p) => `s.received_at >= ${p}`, f.since);
+    if (f.text) add((p) => `(strpos(lower(s.filename), ${p}) > 0 or strpos(lower(i.invoice_number), ${p}) > 0)`, f.text.toLowerCase());
+    const rows = await q.query(
+      `select ${source.columns}, i.invoice_number from intake_records t ${source.joins} left join invoices i on i.id = t.invoice_id
+       where ${where} order by t.seq desc limit ${Math.max(1, Math.floor(f.limit))}`,
+      params,
+    );
+    return rows.map((r) => ({ ...toRecord(r), invoiceNumber: r.invoice_number ?? null }));
+  },
+
+  /** Files received since `since`, counted by channel and status. */
+  async counts(q: Queryable, scope: Scope, since: Date): Promise<IntakeCount[]> {
+    const w = scopeWhere(scope);
+    const rows = await q.query(
+      `select s.channel, t.status, count(*)::int as n from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null and s.received_at >= $3 group by 1, 2`,
+      [...w.params, since],
+    );
+    return rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) }));
   },
 
   async markWaiting(q: Queryable, scope: Scope, id: string, reason: string): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
-      `update intake_records t set status = 'waiting', reason = $4, updated_at = now() where ${w.sql} and t.status <> 'attached'`,
+      `update intake_records t set status = 'waiting', reason = $4, updated_at = now() where ${w.sql} and t.status <> 'attached' and t.deleted_at is null`,
       [...w.params, reason],
       { prepare: true },
     );
@@ -123,10 +172,33 @@ export const intakeRepository = {
     const w = scopeWhereId(scope, id);
     await q.query(
       `update intake_records t set status = 'failed', reason = $4, invoice_id = coalesce($5, t.invoice_id), updated_at = now()
-       where ${w.sql} and t.status <> 'attached'`,
+       where ${w.sql} and t.status <> 'attached' and t.deleted_at is null`,
       [...w.params, reason, invoiceId],
       { prepare: true },
     );
+  },
+
+  /** A failed file goes back to the queue's start (retry); false when it was not failed any more. */
+  async markRetried(q: Queryable, scope: Scope, id: string): Promise<boolean> {
+    const w = scopeWhereId(scope, id);
+    const rows = await q.query(
+      `update intake_records t set status = 'received', reason = null, updated_at = now() where ${w.sql} and t.status = 'failed' and t.deleted_at is null returning t.id`,
+      w.params,
+    );
+    return rows.length > 0;
+  },
+
+  /** Discarded: a tombstone stays (410), the staged bytes go; false when it was attached meanwhile. */
+  async discard(q: Queryable, scope: Scope, id: string): Promise<boolean> {
+    const w = scopeWhereId(scope, id);
+    const rows = await q.query(
+      `with r as (
+         update intake_records t set deleted_at = now(), updated_at = now() where ${w.sql} and t.status <> 'attached' and t.deleted_at is null returning t.id
+       )
+       update intake_staging s set content = null from r where s.id = r.id returning s.id`,
+      w.params,
+    );
+    return rows.length > 0;
   },
 
   /** Undoes a staging whose job could not be enqueued (the channel will not acknowledge it). */
@@ -139,7 +211,7 @@ export const intakeRepository = {
   async findPendingNamed(q: Queryable, scope: Scope, names: string[]): Promise<string[]> {
     const w = scopeWhere(scope);
     const rows = await q.query<{ id: string }>(
-      `select t.id from intake_records t where ${w.sql} and t.status in ('received', 'waiting') and lower(t.match_name) = any($3::text[])`,
+      `select t.id from intake_records t where ${w.sql} and t.status in ('received', 'waiting') and t.deleted_at is null and lower(t.match_name) = any($3::text[])`,
       [...w.params, names.map((n) => n.toLowerCase())],
     );
     return rows.map((r) => r.id);
@@ -148,7 +220,7 @@ export const intakeRepository = {
   /** System-wide (reconciler): pending records after `afterSeq`, oldest first. */
   async listPending(q: Queryable, afterSeq: number, limit: number): Promise<PendingRef[]> {
     const rows = await q.query(
-      `select seq, id, account_id, mode from intake_records where status in ('received', 'waiting') and seq > $1 order by seq limit ${Math.floor(limit)}`,
+      `select seq, id, account_id, mode from intake_records where status in ('received', 'waiting') and deleted_at is null and seq > $1 order by seq limit ${Math.floor(limit)}`,
       [afterSeq],
     );
     return rows.map((r) => ({ seq: Number(r.seq), id: r.id, accountId: r.account_id, mode: r.mode }));

@@ -1,19 +1,22 @@
 // The producer side of intake: channels hand files here (IntakeReceiver); the API reads records;
 // newly created invoices wake the files that wait for them.
 import { createHash } from 'node:crypto';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Database } from '../db/database.ts';
-import { ApiError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Invoice } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
+import type { EventOutbox } from '../services/event-outbox.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
-import type { IncomingFile, IntakeReceiver, IntakeRecord, IntakeStatus } from './intake-port.ts';
-import { intakeRepository as repo } from './intake-repository.ts';
+import type { IncomingFile, IntakeReceiver } from './intake-port.ts';
+import type { IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus } from '../domain/intake.ts';
+import { intakeRepository as repo, type AdminIntakeRecord, type NewIntake } from './intake-repository.ts';
+import { accountRepository as accounts } from '../repositories/account-repository.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
 export const INTAKE_STATUSES: IntakeStatus[] = ['received', 'waiting', 'attached', 'failed'];
@@ -23,6 +26,7 @@ export class IntakeService implements IntakeReceiver {
   constructor(
     private readonly db: Database,
     private readonly scheduler: IntakeScheduler,
+    private readonly outbox: EventOutbox,
     private readonly log: Logger,
     private readonly events?: DomainEvents,
   ) {}
@@ -38,14 +42,21 @@ export class IntakeService implements IntakeReceiver {
     this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status: r.status, reason: r.reason });
   }
 
+  /** Stages a file and records its first status (import.received or import.failed) with it. */
+  private insert(scope: Scope, f: NewIntake): Promise<IntakeRecord> {
+    return this.outbox.change(scope, `import.${f.status}`, (q) => repo.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
+  }
+
   async receive(file: IncomingFile): Promise<IntakeRecord> {
     const id = newId('imp');
     const sha256 = createHash('sha256').update(file.bytes).digest('hex');
     const name = normaliseFileName(file.filename);
     // Cheap permanent problems are decided here, so the channel can tell its sender at once.
     const refused = !name.ok ? name.reason : sniffPdf(file.bytes);
-    const reason = typeof refused === 'string' ? refused : refused && !refused.ok ? refused.reason : null;
-    const record = await repo.insert(this.db, file.scope, {
+    const reason = (await accounts.isDisabled(this.db, file.scope.accountId))
+      ? 'The account is disabled: files sent to it are not processed'
+      : typeof refused === 'string' ? refused : refused && !refused.ok ? refused.reason : null;
+    const record = await this.insert(file.scope, {
       id, channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256,
       content: reason ? null : file.bytes, traceId: file.traceId ?? null,
       status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason,
@@ -75,7 +86,7 @@ export class IntakeService implements IntakeReceiver {
 
   async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: string): Promise<IntakeRecord> {
     const name = normaliseFileName(file.filename);
-    const record = await repo.insert(this.db, file.scope, {
+    const record = await this.insert(file.scope, {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
       content: null, traceId: file.traceId ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
     });
@@ -89,13 +100,34 @@ export class IntakeService implements IntakeReceiver {
   }
 
   async get(scope: Scope, id: string): Promise<IntakeRecord> {
-    const record = await repo.find(this.db, scope, id);
-    if (!record) throw ApiError.notFound('import', id);
-    return record;
+    const found = await repo.find(this.db, scope, id);
+    if (!found) throw DomainError.notFound('import', id);
+    if (found.deleted) throw DomainError.gone('import', id);
+    return found.record;
   }
 
   list(scope: Scope, req: PageRequest, status?: string): Promise<Page<IntakeRecord>> {
     return repo.page(this.db, scope, req, parseIntakeStatus(status));
+  }
+
+  search(scope: Scope, filter: IntakeFilter): Promise<IntakeListItem[]> {
+    return repo.search(this.db, scope, filter);
+  }
+
+  counts(scope: Scope, since: Date): Promise<IntakeCount[]> {
+    return repo.counts(this.db, scope, since);
+  }
+
+  /** The staged bytes of a file not discarded (the dashboard's download); undefined when gone. */
+  async content(scope: Scope, id: string): Promise<Buffer | undefined> {
+    const staged = await repo.loadStaged(this.db, scope, id, true);
+    if (!staged) throw DomainError.notFound('import', id);
+    return staged.content ?? undefined;
+  }
+
+  /** Operators: records of every account and mode (files refused at once included), newest first. */
+  listAll(req: PageRequest, status?: string): Promise<Page<AdminIntakeRecord>> {
+    return repo.pageAll(this.db, req, parseIntakeStatus(status));
   }
 
   /**
@@ -122,6 +154,6 @@ export class IntakeService implements IntakeReceiver {
 export function parseIntakeStatus(raw: string | undefined): IntakeStatus | undefined {
   if (raw === undefined || raw === '') return undefined;
   const s = raw.trim().toLowerCase();
-  if (!INTAKE_STATUSES.includes(s as IntakeStatus)) throw ApiError.badRequest(`Field status must be one of ${INTAKE_STATUSES.join(', ')}`, 'status');
+  if (!INTAKE_STATUSES.includes(s as IntakeStatus)) throw DomainError.invalid(`Field status must be one of ${INTAKE_STATUSES.join(', ')}`, 'status');
   return s as IntakeStatus;
 }

@@ -1,32 +1,17 @@
-// A small pool of worker threads that run the PDF check (pdf-lib parsing is synchronous CPU work:
-// a 5 MB file on the main thread would stall HTTP, FTP and BullMQ lock renewals). The API's
-// POST /v2/documents and the intake workers share it through the container.
+// The PDF check in worker threads (pdf-lib parsing is synchronous CPU work: a 5 MB file on the
+// main thread would stall HTTP, FTP and BullMQ lock renewals), on piscina: it queues, replaces a
+// thread that dies, limits each thread's heap and terminates a thread whose task is aborted.
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { sniffPdf, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
 
 export interface PdfCheckPool {
   check: PdfChecker;
   /** how many checks ran in threads, for tests and metrics */
   stats(): { threads: number; checked: number; queued: number };
-  /** starts every thread now (threads start lazily; a worker process wants them before its first file) */
+  /** starts every thread now (threads start on the first check otherwise; a worker process wants them before its first file) */
   warm(): void;
   close(): Promise<void>;
-}
-
-interface Task {
-  id: number;
-  bytes: Uint8Array;
-  resolve: (v: PdfVerdict) => void;
-  reject: (e: Error) => void;
-  timer?: NodeJS.Timeout;
-}
-
-interface Slot {
-  worker: Worker;
-  task?: Task;
-  /** the thread loaded its code; a death after that is the file's doing */
-  ready?: boolean;
 }
 
 export interface PdfCheckPoolOptions {
@@ -42,86 +27,50 @@ const THREAD_URL = new URL('./pdf-check-thread.mjs', import.meta.url);
 // the check the thread runs: pdf.ts from the sources (tests, tsx), pdf.js from the build (npm start)
 const CHECKER_URL = new URL(`../domain/pdf${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url).href;
 
+/** A thread that was up and died on a file (out of memory, say) would die on it again: permanent. */
+const DIED_ON_FILE = /^worker exited with code|ERR_WORKER_OUT_OF_MEMORY|reaching memory limit/;
+
 export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {}): PdfCheckPool {
   const { timeoutMs = 30_000, maxHeapMb = 512, threadUrl = THREAD_URL } = opts;
-  const slots: Slot[] = [];
-  const queue: Task[] = [];
-  let nextId = 1;
-  let checked = 0;
+  let pool: Piscina | undefined;
   let closed = false;
-
-  const spawn = (): Slot => {
-    // execArgv [] : the thread registers tsx itself if it needs it, and must not inherit vitest's or the CLI's flags
-    const slot: Slot = { worker: new Worker(threadUrl, { execArgv: [], workerData: { checkerUrl: CHECKER_URL }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }) };
-    slot.worker.unref();
-    slot.worker.on('message', (m: { id?: number; verdict?: PdfVerdict; ready?: boolean }) => {
-      if (m.ready) slot.ready = true;
-      const task = slot.task;
-      if (!task || m.id !== task.id) return;
-      clearTimeout(task.timer);
-      slot.task = undefined;
-      checked++;
-      task.resolve(m.verdict!);
-      dispatch();
-    });
-    const lost = (err: Error) => {
-      const i = slots.indexOf(slot);
-      if (i >= 0) slots.splice(i, 1);
-      const task = slot.task;
-      slot.task = undefined;
-      if (task) {
-        clearTimeout(task.timer);
-        // A thread that was up and died on this file (out of memory, say) would die on it again:
-        // a permanent verdict. One that never came up is our problem: transient.
-        if (slot.ready && !closed) task.resolve({ ok: false, reason: `The PDF could not be checked: ${err.message.split('\n')[0].slice(0, 200)}` });
-        else task.reject(err);
-      }
-      dispatch();
-    };
-    slot.worker.on('error', lost);
-    slot.worker.on('exit', (code) => lost(new Error(`PDF check thread exited with code ${code}`)));
-    slots.push(slot);
-    return slot;
-  };
-
-  const dispatch = () => {
-    while (!closed && queue.length) {
-      let slot = slots.find((s) => !s.task);
-      if (!slot && slots.length < size) slot = spawn();
-      if (!slot) return;
-      const task = queue.shift()!;
-      slot.task = task;
-      const s = slot;
-      task.timer = setTimeout(() => {
-        // a pathological file: give up on it permanently and replace the thread
-        s.task = undefined;
-        void s.worker.terminate();
-        task.resolve({ ok: false, reason: `The PDF could not be checked within ${Math.round(timeoutMs / 1000)} s` });
-      }, timeoutMs);
-      // a private copy, transferred: the caller keeps its buffer for storing
-      const copy = new Uint8Array(task.bytes);
-      s.worker.postMessage({ id: task.id, bytes: copy }, [copy.buffer]);
-    }
-  };
+  const threads = () =>
+    (pool ??= new Piscina({
+      filename: threadUrl.href,
+      minThreads: size,
+      maxThreads: size,
+      // the thread registers tsx itself if it needs it, and must not inherit vitest's or the CLI's flags
+      execArgv: [],
+      workerData: { checkerUrl: CHECKER_URL },
+      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
+    }));
 
   return {
     async check(bytes) {
       const sniffed = sniffPdf(bytes);
       if (sniffed) return sniffed;
       if (closed) throw new Error('The PDF check pool is closed');
-      return new Promise<PdfVerdict>((resolve, reject) => {
-        queue.push({ id: nextId++, bytes, resolve, reject });
-        dispatch();
-      });
+      // a private copy, transferred: the caller keeps its buffer for storing
+      const copy = new Uint8Array(bytes);
+      try {
+        return (await threads().run({ bytes: copy }, { transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) })) as PdfVerdict;
+      } catch (e) {
+        const err = e as Error & { code?: string };
+        if (err.name === 'AbortError') return { ok: false, reason: `The PDF could not be checked within ${Math.round(timeoutMs / 1000)} s` };
+        if (!closed && DIED_ON_FILE.test(`${err.code ?? ''} ${err.message}`.trim())) {
+          const why = err.message.replace(/^worker exited with code: (\d+)/, 'PDF check thread exited with code $1').split('\n')[0].slice(0, 200);
+          return { ok: false, reason: `The PDF could not be checked: ${why}` };
+        }
+        throw err; // the thread never came up, or the pool closed: ours, transient
+      }
     },
-    stats: () => ({ threads: slots.length, checked, queued: queue.length }),
+    stats: () => ({ threads: pool?.threads.length ?? 0, checked: pool?.completed ?? 0, queued: pool?.queueSize ?? 0 }),
     warm() {
-      while (!closed && slots.length < size) spawn();
+      if (!closed) threads();
     },
     async close() {
       closed = true;
-      for (const t of queue.splice(0)) t.reject(new Error('The PDF check pool is closed'));
-      await Promise.all(slots.splice(0).map((s) => s.worker.terminate()));
+      await pool?.destroy();
     },
   };
 }

@@ -1,7 +1,7 @@
 // Redis schedules, the database remembers: every pending record must have a live job. Run at
 // start-up and on a schedule; idempotent (job id = intake id), so running it twice, or on several
 // nodes at once, enqueues nothing twice.
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Database } from '../db/database.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
 import { intakeRepository as repo } from './intake-repository.ts';

@@ -2,26 +2,22 @@
 // so test apps in one process do not share counters), and small typed interfaces through which
 // the HTTP layer, the intake pipeline, the FTP server and the IMAP poller report what happens.
 // Nothing here imports fastify, ftp-srv or imapflow; BullMQ queues are read at scrape time.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { IntakeChannel, IntakeStatus } from '../intake/intake-port.ts';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import type { IntakeChannel, IntakeStatus } from '../domain/intake.ts';
 
 /** What the intake pipeline reports: each file entering a status. */
 export interface IntakeMetrics {
   status(channel: IntakeChannel, status: IntakeStatus): void;
 }
 
-/**
- * The FTP server's own bookkeeping (src/channels/ftp/ftp-metrics.ts), read at scrape time: plain
- * counters by name and the gauges of open connections and running transfers.
- */
-export interface FtpCountersSource {
-  readonly counters: Readonly<Record<string, number>>;
-  readonly gauges: Readonly<{ connections: number; transfers: number }>;
+/** The FTP server's prom-client metrics (src/channels/ftp/ftp-metrics.ts), which it counts on itself. */
+export interface FtpMetricsSource {
+  metrics(): Metric[];
 }
 
 export interface FtpMetrics {
-  /** report this FTP server's counters and gauges at every scrape */
-  observe(source: FtpCountersSource): void;
+  /** serve this FTP server's metrics from this registry */
+  observe(source: FtpMetricsSource): void;
 }
 
 export type ImapConnectionState = 'disconnected' | 'connecting' | 'connected';
@@ -61,6 +57,15 @@ export interface QueueMetrics {
   jobFinished(queue: string, name: string, outcome: JobOutcome, seconds: number): void;
 }
 
+export type WebhookOutcome = 'delivered' | 'retried' | 'failed';
+
+/** What webhook delivery reports, and where the backlog gauge reads the outbox at scrape time. */
+export interface WebhookMetrics {
+  delivery(outcome: WebhookOutcome, seconds: number): void;
+  /** seconds since the oldest event not yet delivered (nor given up) was recorded */
+  observeBacklog(read: () => Promise<number>): void;
+}
+
 export interface HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void;
 }
@@ -73,8 +78,11 @@ export class Metrics {
   readonly http: HttpMetrics;
   readonly intake: IntakeMetrics;
   readonly ftp: FtpMetrics;
+  /** the SFTP server's counters, in the same shape as FTP's (sftp_* series) */
+  readonly sftp: FtpMetrics;
   readonly imap: ImapMetrics;
   readonly queues: QueueMetrics;
+  readonly webhooks: WebhookMetrics;
 
   constructor(opts: { roles?: readonly string[]; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -102,35 +110,9 @@ export class Metrics {
     const intakeFiles = new Counter({ name: 'intake_files_total', help: 'Intake files entering a status, by channel', labelNames: ['channel', 'status'], registers });
     this.intake = { status: (channel, status) => intakeFiles.inc({ channel, status }) };
 
-    let ftp: FtpCountersSource | undefined;
-    const count = (name: string) => ftp?.counters[name] ?? 0;
-    // counters read from the source: set to its running total at each scrape
-    const readCounter = (name: string, help: string, labelNames: string[], read: () => [Record<string, string>, number][]) =>
-      new Counter({
-        name, help, labelNames, registers,
-        collect() {
-          this.reset();
-          for (const [labels, v] of read()) this.inc(labels, v);
-        },
-      });
-    new Gauge({ name: 'ftp_sessions_active', help: 'FTP control connections open now', registers, collect() { this.set(ftp?.gauges.connections ?? 0); } });
-    new Gauge({ name: 'ftp_transfers_active', help: 'FTP uploads in progress now', registers, collect() { this.set(ftp?.gauges.transfers ?? 0); } });
-    readCounter('ftp_sessions_total', 'FTP control connections accepted', [], () => [[{}, count('connectionsAccepted')]]);
-    readCounter('ftp_logins_failed_total', 'FTP logins refused, by reason', ['reason'], () => [
-      [{ reason: 'credentials' }, count('loginsFailed')],
-      [{ reason: 'locked_out' }, count('loginsRefusedLockedOut')],
-      [{ reason: 'plaintext' }, count('loginsRefusedPlaintext')],
-    ]);
-    readCounter('ftp_lockouts_total', 'FTP lockouts started after repeated failed logins', [], () => [[{}, count('lockouts')]]);
-    readCounter('ftp_uploads_total', 'FTP uploads by outcome', ['outcome'], () => [
-      [{ outcome: 'received' }, count('uploadsReceived')],
-      [{ outcome: 'refused_name' }, count('uploadsRefusedName')],
-      [{ outcome: 'refused_too_large' }, count('uploadsRefusedTooLarge')],
-      [{ outcome: 'aborted' }, count('uploadsAborted')],
-      [{ outcome: 'staging_failed' }, count('uploadsStagingFailed')],
-    ]);
-    readCounter('ftp_received_bytes_total', 'Bytes received in FTP uploads', [], () => [[{}, count('bytesReceived')]]);
-    this.ftp = { observe: (source) => void (ftp = source) };
+    const serve = (source: FtpMetricsSource) => source.metrics().forEach((m) => this.registry.registerMetric(m));
+    this.ftp = { observe: serve };
+    this.sftp = { observe: serve };
 
     let imapState: ImapConnectionState = 'disconnected';
     let lastPoll: number | undefined;
@@ -162,6 +144,31 @@ export class Metrics {
     this.imap = {
       connectionState: (s) => void (imapState = s),
       pollSucceeded: (at = new Date()) => void (lastPoll = at.getTime()),
+    };
+
+    const deliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by this process, by outcome (retried: failed, will run again)', labelNames: ['outcome'], registers });
+    const deliveryDuration = new Histogram({
+      name: 'webhook_delivery_duration_seconds', help: 'Time from request to answer (or error) of webhook deliveries', labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers,
+    });
+    let backlog: (() => Promise<number>) | undefined;
+    new Gauge({
+      name: 'webhook_oldest_undelivered_seconds',
+      help: 'Age of the oldest webhook event not yet delivered nor given up (0: none), read from the database at scrape time',
+      registers,
+      async collect() {
+        // database away: leave the series out rather than fail the whole scrape
+        const age = await backlog?.().catch(() => undefined);
+        if (age === undefined) this.reset();
+        else this.set(age);
+      },
+    });
+    this.webhooks = {
+      delivery(outcome, seconds) {
+        deliveries.inc({ outcome });
+        deliveryDuration.observe({ outcome }, Math.max(0, seconds));
+      },
+      observeBacklog: (read) => void (backlog = read),
     };
 
     const watched = new Map<string, CountableQueue>();
@@ -215,3 +222,8 @@ export class Metrics {
     return this.registry.contentType;
   }
 }
+
+/**
+ * The series of a file-transfer channel (FTP or SFTP, `<prefix>_*`), read from its own counters
+ * at scrape time: set to their running totals then.
+ */

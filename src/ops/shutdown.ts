@@ -2,7 +2,7 @@
 // nothing new arrives; then the workers, which finish their in-flight jobs (or, at the deadline,
 // leave them to BullMQ's stalled-job check, which hands them to another worker); then the queues.
 // The container closes Redis and the database after the last phase.
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export const STOP_PHASES = ['intake', 'workers', 'queues'] as const;
 export type StopPhase = (typeof STOP_PHASES)[number];
@@ -37,16 +37,5 @@ export class StopSequence {
       );
       log.info({ phase, parts: steps.map((s) => s.name), ms: Date.now() - started }, 'stop phase done');
     }
-  }
-}
-
-/** Waits for `p` until the deadline: true when it settled in time. */
-export async function settledBefore(p: Promise<unknown>, deadline: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
-  try {
-    return await Promise.race([p.then(() => true, () => true), late]);
-  } finally {
-    clearTimeout(timer);
   }
 }

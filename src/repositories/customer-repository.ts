@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Customer, CustomerFields } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
-import { findScoped, pageScoped, scopeWhere, scopeWhereId, type ScopedSource } from './scoped.ts';
+import { findWithTombstone, pageScoped, updateScoped, scopeWhere, scopeWhereId, type ScopedSource } from './scoped.ts';
 
 const source: ScopedSource = { table: 'customers', columns: 't.*', tombstones: true };
 
@@ -17,13 +17,8 @@ const toCustomer = (r: any): Customer => ({
   registrationNumber: r.registration_number, language: r.language,
 });
 
-export type Found<T> = { record: T; deleted: boolean } | undefined;
-
 export const customerRepository = {
-  async find(q: Queryable, scope: Scope, id: string, lock = false): Promise<Found<Customer>> {
-    const r = await findScoped(q, source, scope, id, lock);
-    return r && { record: toCustomer(r), deleted: r.deleted_at != null };
-  },
+  find: (q: Queryable, scope: Scope, id: string, lock = false) => findWithTombstone(q, source, scope, id, toCustomer, lock),
 
   async findByCode(q: Queryable, scope: Scope, code: string): Promise<Customer | undefined> {
     const w = scopeWhere(scope);
@@ -37,10 +32,10 @@ export const customerRepository = {
   },
 
   /** Inserts, or returns undefined when the code is taken (the unique index decides under concurrency). */
-  async insert(q: Queryable, scope: Scope, c: Customer): Promise<Customer | undefined> {
+  async insert(q: Queryable, scope: Scope, customer: Customer): Promise<Customer | undefined> {
     const keys = Object.keys(COLUMNS) as (keyof CustomerFields)[];
     const cols = ['id', 'account_id', 'mode', 'customer_code', ...keys.map((k) => COLUMNS[k])];
-    const values = [c.id, scope.accountId, scope.mode, c.customerCode, ...keys.map((k) => c[k])];
+    const values = [customer.id, scope.accountId, scope.mode, customer.customerCode, ...keys.map((k) => customer[k])];
     const rows = await q.query(
       `insert into customers (${cols.join(', ')}) values (${cols.map((_, i) => `$${i + 1}`).join(', ')})
        on conflict (account_id, mode, customer_code) where deleted_at is null do nothing returning *`,
@@ -50,15 +45,7 @@ export const customerRepository = {
   },
 
   async update(q: Queryable, scope: Scope, id: string, patch: Partial<CustomerFields>): Promise<Customer> {
-    const w = scopeWhereId(scope, id);
-    const params: unknown[] = [...w.params];
-    const sets = ['updated_at = now()'];
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === undefined) continue;
-      params.push(v);
-      sets.push(`${COLUMNS[k as keyof CustomerFields]} = $${params.length}`);
-    }
-    const rows = await q.query(`update customers t set ${sets.join(', ')} where ${w.sql} and t.deleted_at is null returning *`, params);
+    const rows = await updateScoped(q, 'customers', scope, id, patch, (k) => COLUMNS[k as keyof CustomerFields]);
     return toCustomer(rows[0]);
   },
 

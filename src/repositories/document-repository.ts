@@ -2,8 +2,7 @@ import type { Queryable } from '../db/database.ts';
 import { toBuffer } from '../db/database.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { Found } from './customer-repository.ts';
-import { scopeWhere, scopeWhereId } from './scoped.ts';
+import { scopeWhere, scopeWhereId, type Found } from './scoped.ts';
 
 const META = 't.id, t.invoice_id, t.filename, t.media_type, t.size, t.sha256, t.source, t.created_at, t.deleted_at';
 
@@ -11,14 +10,7 @@ const toMeta = (r: any): DocumentMeta => ({
   id: r.id, invoiceId: r.invoice_id, filename: r.filename, mediaType: r.media_type, size: r.size, sha256: r.sha256, source: r.source, createdAt: r.created_at,
 });
 
-export interface NewDocument {
-  id: string;
-  invoiceId: string;
-  filename: string;
-  mediaType: string;
-  size: number;
-  sha256: string;
-  source: string;
+export interface NewDocument extends Omit<DocumentMeta, 'createdAt'> {
   /** the bytes, or the intake file whose staged bytes they are (shared, not copied) */
   content: { bytes: Buffer } | { stagedIntakeId: string };
 }

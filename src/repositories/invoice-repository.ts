@@ -2,8 +2,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Invoice, InvoiceStatus } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { Found } from './customer-repository.ts';
-import { findScoped, pageScoped, scopeWhere, scopeWhereId, type ScopedSource } from './scoped.ts';
+import { findWithTombstone, pageScoped, updateScoped, scopeWhere, scopeWhereId, type ScopedSource } from './scoped.ts';
 
 const source: ScopedSource = {
   table: 'invoices',
@@ -37,10 +36,7 @@ const PATCH_COLUMNS: Record<keyof InvoicePatch, string> = {
 };
 
 export const invoiceRepository = {
-  async find(q: Queryable, scope: Scope, id: string, lock = false): Promise<Found<Invoice>> {
-    const r = await findScoped(q, source, scope, id, lock);
-    return r && { record: toInvoice(r), deleted: r.deleted_at != null };
-  },
+  find: (q: Queryable, scope: Scope, id: string, lock = false) => findWithTombstone(q, source, scope, id, toInvoice, lock),
 
   /** Live invoice by exact number, then by number ignoring case when that is unambiguous. */
   async findByNumber(q: Queryable, scope: Scope, number: string): Promise<Invoice | undefined> {
@@ -52,6 +48,17 @@ export const invoiceRepository = {
     if (exact[0]) return toInvoice(exact[0]);
     const folded = await q.query(`${base} and lower(t.invoice_number) = lower($3) limit 2`, [...w.params, number], { prepare: true });
     return folded.length === 1 ? toInvoice(folded[0]) : undefined;
+  },
+
+  /** Open invoices that have no document yet, newest first (the dashboard's to-do list). */
+  async openWithoutDocument(q: Queryable, scope: Scope, limit: number): Promise<Invoice[]> {
+    const w = scopeWhere(scope);
+    const rows = await q.query(
+      `select ${source.columns} from invoices t ${source.joins} where ${w.sql} and t.deleted_at is null and t.status = 'open' and t.document_id is null
+       order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`,
+      w.params,
+    );
+    return rows.map(toInvoice);
   },
 
   async page(q: Queryable, scope: Scope, req: PageRequest, status?: InvoiceStatus): Promise<Page<Invoice>> {
@@ -84,15 +91,7 @@ export const invoiceRepository = {
   },
 
   async update(q: Queryable, scope: Scope, id: string, patch: InvoicePatch & { documentId?: string | null }): Promise<void> {
-    const w = scopeWhereId(scope, id);
-    const params: unknown[] = [...w.params];
-    const sets = ['updated_at = now()'];
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === undefined) continue;
-      params.push(v);
-      sets.push(`${k === 'documentId' ? 'document_id' : PATCH_COLUMNS[k as keyof InvoicePatch]} = $${params.length}`);
-    }
-    await q.query(`update invoices t set ${sets.join(', ')} where ${w.sql} and t.deleted_at is null`, params);
+    await updateScoped(q, 'invoices', scope, id, patch, (k) => (k === 'documentId' ? 'document_id' : PATCH_COLUMNS[k as keyof InvoicePatch]));
   },
 
   async markDeleted(q: Queryable, scope: Scope, id: string): Promise<void> {

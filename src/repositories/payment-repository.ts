@@ -1,8 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Payment } from '../domain/models.ts';
-import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
-import { findScoped, pageScoped, type ScopedSource } from './scoped.ts';
+import { scopedReads, type ScopedSource } from './scoped.ts';
 
 const source: ScopedSource = {
   table: 'payments',
@@ -25,13 +24,5 @@ export const paymentRepository = {
     );
   },
 
-  async find(q: Queryable, scope: Scope, id: string): Promise<Payment | undefined> {
-    const r = await findScoped(q, source, scope, id);
-    return r && toPayment(r);
-  },
-
-  async page(q: Queryable, scope: Scope, req: PageRequest): Promise<Page<Payment>> {
-    const page = await pageScoped(q, source, scope, req);
-    return { ...page, items: page.items.map(toPayment) };
-  },
+  ...scopedReads(source, toPayment),
 };

@@ -1,7 +1,7 @@
 // The one place that scopes queries by account and mode. Repositories build their SQL on these
 // helpers, so no query can forget the scope. The scoped table is aliased `t` in every query.
 import type { Queryable, Row } from '../db/database.ts';
-import { ApiError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
 
@@ -42,6 +42,27 @@ export async function findScoped<T extends Row>(q: Queryable, src: ScopedSource,
   return rows[0];
 }
 
+/** A row of a table with tombstones: the record, and whether it was deleted (410 rather than 404). */
+export type Found<T> = { record: T; deleted: boolean } | undefined;
+
+export async function findWithTombstone<T>(q: Queryable, src: ScopedSource, scope: Scope, id: string, map: (r: Row) => T, lock = false): Promise<Found<T>> {
+  const r = await findScoped(q, src, scope, id, lock);
+  return r && { record: map(r), deleted: r.deleted_at != null };
+}
+
+/** Sets the patch's defined fields on one live row in the scope; `column` names a field's column. */
+export async function updateScoped(q: Queryable, table: string, scope: Scope, id: string, patch: object, column: (field: string) => string): Promise<Row[]> {
+  const w = scopeWhereId(scope, id);
+  const params: unknown[] = [...w.params];
+  const sets = ['updated_at = now()'];
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    params.push(v);
+    sets.push(`${column(k)} = $${params.length}`);
+  }
+  return q.query(`update ${table} t set ${sets.join(', ')} where ${w.sql} and t.deleted_at is null returning *`, params);
+}
+
 /**
  * A page of live rows, newest first, starting at `from` (inclusive). `filters` are extra
  * `column = value` conditions on t.
@@ -65,7 +86,7 @@ export async function pageScoped<T extends Row & { id: string }>(
   if (req.from) {
     const byId = scopeWhereId(scope, req.from);
     const cursor = await q.query<{ seq: number }>(`select t.seq from ${src.table} t where ${byId.sql}${live}${filterSql(4)}`, [...byId.params, ...values]);
-    if (!cursor[0]) throw ApiError.badRequest(`Field from names no item of this list: ${req.from}`, 'from');
+    if (!cursor[0]) throw DomainError.invalid(`Field from names no item of this list: ${req.from}`, 'from');
     startSeq = cursor[0].seq;
   }
   const fromCond = startSeq === undefined ? '' : ` and t.seq <= ${Number(startSeq)}`;
@@ -83,4 +104,18 @@ export async function pageScoped<T extends Row & { id: string }>(
     if (newer.length) page.previous = newer[newer.length - 1].id;
   }
   return page;
+}
+
+/** Read by id and page through a scoped table whose rows become `T` (spread into a repository). */
+export function scopedReads<T>(src: ScopedSource, map: (r: Row) => T) {
+  return {
+    async find(q: Queryable, scope: Scope, id: string): Promise<T | undefined> {
+      const r = await findScoped(q, src, scope, id);
+      return r && map(r);
+    },
+    async page(q: Queryable, scope: Scope, req: PageRequest): Promise<Page<T>> {
+      const page = await pageScoped(q, src, scope, req);
+      return { ...page, items: page.items.map(map) };
+    },
+  };
 }

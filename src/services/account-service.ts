@@ -1,18 +1,12 @@
 import type { Database } from '../db/database.ts';
 import { generateKey, hashKey, keyHint, keyMode } from '../domain/api-keys.ts';
-import { ApiError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { newId, randomToken } from '../domain/ids.ts';
+import type { AccountView } from '../domain/models.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { accountRepository as accounts, type AccountRow } from '../repositories/account-repository.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
-
-export interface AccountView {
-  id: string;
-  name: string;
-  ftpUsername: string;
-  importAddresses: { live: string; test: string };
-  createdAt: string;
-}
 
 /**
  * How authenticate() may use the per-node key cache: `use` when the caller has just confirmed
@@ -20,22 +14,16 @@ export interface AccountView {
  */
 export type KeyCacheUse = 'use' | 'evict' | 'bypass';
 
-export interface KeyEvents {
-  /** called after a key of this scope was replaced, so caches everywhere can forget it */
-  keyRotated(scope: Scope): void;
-}
-
 export class AccountService {
   constructor(
     private readonly db: Database,
     private readonly importAddress: string,
-    private readonly events: KeyEvents = { keyRotated() {} },
     private readonly keys: { cache?: KeyCache; revocations?: KeyRevocations } = {},
   ) {}
 
   async create(name: string): Promise<AccountView & { liveKey: string; testKey: string }> {
     const trimmed = name?.trim();
-    if (!trimmed || trimmed.length > 250) throw ApiError.badRequest('Field name must be 1 to 250 characters', 'name');
+    if (!trimmed || trimmed.length > 250) throw DomainError.invalid('Field name must be 1 to 250 characters', 'name');
     const liveKey = generateKey('live');
     const testKey = generateKey('test');
     const row = await this.db.transaction(async (tx) => {
@@ -55,7 +43,37 @@ export class AccountService {
 
   async get(id: string): Promise<AccountView> {
     const row = await accounts.find(this.db, id);
-    if (!row) throw ApiError.notFound('account', id);
+    if (!row) throw DomainError.notFound('account', id);
+    return this.view(row);
+  }
+
+  keyHints(id: string): Promise<Partial<Record<Mode, string>>> {
+    return accounts.keyHints(this.db, id);
+  }
+
+  /** Accounts for operators, newest first; `search` matches the name (part), the id or the FTP user. */
+  async list(req: PageRequest, search?: string): Promise<Page<AccountView>> {
+    const page = await accounts.page(this.db, req, search?.trim() || undefined);
+    return { ...page, items: page.items.map((r) => this.view(r)) };
+  }
+
+  /**
+   * Switches an account off or on. Off, its keys fail at once on every node (as after a rotation:
+   * the cached keys are marked in Redis), FTP/SFTP logins are refused and files sent to its import
+   * addresses are recorded as failed.
+   */
+  async setDisabled(id: string, disabled: boolean): Promise<AccountView> {
+    const { cache, revocations } = this.keys;
+    const row = await this.db.transaction(async (tx) => {
+      const row = await accounts.setDisabled(tx, id, disabled);
+      if (!row) throw DomainError.notFound('account', id);
+      if (disabled) {
+        const hashes = [...(await accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })), ...(await accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' }))];
+        if (cache && cache.ttlMs > 0 && revocations && hashes.length) await revocations.markRevoked(hashes, 2 * cache.ttlMs + 1000);
+        for (const hash of hashes) cache?.forget(hash);
+      }
+      return row;
+    });
     return this.view(row);
   }
 
@@ -64,7 +82,7 @@ export class AccountService {
     const key = generateKey(mode);
     const { cache, revocations } = this.keys;
     await this.db.transaction(async (tx) => {
-      if (!(await accounts.find(tx, id))) throw ApiError.notFound('account', id);
+      if (!(await accounts.find(tx, id))) throw DomainError.notFound('account', id);
       const old = await accounts.lockActiveKeys(tx, { accountId: id, mode });
       // Marked before the commit: if Redis fails nothing changes; if the commit fails the old
       // key merely goes uncached for a while. Markers outlive any cache entry made before.
@@ -72,11 +90,10 @@ export class AccountService {
       await accounts.replaceKey(tx, { accountId: id, mode }, hashKey(key), keyHint(key));
       for (const hash of old) cache?.forget(hash);
     });
-    this.events.keyRotated({ accountId: id, mode });
     return key;
   }
 
-  /** The scope a presented key opens, or undefined. */
+  /** The scope a presented key opens, or undefined; a disabled account's key throws 'unauthorized'. */
   async authenticate(key: string, cacheUse: KeyCacheUse = 'bypass', hash = hashKey(key)): Promise<Scope | undefined> {
     if (!keyMode(key)) return undefined;
     const { cache } = this.keys;
@@ -86,22 +103,25 @@ export class AccountService {
     } else if (cacheUse === 'evict') {
       cache?.forget(hash);
     }
-    const scope = await accounts.findKey(this.db, hash);
-    if (scope && cacheUse === 'use') cache?.set(hash, scope);
+    const owner = await accounts.findKey(this.db, hash);
+    if (!owner) return undefined;
+    if (owner.disabled) throw DomainError.unauthorized('This account is disabled; its operator can enable it again');
+    const scope: Scope = { accountId: owner.accountId, mode: owner.mode };
+    if (cacheUse === 'use') cache?.set(hash, scope);
     return scope;
-  }
-
-  /** Forgets every cached key, e.g. when revocation markers may have been lost. */
-  clearKeyCache(): void {
-    this.keys.cache?.clear();
   }
 
   /** FTP login: the account's generated user name with its live or test key as password. */
   async authenticateFtp(username: string, password: string): Promise<Scope | undefined> {
     const account = await accounts.findByFtpUsername(this.db, username);
-    if (!account) return undefined;
-    const scope = await this.authenticate(password);
+    if (!account || account.disabled_at) return undefined;
+    const scope = await this.authenticate(password).catch(() => undefined);
     return scope && scope.accountId === account.id ? scope : undefined;
+  }
+
+  /** A stamp of the scope's active API key that changes when it is rotated (SFTP sessions end then). */
+  keyStamp(scope: Scope): Promise<string | undefined> {
+    return accounts.activeKeyHash(this.db, scope);
   }
 
   /** The account and mode an import address (local+token@domain) belongs to. */
@@ -121,6 +141,7 @@ export class AccountService {
       ftpUsername: row.ftp_username,
       importAddresses: { live: `${local}+${row.import_token_live}@${domain}`, test: `${local}+${row.import_token_test}@${domain}` },
       createdAt: row.created_at.toISOString(),
+      disabled: row.disabled_at !== null,
     };
   }
 }

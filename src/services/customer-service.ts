@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import { ApiError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { LANGUAGES, UNRELEASED_LANGUAGES, type Customer, type CustomerFields } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
@@ -15,16 +15,16 @@ function cleanFields(input: Partial<Record<keyof CustomerFields, string>>): Part
   const out: Partial<CustomerFields> = {};
   for (const [k, v] of Object.entries(input)) if (v !== undefined) (out as any)[k] = v.trim() === '' ? null : v.trim();
   for (const field of ['email', 'invoiceEmail'] as const) {
-    if (out[field] && !EMAIL.test(out[field]!)) throw ApiError.wrongFormat(field);
+    if (out[field] && !EMAIL.test(out[field]!)) throw DomainError.wrongFormat(field);
   }
   if (out.country != null) {
-    if (!/^[A-Za-z]{2}$/.test(out.country)) throw ApiError.wrongFormat('country');
+    if (!/^[A-Za-z]{2}$/.test(out.country)) throw DomainError.wrongFormat('country');
     out.country = out.country.toUpperCase();
   }
   if (out.language != null) {
     const lang = out.language.toLowerCase();
-    if ((UNRELEASED_LANGUAGES as readonly string[]).includes(lang)) throw ApiError.unprocessable(`Language ${lang} is not released yet`, 'language');
-    if (!(LANGUAGES as readonly string[]).includes(lang)) throw ApiError.badRequest(`Field language must be one of ${LANGUAGES.join(', ')}`, 'language');
+    if ((UNRELEASED_LANGUAGES as readonly string[]).includes(lang)) throw DomainError.unprocessable(`Language ${lang} is not released yet`, 'language');
+    if (!(LANGUAGES as readonly string[]).includes(lang)) throw DomainError.invalid(`Field language must be one of ${LANGUAGES.join(', ')}`, 'language');
     out.language = lang;
   }
   return out;
@@ -36,10 +36,10 @@ export class CustomerService {
   /** Creates a customer; an existing code returns the existing one (updated with overwrite). */
   async create(scope: Scope, input: CustomerInput, overwrite: boolean): Promise<{ customer: Customer; created: boolean }> {
     const code = input.customerCode.trim();
-    if (!code) throw ApiError.badRequest('Field customerCode is required', 'customerCode');
+    if (!code) throw DomainError.invalid('Field customerCode is required', 'customerCode');
     const { customerCode: _code, ...rest } = input;
     const fields = cleanFields(rest);
-    if (!fields.name) throw ApiError.badRequest('Field name is required', 'name');
+    if (!fields.name) throw DomainError.invalid('Field name is required', 'name');
     if ('country' in fields && fields.country == null) fields.country = 'NL'; // an empty Country means the default
     return this.db.transaction(async (tx) => {
       const existing = await customers.findByCode(tx, scope, code);
@@ -60,15 +60,15 @@ export class CustomerService {
 
   async get(scope: Scope, id: string): Promise<Customer> {
     const found = await customers.find(this.db, scope, id);
-    if (!found) throw ApiError.notFound('customer', id);
-    if (found.deleted) throw ApiError.gone('customer', id);
+    if (!found) throw DomainError.notFound('customer', id);
+    if (found.deleted) throw DomainError.gone('customer', id);
     return found.record;
   }
 
   async findByCode(scope: Scope, code: string): Promise<Customer> {
-    const c = await customers.findByCode(this.db, scope, code);
-    if (!c) throw ApiError.notFound('customer', code).withDetail(`No customer exists with customerCode ${code}.`);
-    return c;
+    const customer = await customers.findByCode(this.db, scope, code);
+    if (!customer) throw new DomainError('not_found', `No customer exists with customerCode ${code}.`);
+    return customer;
   }
 
   list(scope: Scope, req: PageRequest): Promise<Page<Customer>> {
@@ -77,7 +77,7 @@ export class CustomerService {
 
   async update(scope: Scope, id: string, input: Partial<Record<keyof CustomerFields, string>>): Promise<Customer> {
     const fields = cleanFields(input);
-    if ('name' in fields && !fields.name) throw ApiError.badRequest('Field name may not be empty', 'name');
+    if ('name' in fields && !fields.name) throw DomainError.invalid('Field name may not be empty', 'name');
     if ('country' in fields && fields.country == null) fields.country = 'NL';
     await this.get(scope, id);
     return customers.update(this.db, scope, id, fields);
@@ -87,9 +87,9 @@ export class CustomerService {
     await this.db.transaction(async (tx) => {
       // locked first: an invoice being created for this customer is either counted or refused
       const found = await customers.find(tx, scope, id, true);
-      if (!found) throw ApiError.notFound('customer', id);
-      if (found.deleted) throw ApiError.gone('customer', id);
-      if ((await customers.countLiveInvoices(tx, scope, id)) > 0) throw ApiError.badRequest('Customer is not empty');
+      if (!found) throw DomainError.notFound('customer', id);
+      if (found.deleted) throw DomainError.gone('customer', id);
+      if ((await customers.countLiveInvoices(tx, scope, id)) > 0) throw DomainError.invalid('Customer is not empty');
       await customers.markDeleted(tx, scope, id);
     });
   }

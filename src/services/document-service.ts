@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
-import { ApiError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { PdfChecker } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
-import { documentRepository as documents } from '../repositories/document-repository.ts';
+import { documentRepository as documents, type AttachOutcome } from '../repositories/document-repository.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
+import type { EventOutbox } from './event-outbox.ts';
 
 export interface AttachRequest {
   invoiceId: string;
@@ -29,9 +30,9 @@ export interface AttachResult {
 const isUniqueViolation = (e: unknown, index: string) => (e as { code?: string })?.code === '23505' && String((e as { constraint?: string }).constraint ?? (e as Error).message).includes(index);
 
 /** Thrown when bytes are not an acceptable PDF; `reason` is for people, the message is the spec's. */
-export class PdfContentError extends ApiError {
+export class PdfContentError extends DomainError {
   constructor(readonly reason: string) {
-    super(400, 'Error in PDF file content', 'content');
+    super('invalid', 'Error in PDF file content', 'content');
   }
 }
 
@@ -39,6 +40,7 @@ export class DocumentService {
   constructor(
     private readonly db: Database,
     private readonly checkPdf: PdfChecker,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /**
@@ -53,20 +55,24 @@ export class DocumentService {
       size: req.bytes.length, sha256: req.staged?.sha256 ?? createHash('sha256').update(req.bytes).digest('hex'),
       content: req.staged ? { stagedIntakeId: req.staged.intakeId } : { bytes: req.bytes },
     };
+    // document.attached is recorded with the attach, whatever path the file came by
+    const attached = (outcome: AttachOutcome) => () => (outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined);
     let outcome;
     try {
-      outcome = await documents.attach(this.db, scope, doc);
+      outcome = await this.outbox.change(scope, 'document.attached', (q) => documents.attach(q, scope, doc), (_q, o) => attached(o));
     } catch (e) {
       if (!isUniqueViolation(e, 'documents_live')) throw e;
       // A concurrent attach to this invoice committed after the statement's snapshot. Locking the
       // invoice first gives the statement a snapshot taken after every earlier attach committed.
-      outcome = await this.db.transaction(async (tx) => {
+      outcome = await this.outbox.transaction(async (tx, record) => {
         await invoices.find(tx, scope, req.invoiceId, true);
-        return documents.attach(tx, scope, doc);
+        const o = await documents.attach(tx, scope, doc);
+        await record(scope, 'document.attached', attached(o));
+        return o;
       });
     }
-    if (outcome.status === 'no-invoice') throw new ApiError(404, `No invoice exists with id ${req.invoiceId}.`, 'invoice');
-    if (outcome.status === 'invoice-deleted') throw new ApiError(410, `The invoice with id ${req.invoiceId} was deleted.`, 'invoice');
+    if (outcome.status === 'no-invoice') throw DomainError.notFound('invoice', req.invoiceId, 'invoice');
+    if (outcome.status === 'invoice-deleted') throw DomainError.gone('invoice', req.invoiceId, 'invoice');
     return { document: outcome.document, changed: outcome.status === 'attached' };
   }
 
@@ -74,24 +80,25 @@ export class DocumentService {
   async get(scope: Scope, id: string): Promise<DocumentMeta> {
     const byId = await documents.find(this.db, scope, id);
     if (byId) {
-      if (byId.deleted) throw ApiError.gone('document', id);
+      if (byId.deleted) throw DomainError.gone('document', id);
       return byId.record;
     }
     const current = await documents.findCurrentForInvoice(this.db, scope, id);
-    if (!current) throw ApiError.notFound('document', id);
+    if (!current) throw DomainError.notFound('document', id);
     return current;
   }
 
   async content(scope: Scope, id: string): Promise<{ meta: DocumentMeta; bytes: Buffer }> {
     const meta = await this.get(scope, id);
     const bytes = await documents.content(this.db, scope, meta.id);
-    if (!bytes) throw ApiError.gone('document', id);
+    if (!bytes) throw DomainError.gone('document', id);
     return { meta, bytes };
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
     const meta = await this.get(scope, id);
-    await this.db.transaction(async (tx) => {
+    await this.outbox.transaction(async (tx, record) => {
+      await record(scope, 'document.deleted', () => ({ resource: 'document', document: meta }));
       await documents.deleteForInvoice(tx, scope, meta.invoiceId);
       await invoices.update(tx, scope, meta.invoiceId, { documentId: null });
     });

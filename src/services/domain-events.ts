@@ -1,6 +1,6 @@
 import type { Invoice } from '../domain/models.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { IntakeChannel, IntakeStatus } from '../intake/intake-port.ts';
+import type { IntakeChannel, IntakeStatus } from '../domain/intake.ts';
 
 /**
  * What the core tells the rest of the service about. Listeners run after the change is
@@ -8,7 +8,6 @@ import type { IntakeChannel, IntakeStatus } from '../intake/intake-port.ts';
  */
 export interface DomainEventMap {
   invoiceCreated: { scope: Scope; invoice: Invoice };
-  keyRotated: { scope: Scope };
   /** an intake file entered a status (metrics, feedback); emitted in the process that moved it */
   intakeStatus: { scope: Scope; intakeId: string; channel: IntakeChannel; status: IntakeStatus; reason: string | null };
 }
@@ -21,6 +20,12 @@ export class DomainEvents {
 
   on<K extends keyof DomainEventMap>(name: K, fn: Listener<K>): void {
     (this.listeners[name] ??= [] as any).push(fn);
+  }
+
+  off<K extends keyof DomainEventMap>(name: K, fn: Listener<K>): void {
+    const list = this.listeners[name] as Listener<K>[] | undefined;
+    const i = list?.indexOf(fn) ?? -1;
+    if (i >= 0) list!.splice(i, 1);
   }
 
   emit<K extends keyof DomainEventMap>(name: K, event: DomainEventMap[K]): void {

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { parseDate } from '../domain/dates.ts';
-import { ApiError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { INVOICE_STATUSES, type Invoice, type InvoiceStatus } from '../domain/models.ts';
 import { parseAmount } from '../domain/money.ts';
@@ -10,6 +10,7 @@ import { customerRepository as customers } from '../repositories/customer-reposi
 import { documentRepository as documents } from '../repositories/document-repository.ts';
 import { invoiceRepository as invoices, type InvoicePatch } from '../repositories/invoice-repository.ts';
 import type { DomainEvents } from './domain-events.ts';
+import type { EventOutbox } from './event-outbox.ts';
 
 export interface InvoiceInput {
   customer: string;
@@ -26,7 +27,7 @@ export type InvoicePatchInput = Partial<Pick<InvoiceInput, 'invoiceDate' | 'invo
 export function parseStatus(raw: string | undefined, field = 'invoiceStatus'): InvoiceStatus | undefined {
   if (raw === undefined || raw === '') return undefined;
   const s = raw.trim().toLowerCase() === 'canceled' ? 'cancelled' : raw.trim().toLowerCase();
-  if (!INVOICE_STATUSES.includes(s as InvoiceStatus)) throw ApiError.badRequest(`Field ${field} must be one of ${INVOICE_STATUSES.join(', ')}`, field);
+  if (!INVOICE_STATUSES.includes(s as InvoiceStatus)) throw DomainError.invalid(`Field ${field} must be one of ${INVOICE_STATUSES.join(', ')}`, field);
   return s as InvoiceStatus;
 }
 
@@ -35,11 +36,12 @@ export class InvoiceService {
     private readonly db: Database,
     private readonly maxCents: number,
     private readonly events: DomainEvents,
+    private readonly outbox: EventOutbox,
   ) {}
 
   async create(scope: Scope, input: InvoiceInput): Promise<Invoice> {
     const number = input.invoiceNumber.trim();
-    if (!number) throw ApiError.badRequest('Field invoiceNumber is required', 'invoiceNumber');
+    if (!number) throw DomainError.invalid('Field invoiceNumber is required', 'invoiceNumber');
     const totalCents = parseAmount(input.invoiceTotal, 'invoiceTotal', this.maxCents);
     const balanceCents = input.invoiceBalance === undefined || input.invoiceBalance === '' ? totalCents : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents);
     const fields = {
@@ -54,9 +56,9 @@ export class InvoiceService {
     const invoice = await invoices.insertForCustomer(this.db, scope, { id: newId('inv'), customerId: input.customer, invoiceNumber: number, ...fields });
     if (!invoice) {
       const customer = await customers.find(this.db, scope, input.customer);
-      if (!customer) throw new ApiError(404, `No customer exists with id ${input.customer}.`, 'customer');
-      if (customer.deleted) throw new ApiError(410, `The customer with id ${input.customer} was deleted.`, 'customer');
-      throw ApiError.conflict(`An invoice with number ${number} already exists.`, 'invoiceNumber');
+      if (!customer) throw DomainError.notFound('customer', input.customer, 'customer');
+      if (customer.deleted) throw DomainError.gone('customer', input.customer, 'customer');
+      throw DomainError.conflict(`An invoice with number ${number} already exists.`, 'invoiceNumber');
     }
     this.events.emit('invoiceCreated', { scope, invoice });
     return invoice;
@@ -64,9 +66,13 @@ export class InvoiceService {
 
   async get(scope: Scope, id: string): Promise<Invoice> {
     const found = await invoices.find(this.db, scope, id);
-    if (!found) throw ApiError.notFound('invoice', id);
-    if (found.deleted) throw ApiError.gone('invoice', id);
+    if (!found) throw DomainError.notFound('invoice', id);
+    if (found.deleted) throw DomainError.gone('invoice', id);
     return found.record;
+  }
+
+  openWithoutDocument(scope: Scope, limit = 100): Promise<Invoice[]> {
+    return invoices.openWithoutDocument(this.db, scope, limit);
   }
 
   list(scope: Scope, req: PageRequest, status?: string): Promise<Page<Invoice>> {
@@ -81,21 +87,27 @@ export class InvoiceService {
       balanceCents: input.invoiceBalance === undefined ? undefined : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents),
       status: parseStatus(input.invoiceStatus),
     };
-    return this.db.transaction(async (tx) => {
+    return this.outbox.transaction(async (tx, record) => {
       const found = await invoices.find(tx, scope, id, true);
-      if (!found) throw ApiError.notFound('invoice', id);
-      if (found.deleted) throw ApiError.gone('invoice', id);
+      if (!found) throw DomainError.notFound('invoice', id);
+      if (found.deleted) throw DomainError.gone('invoice', id);
       checkBalance(patch.totalCents ?? found.record.totalCents, patch.balanceCents ?? found.record.balanceCents);
       await invoices.update(tx, scope, id, patch);
-      return (await invoices.find(tx, scope, id))!.record;
+      const invoice = (await invoices.find(tx, scope, id))!.record;
+      if (invoice.status === 'paid' && found.record.status !== 'paid') await record(scope, 'invoice.paid', () => ({ resource: 'invoice', invoice }));
+      return invoice;
     });
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
+    await this.outbox.transaction(async (tx, record) => {
       const found = await invoices.find(tx, scope, id, true);
-      if (!found) throw ApiError.notFound('invoice', id);
-      if (found.deleted) throw ApiError.gone('invoice', id);
+      if (!found) throw DomainError.notFound('invoice', id);
+      if (found.deleted) throw DomainError.gone('invoice', id);
+      await record(scope, 'document.deleted', async () => {
+        const document = await documents.findCurrentForInvoice(tx, scope, id);
+        return document && { resource: 'document', document };
+      });
       await invoices.markDeleted(tx, scope, id);
       await documents.deleteForInvoice(tx, scope, id); // a deleted invoice's PDF is gone too (410)
     });
@@ -103,5 +115,5 @@ export class InvoiceService {
 }
 
 function checkBalance(totalCents: number, balanceCents: number): void {
-  if (balanceCents > totalCents) throw ApiError.unprocessable('The balance is higher than the invoice total', 'invoicebalance');
+  if (balanceCents > totalCents) throw DomainError.unprocessable('The balance is higher than the invoice total', 'invoicebalance');
 }

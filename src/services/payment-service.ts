@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { parseDate } from '../domain/dates.ts';
-import { ApiError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { PAYMENT_METHODS, type Payment, type PaymentMethod } from '../domain/models.ts';
 import { parseAmount } from '../domain/money.ts';
@@ -8,6 +8,7 @@ import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
 import { paymentRepository as payments } from '../repositories/payment-repository.ts';
+import type { EventOutbox } from './event-outbox.ts';
 
 export interface PaymentInput {
   invoice: string;
@@ -20,6 +21,7 @@ export class PaymentService {
   constructor(
     private readonly db: Database,
     private readonly maxCents: number,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /** Records a payment and lowers the invoice's balance; at 0.00 the invoice is paid. */
@@ -27,28 +29,31 @@ export class PaymentService {
     const date = parseDate(input.date, 'date');
     const amountCents = parseAmount(input.amount, 'amount', this.maxCents);
     const method = (input.method?.trim().toLowerCase() || 'banktransfer') as PaymentMethod;
-    if (!PAYMENT_METHODS.includes(method)) throw ApiError.badRequest(`Field method must be one of ${PAYMENT_METHODS.join(', ')}`, 'method');
-    if (amountCents <= 0) throw ApiError.unprocessable('The amount must be more than 0.00', 'amount');
-    return this.db.transaction(async (tx) => {
+    if (!PAYMENT_METHODS.includes(method)) throw DomainError.invalid(`Field method must be one of ${PAYMENT_METHODS.join(', ')}`, 'method');
+    if (amountCents <= 0) throw DomainError.unprocessable('The amount must be more than 0.00', 'amount');
+    return this.outbox.transaction(async (tx, record) => {
       const found = await invoices.find(tx, scope, input.invoice, true);
-      if (!found) throw new ApiError(404, `No invoice exists with id ${input.invoice}.`, 'invoice');
-      if (found.deleted) throw new ApiError(410, `The invoice with id ${input.invoice} was deleted.`, 'invoice');
+      if (!found) throw DomainError.notFound('invoice', input.invoice, 'invoice');
+      if (found.deleted) throw DomainError.gone('invoice', input.invoice, 'invoice');
       const invoice = found.record;
       if (invoice.status === 'paid' || invoice.status === 'cancelled') {
-        throw ApiError.unprocessable(`The invoice is ${invoice.status}; it takes no payments`, 'invoice');
+        throw DomainError.unprocessable(`The invoice is ${invoice.status}; it takes no payments`, 'invoice');
       }
-      if (amountCents > invoice.balanceCents) throw ApiError.unprocessable('The amount is higher than the invoice balance', 'amount');
+      if (amountCents > invoice.balanceCents) throw DomainError.unprocessable('The amount is higher than the invoice balance', 'amount');
       const balanceCents = invoice.balanceCents - amountCents;
       await invoices.update(tx, scope, invoice.id, { balanceCents, status: balanceCents === 0 ? 'paid' : undefined });
       const id = newId('pay');
       await payments.insert(tx, scope, { id, invoiceId: invoice.id, date, amountCents, method });
-      return (await payments.find(tx, scope, id))!;
+      const payment = (await payments.find(tx, scope, id))!;
+      await record(scope, 'payment.created', () => ({ resource: 'payment', payment }));
+      if (balanceCents === 0) await record(scope, 'invoice.paid', async () => ({ resource: 'invoice', invoice: (await invoices.find(tx, scope, invoice.id))!.record }));
+      return payment;
     });
   }
 
   async get(scope: Scope, id: string): Promise<Payment> {
     const payment = await payments.find(this.db, scope, id);
-    if (!payment) throw ApiError.notFound('payment', id);
+    if (!payment) throw DomainError.notFound('payment', id);
     return payment;
   }
 

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect } from 'vitest';
+import { apiTest as it } from '../helpers/api-test.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  acct = await t.createAccount();
-});
-afterAll(() => t?.close());
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
 describe('customers', () => {
-  it('creates a customer from form fields with mixed-case names and `number` for the code', async () => {
+  it('creates a customer from form fields with mixed-case names and `number` for the code', async ({ t, acct }) => {
     const res = await t.request('POST', '/v2/customers', {
       key: acct.liveKey,
       form: { number: 'K-100', Name: 'Jansen BV', Address: 'Dam 1', Postalcode: '1012AB', City: 'Amsterdam', Email: 'info@jansen.nl', Language: 'dutch' },
@@ -31,7 +24,7 @@ describe('customers', () => {
     expect(res.body._links.self).toEqual({ href: expect.stringMatching(new RegExp(`/v2/customers/${res.body.id}$`)), type: 'application/hal+json' });
   });
 
-  it('returns the existing customer unchanged without Overwrite, and updates it with Overwrite=true', async () => {
+  it('returns the existing customer unchanged without Overwrite, and updates it with Overwrite=true', async ({ t, acct }) => {
     const first = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { CustomerCode: 'K-200', Name: 'Old name' } });
     expect(first.status).toBe(201);
     const again = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { CustomerCode: 'K-200', Name: 'New name' } });
@@ -42,7 +35,7 @@ describe('customers', () => {
     expect(over.body).toMatchObject({ id: first.body.id, name: 'New name' });
   });
 
-  it('refuses a malformed email with the spec text', async () => {
+  it('refuses a malformed email with the spec text', async ({ t, acct }) => {
     const res = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'K-300', name: 'X', email: 'not-an-email' } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ status: 400, title: 'Bad Request', detail: 'Field email in wrong format', field: 'email' });
@@ -50,7 +43,7 @@ describe('customers', () => {
 });
 
 describe('customers: read, search, update, delete', () => {
-  it('gets a customer with every field of the spec', async () => {
+  it('gets a customer with every field of the spec', async ({ t, acct }) => {
     const created = await t.request('POST', '/v2/customers', {
       key: acct.liveKey,
       body: {
@@ -71,7 +64,7 @@ describe('customers: read, search, update, delete', () => {
     });
   });
 
-  it('searches by customer code and answers with resource, id and customerCode', async () => {
+  it('searches by customer code and answers with resource, id and customerCode', async ({ t, acct }) => {
     const c = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'K 500/ä', name: 'Search Me' } });
     const res = await t.request('GET', `/v2/customers/search?customer=${encodeURIComponent('K 500/ä')}`, { key: acct.liveKey });
     expect(res.status).toBe(200);
@@ -84,7 +77,7 @@ describe('customers: read, search, update, delete', () => {
     expect(missing.body.detail).toBe('No customer exists with customerCode K-none.');
   });
 
-  it('patches only the fields given; an empty value clears a field, an empty country means NL', async () => {
+  it('patches only the fields given; an empty value clears a field, an empty country means NL', async ({ t, acct }) => {
     const c = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'K-600', name: 'Before', city: 'Delft', phone: '123', country: 'BE' } });
     const res = await t.request('PATCH', `/v2/customers/${c.body.id}`, { key: acct.liveKey, form: { Name: 'After', Phone: '', Country: '' } });
     expect(res.status).toBe(200);
@@ -96,14 +89,14 @@ describe('customers: read, search, update, delete', () => {
     expect(emptyName.body.field).toBe('name');
   });
 
-  it('Overwrite=true with an empty Country keeps a valid country', async () => {
+  it('Overwrite=true with an empty Country keeps a valid country', async ({ t, acct }) => {
     await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'K-650', name: 'A', country: 'DE' } });
     const res = await t.request('POST', '/v2/customers?overwrite=1', { key: acct.liveKey, body: { customerCode: 'K-650', name: 'B', country: '' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'B', address: { country: 'NL' } });
   });
 
-  it('deletes a customer without invoices (204, no body); one with invoices is 400 Customer is not empty', async () => {
+  it('deletes a customer without invoices (204, no body); one with invoices is 400 Customer is not empty', async ({ t, acct }) => {
     const empty = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'K-700', name: 'Empty' } });
     const del = await t.request('DELETE', `/v2/customers/${empty.body.id}`, { key: acct.liveKey });
     expect(del.status).toBe(204);
@@ -127,7 +120,7 @@ describe('customers: read, search, update, delete', () => {
     expect((await t.request('DELETE', `/v2/customers/${reborn.body.id}`, { key: acct.liveKey })).status).toBe(204);
   });
 
-  it('lists customers newest first in the envelope', async () => {
+  it('lists customers newest first in the envelope', async ({ t }) => {
     const other = await t.createAccount();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await t.request('POST', '/v2/customers', { key: other.liveKey, body: { customerCode: `L-${i}`, name: `N${i}` } })).body.id);
@@ -142,7 +135,7 @@ describe('customers: read, search, update, delete', () => {
 });
 
 describe('customers: Overwrite flag', () => {
-  it('reads Overwrite as true/false, 1/0, yes/no and refuses other values', async () => {
+  it('reads Overwrite as true/false, 1/0, yes/no and refuses other values', async ({ t, acct }) => {
     await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'K-800', name: 'A' } });
     expect((await t.request('POST', '/v2/customers?Overwrite=false', { key: acct.liveKey, body: { customerCode: 'K-800', name: 'B' } })).body.name).toBe('A');
     expect((await t.request('POST', '/v2/customers?OVERWRITE=yes', { key: acct.liveKey, body: { customerCode: 'K-800', name: 'C' } })).body.name).toBe('C');

@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/api-test.ts';
 import { createInvoice, makePdf } from '../helpers/fixtures.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-let key: string;
-let pdf: Buffer;
+const it = apiTest
+  .extend('pdf', { scope: 'file' }, () => makePdf('Invoice 1'))
+  .extend('upload', ({ t, key }) => (invoiceId: string, bytes: Buffer, filename = 'invoice.pdf') =>
+    t.request('POST', `/v2/documents/${invoiceId}`, { key, body: { Filename: filename, Mediatype: 'application/pdf', Content: bytes.toString('base64') } }));
 
-beforeAll(async () => {
-  t = await startTestApp();
-  acct = await t.createAccount();
-  key = acct.liveKey;
-  pdf = await makePdf('Invoice 1');
-});
-afterAll(() => t?.close());
-
-const upload = (invoiceId: string, bytes: Buffer, filename = 'invoice.pdf') =>
-  t.request('POST', `/v2/documents/${invoiceId}`, { key, body: { Filename: filename, Mediatype: 'application/pdf', Content: bytes.toString('base64') } });
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
 describe('documents', () => {
-  it('attaches a PDF by POST /v2/documents/{invoice_id}; the invoice shows the file name; the bytes come back', async () => {
+  it('attaches a PDF by POST /v2/documents/{invoice_id}; the invoice shows the file name; the bytes come back', async ({ t, key, pdf, upload }) => {
     const inv = await createInvoice(t, key);
     const res = await upload(inv.id, pdf, 'F-2026-001.pdf');
     expect(res.status).toBe(201);
@@ -41,7 +32,7 @@ describe('documents', () => {
     expect(String(content.headers['content-disposition'])).toContain('F-2026-001.pdf');
   });
 
-  it('attaches by POST /v2/documents with Invoice in the body, also form-encoded', async () => {
+  it('attaches by POST /v2/documents with Invoice in the body, also form-encoded', async ({ t, key, pdf }) => {
     const inv = await createInvoice(t, key);
     const res = await t.request('POST', '/v2/documents', { key, form: { Invoice: inv.id, Filename: 'formpost.pdf', Mediatype: 'application/pdf', Content: pdf.toString('base64') } });
     expect(res.status).toBe(201);
@@ -50,7 +41,7 @@ describe('documents', () => {
     expect(Buffer.compare(content.raw, pdf)).toBe(0);
   });
 
-  it('accepts Base64 with line breaks as mail clients write it', async () => {
+  it('accepts Base64 with line breaks as mail clients write it', async ({ t, key, pdf }) => {
     const inv = await createInvoice(t, key);
     const wrapped = pdf.toString('base64').replace(/.{76}/g, '$&\r\n');
     const res = await t.request('POST', `/v2/documents/${inv.id}`, { key, body: { filename: 'wrapped.pdf', mediatype: 'application/pdf', content: wrapped } });
@@ -58,7 +49,7 @@ describe('documents', () => {
     expect(res.body.size).toBe(pdf.length);
   });
 
-  it('a new file replaces the document; the same bytes again change nothing', async () => {
+  it('a new file replaces the document; the same bytes again change nothing', async ({ t, key, pdf, upload }) => {
     const inv = await createInvoice(t, key);
     const first = await upload(inv.id, pdf, 'first.pdf');
     const again = await upload(inv.id, pdf, 'first.pdf');
@@ -73,7 +64,7 @@ describe('documents', () => {
     expect((await t.request('GET', `/v2/documents/${first.body.id}`, { key })).status).toBe(410);
   });
 
-  it('eight different files for one invoice at once: all succeed, one of them is its live document', async () => {
+  it('eight different files for one invoice at once: all succeed, one of them is its live document', async ({ t, key, upload }) => {
     const inv = await createInvoice(t, key);
     const files = await Promise.all(Array.from({ length: 8 }, (_, i) => makePdf(`Invoice 1, version ${i}`)));
     const results = await Promise.all(files.map((f, i) => upload(inv.id, f, `v${i}.pdf`)));
@@ -87,7 +78,7 @@ describe('documents', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.document).toBe(current.body.filename);
   });
 
-  it('400 Error in PDF file content for anything that is not a readable PDF', async () => {
+  it('400 Error in PDF file content for anything that is not a readable PDF', async ({ t, key, pdf }) => {
     const inv = await createInvoice(t, key);
     const truncated = pdf.subarray(0, Math.floor(pdf.length / 3));
     const cases: [string, string][] = [
@@ -108,7 +99,7 @@ describe('documents', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.document).toBeNull();
   });
 
-  it('content: a PDF close to 5 MB is accepted, 5242881 characters are refused naming the field', async () => {
+  it('content: a PDF close to 5 MB is accepted, 5242881 characters are refused naming the field', async ({ t, key, pdf }) => {
     const inv = await createInvoice(t, key);
     const big = await makePdf('Big', 3_880_000);
     const b64 = big.toString('base64');
@@ -123,7 +114,7 @@ describe('documents', () => {
     expect(refused.body).toMatchObject({ detail: 'Field content is longer than 5242880 characters', field: 'content' });
   });
 
-  it('file names: must end in .pdf, no paths; unicode names survive', async () => {
+  it('file names: must end in .pdf, no paths; unicode names survive', async ({ t, key, pdf, upload }) => {
     const inv = await createInvoice(t, key);
     for (const filename of ['invoice.txt', '../../etc/passwd.pdf', 'a/b.pdf', '', '.pdf']) {
       const res = await upload(inv.id, pdf, filename);
@@ -137,7 +128,7 @@ describe('documents', () => {
     expect(String(content.headers['content-disposition'])).toContain(`filename*=UTF-8''${encodeURIComponent('Rechnung März 2026 – Müller.PDF')}`);
   });
 
-  it('deletes by document id and by invoice id (204); the invoice no longer shows a document', async () => {
+  it('deletes by document id and by invoice id (204); the invoice no longer shows a document', async ({ t, key, pdf, upload }) => {
     const a = await createInvoice(t, key);
     const docA = await upload(a.id, pdf, 'a.pdf');
     const delA = await t.request('DELETE', `/v2/documents/${docA.body.id}`, { key });
@@ -158,7 +149,7 @@ describe('documents', () => {
     expect((await upload(b.id, pdf, 'b2.pdf')).status).toBe(201);
   });
 
-  it('documents of another account or mode are not found', async () => {
+  it('documents of another account or mode are not found', async ({ t, acct, key, pdf, upload }) => {
     const inv = await createInvoice(t, key);
     const doc = await upload(inv.id, pdf);
     const other = await t.createAccount();

@@ -1,19 +1,9 @@
 // The spec's error contract: body {status, title, detail, field?}, every status it names, every
 // limit of its Limits table, and never a 500 for anything a client can send.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { apiTest as it } from '../helpers/api-test.ts';
 import { createCustomer, createInvoice, makePdf } from '../helpers/fixtures.ts';
-import { startTestApp, type Reply, type TestAccount, type TestApp } from '../helpers/test-app.ts';
-
-let t: TestApp;
-let acct: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  acct = await t.createAccount();
-  key = acct.liveKey;
-});
-afterAll(() => t?.close());
+import type { Reply, TestApp } from '../helpers/test-app.ts';
 
 function expectError(res: Reply, status: number, detail?: string | RegExp, field?: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -32,8 +22,10 @@ const validInvoice = (customer: string, extra: Record<string, unknown> = {}) => 
   customer, invoiceNumber: `E-${Math.random().toString(36).slice(2)}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '480.00', ...extra,
 });
 
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
+
 describe('400: formats with the spec texts', () => {
-  it('Field email in wrong format (create and patch)', async () => {
+  it('Field email in wrong format (create and patch)', async ({ t, key }) => {
     const res = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'E-1', name: 'X', email: 'nope@' } });
     expectError(res, 400, 'Field email in wrong format', 'email');
     const c = await createCustomer(t, key);
@@ -43,7 +35,7 @@ describe('400: formats with the spec texts', () => {
     expectError(inv, 400, 'Field invoiceEmail in wrong format', 'invoiceEmail');
   });
 
-  it('Field invoiceDate in wrong format, for syntax and for days that do not exist', async () => {
+  it('Field invoiceDate in wrong format, for syntax and for days that do not exist', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     for (const bad of ['2026-02-01', '1-2-2026', '31-02-2026', '29-02-2025', '00-01-2026', '01-13-2026', 'tomorrow', '', 20260201, '01/02/2026']) {
       const res = await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceDate: bad }) });
@@ -57,7 +49,7 @@ describe('400: formats with the spec texts', () => {
     expectError(patch, 400, 'Field invoiceDate in wrong format', 'invoiceDate');
   });
 
-  it('Field date in wrong format for payments', async () => {
+  it('Field date in wrong format for payments', async ({ t, key }) => {
     const inv = await createInvoice(t, key);
     for (const bad of ['2026-03-01', '32-01-2026', 'x']) {
       const res = await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: bad, amount: '10.00' } });
@@ -65,7 +57,7 @@ describe('400: formats with the spec texts', () => {
     }
   });
 
-  it('amount syntax errors are 400 naming the field', async () => {
+  it('amount syntax errors are 400 naming the field', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     for (const bad of ['abc', '1.234', '-5.00', '1e5', '', '12.3.4', true, { v: 1 }, [1, 2], 480.555, 1e21]) {
       const res = await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceTotal: bad }) });
@@ -76,7 +68,7 @@ describe('400: formats with the spec texts', () => {
     expectError(pay, 400, 'Field amount in wrong format', 'amount');
   });
 
-  it('amounts: JSON numbers, one decimal and a decimal comma are read exactly', async () => {
+  it('amounts: JSON numbers, one decimal and a decimal comma are read exactly', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     const a = await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceTotal: 480.5 }) });
     expect(a.body.invoiceTotal).toBe('480.50');
@@ -86,7 +78,7 @@ describe('400: formats with the spec texts', () => {
     expect(d.body.invoiceTotal).toBe('1100.00');
   });
 
-  it('unknown enum values are 400 naming the field', async () => {
+  it('unknown enum values are 400 naming the field', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     expectError(await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceStatus: 'draft' }) }), 400, /invoiceStatus/, 'invoiceStatus');
     expectError(await t.request('PATCH', `/v2/customers/${c.id}`, { key, body: { language: 'klingon' } }), 400, /language/, 'language');
@@ -95,12 +87,12 @@ describe('400: formats with the spec texts', () => {
     expectError(await t.request('GET', '/v2/invoices?InvoiceStatus=late', { key }), 400, /invoiceStatus/, 'invoiceStatus');
   });
 
-  it('a language that is not released yet is 422 naming the field', async () => {
+  it('a language that is not released yet is 422 naming the field', async ({ t, key }) => {
     const res = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'E-lang', name: 'X', language: 'italian' } });
     expectError(res, 422, /not released/, 'language');
   });
 
-  it('missing required fields are 400 naming the field', async () => {
+  it('missing required fields are 400 naming the field', async ({ t, key }) => {
     expectError(await t.request('POST', '/v2/customers', { key, body: { name: 'X' } }), 400, 'Field customerCode is required', 'customerCode');
     expectError(await t.request('POST', '/v2/customers', { key, body: { customerCode: 'E-2' } }), 400, 'Field name is required', 'name');
     expectError(await t.request('POST', '/v2/customers', { key, body: { customerCode: '   ', name: 'X' } }), 400, /customerCode/, 'customerCode');
@@ -116,7 +108,7 @@ describe('400: formats with the spec texts', () => {
 });
 
 describe('401', () => {
-  it('answers 401 with the error body for a missing, malformed or unknown key', async () => {
+  it('answers 401 with the error body for a missing, malformed or unknown key', async ({ t, key }) => {
     for (const headers of <Record<string, string>[]>[{}, { authorization: "Basic dXNlcjpwYXNz" }, { authorization: 'Bearer' }, { authorization: `Bearer live_${'x'.repeat(40)}` }, { authorization: 'Bearer not-a-key' }]) {
       const res = await t.request('GET', '/v2/customers', { headers });
       expectError(res, 401);
@@ -126,7 +118,7 @@ describe('401', () => {
 });
 
 describe('404 with the spec detail texts', () => {
-  it('names the id that does not exist', async () => {
+  it('names the id that does not exist', async ({ t, key }) => {
     expectError(await t.request('GET', '/v2/customers/cst_missing', { key }), 404, 'No customer exists with id cst_missing.');
     expectError(await t.request('PATCH', '/v2/customers/cst_missing', { key, body: { name: 'Y' } }), 404, 'No customer exists with id cst_missing.');
     expectError(await t.request('DELETE', '/v2/customers/cst_missing', { key }), 404, 'No customer exists with id cst_missing.');
@@ -142,14 +134,14 @@ describe('404 with the spec detail texts', () => {
     expectError(await t.request('GET', '/v2/customers/search?customer=NOPE-1', { key }), 404, /NOPE-1/);
   });
 
-  it('an unknown path is 404 in the same format', async () => {
+  it('an unknown path is 404 in the same format', async ({ t, key }) => {
     expectError(await t.request('GET', '/v2/nothing-here', { key }), 404);
     expectError(await t.request('GET', '/v3/customers', { key }), 404);
   });
 });
 
 describe('405 with Allow', () => {
-  it('lists the methods a path supports', async () => {
+  it('lists the methods a path supports', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     const cases: [string, string, string[]][] = [
       ['PUT', `/v2/customers/${c.id}`, ['GET', 'PATCH', 'DELETE']],
@@ -169,7 +161,7 @@ describe('405 with Allow', () => {
 });
 
 describe('409, 410', () => {
-  it('409 for a duplicate invoice number in the same account and mode', async () => {
+  it('409 for a duplicate invoice number in the same account and mode', async ({ t, acct, key }) => {
     const inv = await createInvoice(t, key);
     const res = await t.request('POST', '/v2/invoices', { key, body: validInvoice(inv.customer.id, { invoiceNumber: inv.invoiceNumber }) });
     expectError(res, 409, new RegExp(inv.invoiceNumber), 'invoiceNumber');
@@ -178,7 +170,7 @@ describe('409, 410', () => {
     expect((await t.request('POST', '/v2/invoices', { key: acct.testKey, body: validInvoice(cst.id, { invoiceNumber: inv.invoiceNumber }) })).status).toBe(201);
   });
 
-  it('410 for deleted customers, invoices and documents', async () => {
+  it('410 for deleted customers, invoices and documents', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     expect((await t.request('DELETE', `/v2/customers/${c.id}`, { key })).status).toBe(204);
     expectError(await t.request('GET', `/v2/customers/${c.id}`, { key }), 410, new RegExp(c.id));
@@ -206,7 +198,7 @@ describe('409, 410', () => {
 });
 
 describe('415', () => {
-  it('refuses bodies that are neither JSON nor form-encoded', async () => {
+  it('refuses bodies that are neither JSON nor form-encoded', async ({ t, key }) => {
     const bodies: [string, string][] = [
       ['text/plain', 'customerCode=A&name=B'],
       ['text/plain; charset=utf-8', '{"customerCode":"A","name":"B"}'],
@@ -223,7 +215,7 @@ describe('415', () => {
     expectError(await t.request('PATCH', `/v2/invoices/${inv.id}`, { key, body: 'invoiceStatus=paid', headers: { 'content-type': 'text/plain' } }), 415);
   });
 
-  it('accepts JSON with a charset and form-encoded bodies', async () => {
+  it('accepts JSON with a charset and form-encoded bodies', async ({ t, key }) => {
     const a = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'E-ct1', name: 'A' }, headers: { 'content-type': 'application/json; charset=utf-8' } });
     expect(a.status).toBe(201);
     const b = await t.request('POST', '/v2/customers', { key, form: { CustomerCode: 'E-ct2', Name: 'B' } });
@@ -232,7 +224,7 @@ describe('415', () => {
     expect(hal.status).toBe(201);
   });
 
-  it('an empty body with a JSON content type is no body: DELETE works, POST says what is missing', async () => {
+  it('an empty body with a JSON content type is no body: DELETE works, POST says what is missing', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     const del = await t.app.inject({ method: 'DELETE', url: `/v2/customers/${c.id}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
     expect(del.statusCode).toBe(204);
@@ -244,7 +236,7 @@ describe('415', () => {
 });
 
 describe('422', () => {
-  it('an amount above the maximum: The amount is higher than the maximum, field invoicetotal', async () => {
+  it('an amount above the maximum: The amount is higher than the maximum, field invoicetotal', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     for (const total of ['10000000.00', '99999999.99', '123456789012345', 1e12]) {
       const res = await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceTotal: total }) });
@@ -259,7 +251,7 @@ describe('422', () => {
     expectError(patch, 422, 'The amount is higher than the maximum', 'invoicetotal');
   });
 
-  it('a balance above the total is 422 with field', async () => {
+  it('a balance above the total is 422 with field', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     expectError(await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceBalance: '480.01' }) }), 422, undefined, 'invoicebalance');
   });
@@ -268,7 +260,7 @@ describe('422', () => {
 describe('the Limits table', () => {
   const over = (n: number) => 'x'.repeat(n + 1);
 
-  it('customer text fields', async () => {
+  it('customer text fields', async ({ t, key }) => {
     const limits: Record<string, number> = {
       customerCode: 250, name: 250, address: 250, city: 250, contact: 250, postalcode: 10, registrationNumber: 10, phone: 20, mobile: 20,
     };
@@ -290,7 +282,7 @@ describe('the Limits table', () => {
     }
   });
 
-  it('country is two characters', async () => {
+  it('country is two characters', async ({ t, key }) => {
     expectError(await t.request('POST', '/v2/customers', { key, body: { customerCode: 'L-c1', name: 'N', country: 'NLD' } }), 400, 'Field country is longer than 2 characters', 'country');
     expectError(await t.request('POST', '/v2/customers', { key, body: { customerCode: 'L-c2', name: 'N', country: 'N' } }), 400, 'Field country in wrong format', 'country');
     expectError(await t.request('POST', '/v2/customers', { key, body: { customerCode: 'L-c3', name: 'N', country: '1€' } }), 400, 'Field country in wrong format', 'country');
@@ -298,7 +290,7 @@ describe('the Limits table', () => {
     expect(be.body.address.country).toBe('BE');
   });
 
-  it('invoice number, ids, dates, amounts, status', async () => {
+  it('invoice number, ids, dates, amounts, status', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     expectError(await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceNumber: over(100) }) }), 400, 'Field invoiceNumber is longer than 100 characters', 'invoiceNumber');
     expect((await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceNumber: 'n'.repeat(100) }) })).status).toBe(201);
@@ -312,7 +304,7 @@ describe('the Limits table', () => {
     expectError(await t.request('GET', `/v2/customers/${'y'.repeat(600)}`, { key }), 400);
   });
 
-  it('document fields: filename, mediatype, content', async () => {
+  it('document fields: filename, mediatype, content', async ({ t, key }) => {
     const inv = await createInvoice(t, key);
     const content = (await makePdf()).toString('base64');
     const post = (body: Record<string, unknown>) => t.request('POST', `/v2/documents/${inv.id}`, { key, body: { filename: 'a.pdf', mediatype: 'application/pdf', content, ...body } });
@@ -325,7 +317,7 @@ describe('the Limits table', () => {
     expectError(await post({ content: 'A'.repeat(7_000_000) }), 413, undefined, 'content');
   });
 
-  it('page size limit', async () => {
+  it('page size limit', async ({ t, key }) => {
     for (const path of ['/v2/customers', '/v2/invoices', '/v2/payments']) {
       expectError(await t.request('GET', `${path}?limit=251`, { key }), 400, undefined, 'limit');
       expect((await t.request('GET', `${path}?Limit=250`, { key })).status).toBe(200);
@@ -342,7 +334,7 @@ describe('never a 500 for bad input', () => {
     '{"customer":1e400,"invoiceTotal":1e400}', '{"invoiceTotal":-1e308,"invoiceDate":[]}', JSON.stringify({ a: { b: { c: { d: { e: { f: 'deep' } } } } } }),
     '', ' ', '\ufeff{}',
   ];
-  const targets = async () => {
+  const targets = async (t: TestApp, key: string) => {
     const inv = await createInvoice(t, key);
     return [
       ['POST', '/v2/customers'],
@@ -356,8 +348,8 @@ describe('never a 500 for bad input', () => {
     ] as const;
   };
 
-  it('garbage JSON, arrays, wrong types, huge values and unicode answer 4xx in the error format', async () => {
-    for (const [method, url] of await targets()) {
+  it('garbage JSON, arrays, wrong types, huge values and unicode answer 4xx in the error format', async ({ t, key }) => {
+    for (const [method, url] of await targets(t, key)) {
       for (const body of garbage) {
         const res = await t.request(method, url, { key, body: body as string, headers: { 'content-type': 'application/json' } });
         expect(res.status, `${method} ${url} ${String(body).slice(0, 60)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`).toBeLessThan(500);
@@ -366,8 +358,8 @@ describe('never a 500 for bad input', () => {
     }
   });
 
-  it('garbage form bodies, query strings and path segments answer 4xx', async () => {
-    for (const [method, url] of await targets()) {
+  it('garbage form bodies, query strings and path segments answer 4xx', async ({ t, key }) => {
+    for (const [method, url] of await targets(t, key)) {
       for (const payload of ['%', '%zz=1', 'a=%00', 'customerCode=x&customerCode=y&name=z', 'invoiceTotal=1e9999', '&&&', '=']) {
         const res = await t.request(method, url, { key, body: payload, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
         expect(res.status, `${method} ${url} ${payload} -> ${res.status}`).toBeLessThan(500);
@@ -387,12 +379,12 @@ describe('never a 500 for bad input', () => {
     }
   });
 
-  it('NUL characters are refused naming the field', async () => {
+  it('NUL characters are refused naming the field', async ({ t, key }) => {
     expectError(await t.request('POST', '/v2/customers', { key, body: { customerCode: 'A\u0000', name: 'x' } }), 400, 'Field customerCode in wrong format', 'customerCode');
     expectError(await t.request('GET', '/v2/customers/search?customer=a%00b', { key }), 400, 'Field customer in wrong format', 'customer');
   });
 
-  it('unicode text is stored and returned as sent', async () => {
+  it('unicode text is stored and returned as sent', async ({ t, key }) => {
     const name = 'Ünïcødé ☃ 中文 😀👍🏽 Ελληνικά';
     const res = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'Ü-😀', name, city: 'Kraków' } });
     expect(res.status).toBe(201);

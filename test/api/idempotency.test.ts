@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/api-test.ts';
 import { createInvoice } from '../helpers/fixtures.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
-
-let t: TestApp;
-let acct: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  acct = await t.createAccount();
-  key = acct.liveKey;
-});
-afterAll(() => t?.close());
 
 const withKey = (k: string) => ({ 'idempotency-key': k });
-const count = async (table: string, where = 'true', params: unknown[] = []) =>
-  (await t.db.query<{ n: number }>(`select count(*)::int as n from ${table} where account_id = $1 and ${where}`, [acct.id, ...params]))[0].n;
+const it = apiTest.extend('count', ({ t, acct }) => async (table: string, where = 'true', params: unknown[] = []) =>
+  (await t.db.query<{ n: number }>(`select count(*)::int as n from ${table} where account_id = $1 and ${where}`, [acct.id, ...params]))[0].n);
+
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
 describe('Idempotency-Key', () => {
-  it('a replay returns the stored response with Idempotent-Replayed: true and creates nothing', async () => {
+  it('a replay returns the stored response with Idempotent-Replayed: true and creates nothing', async ({ t, key, count }) => {
     const inv = await createInvoice(t, key, { invoiceTotal: '480.00' });
     const body = { invoice: inv.id, date: '01-03-2026', amount: '100.00' };
     const first = await t.request('POST', '/v2/payments', { key, body, headers: withKey('pay-1') });
@@ -33,7 +24,7 @@ describe('Idempotency-Key', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.invoiceBalance).toBe('380.00');
   });
 
-  it('the same key with a different body or path is refused', async () => {
+  it('the same key with a different body or path is refused', async ({ t, key }) => {
     const first = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'I-1', name: 'A' }, headers: withKey('cst-1') });
     expect(first.status).toBe(201);
     const other = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'I-1', name: 'B' }, headers: withKey('cst-1') });
@@ -45,7 +36,7 @@ describe('Idempotency-Key', () => {
     expect((await t.request('GET', `/v2/customers/${first.body.id}`, { key })).body.name).toBe('A');
   });
 
-  it('keys belong to one account and mode', async () => {
+  it('keys belong to one account and mode', async ({ t, acct, key }) => {
     const body = { customerCode: 'I-2', name: 'Shared key' };
     const live = await t.request('POST', '/v2/customers', { key, body, headers: withKey('shared') });
     const test = await t.request('POST', '/v2/customers', { key: acct.testKey, body, headers: withKey('shared') });
@@ -58,7 +49,7 @@ describe('Idempotency-Key', () => {
     expect(new Set([live.body.id, test.body.id, foreign.body.id]).size).toBe(3);
   });
 
-  it('client errors are stored and replayed as well', async () => {
+  it('client errors are stored and replayed as well', async ({ t, key }) => {
     const first = await t.request('POST', '/v2/payments', { key, body: { invoice: 'inv_nothing', date: '01-03-2026', amount: '1.00' }, headers: withKey('err-1') });
     expect(first.status).toBe(404);
     const replay = await t.request('POST', '/v2/payments', { key, body: { invoice: 'inv_nothing', date: '01-03-2026', amount: '1.00' }, headers: withKey('err-1') });
@@ -67,7 +58,7 @@ describe('Idempotency-Key', () => {
     expect(replay.body).toEqual(first.body);
   });
 
-  it('concurrent requests with one key create one object', async () => {
+  it('concurrent requests with one key create one object', async ({ t, key, count }) => {
     const body = { customerCode: 'I-race', name: 'Race' };
     const results = await Promise.all(Array.from({ length: 5 }, () => t.request('POST', '/v2/customers', { key, body, headers: withKey('race') })));
     const fresh = results.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
@@ -81,7 +72,7 @@ describe('Idempotency-Key', () => {
     expect(await count('customers', 'customer_code = $2', ['I-race'])).toBe(1);
   });
 
-  it('keys are kept 24 hours: a 23-hour-old key still replays, a 25-hour-old one is a new request', async () => {
+  it('keys are kept 24 hours: a 23-hour-old key still replays, a 25-hour-old one is a new request', async ({ t, acct, key }) => {
     const body = { customerCode: 'I-ttl', name: 'TTL' };
     const first = await t.request('POST', '/v2/customers', { key, body, headers: withKey('ttl-1') });
     const age = (hours: number) => t.db.query(`update idempotency_keys set created_at = now() - make_interval(hours => $2::int) where account_id = $1 and key = 'ttl-1'`, [acct.id, hours]);
@@ -98,7 +89,7 @@ describe('Idempotency-Key', () => {
     expect(row[0].age).toBeLessThan(3600);
   });
 
-  it('purgeExpired removes keys older than the TTL and keeps younger ones', async () => {
+  it('purgeExpired removes keys older than the TTL and keeps younger ones', async ({ t, acct, key }) => {
     await t.request('POST', '/v2/customers', { key, body: { customerCode: 'I-p1', name: 'P' }, headers: withKey('purge-old') });
     await t.request('POST', '/v2/customers', { key, body: { customerCode: 'I-p2', name: 'P' }, headers: withKey('purge-young') });
     await t.db.query(`update idempotency_keys set created_at = now() - interval '25 hours' where account_id = $1 and key = 'purge-old'`, [acct.id]);
@@ -109,7 +100,7 @@ describe('Idempotency-Key', () => {
     expect(keys).toContain('purge-young');
   });
 
-  it('a key longer than 255 characters is 400; GET ignores the header', async () => {
+  it('a key longer than 255 characters is 400; GET ignores the header', async ({ t, key }) => {
     const res = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'I-long', name: 'L' }, headers: withKey('k'.repeat(256)) });
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('Idempotency-Key');

@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { apiTest as it } from '../helpers/api-test.ts';
 import { createCustomer, createInvoice } from '../helpers/fixtures.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-let key: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  acct = await t.createAccount();
-  key = acct.liveKey;
-});
-afterAll(() => t?.close());
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
 describe('invoices', () => {
-  it('creates an invoice from form fields; the balance defaults to the total and the status to open', async () => {
+  it('creates an invoice from form fields; the balance defaults to the total and the status to open', async ({ t, key }) => {
     const c = await createCustomer(t, key, { name: 'Jansen BV' });
     const res = await t.request('POST', '/v2/invoices', {
       key, form: { Customer: c.id, invoiceNumber: '2026-0001', InvoiceDate: '15-01-2026', InvoiceDuedate: '14-02-2026', InvoiceTotal: '480.00' },
@@ -32,7 +23,7 @@ describe('invoices', () => {
     expect(got.body).toEqual(res.body);
   });
 
-  it('takes the balance and the status the client sends; canceled is read as cancelled', async () => {
+  it('takes the balance and the status the client sends; canceled is read as cancelled', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     const res = await t.request('POST', '/v2/invoices', {
       key, body: { customer: c.id, invoiceNumber: 'X-2', invoiceDate: '01-01-2026', invoiceDuedate: '01-02-2026', invoiceTotal: '100.00', invoiceBalance: '25.50', invoiceStatus: 'Concept' },
@@ -42,7 +33,7 @@ describe('invoices', () => {
     expect(canceled.status).toBe('cancelled');
   });
 
-  it('PATCH invoiceStatus=paid with invoiceBalance=0.00 answers status paid and balance 0.00', async () => {
+  it('PATCH invoiceStatus=paid with invoiceBalance=0.00 answers status paid and balance 0.00', async ({ t, key }) => {
     const inv = await createInvoice(t, key);
     const res = await t.request('PATCH', `/v2/invoices/${inv.id}`, { key, form: { InvoiceStatus: 'paid', InvoiceBalance: '0.00' } });
     expect(res.status).toBe(200);
@@ -50,7 +41,7 @@ describe('invoices', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body).toMatchObject({ status: 'paid', invoiceBalance: '0.00' });
   });
 
-  it('PATCH changes dates and amounts and leaves the rest', async () => {
+  it('PATCH changes dates and amounts and leaves the rest', async ({ t, key }) => {
     const inv = await createInvoice(t, key);
     const res = await t.request('PATCH', `/v2/invoices/${inv.id}`, { key, body: { invoiceDate: '29-02-2028', invoiceDuedate: '31-03-2028', invoiceTotal: '500', invoiceBalance: 499.99 } });
     expect(res.status).toBe(200);
@@ -60,7 +51,7 @@ describe('invoices', () => {
     expect(balanceTooHigh.body.field).toBe('invoicebalance');
   });
 
-  it('deletes an invoice (204, no body); afterwards it is gone (410) and the number is free again', async () => {
+  it('deletes an invoice (204, no body); afterwards it is gone (410) and the number is free again', async ({ t, key }) => {
     const inv = await createInvoice(t, key);
     const del = await t.request('DELETE', `/v2/invoices/${inv.id}`, { key });
     expect(del.status).toBe(204);
@@ -70,7 +61,7 @@ describe('invoices', () => {
     expect(again.id).not.toBe(inv.id);
   });
 
-  it('lists newest first and filters by InvoiceStatus (any case of the name and value)', async () => {
+  it('lists newest first and filters by InvoiceStatus (any case of the name and value)', async ({ t }) => {
     const other = await t.createAccount();
     const c = await createCustomer(t, other.liveKey);
     const a = await createInvoice(t, other.liveKey, { customer: c.id });
@@ -91,13 +82,13 @@ describe('invoices', () => {
     expect(none.body).toEqual({ invoices: [], count: 0, links: { previous: null, next: null } });
   });
 
-  it('shows the customer as it is now after the customer changes', async () => {
+  it('shows the customer as it is now after the customer changes', async ({ t, key }) => {
     const inv = await createInvoice(t, key);
     await t.request('PATCH', `/v2/customers/${inv.customer.id}`, { key, body: { name: 'Renamed' } });
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.customer.name).toBe('Renamed');
   });
 
-  it('refuses an invoice for a customer of another account or mode with 404', async () => {
+  it('refuses an invoice for a customer of another account or mode with 404', async ({ t, acct, key }) => {
     const other = await t.createAccount();
     const foreign = await createCustomer(t, other.liveKey);
     const testCustomer = await createCustomer(t, acct.testKey);
@@ -108,14 +99,14 @@ describe('invoices', () => {
     }
   });
 
-  it('concurrent creates of one invoice number make exactly one invoice', async () => {
+  it('concurrent creates of one invoice number make exactly one invoice', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     const body = { customer: c.id, invoiceNumber: 'RACE-1', invoiceDate: '01-01-2026', invoiceDuedate: '01-02-2026', invoiceTotal: '1.00' };
     const results = await Promise.all(Array.from({ length: 6 }, () => t.request('POST', '/v2/invoices', { key, body })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
   });
 
-  it('a customer deleted while an invoice is created for it never ends up deleted with a live invoice', async () => {
+  it('a customer deleted while an invoice is created for it never ends up deleted with a live invoice', async ({ t, key }) => {
     for (let i = 0; i < 8; i++) {
       const c = await createCustomer(t, key);
       const [del, inv] = await Promise.all([

@@ -11,9 +11,8 @@ let uncached: TestApp; // KEY_CACHE_MS=0
 beforeAll(async () => {
   const prefix = `iitest${randomToken(8)}`;
   a = await startTestApp({ config: { redisPrefix: prefix, keyCacheMs: 60_000 } });
-  const shared = { ...a.db, close: async () => {} };
-  b = await startTestApp({ db: shared, config: { redisPrefix: prefix, keyCacheMs: 60_000 } });
-  uncached = await startTestApp({ db: shared, config: { redisPrefix: prefix, keyCacheMs: 0 } });
+  b = await a.anotherNode({ config: { redisPrefix: prefix, keyCacheMs: 60_000 } });
+  uncached = await a.anotherNode({ config: { redisPrefix: prefix, keyCacheMs: 0 } });
 });
 afterAll(async () => {
   await uncached?.close();
@@ -53,7 +52,7 @@ describe('key cache', () => {
   });
 
   it('with Redis unreachable the cache is not trusted, and a rotation is refused without changing anything', async () => {
-    const down = await startTestApp({ db: { ...a.db, close: async () => {} }, config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 60_000 } });
+    const down = await a.anotherNode({ config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 60_000 } });
     try {
       const acct = await down.createAccount();
       expect(await status(down, acct.liveKey)).toBe(200);
@@ -69,7 +68,7 @@ describe('key cache', () => {
   });
 
   it('with the cache off, rotations do not need Redis', async () => {
-    const down = await startTestApp({ db: { ...a.db, close: async () => {} }, config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 0 } });
+    const down = await a.anotherNode({ config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 0 } });
     try {
       const acct = await down.createAccount();
       const rotated = await down.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: { authorization: `Bearer ${down.adminToken}` } });

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContainer, type Container } from '../../src/app/container.ts';
-import { createLogger } from '../../src/app/logger.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import type { Database } from '../../src/db/database.ts';
 import { buildServer } from '../../src/http/server.ts';
 import { openTestDatabase } from '../helpers/database.ts';
@@ -63,6 +63,35 @@ describe('log redaction', () => {
     for (const secret of secrets) {
       expect(output).not.toContain(secret);
       expect(output).not.toContain(secret.slice(5, 25)); // nor a recognisable part of it
+    }
+  });
+
+  it('masks an operator-chosen ADMIN_TOKEN in a URL, percent-encoded keys, and a key typed into the FTP user field', async () => {
+    const token = 'operator-chose-this-Secret!';
+    const out: string[] = [];
+    const log = createLogger('info', { write: (l: string) => void out.push(l) }, { secrets: [token] });
+    const db2 = await openTestDatabase();
+    const c2 = await createContainer(testConfig({ adminToken: token }), log, { db: db2 });
+    const app2 = await buildServer(c2, { adminToken: token });
+    try {
+      await app2.ready();
+      const acct = (await app2.inject({ method: 'POST', url: '/admin/accounts', headers: { authorization: `Bearer ${token}` }, payload: { name: 'Masked' } })).json();
+      const encoded = acct.liveKey.replace('_', '%5F');
+      await app2.inject({ method: 'GET', url: `/v2/customers?api_key=${encoded}&t=${encodeURIComponent(token)}&raw=${token}` });
+      await app2.inject({ method: 'GET', url: `/v2/customers?k=${acct.testKey.replace('_', '%5f')}` });
+      // what the FTP channel logs when a key is typed as the user name
+      c2.log.info({ session: 's1', username: acct.liveKey }, 'ftp login failed');
+      c2.log.warn(`login of ${acct.testKey} refused`);
+      const text = out.join('');
+      expect(text).toContain('api_key=live_[redacted]');
+      expect(text).toContain('"username":"live_[redacted]"');
+      for (const secret of [token, encodeURIComponent(token), acct.liveKey, encoded, acct.testKey, acct.liveKey.slice(5, 25), acct.testKey.slice(5, 25)]) {
+        expect(text).not.toContain(secret);
+      }
+    } finally {
+      await app2.close();
+      await c2.close();
+      await db2.close();
     }
   });
 });

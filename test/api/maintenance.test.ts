@@ -1,25 +1,19 @@
 // Test data is virtual: it is purged after the configured retention; live data never is.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { apiTest as it } from '../helpers/api-test.ts';
 import { createCustomer, createInvoice, makePdf } from '../helpers/fixtures.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
-let t: TestApp;
-let acct: TestAccount;
+it.override('appOptions', { config: { testDataRetentionDays: 7 } });
 
-beforeAll(async () => {
-  t = await startTestApp({ config: { testDataRetentionDays: 7 } });
-  acct = await t.createAccount();
-});
-afterAll(() => t?.close());
-
-async function fullInvoice(key: string) {
+async function fullInvoice(t: TestApp, key: string) {
   const inv = await createInvoice(t, key);
   const doc = await t.request('POST', `/v2/documents/${inv.id}`, { key, body: { filename: 'p.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') } });
   const pay = await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: '01-02-2026', amount: '1.00' } });
   return { inv, doc: doc.body, pay: pay.body };
 }
 
-async function backdate(days: number, ids: { customer?: string; invoice?: string; document?: string; payment?: string }) {
+async function backdate(t: TestApp, days: number, ids: { customer?: string; invoice?: string; document?: string; payment?: string }) {
   const set = `created_at = now() - make_interval(days => ${days})`;
   if (ids.customer) await t.db.query(`update customers set ${set} where id = $1`, [ids.customer]);
   if (ids.invoice) await t.db.query(`update invoices set ${set} where id = $1`, [ids.invoice]);
@@ -27,15 +21,17 @@ async function backdate(days: number, ids: { customer?: string; invoice?: string
   if (ids.payment) await t.db.query(`update payments set ${set} where id = $1`, [ids.payment]);
 }
 
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
+
 describe('test data purge', () => {
-  it('removes test data older than the retention, keeps younger test data and all live data', async () => {
-    const oldTest = await fullInvoice(acct.testKey);
-    const youngTest = await fullInvoice(acct.testKey);
-    const oldLive = await fullInvoice(acct.liveKey);
+  it('removes test data older than the retention, keeps younger test data and all live data', async ({ t, acct }) => {
+    const oldTest = await fullInvoice(t, acct.testKey);
+    const youngTest = await fullInvoice(t, acct.testKey);
+    const oldLive = await fullInvoice(t, acct.liveKey);
     const all = (x: typeof oldTest) => ({ customer: x.inv.customer.id, invoice: x.inv.id, document: x.doc.id, payment: x.pay.id });
-    await backdate(8, all(oldTest));
-    await backdate(6, all(youngTest));
-    await backdate(400, all(oldLive));
+    await backdate(t, 8, all(oldTest));
+    await backdate(t, 6, all(youngTest));
+    await backdate(t, 400, all(oldLive));
 
     const counts = await t.c.maintenance.purgeTestData(); // the configured 7 days
     expect(counts).toMatchObject({ invoices: 1, customers: 1, payments: 1, documents: 1 });
@@ -53,13 +49,13 @@ describe('test data purge', () => {
     expect((await t.request('GET', `/v2/documents/${oldLive.doc.id}/content`, { key: acct.liveKey })).status).toBe(200);
   });
 
-  it('keeps an old test customer that still has a younger invoice, and tombstones go too', async () => {
+  it('keeps an old test customer that still has a younger invoice, and tombstones go too', async ({ t, acct }) => {
     const c = await createCustomer(t, acct.testKey);
     const young = await createInvoice(t, acct.testKey, { customer: c.id });
     const gone = await createCustomer(t, acct.testKey);
     await t.request('DELETE', `/v2/customers/${gone.id}`, { key: acct.testKey });
-    await backdate(30, { customer: c.id });
-    await backdate(30, { customer: gone.id });
+    await backdate(t, 30, { customer: c.id });
+    await backdate(t, 30, { customer: gone.id });
     await t.c.maintenance.purgeTestData();
     expect((await t.request('GET', `/v2/customers/${c.id}`, { key: acct.testKey })).status).toBe(200);
     expect((await t.request('GET', `/v2/invoices/${young.id}`, { key: acct.testKey })).status).toBe(200);
@@ -67,9 +63,9 @@ describe('test data purge', () => {
     expect((await t.request('GET', `/v2/customers/${gone.id}`, { key: acct.testKey })).status).toBe(404);
   });
 
-  it('an explicit retention overrides the configured one', async () => {
-    const x = await fullInvoice(acct.testKey);
-    await backdate(3, { customer: x.inv.customer.id, invoice: x.inv.id, document: x.doc.id, payment: x.pay.id });
+  it('an explicit retention overrides the configured one', async ({ t, acct }) => {
+    const x = await fullInvoice(t, acct.testKey);
+    await backdate(t, 3, { customer: x.inv.customer.id, invoice: x.inv.id, document: x.doc.id, payment: x.pay.id });
     expect((await t.c.maintenance.purgeTestData()).invoices).toBe(0);
     // 2 days: this invoice (3 days) and the 6-day-old one of the first test
     expect((await t.c.maintenance.purgeTestData(2)).invoices).toBe(2);

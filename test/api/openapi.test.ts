@@ -1,16 +1,10 @@
 // The OpenAPI document covers every /v2 route and is built from the schemas the routes validate
 // with; every /v2 route needs a key; docs and health endpoints answer.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/api-test.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
-let t: TestApp;
-let spec: any;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  spec = (await t.request('GET', '/v2/openapi.json')).body;
-});
-afterAll(() => t?.close());
+const it = apiTest.extend('spec', { scope: 'file' }, async ({ t }): Promise<any> => (await t.request('GET', '/v2/openapi.json')).body);
 
 /** Every (method, path) the server has, read from app.printRoutes() (a tree, one node per line). */
 function registeredRoutes(app: TestApp['app']): { method: string; path: string }[] {
@@ -29,8 +23,10 @@ function registeredRoutes(app: TestApp['app']): { method: string; path: string }
 /** `/v2/x/:a|:b/y` and `/v2/x/{a}/y` both become `/v2/x/{}/y`. */
 const shape = (path: string) => path.replace(/:[^/]+/g, '{}').replace(/\{[^}]*\}/g, '{}');
 
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
+
 describe('OpenAPI', () => {
-  it('is served at /v2/openapi.json as OpenAPI 3 without a key', async () => {
+  it('is served at /v2/openapi.json as OpenAPI 3 without a key', async ({ t }) => {
     const res = await t.request('GET', '/v2/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/json/);
@@ -38,7 +34,7 @@ describe('OpenAPI', () => {
     expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it('holds every registered /v2 route (except the document itself)', () => {
+  it('holds every registered /v2 route (except the document itself)', ({ t, spec }) => {
     const routes = registeredRoutes(t.app).filter((r) => r.path.startsWith('/v2/') && r.path !== '/v2/openapi.json' && r.method !== 'HEAD');
     expect(routes.length).toBeGreaterThanOrEqual(17);
     const documented = new Set<string>();
@@ -50,7 +46,7 @@ describe('OpenAPI', () => {
     }
   });
 
-  it('every /v2 route answers 401 without a key', async () => {
+  it('every /v2 route answers 401 without a key', async ({ t }) => {
     const routes = registeredRoutes(t.app).filter((r) => r.path.startsWith('/v2/') && r.path !== '/v2/openapi.json');
     for (const r of routes) {
       const url = r.path.replace(/:[^/]+/g, 'x1');
@@ -61,7 +57,7 @@ describe('OpenAPI', () => {
     }
   });
 
-  it('is generated from the validation schemas: limits and required fields match', () => {
+  it('is generated from the validation schemas: limits and required fields match', ({ spec }) => {
     const body = (path: string, method: string) => spec.paths[path][method].requestBody.content['application/json'].schema;
     const customer = body('/v2/customers', 'post');
     expect(customer.required).toEqual(expect.arrayContaining(['customerCode', 'name']));
@@ -84,7 +80,7 @@ describe('OpenAPI', () => {
 });
 
 describe('docs and health', () => {
-  it('serves the browsable docs at /docs', async () => {
+  it('serves the browsable docs at /docs', async ({ t }) => {
     let res = await t.app.inject({ method: 'GET', url: '/docs' });
     if (res.statusCode >= 300 && res.statusCode < 400) res = await t.app.inject({ method: 'GET', url: new URL(String(res.headers.location), 'http://x/docs/').pathname });
     expect(res.statusCode).toBe(200);
@@ -92,7 +88,7 @@ describe('docs and health', () => {
     expect(res.body).toMatch(/swagger/i);
   });
 
-  it('/healthz answers 200 and /readyz checks the database and Redis', async () => {
+  it('/healthz answers 200 and /readyz checks the database and Redis', async ({ t }) => {
     const health = await t.request('GET', '/healthz');
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: 'ok' });
@@ -101,8 +97,8 @@ describe('docs and health', () => {
     expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
   });
 
-  it('/readyz reports a failing extra check as 503', async () => {
-    const t2 = await startTestApp({ db: { ...t.db, close: async () => {} }, server: { readiness: new Map([['ftp', async () => { throw new Error('not listening'); }]]) } });
+  it('/readyz reports a failing extra check as 503', async ({ t }) => {
+    const t2 = await t.anotherNode({ server: { readiness: new Map([['ftp', async () => { throw new Error('not listening'); }]]) } });
     try {
       const res = await t2.request('GET', '/readyz');
       expect(res.status).toBe(503);
@@ -112,8 +108,8 @@ describe('docs and health', () => {
     }
   });
 
-  it('without an admin token the admin API does not exist', async () => {
-    const t2 = await startTestApp({ db: { ...t.db, close: async () => {} }, server: { adminToken: undefined } });
+  it('without an admin token the admin API does not exist', async ({ t }) => {
+    const t2 = await t.anotherNode({ server: { adminToken: undefined } });
     try {
       expect((await t2.request('POST', '/admin/accounts', { headers: { authorization: 'Bearer x' }, body: { name: 'n' } })).status).toBe(404);
     } finally {

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { apiTest as it } from '../helpers/api-test.ts';
 import { createCustomer, createInvoice } from '../helpers/fixtures.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-let key: string;
 let customers: string[]; // newest first
 let invoices: { id: string; status: string }[]; // newest first
 
-beforeAll(async () => {
-  t = await startTestApp();
-  acct = await t.createAccount();
-  key = acct.liveKey;
+it.beforeAll(async ({ t, key }) => {
   customers = [];
   for (let i = 0; i < 7; i++) customers.unshift((await createCustomer(t, key, { customerCode: `P-${i}` })).id);
   invoices = [];
@@ -20,13 +14,12 @@ beforeAll(async () => {
     invoices.unshift({ id: inv.id, status: inv.status });
   }
 });
-afterAll(() => t?.close());
 
 const pathOf = (href: string) => href.replace(/^https?:\/\/[^/]+/, '');
 const query = (href: string) => Object.fromEntries(new URL(href).searchParams);
 
 describe('pagination', () => {
-  it('pages newest first with next links carrying from and limit', async () => {
+  it('pages newest first with next links carrying from and limit', async ({ t, key }) => {
     const seen: string[] = [];
     let url: string | null = '/v2/customers?limit=3';
     const pages: any[] = [];
@@ -48,7 +41,7 @@ describe('pagination', () => {
     expect(query(pages[1].links.previous.href)).toEqual({ from: customers[0], limit: '3' });
   });
 
-  it('from is inclusive, and previous walks back to the newest item', async () => {
+  it('from is inclusive, and previous walks back to the newest item', async ({ t, key }) => {
     const res = await t.request('GET', `/v2/customers?From=${customers[4]}&Limit=2`, { key });
     expect(res.body.customers.map((c: any) => c.id)).toEqual([customers[4], customers[5]]);
     expect(query(res.body.links.next.href)).toEqual({ from: customers[6], limit: '2' });
@@ -60,7 +53,7 @@ describe('pagination', () => {
     expect(first.body.links.previous).toBeNull();
   });
 
-  it('keeps the InvoiceStatus filter in both links', async () => {
+  it('keeps the InvoiceStatus filter in both links', async ({ t, key }) => {
     const paid = invoices.filter((i) => i.status === 'paid').map((i) => i.id);
     expect(paid).toHaveLength(3);
     const p1 = await t.request('GET', '/v2/invoices?InvoiceStatus=paid&limit=2', { key });
@@ -72,7 +65,7 @@ describe('pagination', () => {
     expect(query(p2.body.links.previous.href)).toEqual({ invoicestatus: 'paid', from: paid[0], limit: '2' });
   });
 
-  it('limit bounds: default 50, 1 to 250, anything else 400 naming limit', async () => {
+  it('limit bounds: default 50, 1 to 250, anything else 400 naming limit', async ({ t, key }) => {
     const all = await t.request('GET', '/v2/invoices', { key });
     expect(all.body.count).toBe(7);
     expect(all.body.links.next).toBeNull();
@@ -86,7 +79,7 @@ describe('pagination', () => {
     }
   });
 
-  it('a cursor that is no item of the list is 400 naming from', async () => {
+  it('a cursor that is no item of the list is 400 naming from', async ({ t, key }) => {
     const cases = ['cst_doesnotexist', invoices[0].id /* an invoice id on the customer list */, 'x'.repeat(37), 'bad cursor!'];
     for (const from of cases) {
       const res = await t.request('GET', `/v2/customers?from=${encodeURIComponent(from)}`, { key });
@@ -100,7 +93,7 @@ describe('pagination', () => {
     expect(res.body.field).toBe('from');
   });
 
-  it('a deleted item leaves the list; pages stay consistent', async () => {
+  it('a deleted item leaves the list; pages stay consistent', async ({ t }) => {
     const acct2 = await t.createAccount();
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.unshift((await createCustomer(t, acct2.liveKey)).id);
@@ -111,7 +104,7 @@ describe('pagination', () => {
     expect((await t.request('GET', `/v2/customers?from=${ids[1]}`, { key: acct2.liveKey })).status).toBe(400);
   });
 
-  it('payments page the same way', async () => {
+  it('payments page the same way', async ({ t, key }) => {
     const inv = await createInvoice(t, key, { invoiceTotal: '100.00' });
     const pays: string[] = [];
     for (let i = 0; i < 3; i++) pays.unshift((await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: '01-02-2026', amount: '1.00' } })).body.id);
@@ -122,8 +115,8 @@ describe('pagination', () => {
     expect(p2.body.payments.map((p: any) => p.id)).toEqual([pays[2]]);
   });
 
-  it('PUBLIC_URL sets the base of every link', async () => {
-    const t2 = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { publicUrl: 'https://invoices.example.com/' } });
+  it('PUBLIC_URL sets the base of every link', async ({ t }) => {
+    const t2 = await t.anotherNode({ config: { publicUrl: 'https://invoices.example.com/' } });
     try {
       const k = (await t2.createAccount()).liveKey;
       await createCustomer(t2, k);

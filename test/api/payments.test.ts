@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/api-test.ts';
 import { createCustomer, createInvoice } from '../helpers/fixtures.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 
-let t: TestApp;
-let acct: TestAccount;
-let key: string;
+const it = apiTest.extend('pay', ({ t, key }) => (invoice: string, amount: unknown, extra: Record<string, unknown> = {}, k = key) =>
+  t.request('POST', '/v2/payments', { key: k, body: { invoice, date: '10-02-2026', amount, ...extra } }));
 
-beforeAll(async () => {
-  t = await startTestApp();
-  acct = await t.createAccount();
-  key = acct.liveKey;
-});
-afterAll(() => t?.close());
-
-const pay = (invoice: string, amount: unknown, extra: Record<string, unknown> = {}, k = key) =>
-  t.request('POST', '/v2/payments', { key: k, body: { invoice, date: '10-02-2026', amount, ...extra } });
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
 describe('payments', () => {
-  it('100.00 on 480.00 leaves 380.00; paying the rest makes the invoice paid with balance 0.00', async () => {
+  it('100.00 on 480.00 leaves 380.00; paying the rest makes the invoice paid with balance 0.00', async ({ t, key, pay }) => {
     const inv = await createInvoice(t, key, { invoiceTotal: '480.00' });
     const first = await t.request('POST', '/v2/payments', { key, form: { Invoice: inv.id, Date: '10-02-2026', Amount: '100.00' } });
     expect(first.status).toBe(201);
@@ -35,7 +26,7 @@ describe('payments', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body).toMatchObject({ status: 'paid', invoiceBalance: '0.00', invoiceTotal: '480.00' });
   });
 
-  it('a payment on a paid or cancelled invoice is refused with 422 and a field', async () => {
+  it('a payment on a paid or cancelled invoice is refused with 422 and a field', async ({ t, key, pay }) => {
     const paid = await createInvoice(t, key, { invoiceStatus: 'paid', invoiceBalance: '0.00' });
     const cancelled = await createInvoice(t, key, { invoiceStatus: 'cancelled' });
     for (const inv of [paid, cancelled]) {
@@ -50,7 +41,7 @@ describe('payments', () => {
     expect((await pay(patched.id, '1.00')).status).toBe(422);
   });
 
-  it('a payment above the balance is 422 naming amount, and leaves the balance alone', async () => {
+  it('a payment above the balance is 422 naming amount, and leaves the balance alone', async ({ t, key, pay }) => {
     const inv = await createInvoice(t, key, { invoiceTotal: '50.00' });
     await pay(inv.id, '20.00');
     const res = await pay(inv.id, '30.01');
@@ -59,14 +50,14 @@ describe('payments', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.invoiceBalance).toBe('30.00');
   });
 
-  it('zero, negative and over-maximum amounts are refused', async () => {
+  it('zero, negative and over-maximum amounts are refused', async ({ t, key, pay }) => {
     const inv = await createInvoice(t, key);
     expect((await pay(inv.id, '0.00')).body).toMatchObject({ status: 422, field: 'amount' });
     expect((await pay(inv.id, '-1.00')).body).toMatchObject({ status: 400, field: 'amount' });
     expect((await pay(inv.id, '10000000.00')).body).toMatchObject({ status: 422, detail: 'The amount is higher than the maximum', field: 'amount' });
   });
 
-  it('concurrent payments never take the balance below zero', async () => {
+  it('concurrent payments never take the balance below zero', async ({ t, key, pay }) => {
     const inv = await createInvoice(t, key, { invoiceTotal: '100.00' });
     const results = await Promise.all(Array.from({ length: 5 }, () => pay(inv.id, '30.00')));
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
@@ -74,7 +65,7 @@ describe('payments', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.invoiceBalance).toBe('10.00');
   });
 
-  it('lists payments newest first with the invoice and customer objects', async () => {
+  it('lists payments newest first with the invoice and customer objects', async ({ t, key, pay }) => {
     const other = await t.createAccount();
     const c = await createCustomer(t, other.liveKey, { name: 'Payer BV' });
     const inv = await createInvoice(t, other.liveKey, { customer: c.id, invoiceTotal: '480.00' });

@@ -1,23 +1,20 @@
 // 429 per key, with Retry-After and the spec's error body, counted in Redis so that every node
 // with the same prefix shares one budget.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { apiTest as it } from '../helpers/api-test.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 const limit = { rateLimitMax: 3, rateLimitWindowMs: 60_000 };
-let t: TestApp;
-let prefix: string;
-
-beforeAll(async () => {
-  prefix = `iitest${randomToken(8)}`;
-  t = await startTestApp({ config: { ...limit, redisPrefix: prefix } });
-});
-afterAll(() => t?.close());
+const prefix = `iitest${randomToken(8)}`;
+it.override('appOptions', { config: { ...limit, redisPrefix: prefix } });
 
 const hit = (app: TestApp, key?: string) => app.request('GET', '/v2/customers', { key });
 
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
+
 describe('rate limit', () => {
-  it('answers 429 with Retry-After and the error body once a key used its budget; other keys go on', async () => {
+  it('answers 429 with Retry-After and the error body once a key used its budget; other keys go on', async ({ t }) => {
     const a = await t.createAccount();
     const b = await t.createAccount();
     for (let i = 0; i < 3; i++) expect((await hit(t, a.liveKey)).status).toBe(200);
@@ -36,16 +33,15 @@ describe('rate limit', () => {
     expect((await hit(t, b.liveKey)).status).toBe(200);
   });
 
-  it('limits requests without a key by address', async () => {
+  it('limits requests without a key by address', async ({ t }) => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await hit(t)).status);
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
   });
 
-  it('is shared by two server instances with the same Redis prefix, and only by them', async () => {
-    const sharedDb = { ...t.db, close: async () => {} }; // the second node must not close the first's database
-    const t2 = await startTestApp({ config: { ...limit, redisPrefix: prefix }, db: sharedDb });
-    const t3 = await startTestApp({ config: { ...limit, redisPrefix: `iitest${randomToken(8)}` }, db: sharedDb });
+  it('is shared by two server instances with the same Redis prefix, and only by them', async ({ t }) => {
+    const t2 = await t.anotherNode({ config: { ...limit, redisPrefix: prefix } });
+    const t3 = await t.anotherNode({ config: { ...limit, redisPrefix: `iitest${randomToken(8)}` } });
     try {
       const acct = await t.createAccount();
       expect((await hit(t, acct.liveKey)).status).toBe(200);
@@ -61,22 +57,22 @@ describe('rate limit', () => {
     }
   });
 
-  it('the budget comes back after the window', async () => {
-    const short = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { rateLimitMax: 1, rateLimitWindowMs: 500 } });
+  it('the budget comes back after the window', async ({ t }) => {
+    const short = await t.anotherNode({ config: { rateLimitMax: 1, rateLimitWindowMs: 500 } });
     try {
       const acct = await short.createAccount();
       expect((await hit(short, acct.liveKey)).status).toBe(200);
       const limited = await hit(short, acct.liveKey);
       expect(limited.status).toBe(429);
-      await new Promise((r) => setTimeout(r, 600));
-      expect((await hit(short, acct.liveKey)).status).toBe(200);
+      // the 500 ms window ends: a request is let through again
+      await expect.poll(async () => (await hit(short, acct.liveKey)).status, { timeout: 10_000, interval: 50 }).toBe(200);
     } finally {
       await short.close();
     }
   });
 
-  it('with Redis unreachable, requests still go through (and /readyz says not ready)', async () => {
-    const down = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { ...limit, redisUrl: 'redis://127.0.0.1:1' } });
+  it('with Redis unreachable, requests still go through (and /readyz says not ready)', async ({ t }) => {
+    const down = await t.anotherNode({ config: { ...limit, redisUrl: 'redis://127.0.0.1:1' } });
     try {
       const acct = await down.createAccount();
       const statuses: number[] = [];

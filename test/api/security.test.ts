@@ -1,23 +1,19 @@
 // Keys, accounts and modes: who may see what.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/api-test.ts';
 import { createInvoice, makePdf } from '../helpers/fixtures.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
-let t: TestApp;
-let a: TestAccount;
-let b: TestAccount;
+const it = apiTest
+  .extend('a', { scope: 'file' }, ({ t }) => t.createAccount('Alpha'))
+  .extend('b', { scope: 'file' }, ({ t }) => t.createAccount('Beta'));
 
-beforeAll(async () => {
-  t = await startTestApp();
-  a = await t.createAccount('Alpha');
-  b = await t.createAccount('Beta');
-});
-afterAll(() => t?.close());
+const admin = (t: TestApp) => ({ authorization: `Bearer ${t.adminToken}` });
 
-const admin = () => ({ authorization: `Bearer ${t.adminToken}` });
+it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
 describe('API keys', () => {
-  it('accounts get a live_ and a test_ key, stored only as hashes', async () => {
+  it('accounts get a live_ and a test_ key, stored only as hashes', async ({ t, a }) => {
     expect(a.liveKey).toMatch(/^live_[0-9A-Za-z]{40}$/);
     expect(a.testKey).toMatch(/^test_[0-9A-Za-z]{40}$/);
     const rows = await t.db.query('select * from api_keys where account_id = $1', [a.id]);
@@ -28,7 +24,7 @@ describe('API keys', () => {
     expect(stored).not.toContain(a.liveKey.slice(5));
   });
 
-  it('no key, a wrong key, a key of the wrong shape: 401', async () => {
+  it('no key, a wrong key, a key of the wrong shape: 401', async ({ t, a }) => {
     const cases = [undefined, `live_${'A'.repeat(40)}`, `test_${'A'.repeat(40)}`, a.liveKey.slice(0, -1), `${a.liveKey}x`, a.liveKey.toUpperCase(), t.adminToken];
     for (const key of cases) {
       const res = await t.request('GET', '/v2/invoices', { key });
@@ -40,10 +36,10 @@ describe('API keys', () => {
     expect((await t.request('GET', '/v2/invoices', { headers: { authorization: `bearer ${a.liveKey}` } })).status).toBe(200);
   });
 
-  it('a rotated key fails with 401 at once; the new key works; the other mode is untouched', async () => {
+  it('a rotated key fails with 401 at once; the new key works; the other mode is untouched', async ({ t }) => {
     const acct = await t.createAccount();
     expect((await t.request('GET', '/v2/customers', { key: acct.liveKey })).status).toBe(200);
-    const rotated = await t.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: admin() });
+    const rotated = await t.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: admin(t) });
     expect(rotated.status).toBe(201);
     expect(rotated.body.key).toMatch(/^live_/);
     expect(rotated.body.key).not.toBe(acct.liveKey);
@@ -53,14 +49,14 @@ describe('API keys', () => {
     expect((await t.request('GET', '/v2/customers', { key: acct.testKey })).status).toBe(200);
     // data stays with the account across the rotation
     const c = await t.request('POST', '/v2/customers', { key: rotated.body.key, body: { customerCode: 'R-1', name: 'R' } });
-    const again = await t.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: admin() });
+    const again = await t.request('POST', `/admin/accounts/${acct.id}/keys/live`, { headers: admin(t) });
     expect((await t.request('GET', `/v2/customers/${c.body.id}`, { key: again.body.key })).status).toBe(200);
     expect((await t.request('GET', `/v2/customers/${c.body.id}`, { key: rotated.body.key })).status).toBe(401);
   });
 });
 
 describe('accounts and modes are isolated', () => {
-  it('another account, or the other mode of the same account, answers 404 for every id', async () => {
+  it('another account, or the other mode of the same account, answers 404 for every id', async ({ t, a, b }) => {
     const inv = await createInvoice(t, a.liveKey);
     const doc = await t.request('POST', `/v2/documents/${inv.id}`, { key: a.liveKey, body: { filename: 'a.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') } });
     const payment = await t.request('POST', '/v2/payments', { key: a.liveKey, body: { invoice: inv.id, date: '01-02-2026', amount: '1.00' } });
@@ -92,7 +88,7 @@ describe('accounts and modes are isolated', () => {
     expect(own.body).toMatchObject({ status: 'open', invoiceBalance: '479.00', document: 'a.pdf', customer: { name: 'Test Customer' } });
   });
 
-  it('test and live lists are disjoint, for every resource', async () => {
+  it('test and live lists are disjoint, for every resource', async ({ t }) => {
     const acct = await t.createAccount();
     const live = await createInvoice(t, acct.liveKey);
     const test = await createInvoice(t, acct.testKey);
@@ -116,7 +112,7 @@ describe('accounts and modes are isolated', () => {
 });
 
 describe('admin API', () => {
-  it('needs the admin token; API keys do not open it', async () => {
+  it('needs the admin token; API keys do not open it', async ({ t, a }) => {
     for (const headers of <Record<string, string>[]>[{}, { authorization: `Bearer ${a.liveKey}` }, { authorization: 'Bearer adm_wrong' }]) {
       expect((await t.request('POST', '/admin/accounts', { headers, body: { name: 'x' } })).status).toBe(401);
       expect((await t.request('GET', `/admin/accounts/${a.id}`, { headers })).status).toBe(401);
@@ -126,13 +122,13 @@ describe('admin API', () => {
     expect((await t.request('GET', '/v2/customers', { key: a.liveKey })).status).toBe(200);
   });
 
-  it('shows an account without keys, with its FTP user name and import addresses', async () => {
-    const res = await t.request('GET', `/admin/accounts/${a.id}`, { headers: admin() });
+  it('shows an account without keys, with its FTP user name and import addresses', async ({ t, a }) => {
+    const res = await t.request('GET', `/admin/accounts/${a.id}`, { headers: admin(t) });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: a.id, name: 'Alpha', ftpUsername: a.ftpUsername, importAddresses: a.importAddresses, createdAt: expect.any(String) });
+    expect(res.body).toEqual({ id: a.id, name: 'Alpha', ftpUsername: a.ftpUsername, importAddresses: a.importAddresses, createdAt: expect.any(String), disabled: false });
     expect(a.importAddresses.live).not.toBe(a.importAddresses.test);
-    expect((await t.request('GET', '/admin/accounts/acc_nope', { headers: admin() })).status).toBe(404);
-    expect((await t.request('POST', `/admin/accounts/${a.id}/keys/other`, { headers: admin() })).status).toBe(400);
-    expect((await t.request('POST', '/admin/accounts', { headers: admin(), body: { name: '' } })).status).toBe(400);
+    expect((await t.request('GET', '/admin/accounts/acc_nope', { headers: admin(t) })).status).toBe(404);
+    expect((await t.request('POST', `/admin/accounts/${a.id}/keys/other`, { headers: admin(t) })).status).toBe(400);
+    expect((await t.request('POST', '/admin/accounts', { headers: admin(t), body: { name: '' } })).status).toBe(400);
   });
 });

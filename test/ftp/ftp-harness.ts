@@ -1,6 +1,6 @@
 // Test harness for the FTP channel: the real service (roles api, worker, ftp) on a fresh
-// PostgreSQL database with a private Redis prefix, a self-signed certificate made with the openssl
-// CLI, random free ports (a distinct random passive range per test file), and real clients:
+// PostgreSQL database with a private Redis prefix, a self-signed certificate (selfsigned, as the
+// ftp role makes its own), random free ports (a distinct random passive range per test file), and real clients:
 // basic-ftp, curl, and a raw control-connection client for what those two will not do.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,20 +12,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import tls from 'node:tls';
-import { promisify } from 'node:util';
 import { Client, FTPError } from 'basic-ftp';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { createLogger } from '../../src/app/logger.ts';
-import { startService, type RunningService } from '../../src/app/service.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService, type RunningService } from '../../src/app/start-service.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
-import { ftpMetrics, type FtpCounter } from '../../src/channels/ftp/ftp-metrics.ts';
+import { TRANSFER_COUNTERS, ftpMetrics, type TransferCounter } from '../../src/channels/transfer/transfer-metrics.ts';
+import { makeSelfSignedCert } from '../../src/channels/ftp/self-signed-cert.ts';
 import { openTestDatabase } from '../helpers/database.ts';
+import { waitForImport } from '../helpers/imports.ts';
 import { testConfig } from '../helpers/test-app.ts';
 import { dropQueueKeys } from '../intake/intake-harness.ts';
 
-const exec = promisify(execFile);
 
 export interface FtpAccount {
   id: string;
@@ -59,12 +59,14 @@ export interface FtpApp {
   documentsOf(invoiceId: string): Promise<{ id: string; deleted_at: Date | null; source: string; filename: string }[]>;
 }
 
-/** A self-signed certificate for localhost, made with the openssl CLI. */
+/** A self-signed certificate for localhost, made as the ftp role makes its own (selfsigned). */
 export async function makeCertificate(): Promise<{ dir: string; cert: string; key: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftp-cert-'));
   const cert = path.join(dir, 'cert.pem');
   const key = path.join(dir, 'key.pem');
-  await exec('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
+  const pems = await makeSelfSignedCert({ commonName: 'localhost', days: 2, dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+  fs.writeFileSync(cert, pems.cert);
+  fs.writeFileSync(key, pems.key, { mode: 0o600 });
   return { dir, cert, key };
 }
 
@@ -141,15 +143,7 @@ export async function startFtpApp(opts: { config?: Partial<Config>; tls?: boolea
     });
   return {
     svc, config, db, request,
-    async waitFor(key, id, done = (r) => r.status === 'attached' || r.status === 'failed', ms = 30_000) {
-      const end = Date.now() + ms;
-      for (;;) {
-        const res = await request('GET', `/v2/imports/${id}`, { key });
-        if (res.status === 200 && done(res.body)) return res.body;
-        if (Date.now() > end) return res.body;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
+    waitFor: (key, id, done, ms = 30_000) => waitForImport(request, key, id, done, ms),
     async close() {
       await svc.stop();
       await dropQueueKeys(config);
@@ -359,14 +353,8 @@ export async function loginFrom(port: number, user: string, password: string, lo
 // ---- metrics ----
 
 /** Counter values now, to compare after an action (the service reports to the shared ftpMetrics). */
-export function counters(): Record<FtpCounter, number> {
-  return { ...ftpMetrics.counters };
+export async function counters(): Promise<Record<TransferCounter, number>> {
+  return Object.fromEntries(await Promise.all(TRANSFER_COUNTERS.map(async (n) => [n, await ftpMetrics.value(n)]))) as Record<TransferCounter, number>;
 }
 
-export async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { until } from '../../testkit/wait.ts';

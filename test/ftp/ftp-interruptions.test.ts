@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { startFtpRole } from '../../src/channels/ftp/ftp-role.ts';
-import { ftpMetrics } from '../../src/channels/ftp/ftp-metrics.ts';
+import { startFtpRole } from '../../src/app/ftp-role.ts';
+import { ftpMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
 import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
 import { bigPdf, connectFtp, counters, ftpCode, RawFtp, spawnCurl, startFtpApp, until, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const noTransfers = () => until(() => ftpMetrics.gauges.transfers === 0, 10_000, 'the transfer to end');
+const noTransfers = () => until(async () => (await ftpMetrics.gauge('transfers')) === 0, 10_000, 'the transfer to end');
 
 /** A source that sends `first` and then nothing more until destroyed. */
 function stallingSource(first: Buffer): Readable {
@@ -62,15 +62,15 @@ describe('interrupted uploads', () => {
   it('basic-ftp closing the client mid-upload leaves nothing', async () => {
     const a = await t.ftpAccount();
     const pdf = await bigPdf(2_000_000, 'half');
-    const before = counters();
+    const before = (await counters());
     const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
     const pending = client.uploadFrom(stallingSource(pdf.subarray(0, 1_000_000)), 'half.pdf').catch((e) => e);
-    await until(() => counters().bytesReceived - before.bytesReceived >= 1_000_000, 10_000, 'the first half to arrive');
+    await until(async () => (await counters()).bytesReceived - before.bytesReceived >= 1_000_000, 10_000, 'the first half to arrive');
     client.close();
     expect(await pending).toBeInstanceOf(Error);
     await noTransfers();
-    expect(counters().uploadsAborted - before.uploadsAborted).toBe(1);
-    expect(counters().uploadsReceived - before.uploadsReceived).toBe(0);
+    expect((await counters()).uploadsAborted - before.uploadsAborted).toBe(1);
+    expect((await counters()).uploadsReceived - before.uploadsReceived).toBe(0);
     expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
@@ -78,28 +78,28 @@ describe('interrupted uploads', () => {
     const a = await t.ftpAccount();
     const file = path.join(tmp, 'killed.pdf');
     fs.writeFileSync(file, await bigPdf(3_000_000, 'killed'));
-    const before = counters();
+    const before = (await counters());
     const curl = spawnCurl(t.port, a.ftpUsername, a.liveKey, file, 'killed.pdf', ['--limit-rate', '300k']);
     const exited = new Promise((r) => curl.once('exit', r));
-    await until(() => counters().bytesReceived - before.bytesReceived >= 200_000, 20_000, 'some bytes to arrive');
+    await until(async () => (await counters()).bytesReceived - before.bytesReceived >= 200_000, 20_000, 'some bytes to arrive');
     curl.kill('SIGKILL');
     await exited;
     await noTransfers();
-    expect(counters().uploadsAborted - before.uploadsAborted).toBe(1);
+    expect((await counters()).uploadsAborted - before.uploadsAborted).toBe(1);
     expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
   it('a data connection that ends cleanly half way, with the client gone right after, stages nothing', async () => {
     const a = await t.ftpAccount();
     const pdf = await bigPdf(400_000, 'truncated');
-    const before = counters();
+    const before = (await counters());
     const { ftp, data } = await rawSession(a);
     expect(await ftp.send('STOR truncated.pdf')).toMatch(/^150/);
     data.end(pdf.subarray(0, 200_000)); // close_notify and FIN: a "clean" end
     await new Promise((r) => data.once('close', r));
     ftp.close();
     await noTransfers();
-    expect(counters().uploadsAborted - before.uploadsAborted).toBe(1);
+    expect((await counters()).uploadsAborted - before.uploadsAborted).toBe(1);
     expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
@@ -122,7 +122,7 @@ describe('interrupted uploads', () => {
 
   it('a stalled upload is aborted with 426 after the transfer timeout; nothing staged', async () => {
     const a = await t.ftpAccount();
-    const before = counters();
+    const before = (await counters());
     const client = await connectFtp(t.port, a.ftpUsername, a.liveKey, true, 30_000);
     try {
       const pdf = await bigPdf(100_000, 'stalled');
@@ -130,7 +130,7 @@ describe('interrupted uploads', () => {
     } finally {
       client.close();
     }
-    expect(counters().uploadsAborted - before.uploadsAborted).toBe(1);
+    expect((await counters()).uploadsAborted - before.uploadsAborted).toBe(1);
     expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
@@ -141,8 +141,8 @@ describe('interrupted uploads', () => {
     try {
       expect(await ftp.send('STOR aborted.pdf')).toMatch(/^150/);
       data.write(pdf.subarray(0, 100_000));
-      const before = counters();
-      await until(() => counters().bytesReceived > before.bytesReceived || ftpMetrics.gauges.transfers === 1, 5000, 'bytes to arrive');
+      const before = (await counters());
+      await until(async () => (await counters()).bytesReceived > before.bytesReceived || (await ftpMetrics.gauge('transfers')) === 1, 5000, 'bytes to arrive');
       expect(await ftp.send('ABOR')).toMatch(/^426 /);
       expect(await ftp.reply()).toMatch(/^226 ABOR/);
       // the session goes on
@@ -160,7 +160,7 @@ describe('interrupted uploads', () => {
       await ftp.startTls();
       expect(await ftp.login(a.ftpUsername, a.liveKey)).toMatch(/^230/);
       expect(await ftp.reply()).toMatch(/^421 Idle timeout/);
-      await until(() => ftp.closed, 5000, 'the connection to close');
+      await until(async () => ftp.closed, 5000, 'the connection to close');
     } finally {
       ftp.close();
     }
@@ -182,7 +182,7 @@ describe('intake unavailable', () => {
     let recentFails = false;
     const channel = await startFtpRole(t.svc.container, failing);
     expect(channel).toBeDefined();
-    const before = counters();
+    const before = (await counters());
     try {
       const a = await t.ftpAccount();
       const client = await connectFtp(channel!.port, a.ftpUsername, a.liveKey);
@@ -200,7 +200,7 @@ describe('intake unavailable', () => {
       } finally {
         client.close();
       }
-      expect(counters().uploadsStagingFailed - before.uploadsStagingFailed).toBe(2);
+      expect((await counters()).uploadsStagingFailed - before.uploadsStagingFailed).toBe(2);
       expect(await t.imports(a.liveKey)).toEqual([]);
     } finally {
       await channel!.stop();

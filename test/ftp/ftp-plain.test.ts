@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app/logger.ts';
-import { startService } from '../../src/app/service.ts';
-import { startFtpRole } from '../../src/channels/ftp/ftp-role.ts';
-import { ftpMetrics } from '../../src/channels/ftp/ftp-metrics.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService } from '../../src/app/start-service.ts';
+import { startFtpRole } from '../../src/app/ftp-role.ts';
+import { ftpMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
@@ -69,9 +69,9 @@ describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
     const pdf = await makePdf('graceful');
     const pending = client.uploadFrom(source, `${inv.invoiceNumber}.pdf`);
     source.write(pdf.subarray(0, 100));
-    await until(() => ftpMetrics.gauges.transfers === 1, 5000, 'the upload to start');
+    await until(async () => (await ftpMetrics.gauge('transfers')) === 1, 5000, 'the upload to start');
     const stopped = channel.stop(10_000);
-    await until(() => !channel.ready, 5000, 'the channel to drain');
+    await until(async () => !channel.ready, 5000, 'the channel to drain');
     // a new connection is not accepted any more
     await expect(RawFtp.connect(channel.port)).rejects.toThrow(/ECONNREFUSED/);
     source.end(pdf.subarray(100));

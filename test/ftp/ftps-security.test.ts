@@ -8,8 +8,8 @@ import tls from 'node:tls';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { ftpMetrics, type FtpLockoutEvent } from '../../src/channels/ftp/ftp-metrics.ts';
-import { lockoutKeys } from '../../src/channels/ftp/lockout-policy.ts';
+import { ftpMetrics, type LockoutEvent } from '../../src/channels/transfer/transfer-metrics.ts';
+import { lockoutKeys } from '../../src/channels/transfer/lockout-policy.ts';
 import { connectFtp, counters, curlUpload, ftpCode, loginFrom, RawFtp, startFtpApp, until, upload, type FtpApp } from './ftp-harness.ts';
 
 let t: FtpApp;
@@ -27,7 +27,7 @@ afterAll(async () => {
 describe('TLS before the key', () => {
   it('refuses USER and PASS before AUTH TLS (530), without checking the key', async () => {
     const a = await t.ftpAccount();
-    const before = counters();
+    const before = (await counters());
     expect(await ftpCode(connectFtp(t.port, a.ftpUsername, a.liveKey, false))).toBe(530);
     const { ftp } = await RawFtp.connect(t.port);
     try {
@@ -38,7 +38,7 @@ describe('TLS before the key', () => {
     } finally {
       ftp.close();
     }
-    const after = counters();
+    const after = (await counters());
     expect(after.loginsRefusedPlaintext - before.loginsRefusedPlaintext).toBe(3);
     expect(after.loginsSucceeded - before.loginsSucceeded).toBe(0);
     expect(after.loginsFailed - before.loginsFailed).toBe(0);
@@ -108,10 +108,10 @@ describe('wrong keys and lockout', () => {
 
   it('locks a user out after repeated failures, from any address, for the configured time; logged and counted', async () => {
     const a = await t.ftpAccount();
-    const events: FtpLockoutEvent[] = [];
-    const onLockout = (e: FtpLockoutEvent) => events.push(e);
+    const events: LockoutEvent[] = [];
+    const onLockout = (e: LockoutEvent) => events.push(e);
     ftpMetrics.on('lockout', onLockout);
-    const before = counters();
+    const before = (await counters());
     try {
       for (let i = 0; i < 3; i++) expect(await loginFrom(t.port, a.ftpUsername, `live_guess${i}`, '127.0.0.2')).toMatch(/^530 Login incorrect/);
       // the right key, from an address that never failed: the user is locked
@@ -119,7 +119,7 @@ describe('wrong keys and lockout', () => {
     } finally {
       ftpMetrics.off('lockout', onLockout);
     }
-    const after = counters();
+    const after = (await counters());
     expect(after.loginsFailed - before.loginsFailed).toBe(3);
     expect(after.loginsRefusedLockedOut - before.loginsRefusedLockedOut).toBe(1);
     expect(events).toContainEqual({ subject: 'user', address: '127.0.0.2', username: a.ftpUsername, lockoutMs: 60_000 });
@@ -160,14 +160,14 @@ describe('limits and passive mode', () => {
     } finally {
       c1.close();
     }
-    await until(() => ftpMetrics.gauges.connections <= 1, 5000, 'the closed connections to be gone');
+    await until(async () => (await ftpMetrics.gauge('connections')) <= 1, 5000, 'the closed connections to be gone');
     const c3 = await connectFtp(t.port, a.ftpUsername, a.liveKey);
     c3.close();
     c2.close();
   });
 
   it('refuses connections over the total maximum with 421 at once', async () => {
-    await until(() => ftpMetrics.gauges.connections === 0, 5000, 'earlier connections to close');
+    await until(async () => (await ftpMetrics.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const open: RawFtp[] = [];
     try {
       for (let i = 0; i < 8; i++) {
@@ -184,7 +184,7 @@ describe('limits and passive mode', () => {
   });
 
   it('answers PASV and EPSV with ports from the configured range', async () => {
-    await until(() => ftpMetrics.gauges.connections === 0, 5000, 'earlier connections to close');
+    await until(async () => (await ftpMetrics.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const a = await t.ftpAccount();
     const { ftp } = await RawFtp.connect(t.port);
     try {
@@ -213,7 +213,7 @@ describe('limits and passive mode', () => {
   });
 
   it('a data connection from another address than the control connection is refused; the client\'s own still works', async () => {
-    await until(() => ftpMetrics.gauges.connections === 0, 5000, 'earlier connections to close');
+    await until(async () => (await ftpMetrics.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const a = await t.ftpAccount();
     const { ftp } = await RawFtp.connect(t.port);
     try {

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createContainer, type Container } from '../../src/app/container.ts';
-import { createLogger } from '../../src/app/logger.ts';
+import { coreReadiness, createContainer, type Container } from '../../src/app/container.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
@@ -36,7 +36,16 @@ export interface TestApp {
   adminToken: string;
   request(method: string, url: string, opts?: { key?: string; body?: unknown; form?: Record<string, string>; headers?: Record<string, string> }): Promise<Reply>;
   createAccount(name?: string): Promise<TestAccount>;
+  /** another node of the service on this one's database, as behind a load balancer; closing it leaves the database open */
+  anotherNode(opts?: Omit<TestAppOptions, 'db'>): Promise<TestApp>;
   close(): Promise<void>;
+}
+
+/** `server` may be a function of the container, for plugins that need it (e.g. its metrics). */
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  server?: ServerOptions | ((c: Container) => ServerOptions);
+  db?: Database;
 }
 
 export function testConfig(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Config {
@@ -46,6 +55,7 @@ export function testConfig(overrides: Partial<Config> = {}, env: Record<string, 
       host: '127.0.0.1',
       port: 0,
       ftpPort: 0,
+      sftpPort: 0,
       dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-test-')),
       redisPrefix: `iitest${randomToken(8)}`,
       adminToken: `adm_${randomToken(24)}`,
@@ -54,12 +64,13 @@ export function testConfig(overrides: Partial<Config> = {}, env: Record<string, 
   );
 }
 
-/** `server` may be a function of the container, for plugins that need it (e.g. its metrics). */
-export async function startTestApp(opts: { config?: Partial<Config>; server?: ServerOptions | ((c: Container) => ServerOptions); db?: Database } = {}): Promise<TestApp> {
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(opts.config);
   const db = opts.db ?? (await openTestDatabase());
   const c = await createContainer(config, createLogger(config.logLevel), { db });
-  const app = await buildServer(c, { adminToken: config.adminToken, ...(typeof opts.server === 'function' ? opts.server(c) : opts.server) });
+  const server = typeof opts.server === 'function' ? opts.server(c) : opts.server;
+  const readiness = new Map([...coreReadiness(c), ...(server?.readiness ?? [])]);
+  const app = await buildServer(c, { adminToken: config.adminToken, ...server, readiness });
   await app.ready();
   const request: TestApp['request'] = async (method, url, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
@@ -84,6 +95,7 @@ export async function startTestApp(opts: { config?: Partial<Config>; server?: Se
       if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body as TestAccount;
     },
+    anotherNode: (o = {}) => startTestApp({ ...o, db: { ...db, close: async () => {} } }),
     async close() {
       await app.close();
       await c.close();

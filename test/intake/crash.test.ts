@@ -2,16 +2,18 @@
 // again: every file is attached exactly once. Private redis-server, fresh PostgreSQL database,
 // workers as child processes started the way `npm start` starts them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app/logger.ts';
-import { startService, type RunningService } from '../../src/app/service.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService, type RunningService } from '../../src/app/start-service.ts';
 import type { Config } from '../../src/config/config.ts';
 import { makePdf } from '../helpers/fixtures.ts';
-import { createPgDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
-import { spawnWorker, startPrivateRedis, until } from './intake-harness.ts';
+import { createPgDatabase } from '../../testkit/postgres.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
+import { until } from '../../testkit/wait.ts';
+import { spawnWorker } from './intake-harness.ts';
 
 const FILES = 200;
-let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
+let redis: PrivateRedis;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 let config: Config;
 let svc: RunningService;

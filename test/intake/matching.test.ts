@@ -2,7 +2,8 @@
 // matched by id or number, checked, attached through the documents code path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { startIntakeApp, until, type IntakeApp } from './intake-harness.ts';
+import { until } from '../../testkit/wait.ts';
+import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
 
 let t: IntakeApp;
 let acct: Awaited<ReturnType<IntakeApp['account']>>;

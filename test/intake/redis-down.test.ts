@@ -1,14 +1,14 @@
 // Redis down when a file arrives: receive() rejects in bounded time (the channel must not
 // acknowledge) and leaves no staged file behind. Private redis-server: it is stopped here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app/logger.ts';
-import { startService, type RunningService } from '../../src/app/service.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService, type RunningService } from '../../src/app/start-service.ts';
 import { makePdf } from '../helpers/fixtures.ts';
-import { createPgDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
-import { startPrivateRedis } from './intake-harness.ts';
+import { createPgDatabase } from '../../testkit/postgres.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 
-let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
+let redis: PrivateRedis;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 let svc: RunningService;
 
@@ -35,5 +35,21 @@ describe('Redis down', () => {
       .rejects.toThrow(/did not answer|Connection is closed|ECONNREFUSED/);
     const rows = await svc.container.db.query<{ filename: string }>('select filename from intake_staging where account_id = $1 order by received_at', [acct.id]);
     expect(rows.map((r) => r.filename)).toEqual(['UP-1.pdf']);
+  });
+
+  it('POST /v2/imports answers 503 with Retry-After and the spec body, at once', async () => {
+    const acct = await svc.container.accounts.create('down-http');
+    await redis.stop(); // already stopped by the test above when it ran first
+    const started = Date.now();
+    const res = await fetch(`${svc.apiUrl}/v2/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acct.liveKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ filename: 'DOWN-2.pdf', content: (await makePdf('down')).toString('base64') }),
+    });
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(res.headers.get('content-type')).toMatch(/^application\/hal\+json/);
+    expect(await res.json()).toEqual({ status: 503, title: 'Service Unavailable', detail: expect.stringMatching(/Redis.*Retry shortly/) });
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 });

@@ -4,18 +4,19 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app/logger.ts';
-import { startService, type RunningService } from '../../src/app/service.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService, type RunningService } from '../../src/app/start-service.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import { BullIntakeScheduler, INTAKE_QUEUE, queuePrefix } from '../../src/intake/queue/intake-queue.ts';
 import { IntakeReconciler } from '../../src/intake/reconciler.ts';
 import { makePdf } from '../helpers/fixtures.ts';
-import { createPgDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
-import { startPrivateRedis, until } from './intake-harness.ts';
+import { createPgDatabase } from '../../testkit/postgres.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
+import { until } from '../../testkit/wait.ts';
 
-let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
+let redis: PrivateRedis;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 let base: Config;
 const running: RunningService[] = [];

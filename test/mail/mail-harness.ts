@@ -3,19 +3,20 @@
 // (several at once, through a proxy, with their own settings).
 import type Mail from 'nodemailer/lib/mailer';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/app/logger.ts';
-import { startService, type RunningService } from '../../src/app/service.ts';
-import { startMailRole, type MailRole } from '../../src/channels/mail/mail-role.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService, type RunningService } from '../../src/app/start-service.ts';
+import { startMailRole, type MailRole } from '../../src/app/mail-role.ts';
 import type { ReplySender } from '../../src/channels/mail/mail-feedback.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
-import type { IntakeReceiver, IntakeRecord } from '../../src/intake/intake-port.ts';
+import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
+import type { IntakeRecord } from '../../src/domain/intake.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { createPgDatabase } from '../helpers/database.ts';
-import { startDovecot, type Dovecot, type DovecotOptions } from '../helpers/dovecot.ts';
+import { startDovecot, type Dovecot, type DovecotOptions } from '../../testkit/dovecot.ts';
+import { createPgDatabase } from '../../testkit/postgres.ts';
 import { testConfig } from '../helpers/test-app.ts';
 import { dropQueueKeys } from '../intake/intake-harness.ts';
 
@@ -155,14 +156,7 @@ export async function startMailHarness(opts: {
   return h;
 }
 
-/** Polls until check() is true; throws with `what` when `ms` pass. */
-export async function until(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { until } from '../../testkit/wait.ts';
 
 /** A message with PDFs attached, as a mail client would send it. */
 export function invoiceMail(to: string, attachments: Mail.Attachment[], extra: Mail.Options = {}): Mail.Options {

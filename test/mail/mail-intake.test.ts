@@ -3,10 +3,10 @@
 // workers) and attached; every message moved to Processed or Failed.
 import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app/logger.ts';
-import { startService } from '../../src/app/service.ts';
-import type { MailRole } from '../../src/channels/mail/mail-role.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService } from '../../src/app/start-service.ts';
+import type { MailRole } from '../../src/app/mail-role.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { testConfig } from '../helpers/test-app.ts';
 import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
@@ -265,7 +265,7 @@ describe('large messages', () => {
   it('downloads only the PDF parts of a message over MAIL_MAX_MESSAGE_BYTES, and records PDFs over 5 MB as failed', async () => {
     // a second poller with a low limit, on its own mailbox so the main one does not take the message
     const box = 'Large';
-    // a non-ASCII name: read here from the part's own MIME header (RFC 2231), not from the whole message
+    // a non-ASCII name: read here from the body structure (RFC 2231), not from the whole message
     const inv = await h.invoice(acct.liveKey, `GROẞ-${Date.now().toString(36)}-Überweisung`);
     const id = msgId();
     const bigPdf = Buffer.concat([await makePdf('big'), randomBytes(5.5 * 1024 * 1024)]);
@@ -294,6 +294,39 @@ describe('large messages', () => {
     expect(large.poller.receivedBytes()).toBeLessThan(400_000);
     await large.stop();
   });
+
+  it('names the PDF parts of a large message as a whole one: RFC 2047 in a legacy charset, RFC 2231 in windows-1252', async () => {
+    const box = 'LargeNames';
+    const stamp = `${Date.now().toString(36)}-${seq++}`;
+    const latin1 = await h.invoice(acct.liveKey, `Größe-${stamp}`);
+    const euro = await h.invoice(acct.liveKey, `Factuur-€-${stamp}`);
+    const q = [...Buffer.from(`${latin1.invoiceNumber}.pdf`, 'latin1')].map((b) => `=${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    const id = msgId();
+    await h.dovecot.append(
+      invoiceMail(
+        acct.live,
+        [
+          rawPart(`Content-Type: application/pdf\r\nContent-Disposition: attachment; filename="=?ISO-8859-1?Q?${q}?="`, await makePdf('latin1')),
+          // € is 0x80 in windows-1252
+          rawPart(`Content-Type: application/pdf\r\nContent-Disposition: attachment; filename*=windows-1252''Factuur-%80-${stamp}.pdf`, await makePdf('cp1252')),
+        ],
+        { messageId: id },
+      ),
+      box,
+    );
+    // every message is large to this poller
+    const large = h.startPoller({ imapUrl: h.dovecot.url(box), mailMaxMessageBytes: 1024, mailProcessedMailbox: 'LargeNamesDone', mailFailedMailbox: 'LargeNamesFailed' });
+    const { records } = await settledRecords(id);
+    expect(h.logs.some((l) => l.includes('downloaded its PDF parts only') && l.includes(`"parts":2`))).toBe(true);
+    expect(records).toHaveLength(2);
+    expect(records).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ status: 'attached', invoiceId: latin1.id, filename: `${latin1.invoiceNumber}.pdf` }),
+        expect.objectContaining({ status: 'attached', invoiceId: euro.id, filename: `${euro.invoiceNumber}.pdf` }),
+      ]),
+    );
+    await large.stop();
+  });
 });
 
 describe('IDLE', () => {
@@ -302,8 +335,8 @@ describe('IDLE', () => {
     for (let i = 0; i < 5; i++) {
       const inv = await h.invoice(acct.liveKey);
       const drainsBefore = mail.poller.stats.drains;
-      // wait until the connection is idle (IDLE started), then deliver
-      await new Promise((r) => setTimeout(r, 300));
+      // deliver once the connection waits in IDLE
+      await vi.waitFor(() => expect(mail.poller.idling()).toBe(true), { timeout: 10_000 });
       const id = msgId();
       const t0 = Date.now();
       await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: await makePdf('idle') }], { messageId: id }));

@@ -6,11 +6,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { MailboxSession } from '../../src/channels/mail/imap-mailbox.ts';
-import type { MailRole } from '../../src/channels/mail/mail-role.ts';
+import type { MailRole } from '../../src/app/mail-role.ts';
 import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
-import { startDovecot } from '../helpers/dovecot.ts';
+import { startDovecot } from '../../testkit/dovecot.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
@@ -199,7 +199,8 @@ describe('connections', () => {
     const errors: string[] = [];
     role.poller.on('disconnected', (e: Error) => errors.push(e.message));
     await until(async () => (await h.dovecot.count(box)) === 0, 30_000, 'the first drain');
-    await new Promise((r) => setTimeout(r, 300));
+    // freeze the link once the drain is over and the session waits in IDLE
+    await vi.waitFor(() => expect(role.poller.idling()).toBe(true), { timeout: 10_000 });
     proxy.freeze();
     const inv = await h.invoice(acct.liveKey);
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);

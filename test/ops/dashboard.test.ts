@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
-import { queueDashboard } from '../../src/ops/queue-dashboard.ts';
+import { queueDashboard } from '../../src/http/plugins/queue-dashboard.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const prefix = `iitest${randomToken(8)}`;

@@ -1,8 +1,9 @@
 import { Queue, Worker, UnrecoverableError } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metricsPlugin } from '../../src/ops/metrics-route.ts';
+import { metricsPlugin } from '../../src/http/routes/metrics-route.ts';
 import { Metrics } from '../../src/ops/metrics.ts';
+import { TransferMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { buildServer } from '../../src/http/server.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
@@ -56,9 +57,17 @@ describe('/metrics', () => {
 
   it('moves the channel counters and gauges that FTP, IMAP and the pipeline update', async () => {
     const m = t.c.metrics;
-    // the FTP server keeps its own counters (src/channels/ftp/ftp-metrics.ts); they are read at scrape time
-    const ftp = { counters: { connectionsAccepted: 2, loginsFailed: 1, loginsRefusedLockedOut: 3, lockouts: 1, uploadsReceived: 7, bytesReceived: 1234 }, gauges: { connections: 1, transfers: 0 } };
+    // the FTP server counts on prom-client metrics of its own (src/channels/ftp/ftp-metrics.ts), served from this registry
+    const ftp = new TransferMetrics();
     m.ftp.observe(ftp);
+    ftp.inc('connectionsAccepted', 2);
+    ftp.inc('loginsFailed');
+    ftp.inc('loginsRefusedLockedOut', 3);
+    ftp.inc('lockouts');
+    ftp.inc('uploadsReceived', 7);
+    ftp.inc('bytesReceived', 1234);
+    ftp.stall('tls_handshake');
+    ftp.connectionOpened();
     m.intake.status('ftp', 'received');
     m.intake.status('ftp', 'attached');
     m.intake.status('mail', 'failed');
@@ -72,9 +81,9 @@ describe('/metrics', () => {
     expect(sampleValue(samples, 'ftp_lockouts_total')).toBe(1);
     expect(sampleValue(samples, 'ftp_uploads_total', { outcome: 'received' })).toBe(7);
     expect(sampleValue(samples, 'ftp_received_bytes_total')).toBe(1234);
-    // counters follow the source's running totals
-    ftp.counters.lockouts = 2;
-    ftp.gauges.connections = 0;
+    expect(sampleValue(samples, 'ftp_transfer_stalls_total', { phase: 'tls_handshake' })).toBe(1);
+    ftp.inc('lockouts');
+    ftp.connectionClosed();
     const again = (await scrape()).samples;
     expect(sampleValue(again, 'ftp_lockouts_total')).toBe(2);
     expect(sampleValue(again, 'ftp_sessions_active')).toBe(0);

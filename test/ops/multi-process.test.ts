@@ -13,12 +13,14 @@ import { Client as FtpClient } from 'basic-ftp';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
-import { createPgDatabase } from '../helpers/database.ts';
-import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
+import { startDovecot, type Dovecot } from '../../testkit/dovecot.ts';
+import { freePort } from '../../testkit/ports.ts';
+import { createPgDatabase } from '../../testkit/postgres.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
+import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
+import { pollFor, sleep, until } from '../../testkit/wait.ts';
 import { makePdf } from '../helpers/fixtures.ts';
-import { freePort, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.ts';
 import { freePortRange } from '../ftp/ftp-harness.ts';
-import { spawnService, type ServiceProcess } from './service-process.ts';
 
 // Sizes: 1,000 files in the first batch (half by FTP, half by e-mail), 300 in the second (a third each by FTP, e-mail, HTTP).
 const FIRST = Number(process.env.OPS_MP_FILES ?? 1000);
@@ -132,19 +134,35 @@ async function makeFiles(prefix: string, n: number, channels: File['channel'][])
 /** Lets senders go up to a share of their files, so that a batch is still arriving when a process stops. */
 class Gate {
   private share = 1;
+  private readonly totals: number[] = [];
+  /** files let through so far, by every feed of this gate */
+  passed = 0;
   open(share: number) {
     this.share = share;
   }
-  async wait(index: number, total: number): Promise<void> {
-    while (index >= Math.ceil(total * this.share)) await new Promise((r) => setTimeout(r, 20));
+  /** how many files the current share lets through, over every feed */
+  allowed(): number {
+    return this.totals.reduce((sum, total) => sum + Math.ceil(total * this.share), 0);
+  }
+  /** Hands out `files` in order, each once the gate lets it through; undefined when none are left. */
+  feed<T>(files: T[]): () => Promise<T | undefined> {
+    this.totals.push(files.length);
+    let next = 0;
+    return async () => {
+      if (next >= files.length) return undefined;
+      const i = next++;
+      while (i >= Math.ceil(files.length * this.share)) await sleep(20);
+      this.passed++;
+      return files[i];
+    };
   }
 }
 const ungated = new Gate();
 
 /** Appends one message per mail file to the import mailbox. */
 async function sendMail(files: File[], gate = ungated): Promise<void> {
-  for (const [i, f] of files.entries()) {
-    await gate.wait(i, files.length);
+  const take = gate.feed(files);
+  for (let f; (f = await take()); ) {
     await dovecot.append({
       from: 'accounts@supplier.example', to: importAddress, subject: `Invoice ${f.number}`, text: 'Attached.',
       attachments: [{ filename: `${f.number}.pdf`, content: f.bytes, contentType: 'application/pdf' }],
@@ -157,13 +175,10 @@ async function sendMail(files: File[], gate = ungated): Promise<void> {
  * acknowledged: a refused connection or a 503 while the API restarts is tried again.
  */
 async function sendHttp(files: File[], gate = ungated, width = 6): Promise<{ retries: number }> {
-  let next = 0;
+  const take = gate.feed(files);
   let retries = 0;
   await Promise.all(Array.from({ length: width }, async () => {
-    while (next < files.length) {
-      const i = next++;
-      await gate.wait(i, files.length);
-      const f = files[i];
+    for (let f; (f = await take()); ) {
       for (;;) {
         try {
           const res = await api('POST', '/v2/imports', { Filename: `${f.number}.pdf`, Content: f.bytes.toString('base64') });
@@ -173,7 +188,7 @@ async function sendHttp(files: File[], gate = ungated, width = 6): Promise<{ ret
           if (!/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String((e as Error).message) + String((e as { cause?: unknown }).cause))) throw e;
         }
         retries++;
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
     }
   }));
@@ -186,15 +201,12 @@ async function sendHttp(files: File[], gate = ungated, width = 6): Promise<{ ret
  * file again.
  */
 async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retries: number }> {
-  let next = 0;
+  const take = gate.feed(files);
   let retries = 0;
   await Promise.all(Array.from({ length: width }, async () => {
     let client: FtpClient | undefined;
     try {
-      while (next < files.length) {
-        const i = next++;
-        await gate.wait(i, files.length);
-        const f = files[i];
+      for (let f; (f = await take()); ) {
         for (;;) {
           try {
             if (!client || client.closed) {
@@ -210,7 +222,7 @@ async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retr
             client?.close();
             client = undefined;
             retries++;
-            await new Promise((r) => setTimeout(r, 100));
+            await sleep(100);
           }
         }
       }
@@ -224,19 +236,16 @@ async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retr
 /** Waits until every file of the batch has an attached record and nothing is pending. */
 async function waitAttached(files: File[], ms = 240_000): Promise<void> {
   const names = files.map((f) => `${f.number}.pdf`);
-  const until = Date.now() + ms;
-  for (;;) {
-    const { rows } = await sql.query(
+  const state = async () =>
+    (await sql.query<{ attached: number; pending: number }>(
       `select count(distinct s.filename)::int as attached,
               (select count(*)::int from intake_records where status in ('received', 'waiting')) as pending
          from intake_records t join intake_staging s on s.id = t.id
         where t.status = 'attached' and s.filename = any($1)`,
       [names],
-    );
-    if (rows[0].attached === files.length && rows[0].pending === 0) return;
-    if (Date.now() > until) throw new Error(`after ${ms} ms: ${rows[0].attached} of ${files.length} attached, ${rows[0].pending} pending`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    )).rows[0];
+  const last = await pollFor(state, (r) => r.attached === files.length && r.pending === 0, { ms, everyMs: 250 });
+  if (last.attached !== files.length || last.pending !== 0) throw new Error(`after ${ms} ms: ${last.attached} of ${files.length} attached, ${last.pending} pending`);
 }
 
 /** Nothing lost, nothing attached twice: each invoice got exactly one document, with its file's bytes. */
@@ -267,11 +276,9 @@ async function verify(files: File[]): Promise<{ records: number; duplicates: num
 }
 
 async function mailboxSettled(mailCount: number): Promise<void> {
-  const until = Date.now() + 60_000;
-  while ((await dovecot.count('INBOX')) !== 0 || (await dovecot.count('Processed')) < mailCount) {
-    if (Date.now() > until) throw new Error(`mailbox not drained: INBOX ${await dovecot.count('INBOX')}, Processed ${await dovecot.count('Processed')}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const counts = async () => ({ inbox: await dovecot.count('INBOX'), processed: await dovecot.count('Processed') });
+  const last = await pollFor(counts, (c) => c.inbox === 0 && c.processed >= mailCount, { ms: 60_000, everyMs: 250 });
+  if (last.inbox !== 0 || last.processed < mailCount) throw new Error(`mailbox not drained: INBOX ${last.inbox}, Processed ${last.processed}`);
 }
 
 async function sigterm(name: string): Promise<void> {
@@ -324,8 +331,10 @@ describe('api, ftp, mail and two workers in separate processes on one Redis and 
     // the batch go); each is started again after it has exited
     const order = [['worker-1', 'worker'], ['ftp', 'ftp'], ['mail', 'mail'], ['api', 'api'], ['worker-2', 'worker']] as const;
     for (const [k, [name, role]] of order.entries()) {
+      // the stop comes once the next share has begun to arrive
+      const before = gate.passed;
       gate.open((k + 1) / (order.length + 1));
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => gate.passed >= Math.min(before + 1, gate.allowed()), 60_000, 'the next share of the batch');
       const extra: Record<string, string> = name === 'api' ? { PORT: new URL(apiBase).port } : {};
       await sigterm(name);
       stops.push(name);

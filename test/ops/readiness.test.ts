@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
+import { pollFor } from '../../testkit/wait.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 // A private redis-server: stopping the shared one on 6379 would break every other suite.
@@ -20,16 +21,6 @@ async function readyz() {
   return { status: res.status, checks: res.body.checks as Record<string, string> };
 }
 
-async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > until) throw new Error(`${what}: still ${JSON.stringify(v)} after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 describe('/readyz and Redis', () => {
   it('is ready while the database and Redis answer', async () => {
     expect(await readyz()).toEqual({ status: 200, checks: { database: 'ok', redis: 'ok' } });
@@ -38,14 +29,15 @@ describe('/readyz and Redis', () => {
 
   it('fails while Redis is stopped (the process stays alive), and recovers when it is back', async () => {
     await redis.stop();
-    const down = await waitFor(readyz, (r) => r.status !== 200, 'readyz with Redis stopped');
+    const down = await pollFor(readyz, (r) => r.status !== 200, { ms: 30_000, everyMs: 200 });
     expect(down.status).toBe(503);
     expect(down.checks.redis).toMatch(/^failing: /);
     expect(down.checks.database).toBe('ok');
     expect((await t.request('GET', '/healthz')).status).toBe(200);
 
     await redis.start();
-    const up = await waitFor(readyz, (r) => r.status === 200, 'readyz after Redis restarted');
+    const up = await pollFor(readyz, (r) => r.status === 200, { ms: 30_000, everyMs: 200 });
+    expect(up.status).toBe(200);
     expect(up.checks).toEqual({ database: 'ok', redis: 'ok' });
   });
 });

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
-import { createPgDatabase } from '../helpers/database.ts';
+import { createPgDatabase } from '../../testkit/postgres.ts';
 import { parsePrometheusText, sampleValue } from './prom-text.ts';
-import { spawnService, type ServiceProcess } from './service-process.ts';
+import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
 
 const started: ServiceProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];

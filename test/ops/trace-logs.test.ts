@@ -2,9 +2,10 @@
 // the import it starts; the intake id joins the receiving and the worker's lines.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app/logger.ts';
-import { startService, type RunningService } from '../../src/app/service.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService, type RunningService } from '../../src/app/start-service.ts';
 import type { Database } from '../../src/db/database.ts';
+import { until } from '../../testkit/wait.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { testConfig } from '../helpers/test-app.ts';
@@ -48,11 +49,7 @@ describe('structured logs', () => {
     expect(res.headers.get('x-request-id')).toBe(traceId);
     const intakeId = (await res.json()).id as string;
 
-    const until = Date.now() + 30_000;
-    while (!lines.some((l) => l.msg === 'intake attached' && l.intakeId === intakeId)) {
-      if (Date.now() > until) throw new Error('the file was not attached');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(() => lines.some((l) => l.msg === 'intake attached' && l.intakeId === intakeId), 30_000, 'the file to be attached');
     const traced = lines.filter((l) => l.traceId === traceId);
     const msgs = traced.map((l) => l.msg);
     expect(msgs).toEqual(expect.arrayContaining(['incoming request', 'intake received', 'request completed', 'intake attached']));

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { formatDate, parseDate } from '../../src/domain/dates.ts';
-import { ApiError } from '../../src/domain/errors.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 
 const refused = (raw: unknown, field = 'invoiceDate') => {
   try {
     parseDate(raw, field);
   } catch (e) {
-    return e instanceof ApiError && e.status === 400 && e.detail === `Field ${field} in wrong format` && e.field === field;
+    return e instanceof DomainError && e.kind === 'invalid' && e.detail === `Field ${field} in wrong format` && e.field === field;
   }
   return false;
 };

@@ -1,7 +1,7 @@
 // What LIST shows: recent FTP uploads with their status, error texts, temporary uploads.
 import { describe, expect, it } from 'vitest';
-import { buildListing, errorText, findEntry, lsDate, lsLine } from '../../src/channels/ftp/directory-listing.ts';
-import type { IntakeRecord } from '../../src/intake/intake-port.ts';
+import { buildListing, findEntry, lsDate, lsLine } from '../../src/channels/transfer/directory-listing.ts';
+import type { IntakeRecord } from '../../src/domain/intake.ts';
 
 const at = new Date('2026-03-02T10:15:00Z');
 const rec = (o: Partial<IntakeRecord>): IntakeRecord => ({
@@ -28,7 +28,10 @@ describe('directory listing', () => {
       ['F-3.pdf.filepart', 'uploading'],
     ]);
     const err = entries[1];
-    expect(err.content!.toString()).toBe(errorText(rec({ id: 'imp_3', status: 'failed', reason: 'The file is not a PDF (no %PDF- header)' })));
+    expect(err.content!.toString()).toBe(
+      'File: F-1.pdf\r\nStatus: failed\r\nReason: The file is not a PDF (no %PDF- header)\r\nReceived: 2026-03-02T10:15:00.000Z\r\n' +
+        'Intake id: imp_3\r\nUpload a corrected file under the same name to try again.\r\n',
+    );
     expect(err.size).toBe(err.content!.length);
     expect(err.content!.toString()).toContain('Reason: The file is not a PDF (no %PDF- header)');
     expect(entries[0].content).toBeUndefined();

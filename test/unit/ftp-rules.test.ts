@@ -1,9 +1,9 @@
 // The FTP channel's pure decisions: upload names, lockout policy, TLS policy, completeness.
 import { describe, expect, it } from 'vitest';
-import { failureDelayMs, lockedSubject, lockoutKeys, MAX_DELAY_MS, newlyLocked, normalizeAddress } from '../../src/channels/ftp/lockout-policy.ts';
+import { failureDelayMs, lockedSubject, lockoutKeys, MAX_DELAY_MS, newlyLocked, normalizeAddress } from '../../src/channels/transfer/lockout-policy.ts';
 import { ftpTlsPolicy } from '../../src/channels/ftp/ftp-tls-policy.ts';
 import { looksLikeCompletePdf, settleDelayMs } from '../../src/channels/ftp/upload-completeness.ts';
-import { classifyUploadName, clientBaseName, isRootPath } from '../../src/channels/ftp/upload-names.ts';
+import { classifyUploadName, clientBaseName, isRootPath } from '../../src/channels/transfer/upload-names.ts';
 import { pasvReply, PortRange } from '../../src/channels/ftp/passive-connector.ts';
 
 describe('upload names', () => {

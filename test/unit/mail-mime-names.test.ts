@@ -37,6 +37,11 @@ describe('RFC 2231 parameters', () => {
     expect(v.params.filename).toBe('ÄÖ very long name rest.pdf');
   });
 
+  it('reads the euro sign of a windows-1252 or Latin-1 label as windows-1252', () => {
+    expect(parseHeaderValue("attachment; filename*=windows-1252''Factuur%20%80%2012.pdf").params.filename).toBe('Factuur € 12.pdf');
+    expect(parseHeaderValue("attachment; filename*=iso-8859-1''%80%2013.pdf").params.filename).toBe('€ 13.pdf');
+  });
+
   it('a continuation split inside a multi-byte character still decodes', () => {
     expect(parseHeaderValue("attachment; filename*0*=utf-8''%C3; filename*1*=%A4.pdf").params.filename).toBe('ä.pdf');
   });

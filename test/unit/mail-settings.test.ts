@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeImapUrl, parseImapUrl } from '../../src/channels/mail/imap-url.ts';
-import { checkMailConfig } from '../../src/channels/mail/mail-role.ts';
+import { checkMailConfig } from '../../src/app/mail-role.ts';
 import { reconnectDelay } from '../../src/channels/mail/mail-poller.ts';
 import { headerBlock, messageKey } from '../../src/channels/mail/message-key.ts';
 import { loadConfig } from '../../src/config/config.ts';
@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/config.ts';
 describe('IMAP_URL', () => {
   it('reads host, port, TLS, user, password and mailbox, with defaults', () => {
     expect(parseImapUrl('imaps://importer%40example.com:p%40ss%2Fw@mail.example.com/Invoices%2FIn')).toEqual({
-      host: 'mail.example.com', port: 993, secure: true, user: 'importer@example.com', pass: 'p@ss/w', mailbox: 'Invoices/In',
+      host: 'mail.example.com', port: 993, secure: true, user: 'importer@example.com', password: 'p@ss/w', mailbox: 'Invoices/In',
     });
     expect(parseImapUrl('imap://u:p@127.0.0.1:1143')).toMatchObject({ port: 1143, secure: false, mailbox: 'INBOX' });
     expect(parseImapUrl('imap://u:p@[::1]/')).toMatchObject({ host: '::1', port: 143 });

@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/errors.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import { formatCents, parseAmount } from '../../src/domain/money.ts';
+import { thrown } from '../helpers/thrown.ts';
 
 const MAX = 999_999_999; // 9999999.99
 
-function error(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
+const error = (fn: () => unknown) => thrown(fn, DomainError);
 
 describe('parseAmount', () => {
   it('reads two-decimal strings, fewer decimals, a decimal comma and JSON numbers as exact cents', () => {
@@ -32,31 +25,31 @@ describe('parseAmount', () => {
   it('refuses malformed amounts with 400 Field <name> in wrong format', () => {
     for (const bad of ['', ' ', 'abc', '1.234', '1.', '.5', '1e5', '1 000', '€5', '+5', '1.2.3', '0x10', 'NaN', 'Infinity', null, undefined, true, {}, [], 1.234, 0.1 + 0.2 /* 0.30000000000000004: never rounded silently */, Number.NaN, Number.POSITIVE_INFINITY, 1e21]) {
       const e = error(() => parseAmount(bad, 'amount', MAX));
-      expect(e.status, String(bad)).toBe(400);
+      expect(e.kind, String(bad)).toBe('invalid');
       expect(e.detail).toBe('Field amount in wrong format');
       expect(e.field).toBe('amount');
     }
   });
 
   it('refuses negative amounts unless allowed', () => {
-    expect(error(() => parseAmount('-5.00', 'amount', MAX)).status).toBe(400);
+    expect(error(() => parseAmount('-5.00', 'amount', MAX)).kind).toBe('invalid');
     expect(parseAmount('-5.00', 'amount', MAX, { allowNegative: true })).toBe(-500);
   });
 
   it('a well-formed amount above the maximum is 422 with the field in lowercase', () => {
     for (const over of ['10000000.00', '10000000', '99999999999999', 1e12]) {
       const e = error(() => parseAmount(over, 'invoiceTotal', MAX));
-      expect(e.status).toBe(422);
+      expect(e.kind).toBe('unprocessable');
       expect(e.detail).toBe('The amount is higher than the maximum');
       expect(e.field).toBe('invoicetotal');
     }
-    expect(error(() => parseAmount('100.01', 'amount', 10_000)).status).toBe(422);
+    expect(error(() => parseAmount('100.01', 'amount', 10_000)).kind).toBe('unprocessable');
     expect(parseAmount('100.00', 'amount', 10_000)).toBe(10_000);
   });
 
   it('an amount within the maximum written in more than 10 characters is 400', () => {
     const e = error(() => parseAmount('00000001.00', 'invoiceBalance', MAX));
-    expect(e).toMatchObject({ status: 400, field: 'invoiceBalance', detail: 'Field invoiceBalance is longer than 10 characters' });
+    expect(e).toMatchObject({ kind: 'invalid', field: 'invoiceBalance', detail: 'Field invoiceBalance is longer than 10 characters' });
     expect(parseAmount('0000001.00', 'invoiceBalance', MAX)).toBe(100);
   });
 });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/errors.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, pageLinks, parsePageRequest } from '../../src/domain/pagination.ts';
 
 const fieldOf = (fn: () => unknown) => {
   try {
     fn();
   } catch (e) {
-    if (e instanceof ApiError && e.status === 400) return e.field;
+    if (e instanceof DomainError && e.kind === 'invalid') return e.field;
   }
   return undefined;
 };

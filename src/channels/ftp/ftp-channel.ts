@@ -1,22 +1,25 @@
 // The embedded FTP/FTPS server: ftp-srv with the intake virtual file system, the login rules
-// (TLS first, lockout, per-account limit), connection limits and the idle timeout.
+// (TLS first, lockout, per-account limit), connection limits, the idle timeout, and implicit FTPS
+// on a port of its own.
 import { randomBytes } from 'node:crypto';
+import type { Server, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { FtpSrv, type FtpConnection } from 'ftp-srv';
-import type { Logger } from '../../app/logger.ts';
+import type { FtpConnection, FtpSrv } from 'ftp-srv';
+import type { Logger } from '../../platform/logger.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import { installCommands } from './ftp-commands.ts';
-import { lsLine } from './directory-listing.ts';
-import type { FtpMetrics } from './ftp-metrics.ts';
+import { lsLine } from '../transfer/directory-listing.ts';
+import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { FtpSession } from './ftp-session.ts';
-import type { FtpSrvConnection, FtpSrvServer } from './ftp-srv-internals.ts';
+import { adoptConnection, connectionCount, ControlConnection, createFtpSrv, listeningSocket } from './ftp-srv-internals.ts';
+import { listenImplicitFtps } from './implicit-ftps-listener.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
-import { failureDelayMs } from './lockout-policy.ts';
+import { failureDelayMs } from '../transfer/lockout-policy.ts';
 import { PortRange } from './passive-connector.ts';
-import type { LoginLockout } from './login-lockout.ts';
+import type { LoginLockout } from '../transfer/login-lockout.ts';
 
 export interface FtpChannelOptions {
   host: string;
@@ -26,6 +29,8 @@ export interface FtpChannelOptions {
   pasvRange: [number, number];
   tls?: { cert: Buffer; key: Buffer };
   requireTls: boolean;
+  /** implicit FTPS (TLS from the first byte) on this port too; needs `tls` */
+  implicitPort?: number;
   idleTimeoutMs: number;
   transferTimeoutMs: number;
   maxConnections: number;
@@ -46,12 +51,14 @@ export interface FtpChannelDeps {
   };
   receiver: IntakeReceiver;
   lockout: LoginLockout;
-  metrics: FtpMetrics;
+  metrics: TransferMetrics;
   log: Logger;
 }
 
 export class FtpChannel {
-  private srv?: FtpSrv & FtpSrvServer;
+  private srv?: FtpSrv;
+  private implicit?: Server;
+  private readonly implicitSockets = new WeakSet<Socket>();
   private readonly sessions = new Map<string, FtpSession>();
   private readonly perAccount = new Map<string, Set<string>>();
   private secureContext?: SecureContext;
@@ -59,16 +66,18 @@ export class FtpChannel {
   private draining = false;
   private listening = false;
   port = 0;
+  /** the implicit FTPS port, when it runs */
+  implicitPort?: number;
 
   constructor(
-    private readonly o: FtpChannelOptions,
-    private readonly d: FtpChannelDeps,
+    private readonly options: FtpChannelOptions,
+    private readonly deps: FtpChannelDeps,
   ) {
-    this.ports = new PortRange(o.pasvRange[0], o.pasvRange[1]);
+    this.ports = new PortRange(options.pasvRange[0], options.pasvRange[1]);
   }
 
   get url(): string {
-    return `ftp://${this.o.host}:${this.port}`;
+    return `ftp://${this.options.host}:${this.port}`;
   }
 
   /** Whether the server is accepting connections (readiness). */
@@ -77,41 +86,42 @@ export class FtpChannel {
   }
 
   async start(): Promise<void> {
-    const { o, d } = this;
+    const { options, deps } = this;
     const greeting = ['invoice-intake FTP: upload <invoice_number>.pdf or <invoice_id>.pdf'];
-    if (o.requireTls) greeting.push('FTPS required: send AUTH TLS before logging in');
+    if (options.requireTls) greeting.push('FTPS required: send AUTH TLS before logging in');
     // TLS 1.2 at least, on the control connection (AUTH TLS) and on data connections
-    const tls = o.tls ? { cert: o.tls.cert, key: o.tls.key, minVersion: 'TLSv1.2' as const } : undefined;
+    const tls = options.tls ? { cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' as const } : undefined;
     this.secureContext = tls && createSecureContext(tls);
-    const before = new Map(['SIGTERM', 'SIGINT', 'SIGQUIT'].map((s) => [s, process.listeners(s as NodeJS.Signals)]));
-    const srv = new FtpSrv({
-      url: `ftp://${o.host}:${o.port}`,
-      pasv_url: o.pasvAddress,
-      pasv_min: o.pasvRange[0],
-      pasv_max: o.pasvRange[1],
+    const srv = createFtpSrv({
+      url: `ftp://${options.host}:${options.port}`,
+      pasv_url: options.pasvAddress,
+      pasv_min: options.pasvRange[0],
+      pasv_max: options.pasvRange[1],
       greeting,
       anonymous: false,
       tls: (tls ?? false) as never,
       // timeouts are ours (ftp-srv's socket timeout would also fire on the control connection during long uploads)
       timeout: 0,
-      log: d.log.child({ part: 'ftp-srv' }, { level: o.libraryLogLevel ?? 'silent' }),
+      log: deps.log.child({ part: 'ftp-srv' }, { level: options.libraryLogLevel ?? 'silent' }),
       file_format: ((stat: EntryStat) => lsLine(stat, stat.group)) as never,
-    }) as FtpSrv & FtpSrvServer;
-    // ftp-srv exits the process on these signals; the service's own shutdown closes the server.
-    for (const [signal, kept] of before) {
-      for (const fn of process.listeners(signal as NodeJS.Signals)) if (!kept.includes(fn)) process.off(signal, fn);
-    }
+    });
     this.srv = srv;
-    srv.on('connect' as never, ((e: { connection: FtpConnection }) => this.onConnect(e.connection as FtpSrvConnection)) as never);
+    srv.on('connect' as never, ((e: { connection: FtpConnection }) => this.onConnect(new ControlConnection(e.connection))) as never);
     srv.on('disconnect', (e) => this.onDisconnect(e.id));
     srv.on('login', (data, resolve, reject) => {
-      this.onLogin(data.connection as FtpSrvConnection, data.username, data.password).then(resolve, reject);
+      this.onLogin(new ControlConnection(data.connection), data.username, data.password).then(resolve, reject);
     });
-    srv.on('client-error', ({ context, error }) => d.log.debug({ context, err: error.message }, 'ftp client error'));
-    srv.on('server-error' as never, ((e: { error: Error }) => d.log.error({ err: e.error }, 'ftp server error')) as never);
+    srv.on('client-error', ({ context, error }) => deps.log.debug({ context, err: error.message }, 'ftp client error'));
+    srv.on('server-error' as never, ((e: { error: Error }) => deps.log.error({ err: e.error }, 'ftp server error')) as never);
     await srv.listen();
-    const address = srv.server.address();
-    this.port = typeof address === 'object' && address ? address.port : o.port;
+    this.port = boundPort(listeningSocket(srv).address(), options.port);
+    if (options.implicitPort !== undefined && this.secureContext) {
+      this.implicit = await listenImplicitFtps({ host: options.host, port: options.implicitPort, secureContext: this.secureContext, log: deps.log }, (socket) => {
+        this.implicitSockets.add(socket);
+        adoptConnection(srv, socket);
+      });
+      this.implicitPort = boundPort(this.implicit.address(), options.implicitPort);
+    }
     this.listening = true;
   }
 
@@ -120,23 +130,28 @@ export class FtpChannel {
     const srv = this.srv;
     if (!srv || this.draining) return;
     this.draining = true;
-    srv.server.close();
+    listeningSocket(srv).close();
+    this.implicit?.close();
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline && [...this.sessions.values()].some((s) => s.transfer)) await sleep(50);
     await srv.close();
     this.listening = false;
   }
 
-  private onConnect(connection: FtpSrvConnection) {
-    const { o, d } = this;
-    const session = new FtpSession(connection, randomBytes(6).toString('hex'), o.idleTimeoutMs, (s) => {
-      d.log.info({ session: s.id, address: s.address }, 'ftp session idle: closing');
-      // ftp-srv's declaration types the message as a number; it is sent as text
-      void Promise.resolve(s.connection.close(421, 'Idle timeout: closing control connection' as never)).catch(() => undefined);
+  private onConnect(connection: ControlConnection) {
+    const { options, deps } = this;
+    const session = new FtpSession(connection, randomBytes(6).toString('hex'), options.idleTimeoutMs, (s) => {
+      deps.log.info({ session: s.id, address: s.address }, 'ftp session idle: closing');
+      void s.connection.close(421, 'Idle timeout: closing control connection');
     });
     this.sessions.set(connection.id, session);
-    d.metrics.gauges.connections++;
-    const raw = connection.commandSocket;
+    deps.metrics.connectionOpened();
+    const raw = connection.socket;
+    if (this.implicitSockets.has(raw)) {
+      connection.markSecure();
+      // implicit FTPS protects data connections without PBSZ/PROT (clients may still send them)
+      session.pbszSent = session.protectData = true;
+    }
     // Replies are small writes the client must see at once: with Nagle on, a 226 that follows the
     // 150 waits for the client's delayed ACK of the 150 (40 ms per upload, a sequential client's
     // throughput halved). The TLS socket of AUTH TLS writes through this one.
@@ -144,25 +159,25 @@ export class FtpChannel {
     // 'end'/'close' of the TLS control socket are re-emitted on the raw one (ftp-srv's AUTH TLS)
     raw.once('end', () => session.markClosed());
     raw.once('close', () => session.markClosed());
-    if (this.draining || Object.keys(this.srv!.connections).length > o.maxConnections) {
-      d.metrics.inc('connectionsRefused');
-      d.log.warn({ address: session.address, draining: this.draining }, 'ftp connection refused: too many connections');
+    if (this.draining || connectionCount(this.srv!) > options.maxConnections) {
+      deps.metrics.inc('connectionsRefused');
+      deps.log.warn({ address: session.address, draining: this.draining }, 'ftp connection refused: too many connections');
       // written before ftp-srv's greeting, which then finds the socket closed
       raw.end('421 Too many connections, try again later\r\n');
       return;
     }
-    d.metrics.inc('connectionsAccepted');
+    deps.metrics.inc('connectionsAccepted');
     installCommands(session, {
       secureContext: this.secureContext,
-      requireTls: o.requireTls,
-      maxUploadBytes: o.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
-      transferTimeoutMs: o.transferTimeoutMs,
-      truncationGraceMs: o.truncationGraceMs ?? 250,
-      metrics: d.metrics,
-      log: d.log,
-      passive: { host: o.host, ports: this.ports, address: o.pasvAddress },
+      requireTls: options.requireTls,
+      maxUploadBytes: options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
+      transferTimeoutMs: options.transferTimeoutMs,
+      truncationGraceMs: options.truncationGraceMs ?? 250,
+      metrics: deps.metrics,
+      log: deps.log,
+      passive: { host: options.host, ports: this.ports, address: options.pasvAddress },
       keyStillValid: async (s) => {
-        const now = s.key ? await d.accounts.authenticate(s.key) : undefined;
+        const now = s.key ? await deps.accounts.authenticate(s.key) : undefined;
         return Boolean(now && s.scope && now.accountId === s.scope.accountId && now.mode === s.scope.mode);
       },
     });
@@ -173,7 +188,7 @@ export class FtpChannel {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
-    this.d.metrics.gauges.connections--;
+    this.deps.metrics.connectionClosed();
     session.markClosed();
     const mine = session.scope && this.perAccount.get(session.scope.accountId);
     if (mine) {
@@ -181,50 +196,50 @@ export class FtpChannel {
       if (!mine.size) this.perAccount.delete(session.scope!.accountId);
     }
     const dropped = session.fs?.discardPending() ?? [];
-    if (dropped.length) this.d.log.info({ session: session.id, names: dropped.map((p) => p.name) }, 'ftp session ended with temporary uploads never renamed: dropped');
+    if (dropped.length) this.deps.log.info({ session: session.id, names: dropped.map((p) => p.name) }, 'ftp session ended with temporary uploads never renamed: dropped');
   }
 
   /** ftp-srv's login event: TLS first, lockout, key check, per-account limit. Rejections become 530. */
-  private async onLogin(connection: FtpSrvConnection, username: string, password: string) {
-    const { o, d } = this;
+  private async onLogin(connection: ControlConnection, username: string, password: string) {
+    const { options, deps } = this;
     const session = this.sessions.get(connection.id);
     if (!session) throw new Error('Session closed');
-    if (o.requireTls && !connection.secure) throw new Error('TLS required: send AUTH TLS before USER and PASS');
+    if (options.requireTls && !connection.secure) throw new Error('TLS required: send AUTH TLS before USER and PASS');
     const address = session.address;
     // client input: logged cut short
     const user = username.slice(0, 128);
     let scope: Scope | undefined;
     try {
-      const locked = await withTimeout(d.lockout.locked(address, username), LOCKOUT_TIMEOUT_MS);
+      const locked = await withTimeout(deps.lockout.locked(address, username), LOCKOUT_TIMEOUT_MS);
       if (locked) {
-        d.metrics.inc('loginsRefusedLockedOut');
-        d.log.warn({ session: session.id, address, username: user, subject: locked }, 'ftp login refused: locked out');
+        deps.metrics.inc('loginsRefusedLockedOut');
+        deps.log.warn({ session: session.id, address, username: user, subject: locked }, 'ftp login refused: locked out');
         throw new LoginRefused('Too many failed logins: locked out for a while, try again later');
       }
-      scope = await d.accounts.authenticateFtp(username, password);
+      scope = await deps.accounts.authenticateFtp(username, password);
       if (!scope) {
-        d.metrics.inc('loginsFailed');
-        const { counts, locked: nowLocked } = await withTimeout(d.lockout.recordFailure(address, username), LOCKOUT_TIMEOUT_MS);
-        d.log.info({ session: session.id, address, username: user, failures: counts }, 'ftp login failed');
+        deps.metrics.inc('loginsFailed');
+        const { counts, locked: nowLocked } = await withTimeout(deps.lockout.recordFailure(address, username), LOCKOUT_TIMEOUT_MS);
+        deps.log.info({ session: session.id, address, username: user, failures: counts }, 'ftp login failed');
         for (const subject of nowLocked) {
-          d.log.warn({ address, username: user, subject, lockoutMs: d.lockout.settings.lockoutMs }, 'ftp login locked out after repeated failures');
-          d.metrics.lockout({ subject, address, username: user, lockoutMs: d.lockout.settings.lockoutMs });
+          deps.log.warn({ address, username: user, subject, lockoutMs: deps.lockout.settings.lockoutMs }, 'ftp login locked out after repeated failures');
+          deps.metrics.lockout({ subject, address, username: user, lockoutMs: deps.lockout.settings.lockoutMs });
         }
         await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
         throw new LoginRefused('Login incorrect');
       }
-      await withTimeout(d.lockout.recordSuccess(address, username), LOCKOUT_TIMEOUT_MS);
+      await withTimeout(deps.lockout.recordSuccess(address, username), LOCKOUT_TIMEOUT_MS);
     } catch (err) {
       if (err instanceof LoginRefused) throw err;
-      d.log.error({ err, session: session.id }, 'ftp login could not be checked');
+      deps.log.error({ err, session: session.id }, 'ftp login could not be checked');
       refuseAndClose(connection, 421, 'Login temporarily unavailable, try again later');
       throw new Error('Login temporarily unavailable');
     }
     const mine = this.perAccount.get(scope.accountId) ?? new Set<string>();
-    if (mine.size >= o.maxConnectionsPerAccount) {
-      d.metrics.inc('connectionsRefused');
-      d.log.warn({ session: session.id, accountId: scope.accountId, limit: o.maxConnectionsPerAccount }, 'ftp login refused: too many connections for the account');
-      refuseAndClose(connection, 421, `Too many connections for this account (at most ${o.maxConnectionsPerAccount}), try again later`);
+    if (mine.size >= options.maxConnectionsPerAccount) {
+      deps.metrics.inc('connectionsRefused');
+      deps.log.warn({ session: session.id, accountId: scope.accountId, limit: options.maxConnectionsPerAccount }, 'ftp login refused: too many connections for the account');
+      refuseAndClose(connection, 421, `Too many connections for this account (at most ${options.maxConnectionsPerAccount}), try again later`);
       throw new Error('Too many connections for this account');
     }
     if (session.closed) throw new Error('Session closed');
@@ -233,14 +248,14 @@ export class FtpChannel {
     session.scope = scope;
     session.username = username;
     session.key = password;
-    session.fs = new IntakeFileSystem(connection, { scope, username, address, traceId: `ftp-${session.id}` }, {
-      receiver: d.receiver,
-      listLimit: o.listLimit,
-      maxPending: o.maxPendingPerSession ?? 4,
-      onError: (err) => d.log.error({ err, session: session.id }, 'ftp directory could not be read'),
+    session.fs = new IntakeFileSystem(connection.ftpConnection, { scope, username, address, traceId: `ftp-${session.id}` }, {
+      receiver: deps.receiver,
+      listLimit: options.listLimit,
+      maxPending: options.maxPendingPerSession ?? 4,
+      onError: (err) => deps.log.error({ err, session: session.id }, 'ftp directory could not be read'),
     });
-    d.metrics.inc('loginsSucceeded');
-    d.log.info({ session: session.id, address, accountId: scope.accountId, mode: scope.mode, secure: connection.secure }, 'ftp login');
+    deps.metrics.inc('loginsSucceeded');
+    deps.log.info({ session: session.id, address, accountId: scope.accountId, mode: scope.mode, secure: connection.secure }, 'ftp login');
     return { fs: session.fs };
   }
 }
@@ -261,10 +276,14 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 /** A final reply written before ftp-srv's own 530, which then finds the socket closed. */
-function refuseAndClose(connection: FtpSrvConnection, code: number, message: string) {
+function refuseAndClose(connection: ControlConnection, code: number, message: string) {
   try {
-    connection.commandSocket.end(`${code} ${message}\r\n`);
+    connection.socket.end(`${code} ${message}\r\n`);
   } catch {
     // already gone
   }
+}
+
+function boundPort(address: ReturnType<Socket['address']> | string | null, fallback: number): number {
+  return typeof address === 'object' && address && 'port' in address ? address.port : fallback;
 }

@@ -1,9 +1,9 @@
 // One FTP control connection's state: who logged in, its virtual directory, the transfer in
 // progress, the idle timer, and the queue that runs its commands one after the other.
 import type { Scope } from '../../domain/scope.ts';
-import type { FtpSrvConnection } from './ftp-srv-internals.ts';
+import type { ControlConnection } from './ftp-srv-internals.ts';
 import type { IntakeFileSystem } from './intake-file-system.ts';
-import { normalizeAddress } from './lockout-policy.ts';
+import { normalizeAddress } from '../transfer/lockout-policy.ts';
 
 export const LOGIN_TIMEOUT_MS = 60_000;
 
@@ -23,6 +23,10 @@ export class FtpSession {
   fs?: IntakeFileSystem;
   transfer?: ActiveTransfer;
   renameFrom?: string;
+  /** PBSZ was sent (RFC 4217 wants it before PROT) */
+  pbszSent = false;
+  /** data connections are TLS: PROT P, or an implicit FTPS connection */
+  protectData = false;
   closed = false;
   /** commands run in order; a STOR does not pause the control socket (see ftp-commands.ts) */
   queue: Promise<unknown> = Promise.resolve();
@@ -30,13 +34,13 @@ export class FtpSession {
   private idleTimer?: NodeJS.Timeout;
 
   constructor(
-    readonly connection: FtpSrvConnection,
+    readonly connection: ControlConnection,
     /** a short id for logs and the pipeline's trace id */
     readonly id: string,
     private readonly idleTimeoutMs: number,
     private readonly onIdle: (s: FtpSession) => void,
   ) {
-    this.address = normalizeAddress(connection.ip);
+    this.address = normalizeAddress(connection.socket.remoteAddress);
   }
 
   touch(): void {

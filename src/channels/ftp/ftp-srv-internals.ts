@@ -1,9 +1,18 @@
-// The parts of ftp-srv 4.6.3's connection that its type declarations leave out and this channel
-// uses: the command dispatcher (to refuse or take over commands), the control socket, the data
-// connector and the login state. Checked against node_modules/ftp-srv/src/connection.js.
+// The one place where this channel reaches into ftp-srv's private state, which its type
+// declarations leave out: the command dispatcher (to take commands over), the control socket
+// (to wrap it in TLS), the data connector, the login state, the server's socket and connection
+// table, and its bluebird. Checked against ftp-srv 4.6.3 (node_modules/ftp-srv/src/connection.js,
+// commands/index.js, index.js); `ftpSrvShapeProblems()` says what moved after an upgrade, and
+// test/unit/ftp-srv-adapter.test.ts fails on it.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Server, Socket } from 'node:net';
+import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import type { Socket } from 'node:net';
-import type { FtpConnection } from 'ftp-srv';
+import { TLSSocket, type SecureContext } from 'node:tls';
+import { FtpSrv, type FtpConnection, type FtpServerOptions } from 'ftp-srv';
+
+export const FTP_SRV_VERSION = '4.6.3';
 
 export interface ParsedCommand {
   directive: string;
@@ -12,26 +21,191 @@ export interface ParsedCommand {
   raw: string;
 }
 
+/** What ftp-srv's LIST/NLST/RETR use of `connection.connector`. */
 export interface DataConnector {
-  /** resolves with the data socket once the client has connected (bluebird, 5 s timeout) */
+  /** resolves with the data socket once the client has connected (bluebird: LIST/RETR chain .tap) */
   waitForConnection(): PromiseLike<Duplex>;
   socket: Duplex | null;
   end(): void;
 }
 
-export interface FtpSrvConnection extends FtpConnection {
+interface Internals extends Omit<FtpConnection, 'restByteCount'> {
   commandSocket: Socket;
   connector: DataConnector;
-  commands: {
-    handle(message: string | ParsedCommand): unknown;
-    parse(message: string): ParsedCommand;
-  };
+  commands: { handle(message: string | ParsedCommand): unknown; parse(message: string): ParsedCommand };
   authenticated?: boolean;
   username?: string;
+  restByteCount?: number;
 }
 
-export interface FtpSrvServer {
-  /** the listening net.Server */
-  server: import('node:net').Server;
-  connections: Record<string, FtpSrvConnection>;
+interface ServerInternals {
+  server: Server;
+  connections: Record<string, unknown>;
+}
+
+const ftpSrvMain = createRequire(import.meta.url).resolve('ftp-srv');
+const fromFtpSrv = createRequire(ftpSrvMain);
+
+type BluebirdLike<T> = PromiseLike<T> & { timeout(ms: number): PromiseLike<T> };
+/** ftp-srv's bluebird: its LIST/RETR chain `.tap` and catch `TimeoutError` on what the connector returns. */
+export const bluebird = fromFtpSrv('bluebird') as {
+  resolve<T>(p: PromiseLike<T> | T): BluebirdLike<T>;
+  reject(e: Error): PromiseLike<never>;
+  TimeoutError: new (...args: never[]) => Error;
+};
+
+/** One control connection, seen through what ftp-srv keeps on it. */
+export class ControlConnection {
+  private readonly c: Internals;
+
+  /** ftp-srv's connection, as its public declarations show it (a FileSystem takes it) */
+  constructor(readonly ftpConnection: FtpConnection) {
+    this.c = ftpConnection as unknown as Internals;
+  }
+
+  get id(): string {
+    return this.c.id;
+  }
+
+  get socket(): Socket {
+    return this.c.commandSocket;
+  }
+
+  get secure(): boolean {
+    return this.c.secure;
+  }
+
+  /** implicit FTPS: the connection was TLS from its first byte */
+  markSecure(): void {
+    this.c.secure = true;
+  }
+
+  get authenticated(): boolean {
+    return Boolean(this.c.authenticated);
+  }
+
+  /** ftp-srv keeps the name of a failed attempt and would refuse the next USER */
+  forgetFailedUser(): void {
+    if (!this.c.authenticated) delete this.c.username;
+  }
+
+  /** the REST offset a STOR would resume at (cleared: STOR refuses resuming) */
+  takeRestOffset(): number {
+    const offset = this.c.restByteCount ?? 0;
+    this.c.restByteCount = 0;
+    return offset;
+  }
+
+  get connector(): DataConnector {
+    return this.c.connector;
+  }
+
+  set connector(connector: DataConnector) {
+    this.c.connector = connector;
+  }
+
+  /** Ends the data connection (ftp-srv's connector puts a fresh one in its place). */
+  dropDataConnection(): void {
+    try {
+      this.c.connector.end();
+    } catch {
+      // no data connection was set up
+    }
+  }
+
+  /** Sends a reply; a client that has gone away is not an error. */
+  reply(code: number, message: string): Promise<unknown> {
+    return Promise.resolve(this.c.reply(code, message)).catch(() => undefined);
+  }
+
+  /** A final reply, then the connection closes. */
+  close(code: number, message: string): Promise<unknown> {
+    // ftp-srv's declaration types the message as a number; it is sent as text
+    return Promise.resolve(this.c.close(code, message as never)).catch(() => undefined);
+  }
+
+  /** Puts `handle` in front of ftp-srv's dispatcher; returns ftp-srv's own, to delegate to. */
+  interceptCommands(handle: (cmd: ParsedCommand) => unknown): (cmd: ParsedCommand) => Promise<unknown> {
+    const commands = this.c.commands;
+    const original = commands.handle.bind(commands);
+    commands.handle = (message) => handle(typeof message === 'string' ? commands.parse(message) : message);
+    return (cmd) => Promise.resolve(original(cmd));
+  }
+
+  /**
+   * AUTH TLS as ftp-srv's auth.js does it, but in the same turn as the 234: ftp-srv wraps the
+   * socket a few event-loop turns later (bluebird schedules with setImmediate), so a fast client's
+   * TLS hello could be read as a command.
+   */
+  upgradeToTls(secureContext: SecureContext): void {
+    const raw = this.c.commandSocket;
+    raw.write('234 Honored\r\n');
+    const secure = new TLSSocket(raw, { isServer: true, secureContext });
+    // ftp-srv's listeners (commands, close, timeout) sit on the raw socket
+    for (const event of ['data', 'timeout', 'end', 'close', 'drain', 'error']) {
+      secure.on(event, (...args: unknown[]) => raw.emit(event, ...args));
+    }
+    this.c.commandSocket = secure;
+    this.c.secure = true;
+  }
+}
+
+export type FtpSrvServer = FtpSrv;
+
+/** An ftp-srv server that leaves the process's signals alone (it would exit on SIGTERM). */
+export function createFtpSrv(options: FtpServerOptions): FtpSrv {
+  const signals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
+  const before = new Map(signals.map((s) => [s, process.listeners(s)]));
+  const srv = new FtpSrv(options);
+  for (const [signal, kept] of before) {
+    for (const fn of process.listeners(signal)) if (!kept.includes(fn)) process.off(signal, fn);
+  }
+  return srv;
+}
+
+/** The control port's listening socket. */
+export function listeningSocket(srv: FtpSrv): Server {
+  return (srv as unknown as ServerInternals).server;
+}
+
+export function connectionCount(srv: FtpSrv): number {
+  return Object.keys((srv as unknown as ServerInternals).connections).length;
+}
+
+/**
+ * Hands an accepted socket (the implicit FTPS port's, TLS already) to ftp-srv's connection handler,
+ * the listener its net.Server calls for the control port's own connections.
+ */
+export function adoptConnection(srv: FtpSrv, socket: Socket): void {
+  listeningSocket(srv).emit('connection', socket);
+}
+
+/** What no longer matches ftp-srv 4.6.3 in the installed ftp-srv (empty: all is as checked). */
+export function ftpSrvShapeProblems(): string[] {
+  const problems: string[] = [];
+  const root = path.dirname(ftpSrvMain);
+  const version = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  if (version !== FTP_SRV_VERSION) problems.push(`ftp-srv is ${version}, this adapter was checked against ${FTP_SRV_VERSION}`);
+  const Connection = fromFtpSrv('./src/connection.js') as { prototype: object };
+  const Commands = fromFtpSrv('./src/commands/index.js') as { prototype: object };
+  const registry = fromFtpSrv('./src/commands/registry.js') as Record<string, { flags?: { no_auth?: boolean } }>;
+  const has = (o: object, name: string) => Object.getOwnPropertyNames(o).includes(name);
+  for (const m of ['reply', 'close', 'login', '_handleData']) if (!has(Connection.prototype, m)) problems.push(`FtpConnection.${m} is gone`);
+  if (!Object.getOwnPropertyDescriptor(Connection.prototype, 'secure')?.set) problems.push('FtpConnection.secure has no setter');
+  if (!Object.getOwnPropertyDescriptor(Connection.prototype, 'restByteCount')?.set) problems.push('FtpConnection.restByteCount has no setter');
+  for (const m of ['handle', 'parse']) if (!has(Commands.prototype, m)) problems.push(`FtpCommands.${m} is gone`);
+  for (const cmd of ['LIST', 'NLST', 'RETR', 'SIZE', 'MDTM', 'TYPE', 'USER', 'PASS']) if (!registry[cmd]) problems.push(`ftp-srv no longer handles ${cmd}`);
+  // the sources this adapter's readers rely on
+  const source = (file: string) => fs.readFileSync(path.join(root, 'src', file), 'utf8');
+  const expect = (file: string, text: string) => source(file).includes(text) || problems.push(`${file} no longer has ${JSON.stringify(text)}`);
+  expect('connection.js', 'this.commandSocket = options.socket');
+  expect('connection.js', 'this.connector = new BaseConnector(this)');
+  expect('connection.js', 'this.authenticated = true');
+  expect('commands/registration/user.js', 'this.username');
+  expect('commands/registration/list.js', 'this.connector.waitForConnection()');
+  expect('commands/registration/retr.js', 'this.connector.socket');
+  expect('index.js', 'this.server = (this.isTLS ? tls : net).createServer(serverOptions, serverConnectionHandler)');
+  expect('index.js', 'this.connections[connection.id] = connection');
+  expect('index.js', "process.on('SIGTERM', quit)");
+  return problems;
 }

@@ -9,9 +9,10 @@
 import { Readable } from 'node:stream';
 import { FileSystem, type FtpConnection } from 'ftp-srv';
 import type { Scope } from '../../domain/scope.ts';
-import type { IntakeReceiver, IntakeRecord } from '../../intake/intake-port.ts';
-import { buildListing, findEntry, type DirectoryEntry, type PendingUpload } from './directory-listing.ts';
-import { classifyUploadName, clientBaseName, isRootPath } from './upload-names.ts';
+import type { IntakeReceiver } from '../../intake/intake-port.ts';
+import type { IntakeRecord } from '../../domain/intake.ts';
+import { buildListing, findEntry, type DirectoryEntry, type PendingUpload } from '../transfer/directory-listing.ts';
+import { classifyUploadName, clientBaseName, isRootPath } from '../transfer/upload-names.ts';
 
 /** A refusal with the FTP reply code to send. */
 export class FtpReplyError extends Error {

@@ -3,17 +3,21 @@
 // - builds a new TLS context, parsing the key again, for every data connection,
 // - probes a port by listening and closing before listening again (two sessions can race for it).
 // This one listens on the next free port of the range at once, is told of the connection by an
-// event, and wraps it in TLS with the server's one context (so clients can also resume the control
-// connection's TLS session). It keeps ftp-srv's connector interface, which its LIST/RETR use.
-import { createRequire } from 'node:module';
+// event, and wraps it in TLS with the server's one context (so clients can resume the control
+// connection's TLS session on it, as FileZilla insists).
+//
+// The data connection is handed to the transfer as soon as the TCP connection is accepted, with
+// the TLS handshake still under way: curl and basic-ftp start that handshake at once, but Python's
+// ftplib, lftp and PHP start it only after they have read the transfer's `150`, which the
+// transfer sends once it has the socket. Waiting for the handshake before handing over would
+// deadlock those clients; bytes written before it ends are sent once it has.
 import net from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { normalizeAddress } from './lockout-policy.ts';
+import { bluebird, type DataConnector } from './ftp-srv-internals.ts';
+import { normalizeAddress } from '../transfer/lockout-policy.ts';
 
-// ftp-srv's LIST/RETR chain bluebird methods (.tap, TimeoutError) on waitForConnection(): use its bluebird.
-const fromFtpSrv = createRequire(createRequire(import.meta.url).resolve('ftp-srv'));
-const Bluebird = fromFtpSrv('bluebird') as { resolve<T>(p: PromiseLike<T> | T): PromiseLike<T> & { timeout(ms: number, message?: string): PromiseLike<T> }; reject(e: Error): PromiseLike<never> };
+import type { StallPhase } from '../transfer/transfer-metrics.ts';
 
 /** Hands out the passive ports of a range in turn, shared by all sessions of a server. */
 export class PortRange {
@@ -39,21 +43,30 @@ export class PortRange {
 export interface PassiveOptions {
   host: string;
   ports: PortRange;
-  /** set when the control connection is secure: data connections are TLS too */
-  secureContext?: SecureContext;
-  /** the client must connect within this time after PASV/EPSV, or the port is given back */
+  /** read when the client connects: set when data connections are protected (PROT P) */
+  protection: () => SecureContext | undefined;
+  /** the client must connect within this time after the transfer command (ftp-srv's 5 s) */
+  acceptTimeoutMs?: number;
+  /** ... and finish its TLS handshake within this time after connecting */
+  handshakeTimeoutMs: number;
+  /** nobody connects this long after PASV/EPSV: the port is given back */
   idleMs?: number;
   onIntruder?: (address: string) => void;
+  onStall?: (phase: StallPhase, waitedMs: number) => void;
 }
 
 type DataSocket = Duplex & { connected?: boolean };
 
-export class PassiveConnector {
+export class PassiveConnector implements DataConnector {
   readonly type = 'passive';
   dataServer: net.Server | null = null;
   dataSocket: DataSocket | null = null;
   private waiters: ((s: DataSocket) => void)[] = [];
   private idle?: NodeJS.Timeout;
+  private handshake?: NodeJS.Timeout;
+  /** a TLS handshake is under way on the data connection */
+  handshaking = false;
+  private handshakeStarted = 0;
 
   constructor(
     /** the control connection's address: the data connection must come from there */
@@ -65,11 +78,16 @@ export class PassiveConnector {
     return this.dataSocket;
   }
 
+  /** listening for, or holding, a data connection (not yet used by a transfer) */
+  get open(): boolean {
+    return Boolean(this.dataServer || this.dataSocket);
+  }
+
   /** Listens on the next free port of the range and returns it. */
   async listen(): Promise<number> {
     for (let attempt = 0; attempt < this.o.ports.size; attempt++) {
       const port = this.o.ports.take();
-      const server = net.createServer({ pauseOnConnect: !this.o.secureContext }, (s) => this.accept(s));
+      const server = net.createServer((s) => this.accept(s));
       server.maxConnections = 1;
       const ok = await new Promise<boolean>((resolve, reject) => {
         server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(false) : reject(err)));
@@ -97,10 +115,33 @@ export class PassiveConnector {
     this.dataServer?.close();
     // a download's last small segment goes out at once (see the control connection in ftp-channel.ts)
     socket.setNoDelay(true);
-    if (!this.o.secureContext) return this.ready(socket);
-    const secure = new TLSSocket(socket, { isServer: true, secureContext: this.o.secureContext });
+    const secureContext = this.o.protection();
+    if (!secureContext) {
+      // nothing is read before the transfer takes the socket (this runs before any data event)
+      socket.pause();
+      return this.ready(socket);
+    }
+    const secure = new TLSSocket(socket, { isServer: true, secureContext });
     secure.on('error', () => secure.destroy());
-    secure.once('secure', () => this.ready(secure));
+    this.handshaking = true;
+    this.handshakeStarted = Date.now();
+    this.handshake = setTimeout(() => this.handshakeStalled(), this.o.handshakeTimeoutMs);
+    this.handshake.unref();
+    secure.once('secure', () => {
+      this.handshaking = false;
+      clearTimeout(this.handshake);
+    });
+    secure.once('close', () => clearTimeout(this.handshake));
+    this.ready(secure);
+  }
+
+  /** The TLS handshake took too long (the timer, or a transfer that saw no byte): reported once. */
+  handshakeStalled(): void {
+    if (!this.handshaking) return;
+    this.handshaking = false;
+    clearTimeout(this.handshake);
+    this.o.onStall?.('tls_handshake', Date.now() - this.handshakeStarted);
+    this.dataSocket?.destroy();
   }
 
   private ready(socket: DataSocket) {
@@ -109,15 +150,23 @@ export class PassiveConnector {
     for (const w of this.waiters.splice(0)) w(socket);
   }
 
-  /** The data connection once the client has made it (bluebird, 5 s like ftp-srv's, then TimeoutError: 425). */
-  waitForConnection({ timeout = 5000 }: { timeout?: number } = {}): PromiseLike<DataSocket> {
-    if (this.dataSocket?.connected) return Bluebird.resolve(this.dataSocket);
-    if (!this.dataServer) return Bluebird.reject(Object.assign(new Error('Passive server not setup'), { code: 425 }));
-    return Bluebird.resolve(new Promise<DataSocket>((resolve) => this.waiters.push(resolve))).timeout(timeout);
+  /** The data connection once the client has connected (bluebird; its TimeoutError is ftp-srv's 425). */
+  waitForConnection(): PromiseLike<DataSocket> {
+    if (this.dataSocket?.connected) return bluebird.resolve(this.dataSocket);
+    if (!this.dataServer) return bluebird.reject(Object.assign(new Error('Passive server not setup'), { code: 425 }));
+    const ms = this.o.acceptTimeoutMs ?? 5000;
+    return bluebird
+      .resolve(new Promise<DataSocket>((resolve) => this.waiters.push(resolve)))
+      .timeout(ms)
+      .then(undefined, (err: Error) => {
+        if (err instanceof bluebird.TimeoutError) this.o.onStall?.('tcp_accept', ms);
+        throw err;
+      });
   }
 
   end(): void {
     clearTimeout(this.idle);
+    clearTimeout(this.handshake);
     const socket = this.dataSocket;
     if (socket) socket.end(() => socket.destroy());
     this.dataSocket = null;

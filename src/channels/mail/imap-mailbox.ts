@@ -1,10 +1,10 @@
 // The imapflow adapter: one connection with the import mailbox selected, and the few commands the
 // poller needs. Every command runs under a deadline; a command that misses it closes the
 // connection (a silently dead TCP connection otherwise hangs for minutes) and rejects.
-import { ImapFlow } from 'imapflow';
-import type { Logger } from '../../app/logger.ts';
+import { ImapFlow, type MessageStructureObject } from 'imapflow';
+import type { Logger } from '../../platform/logger.ts';
+import { settledBefore } from '../../platform/timeouts.ts';
 import type { ImapSettings } from './imap-url.ts';
-import type { StructureNode } from './pdf-parts.ts';
 
 export interface MessageMeta {
   uid: number;
@@ -25,6 +25,8 @@ export interface MailboxSession {
   readonly uidValidity: number;
   /** whether the server offers IDLE (otherwise only polling finds new mail) */
   readonly idle: boolean;
+  /** whether an IDLE command is waiting for new mail right now */
+  idling(): boolean;
   /** resolves when the connection is gone, with the reason */
   readonly closed: Promise<Error>;
   onNewMail(fn: () => void): void;
@@ -32,9 +34,8 @@ export interface MailboxSession {
   searchUids(above?: number): Promise<number[]>;
   fetchMeta(uids: number[]): Promise<MessageMeta[]>;
   fetchSources(uids: number[]): Promise<Map<number, Buffer>>;
-  fetchStructure(uid: number): Promise<StructureNode | undefined>;
-  /** raw MIME headers of body parts, by part id */
-  fetchPartHeaders(uid: number, parts: string[]): Promise<Map<string, Buffer>>;
+  /** the body structure, file names decoded */
+  fetchStructure(uid: number): Promise<MessageStructureObject | undefined>;
   /** the first `bytes` bytes of body parts as stored (transfer-encoded), by part id */
   fetchPartStarts(uid: number, parts: string[], bytes: number): Promise<Map<string, Buffer>>;
   /** decoded contents of body parts, by part id */
@@ -50,17 +51,17 @@ export interface MailboxSession {
   close(): Promise<void>;
 }
 
-export async function openMailboxSession(s: ImapSettings, o: MailboxSessionOptions): Promise<MailboxSession> {
+export async function openMailboxSession(imap: ImapSettings, options: MailboxSessionOptions): Promise<MailboxSession> {
   const client = new ImapFlow({
-    host: s.host,
-    port: s.port,
-    secure: s.secure,
-    auth: { user: s.user, pass: s.pass },
-    logger: o.log.child({ component: 'imapflow' }, { level: 'warn' }) as any,
-    autoIdleDelay: o.idleDelayMs,
-    connectionTimeout: o.commandTimeoutMs,
-    greetingTimeout: Math.min(o.commandTimeoutMs, 30_000),
-    socketTimeout: Math.max(o.commandTimeoutMs * 2, 60_000),
+    host: imap.host,
+    port: imap.port,
+    secure: imap.secure,
+    auth: { user: imap.user, pass: imap.password },
+    logger: options.log.child({ component: 'imapflow' }, { level: 'warn' }) as any,
+    autoIdleDelay: options.idleDelayMs,
+    connectionTimeout: options.commandTimeoutMs,
+    greetingTimeout: Math.min(options.commandTimeoutMs, 30_000),
+    socketTimeout: Math.max(options.commandTimeoutMs * 2, 60_000),
     disableCompression: true,
   });
   let lastHeard = Date.now();
@@ -90,45 +91,40 @@ export async function openMailboxSession(s: ImapSettings, o: MailboxSessionOptio
     if (ev.count > ev.prevCount) for (const fn of newMail) fn();
   });
 
-  const guard = async <T>(what: string, p: Promise<T>, ms = o.commandTimeoutMs): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    p.catch(() => {}); // it rejects once we close the connection below
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const err = new Error(`IMAP ${what} got no answer within ${ms} ms`);
-        kill(err);
-        reject(err);
-      }, ms);
-    });
+  const guard = async <T>(what: string, command: Promise<T>, ms = options.commandTimeoutMs): Promise<T> => {
+    if (!(await settledBefore(command, Date.now() + ms))) {
+      const err = new Error(`IMAP ${what} got no answer within ${ms} ms`);
+      kill(err);
+      throw err;
+    }
     try {
-      const result = await Promise.race([p, deadline]);
+      const result = await command;
       lastHeard = Date.now();
       return result;
     } catch (e) {
       if (closeReason && e !== closeReason) throw Object.assign(new Error(`IMAP ${what} failed: ${closeReason.message}`), { cause: e });
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
   };
 
   try {
     await guard('connect', client.connect());
     const existing = new Set((await guard('LIST', client.list())).map((m) => m.path));
-    for (const name of o.ensure) {
+    for (const name of options.ensure) {
       if (!existing.has(name)) {
         await guard('CREATE', client.mailboxCreate(name)).catch((err) => {
           // another poller may have created it in the meantime
           if (!/exists/i.test(String(err?.responseText ?? err?.message))) throw err;
         });
-        o.log.info({ mailbox: name }, 'created missing mailbox');
+        options.log.info({ mailbox: name }, 'created missing mailbox');
       }
     }
-    const box = await guard('SELECT', client.mailboxOpen(s.mailbox));
+    const box = await guard('SELECT', client.mailboxOpen(imap.mailbox));
     const session: MailboxSession = {
-      mailbox: s.mailbox,
+      mailbox: imap.mailbox,
       uidValidity: Number(box.uidValidity),
       idle: client.capabilities.has('IDLE'),
+      idling: () => client.idling,
       closed,
       onNewMail: (fn) => newMail.push(fn),
       async searchUids(above) {
@@ -151,14 +147,7 @@ export async function openMailboxSession(s: ImapSettings, o: MailboxSessionOptio
       },
       async fetchStructure(uid) {
         const m = await guard('FETCH', client.fetchOne(String(uid), { uid: true, bodyStructure: true }, { uid: true }));
-        return m ? (m.bodyStructure as StructureNode | undefined) : undefined;
-      },
-      async fetchPartHeaders(uid, parts) {
-        const out = new Map<string, Buffer>();
-        if (!parts.length) return out;
-        const m = await guard('FETCH', client.fetchOne(String(uid), { uid: true, bodyParts: parts.map((p) => `${p}.mime`) }, { uid: true }));
-        for (const [key, value] of m ? (m.bodyParts ?? new Map()) : []) out.set(key.replace(/\.mime$/i, ''), value);
-        return out;
+        return m ? m.bodyStructure : undefined;
       },
       async fetchPartStarts(uid, parts, bytes) {
         const out = new Map<string, Buffer>();

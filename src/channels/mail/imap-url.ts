@@ -6,7 +6,7 @@ export interface ImapSettings {
   port: number;
   secure: boolean;
   user: string;
-  pass: string;
+  password: string;
   mailbox: string;
 }
 
@@ -22,12 +22,12 @@ export function parseImapUrl(raw: string): ImapSettings {
     port: u.port ? Number(u.port) : secure ? 993 : 143,
     secure,
     user: decodeURIComponent(u.username),
-    pass: decodeURIComponent(u.password),
+    password: decodeURIComponent(u.password),
     mailbox: path || 'INBOX',
   };
 }
 
 /** The URL without its password, for logs. */
-export function describeImapUrl(s: ImapSettings): string {
-  return `${s.secure ? 'imaps' : 'imap'}://${s.user}@${s.host}:${s.port}/${s.mailbox}`;
+export function describeImapUrl(imap: ImapSettings): string {
+  return `${imap.secure ? 'imaps' : 'imap'}://${imap.user}@${imap.host}:${imap.port}/${imap.mailbox}`;
 }

@@ -2,11 +2,12 @@
 // of it reached its final intake status (a file may wait hours for its invoice): then, if any
 // failed, one reply lists them with their reasons. Replies to the same address are capped per
 // hour across all pollers (the database counts them).
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { IntakeRecord } from '../../intake/intake-port.ts';
-import { mailRepository as repo, type ReplyRow } from './mail-repository.ts';
+import type { IntakeRecord } from '../../domain/intake.ts';
+import { mailReplyRepository as replies, type ReplyRow } from './mail-reply-repository.ts';
+import { messageClaimRepository as claims } from './message-claim-repository.ts';
 import { composeReply, type ReplyMessage } from './reply-message.ts';
 import { nextReplyAt, replyAllowed, REPLY_WINDOW_MS } from './reply-rate-limit.ts';
 
@@ -66,12 +67,12 @@ export class MailFeedback {
   /** One round over the replies that are due. Returns how many were decided. */
   async runOnce(): Promise<number> {
     let decided = 0;
-    for (const reply of await repo.duePending(this.db, 100)) {
+    for (const reply of await replies.duePending(this.db, 100)) {
       try {
         if (await this.decide(reply)) decided++;
       } catch (err) {
         this.log.error({ err, mailMessage: reply.message_id }, 'mail reply decision failed');
-        await repo.postpone(this.db, reply.message_id, this.settings.intervalMs * 4);
+        await replies.postpone(this.db, reply.message_id, this.settings.intervalMs * 4);
       }
     }
     return decided;
@@ -80,34 +81,34 @@ export class MailFeedback {
   private async decide(reply: ReplyRow): Promise<boolean> {
     const scope: Scope = { accountId: reply.account_id, mode: reply.mode };
     if (Date.now() - new Date(reply.created_at).getTime() > this.settings.expireAfterMs) {
-      return repo.settleReply(this.db, reply.message_id, 'pending', 'expired', 'the files never reached a final status');
+      return replies.settleReply(this.db, reply.message_id, 'pending', 'expired', 'the files never reached a final status');
     }
-    const files = await repo.files(this.db, reply.message_id);
+    const files = await claims.files(this.db, reply.message_id);
     const records = await Promise.all(files.map((f) => this.readRecord(scope, f.intake_id)));
     const open = records.filter((r) => r && !FINAL.has(r.status));
     if (open.length) {
       // a file waiting for its invoice may wait for hours: look less often
       const waiting = open.some((r) => r!.status === 'waiting');
-      await repo.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
+      await replies.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
       return false;
     }
     const problems = files
       .map((f, i) => ({ f, r: records[i] }))
       .filter(({ r }) => r?.status === 'failed')
       .map(({ f, r }) => ({ filename: f.filename, reason: r!.reason ?? 'could not be processed' }));
-    if (!problems.length) return repo.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
+    if (!problems.length) return replies.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
 
     let nextAt: Date | undefined;
     const go = await this.db.transaction(async (tx) => {
-      await repo.lockRecipient(tx, reply.recipient);
-      const sent = await repo.recentSends(tx, reply.recipient, REPLY_WINDOW_MS);
+      await replies.lockRecipient(tx, reply.recipient);
+      const sent = await replies.recentSends(tx, reply.recipient, REPLY_WINDOW_MS);
       const now = new Date();
       if (!replyAllowed(sent, now, this.settings.limitPerHour)) {
         nextAt = nextReplyAt(sent, now, this.settings.limitPerHour);
-        await repo.settleReply(tx, reply.message_id, 'pending', 'suppressed', `reply limit of ${this.settings.limitPerHour} per hour reached`);
+        await replies.settleReply(tx, reply.message_id, 'pending', 'suppressed', `reply limit of ${this.settings.limitPerHour} per hour reached`);
         return false;
       }
-      return repo.settleReply(tx, reply.message_id, 'pending', 'sending', null);
+      return replies.settleReply(tx, reply.message_id, 'pending', 'sending', null);
     });
     if (!go) {
       this.log.info({ mailMessage: reply.message_id, recipient: reply.recipient, nextReplyPossibleAt: nextAt }, 'mail reply suppressed: rate limit');
@@ -123,14 +124,14 @@ export class MailFeedback {
     });
     try {
       await this.sender.send(message);
-      await repo.settleReply(this.db, reply.message_id, 'sending', 'sent', null);
+      await replies.settleReply(this.db, reply.message_id, 'sending', 'sent', null);
       this.log.info({ mailMessage: reply.message_id, recipient: reply.recipient, files: problems.length }, 'mail reply sent');
     } catch (err) {
       const attempts = reply.attempts + 1;
       if (attempts >= (this.settings.maxSendAttempts ?? 5)) {
-        await repo.settleReply(this.db, reply.message_id, 'sending', 'expired', `sending failed ${attempts} times: ${(err as Error).message}`);
+        await replies.settleReply(this.db, reply.message_id, 'sending', 'expired', `sending failed ${attempts} times: ${(err as Error).message}`);
       } else {
-        await repo.retryReply(this.db, reply.message_id, 60_000 * attempts, (err as Error).message);
+        await replies.retryReply(this.db, reply.message_id, 60_000 * attempts, (err as Error).message);
       }
       this.log.warn({ err: (err as Error).message, mailMessage: reply.message_id }, 'mail reply could not be sent');
     }

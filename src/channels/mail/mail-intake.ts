@@ -2,15 +2,17 @@
 // to an account by recipient, hand each PDF to the intake pipeline, record why not when there
 // is none, and decide where it goes (Processed or Failed) and whether its sender is owed a reply.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Logger } from '../../app/logger.ts';
+import pMap from 'p-map';
+import type { Logger } from '../../platform/logger.ts';
 import type { Database } from '../../db/database.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { IntakeReceiver, IntakeRecord } from '../../intake/intake-port.ts';
+import type { IntakeReceiver } from '../../intake/intake-port.ts';
+import type { IntakeRecord } from '../../domain/intake.ts';
 import { autoReplySuppression, replyAddress } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
-import { mailRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageInput, type StageReply } from './mail-repository.ts';
+import { messageClaimRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageInput, type StageReply } from './message-claim-repository.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
 import { selectPdfs, type MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
@@ -96,21 +98,15 @@ export class MailIntake {
     const inserted = new Map(
       (await repo.claimNew(this.db, this.opts.mailbox, this.owner, this.opts.leaseMs, unique.map((m) => ({ id: newId('msg'), ...m })))).map((r) => [r.message_key, r]),
     );
-    const out: (ClaimResult | 'duplicate')[] = new Array(list.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < list.length) {
-        const i = next++;
-        const m = list[i];
-        if (firstOf.get(m.key) !== i) out[i] = 'duplicate';
-        else {
-          const row = inserted.get(m.key);
-          out[i] = row ? { kind: 'claimed', row, resumed: false } : await this.claim(m);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, list.length)) }, worker));
-    return out;
+    return pMap(
+      list.entries(),
+      async ([i, m]): Promise<ClaimResult | 'duplicate'> => {
+        if (firstOf.get(m.key) !== i) return 'duplicate';
+        const row = inserted.get(m.key);
+        return row ? { kind: 'claimed', row, resumed: false } : this.claim(m);
+      },
+      { concurrency },
+    );
   }
 
   /**
@@ -132,15 +128,15 @@ export class MailIntake {
     try {
       const staged = await this.db.transaction(async (tx) => {
         const ok: ProcessResult[] = [];
-        for (const p of list) {
-          if (await repo.stage(tx, p.stage)) ok.push(p.result);
-          else this.log.error({ mailMessage: p.result.id }, 'mail claim was taken over by another poller before it was staged');
+        for (const prepared of list) {
+          if (await repo.stage(tx, prepared.stage)) ok.push(prepared.result);
+          else this.log.error({ mailMessage: prepared.result.id }, 'mail claim was taken over by another poller before it was staged');
         }
         return ok;
       });
       return staged;
     } finally {
-      for (const p of list) this.inFlight.delete(p.result.id);
+      for (const prepared of list) this.inFlight.delete(prepared.result.id);
     }
   }
 
@@ -192,36 +188,37 @@ export class MailIntake {
 
     // what goes to the intake pipeline, in order: each PDF, each PDF too large to download, or
     // the "no PDF" failure
-    type Hand = { slot: string; filename: string; sha256: string | null; give: () => Promise<IntakeRecord> };
+    type FileHandOver = { slot: string; filename: string; sha256: string | null; send: () => Promise<IntakeRecord> };
     const pdfs = selectPdfs(content.kind === 'whole' ? parsed.parts : content.parts);
     const skipped = content.kind === 'parts' ? content.skipped : [];
-    const hands: Hand[] = [];
+    const handOvers: FileHandOver[] = [];
     for (const pdf of pdfs) {
       const sha = sha256(pdf.bytes);
-      hands.push({
+      handOvers.push({
         slot: `pdf:${pdf.index}`,
         filename: pdf.filename,
         sha256: sha,
-        give: async () =>
+        send: async () =>
           (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId }),
       });
     }
-    for (const [i, s] of skipped.entries()) {
-      const reason = `The attachment is larger than ${MAX_DOCUMENT_BYTES} bytes (${s.size} bytes encoded) and was not downloaded`;
-      hands.push({ slot: `large:${i}`, filename: s.filename, sha256: null, give: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename: s.filename, traceId }, reason) });
+    for (const [i, tooLarge] of skipped.entries()) {
+      const reason = `The attachment is larger than ${MAX_DOCUMENT_BYTES} bytes (${tooLarge.size} bytes encoded) and was not downloaded`;
+      const filename = tooLarge.filename;
+      handOvers.push({ slot: `large:${i}`, filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, reason) });
     }
-    if (!hands.length) {
+    if (!handOvers.length) {
       const filename = parsed.subject?.trim().slice(0, 200) || '(no subject)';
-      hands.push({ slot: 'none', filename, sha256: null, give: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, NO_PDF_REASON) });
+      handOvers.push({ slot: 'none', filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, NO_PDF_REASON) });
     }
     // each file is noted as handed over right after; the last one with the staging itself
     let last: FileRow[] = [];
-    for (const [i, hand] of hands.entries()) {
-      if (done.has(hand.slot)) continue;
-      const record = await hand.give();
-      const file: FileRow = { message_id: row.id, slot: hand.slot, intake_id: record.id, filename: hand.filename, sha256: hand.sha256 };
-      if (i === hands.length - 1) last = [file];
-      else await repo.addFile(this.db, file);
+    for (const [i, file] of handOvers.entries()) {
+      if (done.has(file.slot)) continue;
+      const record = await file.send();
+      const noted: FileRow = { message_id: row.id, slot: file.slot, intake_id: record.id, filename: file.filename, sha256: file.sha256 };
+      if (i === handOvers.length - 1) last = [noted];
+      else await repo.addFile(this.db, noted);
     }
     const outcome: MessageOutcome = pdfs.length > 0 ? 'processed' : 'failed';
     const reason = pdfs.length > 0 ? null : skipped.length ? 'Every PDF attachment is too large' : NO_PDF_REASON;

@@ -3,14 +3,11 @@
 // quiet connection so a silently dead one is noticed, and reconnects with backoff after any
 // error. A message is claimed before its files go to the intake pipeline and moved only after.
 import { EventEmitter } from 'node:events';
-import type { Logger } from '../../app/logger.ts';
-import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
-import type { MessageOutcome, MessageRow } from './mail-repository.ts';
-import type { MailIntake, MessageContent, Prepared, ProcessResult } from './mail-intake.ts';
-import type { MailboxSession, MessageMeta } from './imap-mailbox.ts';
-import { messageKey } from './message-key.ts';
-import { fileNameFromHeaders, headerFields } from './mime-names.ts';
-import { candidateStructureParts, decodePartStart, isPdfBytes, maxEncodedSize, type MessagePart } from './pdf-parts.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { settledBefore } from '../../platform/timeouts.ts';
+import { drainBatch } from './drain-batch.ts';
+import type { MailboxSession } from './imap-mailbox.ts';
+import type { MailIntake } from './mail-intake.ts';
 
 export interface PollerSettings {
   processedMailbox: string;
@@ -44,48 +41,6 @@ export function reconnectDelay(attempt: number, minMs: number, maxMs: number, ra
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
-/** Runs fn over items, at most `limit` at once; waits for every item, then throws the first error. */
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  let firstError: unknown;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      try {
-        out[i] = await fn(items[i]);
-      } catch (e) {
-        firstError ??= e;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (firstError) throw firstError;
-  return out;
-}
-
-/** Groups items so that each group's total size stays under `maxBytes` (a bigger item goes alone). */
-function bySize<T>(items: T[], size: (t: T) => number, maxBytes: number): T[][] {
-  const groups: T[][] = [];
-  let cur: T[] = [];
-  let total = 0;
-  for (const item of items) {
-    if (cur.length && total + size(item) > maxBytes) {
-      groups.push(cur);
-      cur = [];
-      total = 0;
-    }
-    cur.push(item);
-    total += size(item);
-  }
-  if (cur.length) groups.push(cur);
-  return groups;
-}
-
-const FETCH_GROUP_BYTES = 32 * 1024 * 1024;
-
-type Claimed = { meta: MessageMeta; row: MessageRow; resumed: boolean };
-
 export class MailPoller extends EventEmitter {
   readonly stats: PollerStats = { connects: 0, drains: 0, processed: 0, failed: 0, moved: 0, errors: 0, bytesReceived: 0 };
   private stopping = false;
@@ -113,6 +68,11 @@ export class MailPoller extends EventEmitter {
     return this.stats.bytesReceived + (this.current?.bytesReceived() ?? 0);
   }
 
+  /** whether the session waits in IDLE for new mail */
+  idling(): boolean {
+    return this.current?.idling() ?? false;
+  }
+
   start(): void {
     this.running ??= this.loop();
   }
@@ -125,13 +85,7 @@ export class MailPoller extends EventEmitter {
     this.stopping = true;
     this.wakeUp?.();
     this.stopSignal();
-    let timer: NodeJS.Timeout | undefined;
-    const late = await Promise.race([
-      this.running?.then(() => false),
-      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs))),
-    ]);
-    clearTimeout(timer);
-    if (late) await this.current?.close().catch(() => {});
+    if (this.running && !(await settledBefore(this.running, Date.now() + graceMs))) await this.current?.close().catch(() => {});
     await this.running;
     await this.intake.release();
   }
@@ -233,7 +187,10 @@ export class MailPoller extends EventEmitter {
     const uids = await session.searchUids(whole ? undefined : this.lastUid);
     for (let i = 0; i < uids.length && !this.stopping; i += this.settings.batchSize) {
       const batch = uids.slice(i, i + this.settings.batchSize);
-      await this.drainBatch(session, batch);
+      this.leftBehind += await drainBatch(
+        { session, intake: this.intake, settings: this.settings, stats: this.stats, log: this.log, stopping: () => this.stopping, onStaged: (m) => this.emit('message', m) },
+        batch,
+      );
       const top = batch[batch.length - 1];
       if (top > this.lastUid) {
         this.lastUid = top;
@@ -241,126 +198,5 @@ export class MailPoller extends EventEmitter {
       }
     }
     this.emit('drained', { whole, seen: uids.length });
-  }
-
-  private async drainBatch(session: MailboxSession, uids: number[]): Promise<void> {
-    const metas = await session.fetchMeta(uids);
-    const results = await this.intake.claimBatch(
-      metas.map((meta) => ({ uidvalidity: session.uidValidity, uid: meta.uid, key: messageKey(meta.headers, meta.size), size: meta.size })),
-      this.settings.concurrency,
-    );
-    const moves: Record<MessageOutcome, { uid: number; id: string }[]> = { processed: [], failed: [] };
-    const mine: Claimed[] = [];
-    for (const [i, claim] of results.entries()) {
-      const meta = metas[i];
-      if (claim === 'duplicate') {
-        // a byte-identical copy of a message in this batch: it is moved once that one is staged
-        this.leftBehind++;
-        continue;
-      }
-      if (claim.kind === 'claimed') mine.push({ meta, row: claim.row, resumed: claim.resumed });
-      else if (claim.kind === 'staged' && claim.move) moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
-      else {
-        this.leftBehind++;
-        this.log.debug({ uid: meta.uid, owner: claim.row.owner, state: claim.row.state }, 'mail message is in the hands of another poller');
-      }
-    }
-    const prepared: { c: Claimed; p: Prepared }[] = [];
-    const handle = async (c: Claimed, load: () => Promise<MessageContent | undefined>) => {
-      try {
-        const content = await load();
-        if (!content) throw new Error('the message disappeared from the mailbox');
-        prepared.push({ c, p: await this.intake.process(c.row, c.resumed, content) });
-      } catch (err) {
-        // this message only: keep it in the mailbox for the next drain, go on with the others
-        this.stats.errors++;
-        this.leftBehind++;
-        this.log.error({ err, uid: c.meta.uid, mailMessage: c.row.id }, 'mail message could not be handed over; will retry');
-        await this.intake.fail(c.row, err).catch(() => {});
-      }
-    };
-
-    const small = mine.filter((c) => c.meta.size <= this.settings.maxMessageBytes);
-    const large = mine.filter((c) => c.meta.size > this.settings.maxMessageBytes);
-    for (const group of bySize(small, (c) => c.meta.size, FETCH_GROUP_BYTES)) {
-      let sources: Map<number, Buffer>;
-      try {
-        sources = await session.fetchSources(group.map((c) => c.meta.uid));
-      } catch (err) {
-        await Promise.all(group.map((c) => this.intake.fail(c.row, err).catch(() => {})));
-        throw err;
-      }
-      await mapLimit(group, this.settings.concurrency, (c) =>
-        handle(c, async () => {
-          const source = sources.get(c.meta.uid);
-          return source && { kind: 'whole', source };
-        }),
-      );
-    }
-    for (const c of large) {
-      if (this.stopping) {
-        await this.intake.fail(c.row, new Error('poller stopping')).catch(() => {});
-        continue;
-      }
-      await handle(c, () => this.loadParts(session, c.meta));
-    }
-
-    // every hand-over of the batch staged in one commit, then moved
-    let staged: ProcessResult[];
-    try {
-      staged = await this.intake.stageAll(prepared.map((x) => x.p));
-    } catch (err) {
-      await Promise.all(prepared.map(({ c }) => this.intake.fail(c.row, err).catch(() => {})));
-      throw err;
-    }
-    const uidOf = new Map(prepared.map(({ c, p }) => [p.result.id, c.meta.uid]));
-    for (const result of staged) {
-      const uid = uidOf.get(result.id)!;
-      moves[result.outcome].push({ uid, id: result.id });
-      if (result.outcome === 'processed') this.stats.processed++;
-      else this.stats.failed++;
-      this.emit('message', { uid, ...result });
-    }
-    this.leftBehind += prepared.length - staged.length;
-
-    for (const outcome of ['processed', 'failed'] as const) {
-      const list = moves[outcome];
-      if (!list.length) continue;
-      const gone = new Set(
-        await session.move(
-          list.map((m) => m.uid),
-          outcome === 'processed' ? this.settings.processedMailbox : this.settings.failedMailbox,
-        ),
-      );
-      const moved = list.filter((m) => gone.has(m.uid));
-      await this.intake.markMoved(moved.map((m) => m.id));
-      this.stats.moved += moved.length;
-      // what did not move stays staged: the next drain moves it
-      this.leftBehind += list.length - moved.length;
-      if (moved.length < list.length) this.log.warn({ uids: list.filter((m) => !gone.has(m.uid)).map((m) => m.uid) }, 'some mail messages did not move; will retry');
-    }
-  }
-
-  /** A message too large to download whole: fetch only the parts that are PDFs by their first bytes. */
-  private async loadParts(session: MailboxSession, meta: MessageMeta): Promise<MessageContent | undefined> {
-    const structure = await session.fetchStructure(meta.uid);
-    if (!structure) return undefined;
-    const candidates = candidateStructureParts(structure);
-    const ids = candidates.map((p) => p.part);
-    const [mimeHeaders, starts] = [await session.fetchPartHeaders(meta.uid, ids), await session.fetchPartStarts(meta.uid, ids, 2048)];
-    const pdfs = candidates
-      .filter((p) => isPdfBytes(decodePartStart(starts.get(p.part) ?? Buffer.alloc(0), p.encoding)))
-      .map((p) => {
-        const fields = headerFields((mimeHeaders.get(p.part) ?? Buffer.alloc(0)).toString('utf8'));
-        const name = fileNameFromHeaders({ contentDisposition: fields.get('content-disposition')?.[0], contentType: fields.get('content-type')?.[0] });
-        return { ...p, filename: name ?? p.filename };
-      });
-    const limit = maxEncodedSize(MAX_DOCUMENT_BYTES);
-    const wanted = pdfs.filter((p) => p.size <= limit);
-    const contents = await session.downloadParts(meta.uid, wanted.map((p) => p.part));
-    const parts: MessagePart[] = wanted.map((p) => ({ filename: p.filename, contentType: p.type, content: contents.get(p.part) ?? Buffer.alloc(0) }));
-    const skipped = pdfs.filter((p) => p.size > limit).map((p) => ({ filename: p.filename ?? `part-${p.part}.pdf`, size: p.size }));
-    this.log.info({ uid: meta.uid, size: meta.size, parts: wanted.length, skipped: skipped.length }, 'large mail message: downloaded its PDF parts only');
-    return { kind: 'parts', headers: meta.headers, parts, skipped };
   }
 }

@@ -1,6 +1,7 @@
 // mailparser -> what the mail channel needs: header lookup, sender, subject, ids, and every
 // part that could be a file, with its decoded name.
 import { simpleParser, type ParsedMail } from 'mailparser';
+import { headerFields } from './mime-names.ts';
 import { addressesIn } from './recipient-routing.ts';
 import type { MessagePart } from './pdf-parts.ts';
 
@@ -20,15 +21,8 @@ const OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: tr
 type ParamHeader = { value?: string; params?: Record<string, string> } | undefined;
 
 function toParsed(mail: ParsedMail): ParsedMessage {
-  const lines = new Map<string, string[]>();
-  for (const { key, line } of mail.headerLines) {
-    const colon = line.indexOf(':');
-    const value = line.slice(colon + 1).replace(/\r?\n(?=[ \t])/g, '').trim();
-    const list = lines.get(key.toLowerCase()) ?? [];
-    list.push(value);
-    lines.set(key.toLowerCase(), list);
-  }
-  const header = (name: string) => lines.get(name.toLowerCase()) ?? [];
+  const fields = headerFields(mail.headerLines.map((h) => h.line).join('\r\n'));
+  const header = (name: string) => fields.get(name.toLowerCase()) ?? [];
   const refs = mail.references === undefined ? [] : Array.isArray(mail.references) ? mail.references : [mail.references];
   const parts: MessagePart[] = mail.attachments.map((a) => {
     // mailparser makes up names for unnamed parts; use only what the message really says

@@ -1,115 +1,35 @@
-// Attachment file names as mail clients really send them: RFC 2231 parameters (charset, percent
-// encoding, continuations), RFC 2047 encoded-words (also where they are not allowed, inside
-// quoted parameters, which Outlook and others still do), and directory parts some clients leave.
-// Pure, no I/O.
+// Attachment file names as mail clients really send them, decoded by libmime: RFC 2231
+// parameters (charset, percent encoding, continuations), RFC 2047 encoded-words (also inside
+// quoted parameters, where clients put them against the rules), windows-1252 for Latin-1 labels
+// (the euro sign). Pure, no I/O.
+import libmime, { Libmime } from 'libmime';
+import { createDecodeStream, decode } from 'libmime/lib/charset.js';
 
-// windows-1252 at 0x80-0x9F (undefined ones stay as they are). Node's TextDecoder decodes
-// windows-1252 and latin1 as plain ISO-8859-1, so the euro sign and friends need this table.
-const CP1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
-const WESTERN = new Set(['iso-8859-1', 'iso8859-1', 'latin1', 'l1', 'windows-1252', 'cp1252', 'x-cp1252']);
+const knownCharset = (charset: string) => createDecodeStream(charset).supported;
 
-/** Text in a named charset; unknown charsets fall back to windows-1252 rather than losing the name. */
-export function decodeCharset(bytes: Uint8Array, charset: string | undefined): string {
-  let label = (charset || 'utf-8').trim().toLowerCase();
-  if (label === 'us-ascii' || label === 'ascii') {
-    // 8-bit text labelled ASCII is nearly always UTF-8
+// libmime reads a charset it does not know as UTF-8, which turns every 8-bit byte into U+FFFD:
+// windows-1252, the likeliest legacy charset, loses nothing.
+class NameDecoder extends Libmime {
+  override decodeWord(charset: string, encoding: string, text: string): string {
+    return super.decodeWord(knownCharset(charset.split('*')[0]) ? charset : 'windows-1252', encoding, text);
+  }
+}
+const mime = new NameDecoder();
+
+/** Text in a named charset: 8-bit text labelled ASCII is the UTF-8 it nearly always is; an unknown charset is windows-1252. */
+export function decodeCharset(bytes: Uint8Array, charset = 'utf-8'): string {
+  if (/^\s*(us-)?ascii\s*$/i.test(charset)) {
     try {
       return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
-      label = 'windows-1252';
+      /* not UTF-8: windows-1252, as libmime reads ASCII */
     }
   }
-  if (!WESTERN.has(label)) {
-    try {
-      return new TextDecoder(label).decode(bytes);
-    } catch {
-      /* unknown label: western below */
-    }
-  }
-  let out = '';
-  for (const b of bytes) out += b >= 0x80 && b <= 0x9f ? CP1252[b - 0x80] : String.fromCharCode(b);
-  return out;
+  return decode(Buffer.from(bytes), knownCharset(charset) ? charset : 'windows-1252');
 }
 
-const ENCODED_WORD = /=\?([^?\s*]+)(?:\*[^?\s]*)?\?([bBqQ])\?([^?\s]*)\?=/g;
-
-function encodedWordBytes(encoding: string, text: string): Buffer {
-  if (encoding.toUpperCase() === 'B') return Buffer.from(text, 'base64');
-  // Q: underscore is space, =XX is a byte
-  const out: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '_') out.push(0x20);
-    else if (ch === '=' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3))) {
-      out.push(parseInt(text.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else out.push(...Buffer.from(ch, 'latin1'));
-  }
-  return Buffer.from(out);
-}
-
-/**
- * Decodes RFC 2047 encoded-words. Adjacent words (only white space between) are joined, and
- * their bytes are decoded together when they share a charset, so a UTF-8 character split over
- * two words survives.
- */
-export function decodeEncodedWords(text: string): string {
-  if (!text.includes('=?')) return text;
-  type Piece = { plain: string } | { charset: string; bytes: Buffer };
-  const pieces: Piece[] = [];
-  let last = 0;
-  for (const m of text.matchAll(ENCODED_WORD)) {
-    const between = text.slice(last, m.index);
-    const prev = pieces[pieces.length - 1];
-    const adjacent = prev && 'bytes' in prev && /^\s*$/.test(between);
-    if (!adjacent && between) pieces.push({ plain: between });
-    const charset = m[1].toLowerCase();
-    const bytes = encodedWordBytes(m[2], m[3]);
-    if (adjacent && prev.charset === charset) prev.bytes = Buffer.concat([prev.bytes, bytes]);
-    else pieces.push({ charset, bytes });
-    last = m.index + m[0].length;
-  }
-  if (last < text.length) pieces.push({ plain: text.slice(last) });
-  return pieces.map((p) => ('plain' in p ? p.plain : decodeCharset(p.bytes, p.charset))).join('');
-}
-
-/** Splits `a; b="x;y"; c=z` at semicolons outside quotes. */
-function splitParams(value: string): string[] {
-  const parts: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < value.length; i++) {
-    const ch = value[i];
-    if (quoted && ch === '\\' && i + 1 < value.length) {
-      cur += ch + value[++i];
-      continue;
-    }
-    if (ch === '"') quoted = !quoted;
-    if (ch === ';' && !quoted) {
-      parts.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  parts.push(cur);
-  return parts.map((p) => p.trim());
-}
-
-function unquote(v: string): string {
-  const t = v.trim();
-  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return t.slice(1, -1).replace(/\\(.)/g, '$1');
-  return t;
-}
-
-function percentBytes(s: string): Buffer {
-  const out: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] === '%' && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
-      out.push(parseInt(s.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else out.push(...Buffer.from(s[i], 'utf8'));
-  }
-  return Buffer.from(out);
-}
+/** Decodes RFC 2047 encoded-words; adjacent words of one charset are joined before decoding (a character may be split over two). */
+export const decodeEncodedWords = (text: string): string => mime.decodeWords(text);
 
 export interface HeaderValue {
   /** the value before the first `;`, lower-cased (e.g. `attachment`, `application/pdf`) */
@@ -118,52 +38,12 @@ export interface HeaderValue {
   params: Record<string, string>;
 }
 
-/**
- * Parses a structured header value (Content-Type, Content-Disposition) and decodes its
- * parameters: RFC 2231 `name*=charset'lang'%XX`, `name*0*=`/`name*1=` continuations, and
- * RFC 2047 encoded-words inside plain values.
- */
+/** Parses a structured header value (Content-Type, Content-Disposition) and decodes its parameters. */
 export function parseHeaderValue(raw: string): HeaderValue {
-  const unfolded = raw.replace(/\r?\n(?=[ \t])/g, '');
-  const [head, ...rest] = splitParams(unfolded);
-  const plain: Record<string, string> = {};
-  const segments: Record<string, { index: number; extended: boolean; text: string }[]> = {};
-  for (const p of rest) {
-    const eq = p.indexOf('=');
-    if (eq <= 0) continue;
-    const key = p.slice(0, eq).trim().toLowerCase();
-    const val = p.slice(eq + 1);
-    const m = /^([^*]+)(?:\*(\d+))?(\*)?$/.exec(key);
-    if (!m) continue;
-    const [, name, index, star] = m;
-    if (index === undefined && !star) {
-      plain[name] = unquote(val);
-      continue;
-    }
-    (segments[name] ??= []).push({ index: index === undefined ? 0 : Number(index), extended: Boolean(star), text: unquote(val) });
-  }
-  const params: Record<string, string> = {};
-  for (const [name, value] of Object.entries(plain)) params[name] = decodeEncodedWords(value);
-  for (const [name, segs] of Object.entries(segments)) {
-    segs.sort((a, b) => a.index - b.index);
-    let charset: string | undefined;
-    const chunks: Buffer[] = [];
-    segs.forEach((s, i) => {
-      let text = s.text;
-      if (s.extended && i === 0) {
-        // charset'language'value
-        const q1 = text.indexOf("'");
-        const q2 = q1 < 0 ? -1 : text.indexOf("'", q1 + 1);
-        if (q2 >= 0) {
-          charset = text.slice(0, q1) || undefined;
-          text = text.slice(q2 + 1);
-        }
-      }
-      chunks.push(s.extended ? percentBytes(text) : Buffer.from(text, 'utf8'));
-    });
-    params[name] = decodeEncodedWords(decodeCharset(Buffer.concat(chunks), charset));
-  }
-  return { value: head.trim().toLowerCase(), params };
+  const parsed = mime.parseHeaderValue(raw);
+  // RFC 2231 values come out decoded; the others may hold encoded-words
+  const params = Object.entries(parsed.params).map(([name, v]) => [name, parsed.decodedParams.includes(name) ? v : decodeEncodedWords(v)]);
+  return { value: parsed.value.trim().toLowerCase(), params: Object.fromEntries(params) };
 }
 
 /**
@@ -187,16 +67,4 @@ export function fileNameFromHeaders(h: { contentDisposition?: string; contentTyp
 }
 
 /** A raw header block as name -> values (lower-case names, unfolded, topmost first). */
-export function headerFields(block: string): Map<string, string[]> {
-  const fields = new Map<string, string[]>();
-  const unfolded = block.replace(/\r?\n(?=[ \t])/g, '');
-  for (const line of unfolded.split(/\r?\n/)) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const list = fields.get(name) ?? [];
-    list.push(line.slice(colon + 1).trim());
-    fields.set(name, list);
-  }
-  return fields;
-}
+export const headerFields = (block: string): Map<string, string[]> => new Map(Object.entries(libmime.decodeHeaders(block)));

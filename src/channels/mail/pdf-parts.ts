@@ -1,5 +1,6 @@
 // Which parts of a message are PDF files: every part whose bytes say PDF (`%PDF-`), whatever
 // its declared type (application/octet-stream too) or disposition (inline too). Pure.
+import type { MessageStructureObject } from 'imapflow';
 import { cleanFileName } from './mime-names.ts';
 
 /** Readers accept `%PDF-` within the first 1 KB (some generators prepend junk). */
@@ -22,29 +23,14 @@ export interface PdfFile {
   bytes: Buffer;
 }
 
-/** The name a PDF without a name gets. */
-export const unnamedPdf = (index: number) => `attachment-${index + 1}.pdf`;
-
 export function selectPdfs(parts: MessagePart[]): PdfFile[] {
   const out: PdfFile[] = [];
   for (const p of parts) {
     if (!isPdfBytes(p.content)) continue;
     const index = out.length;
-    out.push({ index, filename: cleanFileName(p.filename) ?? unnamedPdf(index), bytes: p.content });
+    out.push({ index, filename: cleanFileName(p.filename) ?? `attachment-${index + 1}.pdf`, bytes: p.content });
   }
   return out;
-}
-
-/** A node of IMAP BODYSTRUCTURE (the fields we read). */
-export interface StructureNode {
-  part?: string;
-  type: string;
-  size?: number;
-  encoding?: string;
-  parameters?: Record<string, string>;
-  disposition?: string;
-  dispositionParameters?: Record<string, string>;
-  childNodes?: StructureNode[];
 }
 
 export interface StructurePart {
@@ -59,11 +45,12 @@ export interface StructurePart {
 
 /**
  * Leaf parts that may hold a PDF, for messages too large to download whole: everything but
- * text bodies and containers; parts of attached messages (message/rfc822) included.
+ * text bodies and containers; parts of attached messages (message/rfc822) included. imapflow
+ * has decoded the names (RFC 2047, RFC 2231) from the structure already.
  */
-export function candidateStructureParts(root: StructureNode): StructurePart[] {
+export function candidateStructureParts(root: MessageStructureObject): StructurePart[] {
   const out: StructurePart[] = [];
-  const walk = (node: StructureNode, isRoot: boolean) => {
+  const walk = (node: MessageStructureObject, isRoot: boolean) => {
     const type = (node.type || '').toLowerCase();
     if (node.childNodes?.length) {
       for (const child of node.childNodes) walk(child, false);

@@ -3,23 +3,17 @@
 // the database), then Idempotency-Key handling for POST. The limit comes first so that floods
 // of bad keys are throttled (by address) before they cost a key lookup.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Container } from '../../app/container.ts';
+import type { HttpDeps } from '../http-deps.ts';
 import { hashKey, keyMode } from '../../domain/api-keys.ts';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError } from '../api-error.ts';
 import { IdempotencyService } from '../../services/idempotency-service.ts';
 import { HAL } from '../schemas/common.ts';
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+import { bearerToken } from './admin-auth.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey?: string;
   }
-}
-
-function bearer(req: FastifyRequest): string | undefined {
-  const h = req.headers.authorization;
-  return h ? BEARER.exec(h)?.[1] : undefined;
 }
 
 /** "1 minute", "30 seconds": the window in words for the 429 detail */
@@ -29,14 +23,14 @@ function windowText(ms: number): string {
   return `${ms} ms`;
 }
 
-export async function registerApiAuth(app: FastifyInstance, c: Container): Promise<void> {
+export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promise<void> {
   const { rateLimitMax: max, rateLimitWindowMs: windowMs } = c.config;
   // start limiting from the first request when Redis is there; never hold start-up for it
   app.addHook('onReady', () => c.gate.ready(2000));
 
   app.decorateRequest('scope', null);
   app.addHook('onRequest', async (req, reply) => {
-    const key = bearer(req);
+    const key = bearerToken(req.headers.authorization);
     const usable = key !== undefined && keyMode(key) !== undefined;
     const hash = usable ? hashKey(key) : undefined;
     // one budget per key; requests without a usable key share their address's budget
@@ -67,6 +61,9 @@ export async function registerApiAuth(app: FastifyInstance, c: Container): Promi
         return;
       }
       req.idempotencyKey = k;
+      // the claim lives as long as this request: renewed until the response is out or the client gone
+      const release = c.idempotency.hold(req.scope!, k, (err) => req.log.warn({ err }, 'idempotency lease not renewed'));
+      reply.raw.once('close', release);
       done();
     }, done);
   };

@@ -1,7 +1,7 @@
 // Text that PostgreSQL cannot store (a NUL character) is bad input, not a database error: refuse it
 // as a 400 naming the field before any route sees it, in the path, the query or the body.
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError } from '../api-error.ts';
 
 function findNul(value: unknown, name: string, depth = 0): string | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? name : undefined;

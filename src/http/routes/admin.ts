@@ -1,20 +1,10 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { Container } from '../../app/container.ts';
-import { ApiError } from '../../domain/errors.ts';
-import { commonErrors } from '../schemas/common.ts';
+import { Type, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
+import type { HttpDeps } from '../http-deps.ts';
+import { bearerGuard } from '../plugins/admin-auth.ts';
+import { parsePageRequest } from '../../domain/pagination.ts';
+import { commonErrors, PageQuery } from '../schemas/common.ts';
+import { adminUserRoutes } from './admin-users.ts';
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** Bearer <ADMIN_TOKEN>, compared in constant time. */
-export function adminGuard(token: string) {
-  const expected = digest(token);
-  return async (req: FastifyRequest) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!m || !timingSafeEqual(digest(m[1]), expected)) throw ApiError.unauthorized('Send the admin token as Authorization: Bearer <ADMIN_TOKEN>');
-  };
-}
 
 const Account = Type.Object({
   id: Type.String(),
@@ -22,27 +12,111 @@ const Account = Type.Object({
   ftpUsername: Type.String(),
   importAddresses: Type.Object({ live: Type.String(), test: Type.String() }),
   createdAt: Type.String(),
+  disabled: Type.Boolean({ description: 'Disabled: its keys get 401, FTP/SFTP logins 530, files to its import addresses a failed record' }),
 });
+const HostKey = Type.Object({ type: Type.String(), fingerprint: Type.String({ description: 'SHA256:..., as OpenSSH shows it' }) });
+const AccountView = Type.Object({ ...Account.properties, sftpHostKeys: Type.Optional(Type.Array(HostKey, { description: 'the SFTP server\'s host keys, for users to verify' })) });
+const Mode = Type.Union([Type.Literal('live'), Type.Literal('test')]);
+const SshKey = Type.Object({ id: Type.String(), mode: Mode, type: Type.String(), fingerprint: Type.String(), comment: Type.String(), createdAt: Type.String() });
+const AdminImport = Type.Object({
+  id: Type.String(),
+  account: Type.String(),
+  mode: Type.String({ enum: ['live', 'test'] }),
+  channel: Type.String(),
+  sender: Type.String(),
+  filename: Type.String(),
+  size: Type.Integer(),
+  status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed'] }),
+  invoice: Type.Union([Type.String(), Type.Null()]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  receivedAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+/** A page of an operator's list: `next` is the `from` of the following page. */
+const Paged = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), next: Type.Union([Type.String(), Type.Null()]) });
+const AccountId = Type.Object({ id: Type.String({ maxLength: 36 }) });
 const AccountWithKeys = Type.Object({ ...Account.properties, liveKey: Type.String(), testKey: Type.String() });
 const adminSecurity = [{ adminAuth: [] }];
 
-export const adminRoutes = (c: Container, token: string): FastifyPluginAsyncTypebox => async (app) => {
-  app.addHook('onRequest', adminGuard(token));
+export interface AdminRouteOptions {
+  /** the SFTP host keys' fingerprints, shown with each account */
+  sftpHostKeys?: { type: string; fingerprint: string }[];
+}
+
+export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions = {}): FastifyPluginAsyncTypebox => async (app) => {
+  app.addHook('onRequest', bearerGuard(token, 'Send the admin token as Authorization: Bearer <ADMIN_TOKEN>'));
   const tags = ['admin'];
 
   app.post('/admin/accounts', {
     schema: { tags, security: adminSecurity, summary: 'Create an account with a live and a test key (shown once)', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 250 }) }), response: { 201: AccountWithKeys, ...commonErrors() } },
   }, async (req, reply) => reply.code(201).send(await c.accounts.create(req.body.name)));
 
+  app.get('/admin/accounts', {
+    schema: {
+      tags, security: adminSecurity, summary: 'Accounts, newest first; search by name (part), id or FTP user name',
+      querystring: Type.Object({ ...PageQuery, search: Type.Optional(Type.String({ maxLength: 250 })) }),
+      response: { 200: Paged(Account), ...commonErrors() },
+    },
+  }, async (req) => {
+    const page = await c.accounts.list(parsePageRequest(req.query), req.query.search);
+    return { items: page.items, next: page.next ?? null };
+  });
+
   app.get('/admin/accounts/:id', {
-    schema: { tags, security: adminSecurity, summary: 'An account, without keys', params: Type.Object({ id: Type.String({ maxLength: 36 }) }), response: { 200: Account, ...commonErrors(404) } },
-  }, async (req) => c.accounts.get(req.params.id));
+    schema: { tags, security: adminSecurity, summary: 'An account, without keys', params: AccountId, response: { 200: AccountView, ...commonErrors(404) } },
+  }, async (req) => ({ ...(await c.accounts.get(req.params.id)), sftpHostKeys: opts.sftpHostKeys }));
+
+  app.patch('/admin/accounts/:id', {
+    schema: {
+      tags, security: adminSecurity, summary: 'Disable or enable an account (at once, on every node and channel)',
+      params: AccountId, body: Type.Object({ disabled: Type.Boolean() }), response: { 200: Account, ...commonErrors(404) },
+    },
+  }, async (req) => c.accounts.setDisabled(req.params.id, req.body.disabled));
+
+  app.get('/admin/imports', {
+    schema: {
+      tags, security: adminSecurity, summary: 'Intake records of every account, newest first (status=failed: what needs a look, refused files included)',
+      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ enum: ['received', 'waiting', 'attached', 'failed'] })) }),
+      response: { 200: Paged(AdminImport), ...commonErrors() },
+    },
+  }, async (req) => {
+    const page = await c.intake.listAll(parsePageRequest(req.query), req.query.status);
+    return {
+      items: page.items.map((r) => ({
+        id: r.id, account: r.accountId, mode: r.mode, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, status: r.status,
+        invoice: r.invoiceId, reason: r.reason, receivedAt: r.receivedAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+      })),
+      next: page.next ?? null,
+    };
+  });
 
   app.post('/admin/accounts/:id/keys/:mode', {
     schema: {
       tags, security: adminSecurity, summary: 'Replace the live or test key; the old key stops working at once',
-      params: Type.Object({ id: Type.String({ maxLength: 36 }), mode: Type.Union([Type.Literal('live'), Type.Literal('test')]) }),
+      params: Type.Object({ id: Type.String({ maxLength: 36 }), mode: Mode }),
       response: { 201: Type.Object({ key: Type.String() }), ...commonErrors(404) },
     },
   }, async (req, reply) => reply.code(201).send({ key: await c.accounts.rotateKey(req.params.id, req.params.mode) }));
+
+  app.post('/admin/accounts/:id/ssh-keys/:mode', {
+    schema: {
+      tags, security: adminSecurity, summary: 'Register an SSH public key for SFTP logins in live or test mode (ssh-ed25519, ecdsa-sha2-*, ssh-rsa signing with SHA-2)',
+      params: Type.Object({ id: Type.String({ maxLength: 36 }), mode: Mode }),
+      body: Type.Object({ publicKey: Type.String({ minLength: 1, maxLength: 16_384 }), comment: Type.Optional(Type.String({ maxLength: 200 })) }),
+      response: { 201: SshKey, ...commonErrors(404, 409) },
+    },
+  }, async (req, reply) => reply.code(201).send(await c.sshKeys.add(req.params.id, req.params.mode, req.body.publicKey, req.body.comment)));
+
+  app.get('/admin/accounts/:id/ssh-keys', {
+    schema: { tags, security: adminSecurity, summary: 'The SSH public keys registered for the account', params: Type.Object({ id: Type.String({ maxLength: 36 }) }), response: { 200: Type.Object({ sshKeys: Type.Array(SshKey) }), ...commonErrors(404) } },
+  }, async (req) => ({ sshKeys: await c.sshKeys.list(req.params.id) }));
+
+  app.delete('/admin/accounts/:id/ssh-keys/:keyId', {
+    schema: { tags, security: adminSecurity, summary: 'Remove an SSH key; its SFTP sessions end at their next operation', params: Type.Object({ id: Type.String({ maxLength: 36 }), keyId: Type.String({ maxLength: 36 }) }), response: { 204: Type.Null(), ...commonErrors(404) } },
+  }, async (req, reply) => {
+    await c.sshKeys.remove(req.params.id, req.params.keyId);
+    return reply.code(204).send(null);
+  });
+
+  await app.register(adminUserRoutes(c));
 };

@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../app/container.ts';
-import { ApiError } from '../../domain/errors.ts';
+import type { HttpDeps } from '../http-deps.ts';
+import { ApiError } from '../api-error.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
 import { envelope, presentCustomer } from '../presenters.ts';
 import { baseUrl, scopeOf } from '../request-context.ts';
@@ -24,7 +24,7 @@ export function parseFlag(raw: string | undefined, field: string): boolean {
   throw ApiError.wrongFormat(field);
 }
 
-export const customerRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+export const customerRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
   const tags = ['customers'];
 

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../app/container.ts';
+import type { HttpDeps } from '../http-deps.ts';
 import { decodeBase64 } from '../../domain/base64.ts';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError } from '../api-error.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
 import { baseUrl, scopeOf } from '../request-context.ts';
@@ -36,7 +36,7 @@ export function checkFilename(filename: string): string {
   return name;
 }
 
-export const documentRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+export const documentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
   const tags = ['documents'];
   const created = { 201: DocumentSchema, 200: DocumentSchema, ...commonErrors(404, 410, 415) };
@@ -69,11 +69,7 @@ export const documentRoutes = (c: Container): FastifyPluginAsyncTypebox => async
     },
   }, async (req, reply) => {
     const { meta, bytes } = await c.documents.content(scopeOf(req), req.params.document_id);
-    const ascii = meta.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-    return reply
-      .type('application/pdf')
-      .header('content-disposition', `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(meta.filename)}`)
-      .send(bytes as never);
+    return reply.type('application/pdf').header('content-disposition', contentDisposition(meta.filename)).send(bytes as never);
   });
 
   app.delete('/v2/documents/:document_id', {
@@ -83,3 +79,9 @@ export const documentRoutes = (c: Container): FastifyPluginAsyncTypebox => async
     return reply.code(204).send(null);
   });
 };
+
+/** `inline` with an ASCII fallback name and the real one in UTF-8 (RFC 6266). */
+export function contentDisposition(filename: string, kind: 'inline' | 'attachment' = 'inline'): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}

@@ -1,9 +1,9 @@
 // The intake API: the records of received files (GET) and a third channel, POST /v2/imports,
 // which goes through the same pipeline and matching as FTP and e-mail.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../app/container.ts';
+import type { HttpDeps } from '../http-deps.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
-import type { IntakeRecord } from '../../intake/intake-port.ts';
+import type { IntakeRecord } from '../../domain/intake.ts';
 import { envelope } from '../presenters.ts';
 import { baseUrl, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, Link, Nullable, PageQuery, security } from '../schemas/common.ts';
@@ -15,7 +15,7 @@ export const ImportSchema = Type.Object(
   {
     resource: Type.Literal('import'),
     id: Type.String(),
-    channel: Type.String({ enum: ['ftp', 'mail', 'http'] }),
+    channel: Type.String({ enum: ['ftp', 'sftp', 'mail', 'http'] }),
     sender: Type.String({ description: 'FTP user@address, e-mail From address, or api:<account> for POST /v2/imports' }),
     filename: Type.String({ description: 'The name as received' }),
     size: Type.Integer(),
@@ -62,7 +62,7 @@ const CreateBody = Type.Object({
 });
 const Params = Type.Object({ import_id: Id('Import id (imp_...)') });
 
-export const importRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
   const tags = ['imports'];
 
@@ -94,4 +94,33 @@ export const importRoutes = (c: Container): FastifyPluginAsyncTypebox => async (
   app.get('/v2/imports/:import_id', {
     schema: { tags, security, summary: 'One received file and what became of it', params: Params, response: { 200: ImportSchema, ...commonErrors(404) } },
   }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.intake.get(scopeOf(req), req.params.import_id))));
+
+  const conflict = 'conflict: the file is attached already, or its content is gone (refused on arrival, or past its retention)';
+  app.post('/v2/imports/:import_id/retry', {
+    schema: {
+      tags, security, params: Params, response: { 200: ImportSchema, ...commonErrors(404, 409, 410) },
+      summary: 'Match a failed file again now (its invoice may exist by now); a waiting one runs at once',
+      description: `The match window is not extended: a file whose invoice still does not exist fails again. 409 ${conflict}.`,
+    },
+  }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.importActions.retry(scopeOf(req), req.params.import_id))));
+
+  app.post('/v2/imports/:import_id/attach', {
+    schema: {
+      tags, security, params: Params, response: { 200: ImportSchema, ...commonErrors(404, 409, 410, 422) },
+      body: Type.Object({ invoice: Type.String({ minLength: 1, maxLength: 100, description: 'The invoice id (inv_...) or invoice number' }) }),
+      summary: 'Attach a waiting or failed file to an invoice by hand',
+      description: `Attaches through the same path as POST /v2/documents; the invoice's document is replaced. 404 with field invoice when no such invoice exists; 422 when the file is not a usable PDF; 409 ${conflict}.`,
+    },
+  }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.importActions.attach(scopeOf(req), req.params.import_id, req.body.invoice))));
+
+  app.delete('/v2/imports/:import_id', {
+    schema: {
+      tags, security, params: Params, response: { 204: Type.Null(), ...commonErrors(404, 409, 410) },
+      summary: 'Discard a file that is not attached',
+      description: 'It leaves the lists and its stored bytes are dropped; a later read answers 410. An attached file is a document: delete that with DELETE /v2/documents/{id} (409 here).',
+    },
+  }, async (req, reply) => {
+    await c.importActions.discard(scopeOf(req), req.params.import_id);
+    return reply.code(204).send(null);
+  });
 };

@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../app/container.ts';
+import type { HttpDeps } from '../http-deps.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
 import { envelope, presentInvoice } from '../presenters.ts';
 import { baseUrl, scopeOf } from '../request-context.ts';
@@ -26,7 +26,7 @@ const PatchBody = Type.Object({
 const Params = Type.Object({ invoice_id: Id('Service invoice id') });
 const str = (v: string | number | undefined) => (v === undefined ? undefined : String(v));
 
-export const invoiceRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+export const invoiceRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
   const tags = ['invoices'];
 

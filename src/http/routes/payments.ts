@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../app/container.ts';
+import type { HttpDeps } from '../http-deps.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
 import { envelope, presentPaymentCreated, presentPaymentItem } from '../presenters.ts';
 import { baseUrl, scopeOf } from '../request-context.ts';
@@ -13,7 +13,7 @@ const CreateBody = Type.Object({
   method: Type.Optional(Type.String({ maxLength: 20, description: 'banktransfer (default), ideal, bancontact, sepa or creditcard' })),
 });
 
-export const paymentRoutes = (c: Container): FastifyPluginAsyncTypebox => async (app) => {
+export const paymentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
   const tags = ['payments'];
 

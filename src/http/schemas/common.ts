@@ -28,7 +28,7 @@ export const PageQuery = {
   from: Type.Optional(Type.String({ description: 'Id of the first item of the page (inclusive), from a links.next or links.previous href' })),
 };
 
-const errorResponses = (codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorSchema]));
+const errorResponses = (codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorSchema]));
 
 /** Every /v2 route answers these; routes add their own. */
 export const commonErrors = (...extra: number[]) => errorResponses([400, 401, 429, ...extra]);

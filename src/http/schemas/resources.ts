@@ -82,7 +82,7 @@ export const DocumentSchema = Type.Object(
     mediatype: Type.String(),
     size: Type.Integer(),
     sha256: Type.String(),
-    source: Type.String({ description: 'api, ftp, mail or http (POST /v2/imports)' }),
+    source: Type.String({ description: 'api, ftp, sftp, mail or http (POST /v2/imports)' }),
     createdAt: Type.String({ format: 'date-time' }),
     _links: Type.Object({ self: Link, content: Type.Object({ href: Type.String(), type: Type.Literal('application/pdf') }) }),
   },

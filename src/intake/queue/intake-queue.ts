@@ -3,6 +3,8 @@
 // (by a channel or by the reconciler) idempotent.
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { DomainError } from '../../domain/errors.ts';
+import { withTimeout } from '../../platform/timeouts.ts';
 import type { Config } from '../../config/config.ts';
 import type { IntakeJobRef, IntakeJobState, IntakeScheduler } from '../intake-jobs.ts';
 
@@ -38,6 +40,7 @@ export function createIntakeQueue(config: Config, connection: Redis): Queue {
   return new Queue(INTAKE_QUEUE, { connection, prefix: queuePrefix(config), defaultJobOptions: intakeJobOptions(config) });
 }
 
+const DOWN = new Set(['reconnecting', 'close', 'end']);
 const KNOWN: IntakeJobState[] = ['waiting', 'active', 'delayed', 'completed', 'failed'];
 
 export class BullIntakeScheduler implements IntakeScheduler {
@@ -47,15 +50,16 @@ export class BullIntakeScheduler implements IntakeScheduler {
     private readonly enqueueTimeoutMs = 5000,
   ) {}
 
+  /** Rejects with DomainError 'unavailable' (HTTP 503) when Redis cannot take the job. */
   async enqueue(ref: IntakeJobRef): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`The intake queue (Redis) did not answer within ${this.enqueueTimeoutMs} ms`)), this.enqueueTimeoutMs);
-    });
+    const unavailable = (why: string) => DomainError.unavailable(`The intake queue (Redis) ${why}; the file was not accepted. Retry shortly`);
+    // a connection known to be down fails at once instead of after the timeout
+    const { status } = this.queue.opts.connection as { status?: string };
+    if (status && DOWN.has(status)) throw unavailable('is not reachable (Connection is closed)');
     try {
-      await Promise.race([this.queue.add(INTAKE_JOBS.process, ref, { jobId: ref.intakeId }), timeout]);
-    } finally {
-      clearTimeout(timer);
+      await withTimeout(this.queue.add(INTAKE_JOBS.process, ref, { jobId: ref.intakeId }), this.enqueueTimeoutMs, `did not answer within ${this.enqueueTimeoutMs} ms`);
+    } catch (err) {
+      throw unavailable((err as Error).message);
     }
   }
 
@@ -77,6 +81,10 @@ export class BullIntakeScheduler implements IntakeScheduler {
     } catch {
       return false; // not delayed (any more): it is running or done
     }
+  }
+
+  async cancel(intakeId: string): Promise<void> {
+    await this.queue.remove(intakeId); // 0 when locked by a worker: the processor then skips the discarded record
   }
 
   async restore(ref: IntakeJobRef, state: IntakeJobState): Promise<void> {

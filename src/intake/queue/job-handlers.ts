@@ -2,7 +2,7 @@
 // BullMQ result: permanent failures are UnrecoverableError (never retried), waiting is a retry
 // whose delay the backoff below keeps inside the match window.
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { Config } from '../../config/config.ts';
 import type { IntakeJobRef } from '../intake-jobs.ts';
 import { WaitingForInvoice, type IntakeProcessor } from '../intake-processor.ts';

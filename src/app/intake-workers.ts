@@ -1,0 +1,81 @@
+// The worker role: BullMQ workers over the intake queue, dispatching by job name through the
+// handler table, plus the reconciler at start-up and on a schedule.
+import { UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Container } from './container.ts';
+import { intakeRepository } from '../intake/intake-repository.ts';
+import { IntakeProcessor, WaitingForInvoice } from '../intake/intake-processor.ts';
+import { IntakeReconciler } from '../intake/reconciler.ts';
+import { StagedBytesCache } from '../intake/staged-bytes-cache.ts';
+import { BullIntakeScheduler, INTAKE_QUEUE, queuePrefix } from '../intake/queue/intake-queue.ts';
+import { checkHandlers, intakeBackoff, jobHandlers } from '../intake/queue/job-handlers.ts';
+
+export interface IntakeWorkers {
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
+  const { config } = c;
+  const log = c.log.child({ role: 'worker' });
+  c.pdfPool?.warm();
+  // files received by this process go to its workers without a trip through the database
+  const stagedBytes = new StagedBytesCache(32 * 1024 * 1024);
+  c.intake.handOffBytesTo(stagedBytes);
+  const processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.checkPdf, config.intakeMatchWindowMs, c.events, stagedBytes);
+  const handlers = jobHandlers({ processor, log });
+  checkHandlers(handlers);
+
+  // a worker blocks on its own connection
+  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  connection.on('error', (err) => log.warn({ err: err.message }, 'worker redis connection error'));
+  const worker = new Worker(
+    INTAKE_QUEUE,
+    async (job) => {
+      const handler = (handlers as Record<string, (typeof handlers)[keyof typeof handlers] | undefined>)[job.name];
+      if (!handler) throw new UnrecoverableError(`No handler for job ${job.name}`);
+      return handler(job);
+    },
+    {
+      connection,
+      prefix: queuePrefix(config),
+      concurrency: config.intakeConcurrency,
+      lockDuration: config.intakeLockMs,
+      stalledInterval: config.intakeLockMs,
+      // a job survives two lost locks (a crash, then a starved event loop) before BullMQ fails
+      // it; even then the reconciler runs it again while its record is pending
+      maxStalledCount: 2,
+      settings: { backoffStrategy: intakeBackoff(config) },
+    },
+  );
+  worker.on('error', (err) => log.warn({ err: err.message }, 'intake worker error'));
+  // Retries used up on a transient error: the record must still say why it stopped.
+  worker.on('failed', (job, err) => {
+    if (!job || err instanceof UnrecoverableError || err.name === 'UnrecoverableError') return;
+    if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    const reason = err instanceof WaitingForInvoice ? `No invoice with id or number ${err.matchName}` : `Gave up after ${job.attemptsMade} attempts: ${err.message}`;
+    processor.giveUp(job.data, reason).catch((e) => log.error({ err: e, intakeId: job.data.intakeId }, 'could not record an intake failure'));
+  });
+
+  const reconciler = new IntakeReconciler(c.db, new BullIntakeScheduler(c.intakeQueue), log.child({ part: 'reconciler' }));
+  const reconcile = () => reconciler.run().catch((err) => log.error({ err }, 'intake reconciler failed'));
+  void reconcile();
+  const timer = setInterval(reconcile, config.reconcileIntervalMs);
+  timer.unref();
+  const retention = setInterval(() => {
+    intakeRepository.dropFailedContent(c.db, config.intakeFailedRetentionDays).catch((err) => log.error({ err }, 'intake retention failed'));
+  }, 3_600_000);
+  retention.unref();
+  log.info({ concurrency: config.intakeConcurrency, prefix: queuePrefix(config) }, 'intake workers started');
+
+  return {
+    worker,
+    async close() {
+      clearInterval(timer);
+      clearInterval(retention);
+      await worker.close();
+      await reconciler.idle();
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// The `mail` role: the poller of the import mailbox and, with SMTP_URL, the replies to senders.
+// Runs only when IMAP_URL is set, and says so either way.
+import type { Container } from './container.ts';
+import type { Config } from '../config/config.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { Scope } from '../domain/scope.ts';
+import type { IntakeReceiver } from '../intake/intake-port.ts';
+import type { IntakeRecord } from '../domain/intake.ts';
+import { openMailboxSession } from '../channels/mail/imap-mailbox.ts';
+import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
+import { MailFeedback, type ReplySender } from '../channels/mail/mail-feedback.ts';
+import { MailIntake } from '../channels/mail/mail-intake.ts';
+import { MailPoller } from '../channels/mail/mail-poller.ts';
+import { messageClaimRepository } from '../channels/mail/message-claim-repository.ts';
+import { addressesIn } from '../channels/mail/recipient-routing.ts';
+import { smtpReplySender } from '../channels/mail/smtp-sender.ts';
+
+export interface MailRole {
+  poller: MailPoller;
+  intake: MailIntake;
+  feedback?: MailFeedback;
+  stop(): Promise<void>;
+}
+
+export interface MailRoleDeps {
+  /** where files go (the intake pipeline) */
+  receiver: IntakeReceiver;
+  /** reads intake records (their final status decides the replies) */
+  records: { get(scope: Scope, id: string): Promise<IntakeRecord> };
+  /** a reply transport other than SMTP_URL (tests) */
+  sender?: ReplySender;
+  /** settings other than the container's (a second poller in tests, benchmarks) */
+  config?: Config;
+}
+
+/** Checks the mail settings that depend on each other; throws with every problem. */
+export function checkMailConfig(config: Config): void {
+  if (!config.imapUrl) return;
+  const s = parseImapUrl(config.imapUrl);
+  const problems: string[] = [];
+  for (const [name, box] of [['MAIL_PROCESSED_MAILBOX', config.mailProcessedMailbox], ['MAIL_FAILED_MAILBOX', config.mailFailedMailbox]] as const) {
+    if (box === s.mailbox) problems.push(`${name} must differ from the mailbox in IMAP_URL (${s.mailbox})`);
+  }
+  if (config.mailReconnectMinMs > config.mailReconnectMaxMs) problems.push('MAIL_RECONNECT_MIN_MS must not exceed MAIL_RECONNECT_MAX_MS');
+  if (problems.length) throw new Error(`Invalid mail configuration:\n  - ${problems.join('\n  - ')}`);
+}
+
+export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | undefined {
+  const config = deps.config ?? c.config;
+  const log = c.log.child({ role: 'mail' });
+  if (!config.imapUrl) {
+    log.info('mail role is off: IMAP_URL is not set');
+    return undefined;
+  }
+  checkMailConfig(config);
+  const imap = parseImapUrl(config.imapUrl);
+  const replyFrom = config.mailReplyFrom ?? config.importAddress;
+  const sender = deps.sender ?? (config.smtpUrl ? smtpReplySender(config.smtpUrl) : undefined);
+  const intake = new MailIntake(c.db, deps.receiver, (a) => c.accounts.findByImportAddress(a), log, {
+    mailbox: imap.mailbox,
+    leaseMs: config.mailClaimLeaseMs,
+    replies: Boolean(sender),
+    ownAddresses: [...addressesIn(replyFrom), config.importAddress],
+  });
+  const poller = new MailPoller(
+    () =>
+      openMailboxSession(imap, {
+        ensure: [config.mailProcessedMailbox, config.mailFailedMailbox],
+        idleDelayMs: config.mailIdleDelayMs,
+        commandTimeoutMs: config.mailCommandTimeoutMs,
+        log,
+      }),
+    intake,
+    {
+      processedMailbox: config.mailProcessedMailbox,
+      failedMailbox: config.mailFailedMailbox,
+      pollIntervalMs: config.mailPollIntervalMs,
+      watchdogIntervalMs: config.mailWatchdogIntervalMs,
+      watchdogTimeoutMs: config.mailWatchdogTimeoutMs,
+      reconnectMinMs: config.mailReconnectMinMs,
+      reconnectMaxMs: config.mailReconnectMaxMs,
+      maxMessageBytes: config.mailMaxMessageBytes,
+      batchSize: config.mailBatchSize,
+      concurrency: config.mailConcurrency,
+      recheckMs: config.mailClaimLeaseMs,
+    },
+    log,
+  );
+  // a record that is gone (purged) is no outcome; any other error is retried by the caller
+  const readRecord = (scope: Scope, id: string) =>
+    deps.records.get(scope, id).catch((e) => {
+      if (e instanceof DomainError && e.kind === 'not_found') return undefined;
+      throw e;
+    });
+  const feedback = sender
+    ? new MailFeedback(c.db, readRecord, sender, {
+        from: replyFrom,
+        limitPerHour: config.mailReplyLimitPerHour,
+        intervalMs: config.mailFeedbackIntervalMs,
+        // a 24 h match window: look every minute; a short one (tests): every round
+        waitingRecheckMs: Math.min(60_000, Math.max(config.mailFeedbackIntervalMs, Math.floor(config.intakeMatchWindowMs / 20))),
+        expireAfterMs: config.intakeMatchWindowMs + 24 * 3_600_000,
+      }, log)
+    : undefined;
+  poller.start();
+  feedback?.start();
+  const purge = setInterval(() => {
+    messageClaimRepository.purgeMoved(c.db, config.mailRetentionDays).catch((err) => log.error({ err }, 'mail claim purge failed'));
+  }, 3_600_000);
+  purge.unref();
+  log.info({ imap: describeImapUrl(imap), replies: Boolean(sender), processed: config.mailProcessedMailbox, failed: config.mailFailedMailbox }, 'mail role polling the import mailbox');
+  return {
+    poller,
+    intake,
+    feedback,
+    async stop() {
+      clearInterval(purge);
+      await poller.stop();
+      await feedback?.stop();
+    },
+  };
+}

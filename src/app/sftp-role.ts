@@ -1,0 +1,49 @@
+// The `sftp` role: the SFTP channel built from the validated configuration, feeding `receiver`.
+// The only file of the channel that knows the container: it picks the narrow ports out of it.
+import type { Container } from './container.ts';
+import type { ReadinessCheck } from '../http/routes/health.ts';
+import type { IntakeReceiver } from '../intake/intake-port.ts';
+import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
+import { LoginLockout } from '../channels/transfer/login-lockout.ts';
+import { loadHostKeys } from '../channels/sftp/host-keys.ts';
+import { SftpChannel } from '../channels/sftp/sftp-channel.ts';
+
+export async function startSftpRole(
+  c: Container,
+  receiver: IntakeReceiver,
+  opts: { readiness?: Map<string, ReadinessCheck>; metrics: TransferMetrics },
+): Promise<SftpChannel> {
+  const { config } = c;
+  const log = c.log.child({ role: 'sftp' });
+  const hostKeys = loadHostKeys({ dataDir: config.dataDir, hostKey: config.sftpHostKey });
+  const channel = new SftpChannel(
+    {
+      host: config.sftpHost,
+      port: config.sftpPort,
+      hostKeys: hostKeys.keys,
+      idleTimeoutMs: config.sftpIdleTimeoutMs,
+      maxConnections: config.sftpMaxConnections,
+      maxConnectionsPerAccount: config.ftpMaxConnectionsPerAccount,
+      listLimit: config.ftpListLimit,
+    },
+    {
+      accounts: {
+        authenticatePassword: (user, password) => c.accounts.authenticateFtp(user, password),
+        authenticatePublicKey: (user, blob) => c.sshKeys.findForLogin(user, blob),
+        keyStamp: (scope) => c.accounts.keyStamp(scope),
+        sshKeyRegistered: (id) => c.sshKeys.stillRegistered(id),
+      },
+      receiver,
+      // the FTP lockout: the same counters, so failures on either channel add up
+      lockout: new LoginLockout(c.redis, config.redisPrefix, { attempts: config.ftpLockoutAttempts, lockoutMs: config.ftpLockoutMs }),
+      metrics: opts.metrics,
+      log,
+    },
+  );
+  await channel.start();
+  opts.readiness?.set('sftp', async () => {
+    if (!channel.ready) throw new Error('SFTP server not listening');
+  });
+  log.info({ url: channel.url, hostKeys: hostKeys.fingerprints, source: hostKeys.source }, 'sftp listening');
+  return channel;
+}

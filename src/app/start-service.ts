@@ -1,0 +1,189 @@
+// Starts the configured roles in this process over one container, and stops them in order:
+// intake first (API, FTP, mail: nothing new comes in), then workers (in-flight jobs finish or
+// are handed back), then queues; the container closes Redis and the database last.
+import type { FastifyInstance } from 'fastify';
+import type { Config, Role } from '../config/config.ts';
+import type { MailRole } from './mail-role.ts';
+import { buildServer } from '../http/server.ts';
+import { importRoutes } from '../http/routes/imports.ts';
+import { dashboard } from '../http/dashboard/dashboard.ts';
+import { startIntakeWorkers } from './intake-workers.ts';
+import { startWebhookWorkers } from './webhook-workers.ts';
+import { webhookRoutes } from '../http/routes/webhooks.ts';
+import { ftpMetrics } from '../channels/transfer/transfer-metrics.ts';
+import { metricsPlugin } from '../http/routes/metrics-route.ts';
+import { intakeRecordLink, intakeView } from '../http/routes/intake-view.ts';
+import { sftpMetrics } from '../channels/sftp/sftp-metrics.ts';
+import { observeMailPoller } from '../ops/channel-metrics.ts';
+import { buildOpsServer } from '../http/ops-server.ts';
+import { queueDashboard } from '../http/plugins/queue-dashboard.ts';
+import { settledBefore } from '../platform/timeouts.ts';
+import { resolveAdminToken } from '../platform/admin-token.ts';
+import type { IntakeReceiver } from '../intake/intake-port.ts';
+import { coreReadiness, createContainer, type Container, type ContainerOptions } from './container.ts';
+import type { Logger } from '../platform/logger.ts';
+
+export interface RunningService {
+  container: Container;
+  /** where channels hand files (the same object as container.intake) */
+  intake: IntakeReceiver;
+  /** the API's address, when the api role runs */
+  apiUrl?: string;
+  /** the mail role, when it runs (IMAP_URL set) */
+  mail?: MailRole;
+  /** the FTP server's port, when the ftp role runs */
+  ftpPort?: number;
+  /** the SFTP server's port, when the sftp role runs */
+  sftpPort?: number;
+  /** where /healthz, /readyz and /metrics answer (the API's address, or the OPS_PORT listener's) */
+  httpUrl?: string;
+  /** stops every role in order; the grace period ends at `deadline` (default: SHUTDOWN_GRACE_MS from now) */
+  stop(deadline?: number): Promise<void>;
+}
+
+export async function startService(config: Config, log: Logger, opts: ContainerOptions = {}): Promise<RunningService> {
+  const c = await createContainer(config, log, opts);
+  const roles = new Set<Role>(config.roles);
+  const readiness = coreReadiness(c);
+  let stopping = false;
+  // A draining process answers /readyz with 503 so load balancers stop sending it work.
+  readiness.set('lifecycle', async () => {
+    if (stopping) throw new Error('shutting down');
+  });
+  if (config.analyzeIntervalMs > 0) {
+    const analyze = setInterval(() => {
+      c.maintenance.refreshStatistics().then(
+        (tables) => tables.length && log.debug({ tables }, 'planner statistics refreshed'),
+        (err) => log.warn({ err }, 'planner statistics refresh failed'),
+      );
+    }, config.analyzeIntervalMs);
+    analyze.unref();
+    c.onClose(() => clearInterval(analyze));
+  }
+  let apiUrl: string | undefined;
+  let httpUrl: string | undefined;
+  let mail: MailRole | undefined;
+  let ftpPort: number | undefined;
+  let sftpPort: number | undefined;
+  try {
+    if (roles.has('api')) {
+      const adminToken = resolveAdminToken(config.adminToken, config.dataDir);
+      // the SFTP host keys (made once into DATA_DIR if need be), so users can verify what their client shows
+      const { loadHostKeys } = await import('../channels/sftp/host-keys.ts');
+      const app = await buildServer(c, {
+        adminToken,
+        sftpHostKeys: loadHostKeys({ dataDir: config.dataDir, hostKey: config.sftpHostKey }).fingerprints,
+        readiness,
+        apiRoutes: [importRoutes(c), webhookRoutes(c)],
+        // registered only when the admin API is on; each guards itself with the admin token
+        adminPlugins: adminToken ? [queueDashboard({ queues: () => [c.intakeQueue, c.webhookQueue], adminToken, jobLink: intakeRecordLink }), intakeView(c, adminToken)] : [],
+        plugins: [metricsPlugin(c.metrics, config.metricsToken), dashboard(c)],
+      });
+      apiUrl = httpUrl = await app.listen({ port: config.port, host: config.host });
+      if (!config.tlsCert && !isLoopback(config.host)) {
+        log.warn({ host: config.host }, `HOST=${config.host} serves the API over plain HTTP beyond this machine: API keys travel in clear unless a TLS-terminating proxy stands in front (or set TLS_CERT and TLS_KEY)`);
+      }
+      c.onStop('intake', 'api', (deadline) => closeHttp(app, deadline));
+      const purge = setInterval(() => {
+        c.maintenance.purgeTestData().catch((err) => log.error({ err }, 'test data purge failed'));
+        c.idempotency.purgeExpired().catch((err) => log.error({ err }, 'idempotency purge failed'));
+        c.users.purgeIdleSessions().catch((err) => log.error({ err }, 'dashboard session purge failed'));
+      }, 3_600_000);
+      purge.unref();
+      c.onClose(() => clearInterval(purge));
+      log.info({ url: apiUrl, database: c.db.kind }, 'api listening');
+    } else if (config.opsPort !== undefined) {
+      // no API here: health and metrics answer on their own port, until the very end of the stop
+      // (not on PORT: several worker processes on one host would fight over it)
+      const ops = await buildOpsServer(log, readiness, metricsPlugin(c.metrics, config.metricsToken));
+      httpUrl = await ops.listen({ port: config.opsPort, host: config.host });
+      c.onClose(() => closeHttp(ops, Date.now() + 1000));
+      log.info({ url: httpUrl, roles: config.roles }, 'health and metrics listening');
+    } else {
+      log.info({ roles: config.roles }, 'no health or metrics listener in this process (no api role; set OPS_PORT for one)');
+    }
+    if (roles.has('worker')) {
+      const workers = await startIntakeWorkers(c);
+      c.metrics.queues.observeWorker(workers.worker);
+      const webhookWorkers = startWebhookWorkers(c);
+      c.onStop('workers', 'webhook workers', async (deadline) => {
+        // a delivery cut short is retried by BullMQ's stalled-job check: at-least-once
+        if (!(await settledBefore(webhookWorkers.close(), deadline))) log.warn('webhook deliveries still running at the end of the grace period');
+      });
+      readiness.set('worker', async () => {
+        if (!workers.worker.isRunning()) throw new Error('the intake worker is not running');
+      });
+      c.onStop('workers', 'intake workers', async (deadline) => {
+        // in-flight jobs finish; at the deadline they are left to BullMQ's stalled-job check,
+        // which gives them to another worker once their lock expires (attaching is idempotent)
+        if (!(await settledBefore(workers.close(), deadline))) log.warn('intake jobs still running at the end of the grace period; left to another worker');
+      });
+    }
+    if (roles.has('mail') && config.imapUrl && /@example\.com$/i.test(config.importAddress)) {
+      log.warn({ importAddress: config.importAddress }, 'IMPORT_ADDRESS is still the example invoices@example.com: accounts get import addresses nobody can mail to; set IMPORT_ADDRESS to the mailbox IMAP_URL reads');
+    }
+    if (roles.has('mail')) {
+      // loaded only here, like the ftp role: other processes do not carry imapflow, mailparser, nodemailer
+      const { startMailRole } = await import('./mail-role.ts');
+      mail = startMailRole(c, { receiver: c.intake, records: c.intake });
+      if (mail) {
+        const role = mail;
+        const state = observeMailPoller(c.metrics.imap, role.poller);
+        readiness.set('mail', async () => {
+          if (state() !== 'connected') throw new Error('the IMAP poller is not connected');
+        });
+        // the poller finishes the batch in hand and releases unfinished claims (the messages stay
+        // in the mailbox and are taken again after a restart)
+        c.onStop('intake', 'mail', async (deadline) => {
+          if (!(await settledBefore(role.stop(), deadline))) log.warn('the mail poller did not stop within the grace period');
+        });
+      }
+    }
+    if (roles.has('ftp')) {
+      // the process's FTP counters (one FTP server per process), read by /metrics at scrape time
+      c.metrics.ftp.observe(ftpMetrics);
+      // loaded only here: processes without the ftp role do not carry ftp-srv and its dependencies
+      const { startFtpRole } = await import('./ftp-role.ts');
+      const ftp = await startFtpRole(c, c.intake, { readiness, metrics: ftpMetrics });
+      // stops accepting; running uploads finish (staged and acknowledged) until the deadline
+      if (ftp) c.onStop('intake', 'ftp', (deadline) => ftp.stop(Math.max(0, deadline - Date.now())));
+      // asked for but refused to start (no certificate and plain FTP not allowed): not ready
+      else readiness.set('ftp', async () => { throw new Error('the FTP server did not start: set TLS_CERT and TLS_KEY, or FTP_ALLOW_PLAIN=true'); });
+      ftpPort = ftp?.port;
+    }
+    if (roles.has('sftp')) {
+      c.metrics.sftp.observe(sftpMetrics);
+      // loaded only here: processes without the sftp role do not carry the SSH server
+      const { startSftpRole } = await import('./sftp-role.ts');
+      const sftp = await startSftpRole(c, c.intake, { readiness, metrics: sftpMetrics });
+      // stops accepting; open uploads finish (staged, their close answered) until the deadline
+      c.onStop('intake', 'sftp', (deadline) => sftp.stop(Math.max(0, deadline - Date.now())));
+      sftpPort = sftp.port;
+    }
+  } catch (e) {
+    await c.close();
+    throw e;
+  }
+  return {
+    container: c,
+    intake: c.intake,
+    apiUrl,
+    mail,
+    ftpPort,
+    sftpPort,
+    httpUrl,
+    stop: (deadline) => {
+      stopping = true;
+      return c.close(deadline);
+    },
+  };
+}
+
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
+
+/** Stops accepting, lets in-flight requests finish until the deadline, then cuts what is left. */
+async function closeHttp(app: FastifyInstance, deadline: number): Promise<void> {
+  const closing = app.close();
+  if (!(await settledBefore(closing, deadline))) app.server.closeAllConnections();
+  await closing;
+}

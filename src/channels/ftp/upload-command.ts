@@ -1,0 +1,120 @@
+// STOR, taken over from ftp-srv, which pauses the control socket during a transfer (so it cannot
+// see a client that dies mid-upload), acknowledges whatever arrived, and answers every failure
+// with 550. Here the cap is enforced while streaming (552), a vanished client stages nothing, the
+// file is handed to intake before the 226, and staging failures are a transient 451.
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { dataConnectionReady, reportStall } from './data-connection-commands.ts';
+import type { CommandContext } from './ftp-commands.ts';
+import type { FtpSession } from './ftp-session.ts';
+import type { ParsedCommand } from './ftp-srv-internals.ts';
+import { FtpReplyError, type AcceptResult } from './intake-file-system.ts';
+import { PassiveConnector } from './passive-connector.ts';
+import { settleDelayMs } from './upload-completeness.ts';
+import { classifyUploadName } from '../transfer/upload-names.ts';
+import { readUpload } from './upload-transfer.ts';
+
+/** The text of a 226 (or RNTO's 250): the intake record, or that a temporary upload is held. */
+export function describeAccepted(name: string, r: AcceptResult): string {
+  return r.kind === 'held'
+    ? `${r.name} held: rename it to its final .pdf name to hand it in`
+    : `${name} received as ${r.record.id}, status ${r.record.status}${r.record.reason ? `: ${r.record.reason}` : ''}`;
+}
+
+/** A hand-over to intake that failed: refusals keep their code; anything else is transient (451). */
+export function handOverFailed(session: FtpSession, ctx: CommandContext, err: unknown, name: string): Promise<unknown> {
+  if (err instanceof FtpReplyError) return session.connection.reply(err.code, err.message);
+  ctx.metrics.inc('uploadsStagingFailed');
+  ctx.log.error({ err, session: session.id, name }, 'ftp upload could not be handed to intake');
+  return session.connection.reply(451, `${name} was not received (the intake is unavailable); please try again later`);
+}
+
+export async function storCommand(session: FtpSession, ctx: CommandContext, cmd: ParsedCommand): Promise<unknown> {
+  const { connection } = session;
+  const { metrics, log } = ctx;
+  const fs = session.fs!;
+  const refuse = (code: number, text: string) => {
+    connection.dropDataConnection();
+    return connection.reply(code, text);
+  };
+  const verdict = classifyUploadName(cmd.arg);
+  if (verdict.kind === 'refused') {
+    metrics.inc('uploadsRefusedName');
+    log.info({ session: session.id, name: cmd.arg, reason: verdict.reason }, 'ftp upload name refused');
+    return refuse(553, verdict.reason);
+  }
+  if (connection.takeRestOffset()) return refuse(554, 'Resuming uploads is not supported: upload the whole file');
+  if (verdict.kind === 'temp' && !fs.canHold(verdict.name)) return refuse(452, 'Too many temporary uploads wait for their rename');
+  if (!(await dataConnectionReady(session, ctx, 'STOR'))) return;
+  const connector = connection.connector as PassiveConnector;
+  let socket;
+  try {
+    socket = await connector.waitForConnection();
+  } catch {
+    return refuse(425, 'No data connection: the client did not connect to the passive port in time');
+  }
+  const abort = new AbortController();
+  let finished!: () => void;
+  session.transfer = { abort, done: new Promise<void>((r) => (finished = r)) };
+  metrics.transferStarted();
+  const name = verdict.name;
+  try {
+    // sent before the data connection's TLS handshake has ended: see passive-connector.ts
+    await connection.reply(150, `Ready to receive ${name}`);
+    let capReplied = false;
+    const tooLarge = `${name} is larger than ${ctx.maxUploadBytes} bytes (5 MB): refused, nothing was received`;
+    const outcome = await readUpload(socket, {
+      maxBytes: ctx.maxUploadBytes,
+      stallMs: ctx.transferTimeoutMs,
+      signal: abort.signal,
+      // bytes a client sends after the 552 are dropped, up to one more cap's worth
+      drainBytes: ctx.maxUploadBytes,
+      onTooLarge: () => {
+        capReplied = true;
+        void connection.reply(552, tooLarge);
+      },
+      onProgress: (n) => metrics.inc('bytesReceived', n),
+    });
+    if (outcome.kind === 'too-large') {
+      metrics.inc('uploadsRefusedTooLarge');
+      log.info({ session: session.id, name, received: outcome.received }, 'ftp upload over the size cap refused');
+      if (!capReplied) await connection.reply(552, tooLarge);
+      return;
+    }
+    if (outcome.kind === 'aborted') {
+      metrics.inc('uploadsAborted');
+      if (outcome.reason === 'stalled' && connector.handshaking) connector.handshakeStalled();
+      else if (outcome.reason === 'stalled') reportStall(session, ctx, 'after_150', ctx.transferTimeoutMs, 'STOR');
+      log.info({ session: session.id, name, reason: outcome.reason, received: outcome.received }, 'ftp upload aborted; nothing received');
+      if (!session.closed) await connection.reply(426, `Transfer aborted (${outcome.reason}): ${name} was not received`);
+      return;
+    }
+    const bytes = outcome.bytes;
+    // a client that died mid-upload closes its control connection too: see upload-completeness.ts
+    const wait = settleDelayMs(bytes, ctx.truncationGraceMs);
+    await (wait > 0 ? sleep(wait) : nextTurn());
+    if (session.closed || abort.signal.aborted) {
+      metrics.inc('uploadsAborted');
+      log.info({ session: session.id, name, size: bytes.length }, 'ftp client left before its upload was confirmed; nothing received');
+      if (!session.closed) await connection.reply(426, `Transfer aborted: ${name} was not received`);
+      return;
+    }
+    let result: AcceptResult;
+    try {
+      result = await fs.accept(name, bytes);
+    } catch (err) {
+      return handOverFailed(session, ctx, err, name);
+    }
+    metrics.inc(result.kind === 'held' ? 'tempUploadsHeld' : 'uploadsReceived');
+    log.info(
+      { session: session.id, name, size: bytes.length, intakeId: result.kind === 'received' ? result.record.id : undefined, held: result.kind === 'held' },
+      'ftp upload received',
+    );
+    return connection.reply(226, describeAccepted(name, result));
+  } finally {
+    session.transfer = undefined;
+    metrics.transferEnded();
+    connection.dropDataConnection();
+    session.touch();
+    finished();
+  }
+}

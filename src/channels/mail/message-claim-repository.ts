@@ -1,0 +1,232 @@
+// The SQL of the import mailbox's bookkeeping: its UIDVALIDITY and last UID, the claims on its
+// messages, the files each handed over, and their staging (which records the reply owed too).
+import type { Queryable } from '../../db/database.ts';
+import type { Mode, Scope } from '../../domain/scope.ts';
+
+export interface MailboxRow {
+  mailbox: string;
+  uidvalidity: number;
+  last_uid: number;
+}
+
+export type MessageState = 'claimed' | 'staged' | 'moved';
+export type MessageOutcome = 'processed' | 'failed';
+
+export interface MessageRow {
+  id: string;
+  mailbox: string;
+  message_key: string;
+  uidvalidity: number;
+  uid: number;
+  size: number;
+  state: MessageState;
+  owner: string | null;
+  lease_until: Date | null;
+  attempts: number;
+  account_id: string | null;
+  mode: Mode | null;
+  sender: string | null;
+  subject: string | null;
+  header_message_id: string | null;
+  outcome: MessageOutcome | null;
+  reason: string | null;
+  last_error: string | null;
+  claimed_at: Date;
+  staged_at: Date | null;
+  moved_at: Date | null;
+}
+
+export interface FileRow {
+  message_id: string;
+  slot: string;
+  intake_id: string;
+  filename: string;
+  sha256: string | null;
+}
+
+export interface StageReply {
+  recipient: string;
+  refs?: string[];
+  state: 'pending' | 'suppressed';
+  reason?: string;
+}
+
+export interface StageInput {
+  id: string;
+  owner: string;
+  outcome: MessageOutcome;
+  reason: string | null;
+  scope?: Scope;
+  sender: string | null;
+  subject: string | null;
+  headerMessageId: string | null;
+  files: FileRow[];
+  reply?: StageReply;
+}
+
+export type ClaimResult =
+  | { kind: 'claimed'; row: MessageRow; resumed: boolean }
+  /** handed over already; `move` says whether this poller should move it (the one that staged it
+   * moves it itself: two sessions moving one message can leave two copies in the target) */
+  | { kind: 'staged'; row: MessageRow; move: boolean }
+  | { kind: 'busy'; row: MessageRow };
+
+/** `now()` plus the milliseconds in parameter `$param` */
+export const msFromNow = (param: number) => `now() + $${param}::int * interval '1 millisecond'`;
+
+export const messageClaimRepository = {
+  /** Records the mailbox's UIDVALIDITY; a different one than stored starts over at UID 0. */
+  async syncMailbox(q: Queryable, mailbox: string, uidvalidity: number): Promise<{ row: MailboxRow; previous?: number }> {
+    const before = (await q.query<MailboxRow>('select mailbox, uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [mailbox]))[0];
+    if (before && before.uidvalidity === uidvalidity) return { row: before };
+    const rows = await q.query<MailboxRow>(
+      `insert into mail_mailboxes (mailbox, uidvalidity, last_uid) values ($1, $2, 0)
+         on conflict (mailbox) do update set uidvalidity = excluded.uidvalidity, last_uid = 0, updated_at = now()
+       returning mailbox, uidvalidity, last_uid`,
+      [mailbox, uidvalidity],
+    );
+    return { row: rows[0], previous: before?.uidvalidity };
+  },
+
+  /** Raises the mailbox's last UID (never lowers it), for the same UIDVALIDITY only. */
+  async advanceLastUid(q: Queryable, mailbox: string, uidvalidity: number, uid: number): Promise<void> {
+    await q.query(
+      'update mail_mailboxes set last_uid = greatest(last_uid, $3), updated_at = now() where mailbox = $1 and uidvalidity = $2',
+      [mailbox, uidvalidity, uid],
+    );
+  },
+
+  /**
+   * Claims a message for `owner`: a new claim, a claim this owner already had (reconnect) or one
+   * whose lease ran out (a poller died), atomically. Otherwise says who has it.
+   */
+  async claim(
+    q: Queryable,
+    m: { id: string; mailbox: string; key: string; uidvalidity: number; uid: number; size: number; owner: string; leaseMs: number },
+  ): Promise<ClaimResult> {
+    const inserted = await q.query<MessageRow>(
+      `insert into mail_messages (id, mailbox, message_key, uidvalidity, uid, size, state, owner, lease_until)
+       values ($1, $2, $3, $4, $5, $6, 'claimed', $7, ${msFromNow(8)})
+       on conflict (mailbox, message_key) do nothing returning *`,
+      [m.id, m.mailbox, m.key, m.uidvalidity, m.uid, m.size, m.owner, m.leaseMs],
+    );
+    if (inserted[0]) return { kind: 'claimed', row: inserted[0], resumed: false };
+    const taken = await q.query<MessageRow>(
+      `update mail_messages set owner = $3, lease_until = ${msFromNow(4)}, attempts = attempts + 1, uidvalidity = $5, uid = $6, updated_at = now()
+        where mailbox = $1 and message_key = $2 and state = 'claimed' and (owner = $3 or lease_until is null or lease_until < now())
+       returning *`,
+      [m.mailbox, m.key, m.owner, m.leaseMs, m.uidvalidity, m.uid],
+    );
+    if (taken[0]) return { kind: 'claimed', row: taken[0], resumed: true };
+    const row = (
+      await q.query<MessageRow & { orphaned: boolean }>(
+        `select *, (state = 'moved' or owner = $3 or staged_at < now() - $4::int * interval '1 millisecond') as orphaned
+           from mail_messages where mailbox = $1 and message_key = $2`,
+        [m.mailbox, m.key, m.owner, m.leaseMs],
+      )
+    )[0];
+    if (!row) throw new Error('mail claim vanished while claiming');
+    return row.state === 'claimed' ? { kind: 'busy', row } : { kind: 'staged', row, move: row.orphaned };
+  },
+
+  /**
+   * New claims for many messages in one statement (one commit per batch). Returns the rows it
+   * inserted; a message that has a claim already is not among them (see claim()).
+   */
+  async claimNew(
+    q: Queryable,
+    mailbox: string,
+    owner: string,
+    leaseMs: number,
+    list: { id: string; key: string; uidvalidity: number; uid: number; size: number }[],
+  ): Promise<MessageRow[]> {
+    if (!list.length) return [];
+    return q.query<MessageRow>(
+      `insert into mail_messages (id, mailbox, message_key, uidvalidity, uid, size, state, owner, lease_until)
+       select x.id, $1, x.key, x.uidvalidity, x.uid, x.size, 'claimed', $2, ${msFromNow(3)}
+         from unnest($4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) as x(id, key, uidvalidity, uid, size)
+       on conflict (mailbox, message_key) do nothing returning *`,
+      [mailbox, owner, leaseMs, list.map((m) => m.id), list.map((m) => m.key), list.map((m) => m.uidvalidity), list.map((m) => m.uid), list.map((m) => m.size)],
+    );
+  },
+
+  /** Extends the leases of claims this owner is still working on. */
+  async renewLeases(q: Queryable, owner: string, ids: string[], leaseMs: number): Promise<void> {
+    if (!ids.length) return;
+    await q.query(`update mail_messages set lease_until = ${msFromNow(3)} where owner = $1 and state = 'claimed' and id = any($2::text[])`, [owner, ids, leaseMs]);
+  },
+
+  /** Lets others take this owner's unfinished claims at once (graceful stop). */
+  async releaseOwner(q: Queryable, owner: string): Promise<number> {
+    return (await q.query(`update mail_messages set lease_until = now() where owner = $1 and state = 'claimed' returning 1 as x`, [owner])).length;
+  },
+
+  /** The claim failed this time: keep it claimable for the next try and remember why. */
+  async recordError(q: Queryable, id: string, owner: string, error: string): Promise<void> {
+    await q.query(
+      `update mail_messages set lease_until = now(), last_error = $3, updated_at = now() where id = $1 and owner = $2 and state = 'claimed'`,
+      [id, owner, error.slice(0, 1000)],
+    );
+  },
+
+  async files(q: Queryable, messageId: string): Promise<FileRow[]> {
+    return q.query<FileRow>('select message_id, slot, intake_id, filename, sha256 from mail_message_files where message_id = $1 order by created_at, slot', [messageId]);
+  },
+
+  async addFile(q: Queryable, f: FileRow): Promise<void> {
+    await q.query(
+      'insert into mail_message_files (message_id, slot, intake_id, filename, sha256) values ($1, $2, $3, $4, $5) on conflict (message_id, slot) do nothing',
+      [f.message_id, f.slot, f.intake_id, f.filename, f.sha256],
+    );
+  },
+
+  /**
+   * Done with the message's content, in one statement: the claim becomes staged (it only has to
+   * be moved) with what the message was, its last handed-over file is noted, and the reply its
+   * sender may be owed is recorded. False when the claim was lost to another poller.
+   */
+  async stage(q: Queryable, input: StageInput): Promise<boolean> {
+    const rows = await q.query<{ n: number }>(
+      `with s as (
+         update mail_messages set state = 'staged', outcome = $3, reason = $4, account_id = $5::text, mode = $6::text, sender = $7,
+                subject = $8, header_message_id = $9, lease_until = null, staged_at = now(), updated_at = now()
+          where id = $1 and owner = $2 and state = 'claimed' returning id
+       ), f as (
+         insert into mail_message_files (message_id, slot, intake_id, filename, sha256)
+         select s.id, x.slot, x.intake_id, x.filename, x.sha256
+           from s, unnest($10::text[], $11::text[], $12::text[], $13::text[]) as x(slot, intake_id, filename, sha256)
+         on conflict (message_id, slot) do nothing returning 1
+       ), r as (
+         insert into mail_replies (message_id, account_id, mode, recipient, subject, in_reply_to, refs, state, reason)
+         select s.id, $5::text, $6::text, $14, $8, $9, $15, $16::text, $17 from s where $16::text is not null
+         on conflict (message_id) do nothing returning 1
+       )
+       select count(*)::int as n from s`,
+      [
+        input.id, input.owner, input.outcome, input.reason, input.scope?.accountId ?? null, input.scope?.mode ?? null, input.sender, input.subject?.slice(0, 1000) ?? null,
+        input.headerMessageId?.slice(0, 1000) ?? null,
+        input.files.map((f) => f.slot), input.files.map((f) => f.intake_id), input.files.map((f) => f.filename), input.files.map((f) => f.sha256),
+        input.reply?.recipient ?? null, input.reply?.refs?.join(' ') ?? null, input.reply?.state ?? null, input.reply?.reason ?? null,
+      ],
+    );
+    return rows[0]?.n === 1;
+  },
+
+  async markMoved(q: Queryable, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await q.query(`update mail_messages set state = 'moved', moved_at = now(), updated_at = now() where id = any($1::text[]) and state <> 'claimed'`, [ids]);
+  },
+
+  /**
+   * Forgets handed-over messages after the retention (their claims only guard against
+   * re-delivery); staged ones too, which a poller moved but died before it could note it.
+   */
+  async purgeMoved(q: Queryable, olderThanDays: number): Promise<number> {
+    return (
+      await q.query(
+        `delete from mail_messages where state <> 'claimed' and coalesce(moved_at, staged_at) < now() - make_interval(days => $1::int) returning 1 as x`,
+        [olderThanDays],
+      )
+    ).length;
+  },
+};

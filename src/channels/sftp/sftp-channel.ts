@@ -1,0 +1,174 @@
+// The embedded SFTP server (ssh2): host keys, connection limits, logins (sftp-login.ts), and one
+// `sftp` subsystem per session over the account-and-mode's flat directory (sftp-requests.ts).
+// Nothing else an SSH server offers is served: no shell, no exec, no port forwarding (ssh2
+// refuses every channel and request that has no listener here).
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import ssh2, { type Connection } from 'ssh2';
+import type { Logger } from '../../platform/logger.ts';
+import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
+import type { IntakeReceiver } from '../../intake/intake-port.ts';
+import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
+import { authenticate, type LoginContext } from './sftp-login.ts';
+import type { SftpAccounts } from './sftp-ports.ts';
+import { serveRequests } from './sftp-requests.ts';
+import { SftpSession } from './sftp-session.ts';
+import { UploadDirectory } from './upload-directory.ts';
+
+export interface SftpChannelOptions {
+  host: string;
+  port: number;
+  /** private host keys (OpenSSH or PEM text) */
+  hostKeys: string[];
+  idleTimeoutMs: number;
+  maxConnections: number;
+  maxConnectionsPerAccount: number;
+  listLimit: number;
+  maxUploadBytes?: number;
+  /** temporary uploads (x.pdf.filepart) one session may hold before renaming them */
+  maxPendingPerSession?: number;
+  maxOpenUploads?: number;
+}
+
+export interface SftpChannelDeps {
+  accounts: SftpAccounts;
+  receiver: IntakeReceiver;
+  lockout: LoginContext['lockout'];
+  metrics: TransferMetrics;
+  log: Logger;
+}
+
+export class SftpChannel {
+  private server?: ssh2.Server;
+  private readonly clients = new Map<SftpSession, Connection>();
+  private readonly perAccount = new Map<string, Set<SftpSession>>();
+  private draining = false;
+  private listening = false;
+  port = 0;
+
+  constructor(
+    private readonly options: SftpChannelOptions,
+    private readonly deps: SftpChannelDeps,
+  ) {}
+
+  get url(): string {
+    return `sftp://${this.options.host}:${this.port}`;
+  }
+
+  /** Whether the server is accepting connections (readiness). */
+  get ready(): boolean {
+    return this.listening && !this.draining;
+  }
+
+  async start(): Promise<void> {
+    const server = new ssh2.Server({ hostKeys: this.options.hostKeys, ident: 'invoice-intake' }, (client, info) => this.onConnection(client, info.ip));
+    server.on('error', (err: Error) => this.deps.log.error({ err }, 'sftp server error'));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    this.port = typeof address === 'object' && address ? address.port : this.options.port;
+    this.listening = true;
+  }
+
+  /** Stops accepting, lets open uploads finish (and be staged) within graceMs, then ends every connection. */
+  async stop(graceMs = 0): Promise<void> {
+    const server = this.server;
+    if (!server || this.draining) return;
+    this.draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline && [...this.clients.keys()].some((s) => s.busy)) await sleep(50);
+    for (const client of this.clients.values()) client.end();
+    await Promise.race([closed, sleep(1000)]);
+    this.listening = false;
+  }
+
+  private onConnection(client: Connection, ip: string) {
+    const { options, deps } = this;
+    const session = new SftpSession(randomBytes(6).toString('hex'), ip, options.idleTimeoutMs, (s) => {
+      deps.log.info({ session: s.id, address: s.address }, 'sftp session idle: closing');
+      client.end();
+    });
+    client.on('error', (err) => deps.log.debug({ session: session.id, err: err.message }, 'sftp connection error'));
+    if (this.draining || this.clients.size >= options.maxConnections) {
+      deps.metrics.inc('connectionsRefused');
+      deps.log.warn({ address: session.address, draining: this.draining }, 'sftp connection refused: too many connections');
+      client.end();
+      return;
+    }
+    this.clients.set(session, client);
+    deps.metrics.connectionOpened();
+    deps.metrics.inc('connectionsAccepted');
+    session.armIdleTimer();
+    client.on('close', () => this.onClose(session));
+    const login: LoginContext = {
+      ...deps,
+      admit: (s, l) => {
+        const mine = this.perAccount.get(l.scope.accountId) ?? new Set();
+        if (mine.size >= options.maxConnectionsPerAccount) return `too many connections for the account (at most ${options.maxConnectionsPerAccount})`;
+        if (s.closed) return 'connection closed';
+        this.perAccount.set(l.scope.accountId, mine.add(s));
+        return undefined;
+      },
+    };
+    client.on('authentication', (ctx) => void authenticate(ctx, session, login));
+    client.on('ready', () => {
+      const l = session.login!;
+      session.dir = new UploadDirectory(
+        { scope: l.scope, sender: `${l.username}@${session.address}`, traceId: session.traceId },
+        { receiver: deps.receiver, listLimit: options.listLimit, maxPending: options.maxPendingPerSession ?? 4, onError: (err) => deps.log.error({ err, session: session.id }, 'sftp directory could not be read') },
+      );
+      client.on('session', (accept) => {
+        const channel = accept();
+        channel.on('sftp', (acceptSftp) => {
+          const sftp = acceptSftp();
+          // the client's EOF ends the subsystem: exit status 0 (scp checks it), as sshd sends when
+          // its sftp-server exits, then the channel closes
+          sftp.on('end', () => {
+            const raw = sftp as unknown as { _protocol?: { exitStatus(id: number, status: number): void }; outgoing?: { id: number; state: string } };
+            if (raw.outgoing?.state === 'open') raw._protocol?.exitStatus(raw.outgoing.id, 0);
+            sftp.end();
+          });
+          sftp.on('error', (err: Error) => deps.log.debug({ session: session.id, err: err.message }, 'sftp stream error'));
+          serveRequests(sftp, session, {
+            maxUploadBytes: options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
+            maxOpenUploads: options.maxOpenUploads ?? 8,
+            metrics: deps.metrics,
+            log: deps.log,
+            stillValid: (s) => this.stillValid(s),
+            expel: (s) => {
+              deps.log.info({ session: s.id, accountId: s.login?.scope.accountId, mode: s.login?.scope.mode }, 'sftp session closed: its key was rotated or removed');
+              client.end();
+            },
+          });
+        });
+      });
+    });
+  }
+
+  private async stillValid(s: SftpSession): Promise<boolean> {
+    const l = s.login;
+    if (!l) return false;
+    const [stamp, registered] = await Promise.all([this.deps.accounts.keyStamp(l.scope), l.sshKeyId ? this.deps.accounts.sshKeyRegistered(l.sshKeyId) : true]);
+    return stamp === l.keyStamp && registered;
+  }
+
+  private onClose(session: SftpSession) {
+    if (!this.clients.delete(session)) return;
+    const { deps } = this;
+    deps.metrics.connectionClosed();
+    const accountId = session.login?.scope.accountId;
+    const mine = accountId ? this.perAccount.get(accountId) : undefined;
+    if (mine?.delete(session) && !mine.size) this.perAccount.delete(accountId!);
+    const dropped = session.end();
+    for (const _ of dropped.uploads) deps.metrics.transferEnded();
+    if (dropped.uploads.length) deps.metrics.inc('uploadsAborted', dropped.uploads.length);
+    if (dropped.uploads.length || dropped.held.length) deps.log.info({ session: session.id, ...dropped }, 'sftp session ended with unfinished uploads: dropped');
+  }
+}

@@ -1,0 +1,14 @@
+// What the SFTP channel needs from the rest of the service, and nothing more: the wiring
+// (sftp-role.ts) builds these from the account services.
+import type { Scope } from '../../domain/scope.ts';
+
+export interface SftpAccounts {
+  /** the FTP login: the account's ftpUsername with its live or test key */
+  authenticatePassword(username: string, password: string): Promise<Scope | undefined>;
+  /** the account and mode a public key (its blob) registered for this user opens, and the key's id */
+  authenticatePublicKey(username: string, blob: Buffer): Promise<{ scope: Scope; keyId: string } | undefined>;
+  /** a stamp of the scope's API key that changes when the key is rotated (undefined: none) */
+  keyStamp(scope: Scope): Promise<string | undefined>;
+  /** whether a registered SSH key still exists */
+  sshKeyRegistered(keyId: string): Promise<boolean>;
+}

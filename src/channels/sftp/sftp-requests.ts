@@ -1,0 +1,216 @@
+// The SFTP requests of one logged-in session over its flat directory: uploads (open, write,
+// close; also under a temporary name, then rename), the listing with each upload's status, the
+// `.error.txt` files to read, and refusals for everything else (no mkdir, no delete of received
+// files, no links, no path outside the root). A close of an upload is answered OK only once the
+// file is staged and enqueued.
+import ssh2, { type Attributes, type SFTPWrapper } from 'ssh2';
+import type { Logger } from '../../platform/logger.ts';
+import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
+import { lsLine, type DirectoryEntry } from '../transfer/directory-listing.ts';
+import { isRootPath, clientBaseName } from '../transfer/upload-names.ts';
+import type { SftpSession } from './sftp-session.ts';
+import { UploadBuffer } from './upload-buffer.ts';
+import { Refused } from './upload-directory.ts';
+
+const { STATUS_CODE: S, OPEN_MODE } = ssh2.utils.sftp;
+
+export interface RequestContext {
+  maxUploadBytes: number;
+  /** open uploads one session may hold at once (each up to maxUploadBytes in memory) */
+  maxOpenUploads: number;
+  metrics: TransferMetrics;
+  log: Logger;
+  /** whether the session's login still holds (API key not rotated, SSH key not removed) */
+  stillValid(session: SftpSession): Promise<boolean>;
+  /** ends the connection of a session whose login no longer holds */
+  expel(session: SftpSession): void;
+}
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+const ROOT_ATTRS = (): Attributes => ({ mode: 0o40555, uid: 0, gid: 0, size: 0, atime: seconds(new Date()), mtime: seconds(new Date()) });
+const attrsOf = (e: DirectoryEntry): Attributes => ({
+  mode: e.status === 'uploading' ? 0o100644 : 0o100444, uid: 0, gid: 0, size: e.size, atime: seconds(e.mtime), mtime: seconds(e.mtime),
+});
+const CODES = { permission: S.PERMISSION_DENIED, 'no-such-file': S.NO_SUCH_FILE, failure: S.FAILURE };
+
+/** `a/b` style names and `..` never reach the directory: `/x.pdf`, `./x.pdf` and `x.pdf` are the root's x.pdf. */
+function realPath(path: string): string {
+  if (isRootPath(path) || path === '..' || path === '/..') return '/';
+  const base = clientBaseName(path);
+  return base.ok ? `/${base.name}` : '/';
+}
+
+/** The strings of an EXTENDED request's data (posix-rename@openssh.com: old path, new path). */
+function extendedStrings(data: Buffer, n: number): string[] | undefined {
+  const out: string[] = [];
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    if (pos + 4 > data.length) return undefined;
+    const len = data.readUInt32BE(pos);
+    if (pos + 4 + len > data.length) return undefined;
+    out.push(data.toString('utf8', pos + 4, pos + 4 + len));
+    pos += 4 + len;
+  }
+  return out;
+}
+
+export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: RequestContext): void {
+  const dir = session.dir!;
+  const { metrics, log } = ctx;
+  const fail = (id: number, err: unknown) => {
+    if (err instanceof Refused) return sftp.status(id, CODES[err.kind], err.message);
+    log.error({ err, session: session.id }, 'sftp request failed');
+    sftp.status(id, S.FAILURE, 'Internal error, try again later');
+  };
+  /** Runs a request; `checked` ones first confirm that the login still holds. */
+  const on = (event: string, checked: boolean, fn: (id: number, ...args: any[]) => unknown) => {
+    sftp.on(event, (id: number, ...args: unknown[]) => {
+      session.touch();
+      const run = async () => {
+        if (checked && !(await ctx.stillValid(session))) {
+          sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed: log in again');
+          return ctx.expel(session);
+        }
+        await fn(id, ...args);
+      };
+      run().catch((err) => fail(id, err));
+    });
+  };
+  const handleOf = (raw: Buffer) => session.handles.get(raw.toString('hex'));
+  const entryAttrs = async (id: number, path: string) => {
+    if (realPath(path) === '/') return sftp.attrs(id, ROOT_ATTRS());
+    const entry = await dir.find(path);
+    if (!entry) return sftp.status(id, S.NO_SUCH_FILE, `No such file: ${path}`);
+    sftp.attrs(id, attrsOf(entry));
+  };
+
+  on('REALPATH', false, (id, path: string) => sftp.name(id, [{ filename: realPath(path), longname: '', attrs: {} as Attributes }]));
+  on('STAT', false, entryAttrs);
+  on('LSTAT', false, entryAttrs);
+
+  on('OPENDIR', true, (id, path: string) => {
+    if (realPath(path) !== '/') return sftp.status(id, S.NO_SUCH_FILE, 'No such directory: the directory is flat');
+    sftp.handle(id, session.open({ kind: 'dir', listed: false }));
+  });
+  on('READDIR', false, async (id, raw: Buffer) => {
+    const h = handleOf(raw);
+    if (h?.kind !== 'dir') return sftp.status(id, S.FAILURE, 'Invalid handle');
+    if (h.listed) return sftp.status(id, S.EOF);
+    h.listed = true;
+    const mode = session.login!.scope.mode;
+    const now = new Date();
+    const names = (await dir.entries()).map((e) => ({ filename: e.name, longname: lsLine(e, mode, now), attrs: attrsOf(e) }));
+    sftp.name(id, [{ filename: '.', longname: lsLine({ name: '.', size: 0, mtime: now, isDirectory: () => true }, mode, now), attrs: ROOT_ATTRS() }, ...names]);
+  });
+
+  on('OPEN', true, async (id, path: string, flags: number) => {
+    if (flags & OPEN_MODE.WRITE) {
+      let name: string;
+      try {
+        ({ name } = dir.uploadName(path));
+      } catch (err) {
+        if (err instanceof Refused && err.kind === 'permission') metrics.inc('uploadsRefusedName');
+        throw err;
+      }
+      const uploads = [...session.handles.values()].filter((h) => h.kind === 'upload').length;
+      if (uploads >= ctx.maxOpenUploads) throw new Refused('failure', `At most ${ctx.maxOpenUploads} uploads at once per connection`);
+      metrics.transferStarted();
+      return sftp.handle(id, session.open({ kind: 'upload', path: name, buffer: new UploadBuffer(ctx.maxUploadBytes) }));
+    }
+    const entry = await dir.find(path);
+    if (!entry) throw new Refused('no-such-file', `No such file: ${path}`);
+    if (!entry.content) throw new Refused('permission', 'Uploaded files cannot be downloaded; only the .error.txt files can');
+    sftp.handle(id, session.open({ kind: 'read', entry }));
+  });
+
+  on('WRITE', false, (id, raw: Buffer, offset: number, data: Buffer) => {
+    const h = handleOf(raw);
+    if (h?.kind !== 'upload') return sftp.status(id, S.FAILURE, 'Invalid handle');
+    metrics.inc('bytesReceived', data.length);
+    const wasTooLarge = h.buffer.tooLarge;
+    if (h.buffer.write(offset, data)) return sftp.status(id, S.OK);
+    if (!wasTooLarge) {
+      metrics.inc('uploadsRefusedTooLarge');
+      log.info({ session: session.id, name: h.path, limit: ctx.maxUploadBytes }, 'sftp upload refused: too large');
+    }
+    sftp.status(id, S.FAILURE, `File too large: at most ${ctx.maxUploadBytes} bytes`);
+  });
+
+  on('READ', false, (id, raw: Buffer, offset: number, len: number) => {
+    const h = handleOf(raw);
+    if (h?.kind !== 'read') return sftp.status(id, S.FAILURE, 'Invalid handle');
+    const content = h.entry.content!;
+    if (offset >= content.length) return sftp.status(id, S.EOF);
+    sftp.data(id, content.subarray(offset, Math.min(content.length, offset + len)));
+  });
+
+  on('FSTAT', false, (id, raw: Buffer) => {
+    const h = handleOf(raw);
+    if (!h) return sftp.status(id, S.FAILURE, 'Invalid handle');
+    if (h.kind === 'dir') return sftp.attrs(id, ROOT_ATTRS());
+    if (h.kind === 'read') return sftp.attrs(id, attrsOf(h.entry));
+    sftp.attrs(id, attrsOf({ name: h.path, size: h.buffer.size, mtime: new Date(), status: 'uploading' }));
+  });
+
+  // times and permissions that clients set after an upload (scp -p, rclone) are accepted and ignored
+  on('FSETSTAT', false, (id) => sftp.status(id, S.OK));
+  on('SETSTAT', false, async (id, path: string) => {
+    if (realPath(path) === '/' || (await dir.find(path))) return sftp.status(id, S.OK);
+    sftp.status(id, S.NO_SUCH_FILE, `No such file: ${path}`);
+  });
+
+  on('CLOSE', false, async (id, raw: Buffer) => {
+    const key = raw.toString('hex');
+    const h = session.handles.get(key);
+    if (!h) return sftp.status(id, S.FAILURE, 'Invalid handle');
+    session.handles.delete(key);
+    if (h.kind !== 'upload') return sftp.status(id, S.OK);
+    metrics.transferEnded();
+    if (h.buffer.tooLarge) return sftp.status(id, S.FAILURE, `File too large: at most ${ctx.maxUploadBytes} bytes; nothing was received`);
+    session.closing++;
+    try {
+      const accepted = await dir.accept(h.path, h.buffer.bytes());
+      if (accepted.kind === 'held') {
+        metrics.inc('tempUploadsHeld');
+        return sftp.status(id, S.OK, `Held as ${accepted.name} until renamed to its .pdf name`);
+      }
+      metrics.inc('uploadsReceived');
+      const r = accepted.record;
+      log.info({ session: session.id, intakeId: r.id, name: r.filename, size: r.size, status: r.status }, 'sftp upload received');
+      sftp.status(id, S.OK, `Received as ${r.id}`);
+    } catch (err) {
+      if (!(err instanceof Refused)) {
+        metrics.inc('uploadsStagingFailed');
+        log.error({ err, session: session.id, name: h.path }, 'sftp upload could not be staged: not acknowledged');
+        return sftp.status(id, S.FAILURE, 'The file could not be stored right now: upload it again later');
+      }
+      throw err;
+    } finally {
+      session.closing--;
+    }
+  });
+
+  const rename = async (id: number, from: string, to: string) => {
+    const accepted = await dir.rename(from, to);
+    if (accepted.kind === 'received') {
+      metrics.inc('uploadsReceived');
+      log.info({ session: session.id, intakeId: accepted.record.id, name: accepted.record.filename }, 'sftp upload received (renamed)');
+    }
+    sftp.status(id, S.OK);
+  };
+  on('RENAME', true, rename);
+  on('EXTENDED', false, async (id, name: string, data: Buffer) => {
+    const paths = name === 'posix-rename@openssh.com' ? extendedStrings(data, 2) : undefined;
+    if (!paths) return sftp.status(id, S.OP_UNSUPPORTED, `${name} is not supported`);
+    if (!(await ctx.stillValid(session))) return ctx.expel(session);
+    await rename(id, paths[0], paths[1]);
+  });
+  on('REMOVE', false, (id, path: string) => {
+    dir.remove(path);
+    sftp.status(id, S.OK);
+  });
+  on('MKDIR', false, (id) => sftp.status(id, S.PERMISSION_DENIED, 'Permission denied: the directory is flat'));
+  on('RMDIR', false, (id) => sftp.status(id, S.PERMISSION_DENIED, 'Permission denied: the directory is flat'));
+  on('SYMLINK', false, (id) => sftp.status(id, S.PERMISSION_DENIED, 'Links are not supported'));
+  on('READLINK', false, (id) => sftp.status(id, S.NO_SUCH_FILE, 'Links are not supported'));
+}

@@ -1,0 +1,65 @@
+// Which names an FTP or SFTP client may upload into its flat virtual directory. Pure.
+//
+// Final names end in `.pdf` (any case) and go to the intake pipeline at once. Temporary names are
+// what WinSCP (`x.pdf.filepart`), lftp (`.in.x.pdf.`, `x.pdf.part`) and scripts (`x.tmp`) upload
+// before renaming to the final name; they are held until that rename (FTP's intake-file-system.ts,
+// SFTP's upload-directory.ts).
+
+export const MAX_NAME_LENGTH = 200;
+
+const TEMP_SUFFIXES = ['.filepart', '.part', '.partial', '.tmp', '.temp', '.upload'];
+const TEMP_PREFIXES = ['.in.'];
+
+export type NameVerdict =
+  | { kind: 'final'; name: string }
+  | { kind: 'temp'; name: string }
+  | { kind: 'refused'; reason: string };
+
+/**
+ * The base name a client path refers to in the flat directory: `x.pdf`, `/x.pdf` and `./x.pdf`
+ * all mean the root's `x.pdf`. Anything with another directory part is refused.
+ */
+export function clientBaseName(raw: string | null | undefined): { ok: true; name: string } | { ok: false; reason: string } {
+  if (raw == null || raw.trim() === '') return { ok: false, reason: 'A file name is required' };
+  let name = raw;
+  if (name.startsWith('./')) name = name.slice(2);
+  else if (name.startsWith('/') && !name.startsWith('//')) name = name.slice(1);
+  if (name === '' || name === '.' || name === '..') return { ok: false, reason: 'A file name is required' };
+  if (/[/\\]/.test(name)) return { ok: false, reason: 'The directory is flat: names with path parts are not allowed' };
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return { ok: false, reason: 'The name contains control characters' };
+  if ([...name].length > MAX_NAME_LENGTH) return { ok: false, reason: `The name is longer than ${MAX_NAME_LENGTH} characters` };
+  return { ok: true, name };
+}
+
+export function isFinalName(name: string): boolean {
+  return /\.pdf$/i.test(name) && name.length > 4 && !/^\.+pdf$/i.test(name);
+}
+
+function hasTempPrefix(name: string): boolean {
+  const lower = name.toLowerCase();
+  return TEMP_PREFIXES.some((p) => lower.startsWith(p) && lower.length > p.length);
+}
+
+export function isTempName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return hasTempPrefix(name) || TEMP_SUFFIXES.some((s) => lower.endsWith(s) && lower.length > s.length);
+}
+
+/** What a STOR (or the target of a rename) with this argument is. */
+export function classifyUploadName(raw: string | null | undefined): NameVerdict {
+  const base = clientBaseName(raw);
+  if (!base.ok) return { kind: 'refused', reason: base.reason };
+  // lftp's `.in.x.pdf` ends in .pdf but is its temporary name: prefixes win
+  if (hasTempPrefix(base.name)) return { kind: 'temp', name: base.name };
+  if (isFinalName(base.name)) return { kind: 'final', name: base.name };
+  if (isTempName(base.name)) return { kind: 'temp', name: base.name };
+  return { kind: 'refused', reason: 'Only PDF files (<invoice_number>.pdf or <invoice_id>.pdf) can be uploaded' };
+}
+
+/** True for the arguments that name the (only) directory: none, `.`, `/`, `./`, and `ls` flags. */
+export function isRootPath(raw: string | null | undefined): boolean {
+  if (raw == null) return true;
+  const p = raw.trim();
+  return p === '' || p === '.' || p === '/' || p === './' || p === '/.' || p.startsWith('-');
+}

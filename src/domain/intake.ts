@@ -1,0 +1,41 @@
+// An intake record: what happened to one received file, as every channel and the API show it.
+
+export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
+export type IntakeStatus = 'received' | 'waiting' | 'attached' | 'failed';
+
+export interface IntakeRecord {
+  id: string;
+  channel: IntakeChannel;
+  sender: string;
+  filename: string;
+  size: number;
+  sha256: string;
+  status: IntakeStatus;
+  invoiceId: string | null;
+  documentId: string | null;
+  /** why it failed or what it is waiting for, in words for people */
+  reason: string | null;
+  receivedAt: Date;
+  updatedAt: Date;
+  attachedAt: Date | null;
+}
+
+/** What the dashboard's list of received files filters on. */
+export interface IntakeFilter {
+  status?: IntakeStatus;
+  channel?: IntakeChannel;
+  /** received after this moment */
+  since?: Date;
+  /** part of the file name or of the invoice number */
+  text?: string;
+  limit: number;
+}
+
+export type IntakeListItem = IntakeRecord & { invoiceNumber: string | null };
+
+/** Files received per channel and status since a moment (the overview's chart). */
+export interface IntakeCount {
+  channel: IntakeChannel;
+  status: IntakeStatus;
+  count: number;
+}

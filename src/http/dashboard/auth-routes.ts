@@ -1,0 +1,71 @@
+// Sign-in (throttled per address and per e-mail through Redis), sign-out, and the invite link
+// where a person sets their password.
+import type { FastifyInstance } from 'fastify';
+import type { HttpDeps } from '../http-deps.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { MIN_PASSWORD_LENGTH } from '../../services/passwords.ts';
+import { clearSessionCookie, setSessionCookie } from './session.ts';
+
+type Form = Record<string, string | undefined>;
+const field = (body: unknown, name: string) => {
+  const v = (body as Form | undefined)?.[name];
+  return typeof v === 'string' ? v : '';
+};
+
+const EXPIRED = { title: 'Invite expired', message: 'This invite link was used already or has expired. Ask your administrator for a new one.' };
+
+export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<void> {
+  const signInPage = (error?: string, email = '') => ({ title: 'Sign in', error, email });
+
+  app.get('/dashboard/sign-in', async (req, reply) => {
+    if (req.signed) return reply.redirect('/dashboard', 303);
+    return reply.view('sign-in.eta', signInPage());
+  });
+
+  app.post('/dashboard/sign-in', async (req, reply) => {
+    const email = field(req.body, 'email').trim();
+    const password = field(req.body, 'password');
+    const waitMs = await c.signInThrottle.blockedFor(req.ip, email);
+    if (waitMs > 0) {
+      const minutes = Math.ceil(waitMs / 60_000);
+      return reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000))).view('sign-in.eta', signInPage(`Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email));
+    }
+    const user = email && password ? await c.users.verify(email, password) : undefined;
+    if (!user) {
+      await c.signInThrottle.recordFailure(req.ip, email);
+      return reply.code(401).view('sign-in.eta', signInPage('The e-mail address or the password is not right.', email));
+    }
+    await c.signInThrottle.recordSuccess(req.ip, email);
+    if (req.signed) await c.users.endSession(req.signed.token);
+    setSessionCookie(reply, await c.users.startSession(user.id));
+    return reply.redirect('/dashboard', 303);
+  });
+
+  app.post('/dashboard/sign-out', async (req, reply) => {
+    if (req.signed) await c.users.endSession(req.signed.token);
+    clearSessionCookie(reply);
+    return reply.redirect('/dashboard/sign-in?signed-out=1', 303);
+  });
+
+  app.get<{ Params: { token: string } }>('/dashboard/invite/:token', async (req, reply) => {
+    const email = await c.users.inviteEmail(req.params.token);
+    if (!email) return reply.code(410).view('message.eta', EXPIRED);
+    return reply.view('invite.eta', { title: 'Set your password', email, min: MIN_PASSWORD_LENGTH });
+  });
+
+  app.post<{ Params: { token: string } }>('/dashboard/invite/:token', async (req, reply) => {
+    const password = field(req.body, 'password');
+    const email = await c.users.inviteEmail(req.params.token);
+    if (!email) return reply.code(410).view('message.eta', EXPIRED);
+    if (password !== field(req.body, 'confirm')) {
+      return reply.code(400).view('invite.eta', { title: 'Set your password', email, min: MIN_PASSWORD_LENGTH, error: 'The two passwords differ.' });
+    }
+    try {
+      await c.users.acceptInvite(req.params.token, password);
+    } catch (e) {
+      if (e instanceof DomainError && e.kind === 'invalid') return reply.code(400).view('invite.eta', { title: 'Set your password', email, min: MIN_PASSWORD_LENGTH, error: e.detail });
+      throw e;
+    }
+    return reply.view('sign-in.eta', { ...signInPage(undefined, email), notice: 'Your password is set. Sign in with it now.' });
+  });
+}

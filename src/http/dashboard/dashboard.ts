@@ -1,0 +1,73 @@
+// The account holder's dashboard at /dashboard: server-rendered pages (@fastify/view + eta,
+// htmx for the live parts), its own cookie session and CSRF protection, a strict CSP, and its
+// assets served from this package (no internet at run time). See docs/dashboard.md.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyPluginAsync } from 'fastify';
+import type { HttpDeps } from '../http-deps.ts';
+import { secretFile } from '../../platform/admin-token.ts';
+import { toApiError } from '../error-handler.ts';
+import { actionRoutes } from './action-routes.ts';
+import { authRoutes } from './auth-routes.ts';
+import { format } from './format.ts';
+import { liveUpdates } from './live-updates.ts';
+import { pageRoutes } from './page-routes.ts';
+import { COOKIE_PATH, loadSession } from './session.ts';
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** @fastify/view merges these into every template's data */
+    locals?: Record<string, unknown>;
+  }
+}
+
+const here = import.meta.dirname;
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'htmx.min.js': { file: createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'), type: 'text/javascript' },
+  'dashboard.js': { file: path.join(here, 'assets', 'dashboard.js'), type: 'text/javascript' },
+  'dashboard.css': { file: path.join(here, 'assets', 'dashboard.css'), type: 'text/css' },
+  'favicon.svg': { file: path.join(here, 'assets', 'favicon.svg'), type: 'image/svg+xml' },
+};
+
+export const dashboard = (c: HttpDeps): FastifyPluginAsync => async (app) => {
+  const secret = c.config.dashboardSecret ?? secretFile(path.resolve(c.config.dataDir, 'dashboard-secret'));
+  await app.register(cookie, { secret });
+  await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: 'ii_csrf', cookieOpts: { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true } });
+  await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: path.join(here, 'views'), defaultContext: { format } });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.headers({ 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
+  });
+  app.addHook('onRequest', loadSession(c.users));
+  // every state-changing request carries the CSRF token (form field _csrf or header x-csrf-token);
+  // checked once the body is parsed
+  app.addHook('preHandler', (req, reply, done) => (req.method === 'GET' || req.method === 'HEAD' ? done() : app.csrfProtection(req, reply, done)));
+  // the token and who is signed in, for every page's layout
+  app.addHook('preHandler', async (req, reply) => {
+    reply.locals = { csrf: reply.generateCsrf(), signed: req.signed, path: req.url.split('?')[0] };
+  });
+  app.setErrorHandler((err, req, reply) => {
+    const e = toApiError(err, req);
+    const title = e.status === 403 ? 'Refused' : e.status === 404 ? 'Not found' : e.status >= 500 ? 'Something went wrong' : 'Cannot do that';
+    const message = e.status === 403 ? 'The form was stale or not sent by this dashboard (missing CSRF token). Reload the page and try again.' : e.detail;
+    return reply.code(e.status).header('content-type', 'text/html; charset=utf-8').view('message.eta', { title, message, status: e.status, csrf: '', signed: req.signed, path: '' });
+  });
+  app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: 6 * 1024 * 1024 }, (_req, body, done) => done(null, body));
+
+  const assets = new Map(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(a.file), type: a.type }]));
+  app.get<{ Params: { name: string } }>('/dashboard/assets/:name', async (req, reply) => {
+    const asset = assets.get(req.params.name);
+    if (!asset) return reply.code(404).type('text/plain').send('Not found');
+    return reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body);
+  });
+  await authRoutes(app, c);
+  await pageRoutes(app, c);
+  await actionRoutes(app, c);
+  liveUpdates(app, c);
+};

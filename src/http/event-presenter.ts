@@ -1,0 +1,25 @@
+// The `data` of a webhook event: the resource as the API's GET shows it, with links on PUBLIC_URL
+// (an event has no request to take a host from).
+import type { Config } from '../config/config.ts';
+import type { EventPresenter } from '../domain/webhooks.ts';
+import { presentDocument, presentInvoice, presentPaymentItem } from './presenters.ts';
+import { presentImport } from './routes/imports.ts';
+import { presentWebhook } from './routes/webhooks.ts';
+
+export function eventPresenter(config: Pick<Config, 'publicUrl' | 'host' | 'port'>): EventPresenter {
+  const base = config.publicUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`;
+  return (s) => {
+    switch (s.resource) {
+      case 'import':
+        return presentImport(base, s.record);
+      case 'document':
+        return presentDocument(base, s.document);
+      case 'invoice':
+        return presentInvoice(base, s.invoice);
+      case 'payment':
+        return presentPaymentItem(base, s.payment);
+      case 'webhook':
+        return presentWebhook(base, s.webhook);
+    }
+  };
+}

@@ -1,0 +1,50 @@
+// What the HTTP adapter uses of the service. The composition root (app/) hands these in; HTTP code
+// never sees the whole container, nor the database or Redis behind the services.
+import type { Config } from '../config/config.ts';
+import type { ConnectionDetails } from '../domain/models.ts';
+import type { IntakeActions } from '../intake/intake-actions.ts';
+import type { IntakeService } from '../intake/intake-service.ts';
+import type { InviteMailer } from '../platform/invite-mailer.ts';
+import type { SignInThrottle } from '../platform/sign-in-throttle.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { RedisRequestGate } from '../platform/request-gate.ts';
+import type { AccountService } from '../services/account-service.ts';
+import type { CustomerService } from '../services/customer-service.ts';
+import type { DocumentService } from '../services/document-service.ts';
+import type { IdempotencyService } from '../services/idempotency-service.ts';
+import type { InvoiceService } from '../services/invoice-service.ts';
+import type { DomainEvents } from '../services/domain-events.ts';
+import type { PaymentService } from '../services/payment-service.ts';
+import type { SshKeyService } from '../services/ssh-key-service.ts';
+import type { WebhookService } from '../services/webhook-service.ts';
+import type { UserService } from '../services/user-service.ts';
+
+export interface HttpDeps {
+  config: Config;
+  log: Logger;
+  accounts: AccountService;
+  customers: CustomerService;
+  invoices: InvoiceService;
+  documents: DocumentService;
+  payments: PaymentService;
+  idempotency: IdempotencyService;
+  /** SSH public keys registered for SFTP logins (admin API) */
+  sshKeys: SshKeyService;
+  /** rate limit + key revocation check, one Redis round trip per API request */
+  gate: RedisRequestGate;
+  /** the intake pipeline behind /v2/imports */
+  intake: IntakeService;
+  webhooks: WebhookService;
+  /** retry, assign, discard a received file (POST /v2/imports/{id}/..., the dashboard) */
+  importActions: IntakeActions;
+  /** FTP/FTPS (and later SFTP) connection details for GET /v2/account and the dashboard */
+  connections: () => ConnectionDetails;
+  /** the dashboard's people, invites and sessions */
+  users: UserService;
+  /** failed dashboard sign-ins per address and e-mail (Redis) */
+  signInThrottle: SignInThrottle;
+  /** e-mails invites when SMTP_URL is set */
+  inviteMailer?: InviteMailer;
+  /** in-process domain events (the dashboard's live updates listen to intakeStatus) */
+  events: DomainEvents;
+}

@@ -1,0 +1,73 @@
+// GET /v2/account: what an account's systems need to send files (the spec's "API section"): the
+// account, the key's mode, FTP/FTPS (and later SFTP) details and that mode's import address.
+// Never a key: the FTP password is the key the caller already holds.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { HttpDeps } from '../http-deps.ts';
+import type { Scope } from '../../domain/scope.ts';
+import { scopeOf } from '../request-context.ts';
+import { commonErrors, HAL, Nullable, security } from '../schemas/common.ts';
+
+export const AccountSchema = Type.Object(
+  {
+    resource: Type.Literal('account'),
+    id: Type.String(),
+    name: Type.String(),
+    mode: Type.String({ enum: ['live', 'test'] }),
+    importAddress: Type.String({ description: "This mode's personal import e-mail address" }),
+    ftp: Type.Object({
+      host: Type.String(),
+      port: Type.Integer(),
+      username: Type.String(),
+      password: Type.String({ description: 'What to use as password (a description: the key of this mode, never the key itself)' }),
+      tls: Type.String({ enum: ['required', 'optional', 'off'], description: 'Explicit FTPS (AUTH TLS) on the FTP port' }),
+      implicitFtpsPort: Nullable(Type.Integer({ description: 'Implicit FTPS (TLS from the first byte), when offered' })),
+      certificateSha256: Nullable(Type.String({ description: 'SHA-256 fingerprint of the FTPS certificate, AA:BB:...' })),
+    }),
+    sftp: Type.Object({
+      host: Type.String(),
+      port: Type.Integer(),
+      username: Type.String({ description: 'The same user as FTP' }),
+      password: Type.String({ description: 'What to use as password (the key of this mode), or a registered SSH key' }),
+      hostKeys: Type.Array(Type.Object({ type: Type.String(), fingerprint: Type.String({ description: 'SHA256:... as OpenSSH shows it' }) })),
+    }),
+  },
+  { $id: 'Account' },
+);
+
+/** The account's connection view for this scope; `requestHost` names the host when none is configured. */
+export async function accountDetails(c: HttpDeps, scope: Scope, requestHost: string) {
+  const account = await c.accounts.get(scope.accountId);
+  const { ftp, sftp } = c.connections();
+  return {
+    resource: 'account' as const,
+    id: account.id,
+    name: account.name,
+    mode: scope.mode,
+    importAddress: account.importAddresses[scope.mode],
+    ftp: {
+      host: ftp.host ?? requestHost,
+      port: ftp.port,
+      username: account.ftpUsername,
+      password: `Your ${scope.mode} API key`,
+      tls: ftp.tlsRequired ? 'required' : ftp.tls ? 'optional' : 'off',
+      implicitFtpsPort: ftp.implicitFtpsPort,
+      certificateSha256: ftp.certificateSha256,
+    },
+    sftp: {
+      host: sftp.host ?? requestHost,
+      port: sftp.port,
+      username: account.ftpUsername,
+      password: `Your ${scope.mode} API key, or an SSH key registered for ${scope.mode} mode`,
+      hostKeys: sftp.hostKeys,
+    },
+  };
+}
+
+export const hostName = (req: FastifyRequest) => req.hostname;
+
+export const accountRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
+  app.get('/v2/account', {
+    schema: { tags: ['account'], security, summary: "The key's account and mode, FTP/FTPS connection details and import address (never a key)", response: { 200: AccountSchema, ...commonErrors() } },
+  }, async (req, reply) => reply.type(HAL).send(await accountDetails(c, scopeOf(req), hostName(req))));
+};

@@ -1,0 +1,103 @@
+// What a person (dashboard) or a back-end (POST /v2/imports/{id}/...) does with a received file
+// that did not match: run it again, assign it to an invoice by hand, or discard it.
+import type { Database } from '../db/database.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { IntakeRecord, IntakeStatus } from '../domain/intake.ts';
+import type { Invoice } from '../domain/models.ts';
+import type { Scope } from '../domain/scope.ts';
+import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
+import { PdfContentError, type DocumentService } from '../services/document-service.ts';
+import type { DomainEvents } from '../services/domain-events.ts';
+import type { EventOutbox } from '../services/event-outbox.ts';
+import { normaliseFileName } from './file-name.ts';
+import type { IntakeScheduler } from './intake-jobs.ts';
+import { intakeRepository as repo, type StagedIntake } from './intake-repository.ts';
+import { changeIntakeStatus } from './status-change.ts';
+
+export class IntakeActions {
+  constructor(
+    private readonly db: Database,
+    private readonly scheduler: IntakeScheduler,
+    private readonly documents: DocumentService,
+    private readonly outbox: EventOutbox,
+    private readonly events?: DomainEvents,
+  ) {}
+
+  /**
+   * A failed file goes through matching again now (its invoice may exist by now); a waiting one
+   * runs now instead of at its next backoff tick. The match window is not extended: a file whose
+   * invoice still does not exist fails again at once.
+   */
+  async retry(scope: Scope, id: string): Promise<IntakeRecord> {
+    const staged = await this.staged(scope, id);
+    const { status } = staged.record;
+    if (status === 'waiting' || status === 'received') {
+      await this.scheduler.promote(id);
+      return staged.record;
+    }
+    if (status !== 'failed') throw DomainError.conflict(`The import ${id} is ${status}; only a failed or waiting file can be retried`);
+    if (!staged.hasContent) throw DomainError.conflict(`The import ${id} cannot be retried: its file was refused on arrival or is no longer kept (${staged.record.reason ?? 'no content'})`);
+    if (await changeIntakeStatus(this.outbox, scope, id, 'received', (q) => repo.markRetried(q, scope, id))) {
+      this.emit(scope, staged.record, 'received', null);
+      const ref = { intakeId: id, accountId: scope.accountId, mode: scope.mode };
+      await this.scheduler.restore(ref, await this.scheduler.state(id));
+    }
+    return this.record(scope, id);
+  }
+
+  /** Attaches the file to the invoice with this id or number, through the documents' one path. */
+  async attach(scope: Scope, id: string, invoiceRef: string): Promise<IntakeRecord> {
+    const staged = await this.staged(scope, id, true);
+    const { record } = staged;
+    if (record.status === 'attached') throw DomainError.conflict(`The import ${id} is attached to ${record.invoiceId} already; upload it again to attach it elsewhere`);
+    if (!staged.content) throw DomainError.conflict(`The import ${id} cannot be attached: its file was refused on arrival or is no longer kept`);
+    const invoice = await this.invoice(scope, invoiceRef);
+    const name = normaliseFileName(record.filename);
+    let attached;
+    try {
+      attached = await this.documents.attach(scope, {
+        invoiceId: invoice.id, filename: name.ok ? name.documentName : 'document.pdf', bytes: staged.content, source: record.channel,
+        staged: { intakeId: id, sha256: record.sha256 },
+      });
+    } catch (e) {
+      if (e instanceof PdfContentError) throw DomainError.unprocessable(`The file is not a usable PDF: ${e.reason}`, 'invoice');
+      throw e;
+    }
+    const note = `Assigned by hand to invoice ${invoice.invoiceNumber}`;
+    await changeIntakeStatus(this.outbox, scope, id, 'attached', (q) => repo.markAttached(q, scope, id, invoice.id, attached.document.id, note));
+    this.emit(scope, record, 'attached', note);
+    return this.record(scope, id);
+  }
+
+  /** Discards a file that is not attached: it leaves the lists, a later read answers 410. */
+  async discard(scope: Scope, id: string): Promise<void> {
+    const { record } = await this.staged(scope, id);
+    const attachedNote = `The import ${id} is the document of invoice ${record.invoiceId} now; delete that with DELETE /v2/documents/${record.documentId}`;
+    if (record.status === 'attached' || !(await repo.discard(this.db, scope, id))) throw DomainError.conflict(attachedNote);
+    await this.scheduler.cancel(id);
+  }
+
+  private async staged(scope: Scope, id: string, withContent = false): Promise<StagedIntake> {
+    const staged = await repo.loadStaged(this.db, scope, id, withContent);
+    if (staged) return staged;
+    const found = await repo.find(this.db, scope, id);
+    throw found ? DomainError.gone('import', id) : DomainError.notFound('import', id);
+  }
+
+  private async record(scope: Scope, id: string): Promise<IntakeRecord> {
+    return (await this.staged(scope, id)).record;
+  }
+
+  private async invoice(scope: Scope, ref: string): Promise<Invoice> {
+    const trimmed = ref.trim();
+    const byId = trimmed.startsWith('inv_') ? await invoices.find(this.db, scope, trimmed) : undefined;
+    if (byId?.deleted) throw DomainError.gone('invoice', trimmed, 'invoice');
+    const invoice = byId?.record ?? (await invoices.findByNumber(this.db, scope, trimmed));
+    if (!invoice) throw new DomainError('not_found', `No invoice exists with id or number ${trimmed}.`, 'invoice');
+    return invoice;
+  }
+
+  private emit(scope: Scope, r: IntakeRecord, status: IntakeStatus, reason: string | null): void {
+    this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status, reason });
+  }
+}

@@ -1,0 +1,8 @@
+import type { Queryable } from '../db/database.ts';
+
+export const installationRepository = {
+  /** This installation's id, created by the migration that made the table. */
+  async id(q: Queryable): Promise<string> {
+    return (await q.query<{ id: string }>('select id from installation'))[0].id;
+  },
+};

@@ -1,0 +1,122 @@
+// Errors met before a route runs: what Node's HTTP parser refuses (over a real socket), missing
+// static files, and whom X-Forwarded-* is believed from.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueDashboard } from '../../src/http/plugins/queue-dashboard.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+let port: number;
+
+beforeAll(async () => {
+  t = await startTestApp({
+    config: { rateLimitMax: 3 },
+    server: (c) => ({ adminPlugins: [queueDashboard({ queues: () => [c.intakeQueue], adminToken: c.config.adminToken! })] }),
+  });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (t.app.server.address() as net.AddressInfo).port;
+});
+afterAll(() => t?.close());
+
+/** Writes raw bytes and reads the whole answer until the server closes the connection. */
+function raw(request: string): Promise<{ status: number; headers: string; body: any }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head, body] = text.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body: body ? JSON.parse(body) : undefined });
+    });
+  });
+}
+
+describe('requests the HTTP parser refuses get the spec error body', () => {
+  const cases: [string, string, number][] = [
+    ['a 16 KB header', `GET /v2/customers HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`, 431],
+    ['a 64 KB URL', `GET /v2/customers?q=${'a'.repeat(65_536)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+    ['an unknown method', 'BREW /v2/customers HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+    ['a NUL in a header', 'GET /v2/customers HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n', 400],
+    ['a folded header line', 'GET /v2/customers HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  folded\r\n\r\n', 400],
+    ['Content-Length with Transfer-Encoding', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    ['a space in the path', 'GET /v2/cust omers HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+  ];
+  for (const [name, request, status] of cases) {
+    it(`${name}: ${status}`, async () => {
+      const res = await raw(request);
+      expect(res.status).toBe(status);
+      expect(res.headers).toContain('content-type: application/hal+json');
+      expect(Object.keys(res.body).sort()).toEqual(['detail', 'status', 'title']);
+      expect(res.body.status).toBe(status);
+      expect(res.body.detail.length).toBeGreaterThan(10);
+    });
+  }
+
+  it('a request timeout: 408', async () => {
+    const answer = new Promise<{ status: number; body: any }>((resolve) => {
+      const chunks: Buffer[] = [];
+      const client = net.connect(port, '127.0.0.1');
+      client.on('data', (c) => chunks.push(c));
+      client.on('close', () => {
+        const [head, body] = Buffer.concat(chunks).toString().split('\r\n\r\n');
+        resolve({ status: Number(head.split(' ')[1]), body: JSON.parse(body) });
+      });
+    });
+    // Node raises this after requestTimeout (5 min by default): raise it on the open connection
+    const [socket] = await new Promise<[net.Socket]>((resolve) => t.app.server.once('connection', (s) => resolve([s])));
+    t.app.server.emit('clientError', Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    const res = await answer;
+    expect(res.status).toBe(408);
+    expect(res.body).toEqual({ status: 408, title: 'Request Timeout', detail: 'The request was not received in time' });
+  });
+});
+
+describe('GET /', () => {
+  it('leads to the docs', async () => {
+    const res = await t.request('GET', '/');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/docs');
+    expect((await t.request('GET', '/docs')).status).toBeLessThan(400);
+  });
+});
+
+describe('missing static files', () => {
+  it('answer 404 naming no method, under /docs/static/ and /admin/queues/static/', async () => {
+    const page = await t.request('GET', '/admin/queues', { headers: { authorization: `Bearer ${t.adminToken}` } });
+    expect(page.status).toBe(200);
+    for (const url of ['/docs/static/nope.js', '/admin/queues/static/nope.js']) {
+      const res = await t.request('GET', url, { headers: { authorization: `Bearer ${t.adminToken}` } });
+      expect(res.status, url).toBe(404);
+      expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
+    }
+    // a method the route does not take is still a 405
+    expect((await t.request('DELETE', '/docs/static/nope.js')).status).toBe(405);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('off by default: a forged X-Forwarded-For is counted in the real client\'s bucket and not logged as its address', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/v2/customers`, { headers: { 'x-forwarded-for': `203.0.113.${i + 1}`, 'x-forwarded-host': 'evil.example' } });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+  });
+
+  it('links use the real host unless a trusted proxy says otherwise', async () => {
+    const acct = await t.createAccount();
+    const res = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'P-1', name: 'P' }, headers: { host: 'api.local', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    expect(JSON.stringify(res.body._links)).toContain('http://api.local/');
+    expect(JSON.stringify(res.body._links)).not.toContain('evil');
+    const proxied = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { trustProxy: ['127.0.0.1'] } });
+    try {
+      const via = await proxied.request('GET', `/v2/customers/${res.body.id}`, { key: acct.liveKey, headers: { 'x-forwarded-host': 'invoices.example', 'x-forwarded-proto': 'https' } });
+      expect(via.body._links.self.href).toMatch(/^https:\/\/invoices\.example\//);
+    } finally {
+      await proxied.close();
+    }
+  });
+});

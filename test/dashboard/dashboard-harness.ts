@@ -1,0 +1,78 @@
+// The real service (api + worker roles) on a random port with a fresh database, a headless
+// Debian chromium driven by playwright-core, and helpers to make accounts and people through the
+// admin API as an operator would.
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService, type RunningService } from '../../src/app/start-service.ts';
+import type { Config } from '../../src/config/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { randomToken } from '../../src/domain/ids.ts';
+import { openTestDatabase } from '../helpers/database.ts';
+import { testConfig } from '../helpers/test-app.ts';
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface DashboardApp {
+  svc: RunningService;
+  config: Config;
+  url: string;
+  browser: Browser;
+  /** JSON over HTTP to the service; `auth` is an API key, or `admin` for the admin token */
+  api(method: string, path: string, o?: { auth?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  /** a fresh account, its keys and admin view */
+  account(): Promise<{ id: string; name: string; liveKey: string; testKey: string; ftpUsername: string; importAddresses: { live: string; test: string } }>;
+  /** invites a person and sets their password through the invite page; returns their credentials */
+  person(accountId: string, page: Page): Promise<{ email: string; password: string }>;
+  signIn(page: Page, who: { email: string; password: string }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDashboardApp(overrides: Partial<Config> = {}): Promise<DashboardApp> {
+  const config = testConfig({ roles: ['api', 'worker'], intakeMatchWindowMs: 0, intakeBackoffMs: 10, ...overrides });
+  const db: Database = await openTestDatabase();
+  const svc = await startService(config, createLogger(config.logLevel), { db });
+  const url = svc.apiUrl!;
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const api: DashboardApp['api'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    const auth = o.auth === 'admin' ? config.adminToken : o.auth;
+    if (auth) headers.authorization = `Bearer ${auth}`;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), redirect: 'manual' });
+    const text = await res.text();
+    return { status: res.status, body: /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text };
+  };
+  const app: DashboardApp = {
+    svc, config, url, browser, api,
+    async account() {
+      const res = await api('POST', '/admin/accounts', { auth: 'admin', body: { name: `Acme ${randomToken(4)}` } });
+      if (res.status !== 201) throw new Error(`account: ${res.status}`);
+      return res.body;
+    },
+    async person(accountId, page) {
+      const email = `p${randomToken(8).toLowerCase()}@example.com`;
+      const password = `pw-${randomToken(16)}`;
+      const invite = await api('POST', `/admin/accounts/${accountId}/users`, { auth: 'admin', body: { email } });
+      if (invite.status !== 201) throw new Error(`invite: ${invite.status}`);
+      await page.goto(invite.body.inviteUrl.replace(/^https?:\/\/[^/]+/, url));
+      await page.getByLabel('New password').fill(password);
+      await page.getByLabel('Repeat the password').fill(password);
+      await page.getByRole('button', { name: 'Set password' }).click();
+      await page.getByText('Your password is set').waitFor();
+      return { email, password };
+    },
+    async signIn(page, who) {
+      await page.goto(`${url}/dashboard/sign-in`);
+      await page.getByLabel('E-mail address').fill(who.email);
+      await page.getByLabel('Password').fill(who.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    },
+    async close() {
+      await browser.close();
+      await svc.stop();
+      await db.close();
+    },
+  };
+  return app;
+}

@@ -1,0 +1,218 @@
+// The dashboard in a real browser (playwright-core + Debian's chromium) against the real service
+// (api, worker and ftp roles): the issue's walk-through, its refusals, and the screenshots in docs/.
+import net from 'node:net';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomToken } from '../../src/domain/ids.ts';
+import { makePdf } from '../helpers/fixtures.ts';
+import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+
+const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
+let t: DashboardApp;
+let acct: Awaited<ReturnType<DashboardApp['account']>>;
+let liveKey: string;
+let ctx: BrowserContext;
+let page: Page;
+let who: { email: string; password: string };
+let pdf: Buffer;
+
+const freePort = () => new Promise<number>((resolve) => {
+  const s = net.createServer().listen(0, '127.0.0.1', () => {
+    const { port } = s.address() as net.AddressInfo;
+    s.close(() => resolve(port));
+  });
+});
+const shot = (p: Page, name: string) => p.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true });
+const invoice = async (number: string) => {
+  const cst = await t.api('POST', '/v2/customers', { auth: liveKey, body: { customerCode: `C-${randomToken(6)}`, name: 'Bakkerij De Ster' } });
+  const res = await t.api('POST', '/v2/invoices', { auth: liveKey, body: { customer: cst.body.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '480.00' } });
+  expect(res.status).toBe(201);
+  return res.body;
+};
+/** drops files on the drop zone as a person would drag them from their desktop */
+async function drop(p: Page, files: { name: string; bytes: Buffer }[]) {
+  const dataTransfer = await p.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.b64), (ch) => ch.charCodeAt(0))], f.name, { type: 'application/pdf' }));
+    return dt;
+  }, files.map((f) => ({ name: f.name, b64: f.bytes.toString('base64') })));
+  await p.dispatchEvent('#drop-zone', 'drop', { dataTransfer });
+}
+const row = (p: Page, filename: string, status: string) => p.locator(`#rows tr[data-status="${status}"]`, { hasText: filename });
+const csrfOf = (p: Page) => p.evaluate(() => document.body.dataset.csrf!);
+
+beforeAll(async () => {
+  t = await startDashboardApp({ roles: ['api', 'worker', 'ftp'], ftpPort: await freePort(), ftpPasvRange: [41000, 41010] });
+  acct = await t.account();
+  liveKey = acct.liveKey;
+  ctx = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await ctx.newPage();
+  pdf = await makePdf('Invoice');
+});
+afterAll(() => t?.close());
+
+describe('dashboard walk-through', () => {
+  it('invite -> set password -> sign in', async () => {
+    const invite = await t.api('POST', `/admin/accounts/${acct.id}/users`, { auth: 'admin', body: { email: 'screenshot@example.com' } });
+    await page.goto(invite.body.inviteUrl);
+    await shot(page, 'invite');
+    who = await t.person(acct.id, page);
+    await page.goto(`${t.url}/dashboard/sign-in`);
+    await shot(page, 'sign-in');
+    await t.signIn(page, who);
+    const cookie = (await ctx.cookies()).find((c) => c.name === 'ii_session')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/dashboard' });
+  });
+
+  it('shows the FTP user, certificate fingerprint and import addresses that the admin API and /v2/account give', async () => {
+    const admin = (await t.api('GET', `/admin/accounts/${acct.id}`, { auth: 'admin' })).body;
+    const account = (await t.api('GET', '/v2/account', { auth: liveKey })).body;
+    await page.getByRole('link', { name: 'Connection settings' }).click();
+    await expect.poll(() => page.locator('#ftp-user').textContent()).toBe(admin.ftpUsername);
+    expect(await page.locator('#import-live').textContent()).toBe(admin.importAddresses.live);
+    expect(await page.locator('#import-test').textContent()).toBe(admin.importAddresses.test);
+    expect(await page.locator('#ftp-port').textContent()).toBe(String(t.config.ftpPort));
+    expect(account.ftp.certificateSha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    expect(await page.locator('#ftp-fingerprint').textContent()).toBe(account.ftp.certificateSha256);
+    await shot(page, 'settings');
+  });
+
+  it('rotates the live key: the new key is shown once and the old one answers 401 on /v2', async () => {
+    expect((await t.api('GET', '/v2/customers', { auth: liveKey })).status).toBe(200);
+    await page.getByLabel('The current live key stops working at once').check();
+    await page.getByRole('button', { name: 'Rotate the live key' }).click();
+    const fresh = (await page.locator('#new-key').textContent())!;
+    expect(fresh).toMatch(/^live_\w{40}$/);
+    await shot(page, 'settings-new-key');
+    expect((await t.api('GET', '/v2/customers', { auth: liveKey })).status).toBe(401);
+    expect((await t.api('GET', '/v2/customers', { auth: fresh })).status).toBe(200);
+    expect(await page.locator('#hint-live').textContent()).toBe(`${fresh.slice(0, 9)}...`);
+    liveKey = fresh;
+    await page.goto(`${t.url}/dashboard/settings`);
+    expect(await page.locator('#new-key').count()).toBe(0);
+  });
+
+  it('a dragged PDF named after an invoice number turns attached without a reload', async () => {
+    const inv = await invoice(`F-${randomToken(5)}`);
+    await page.goto(`${t.url}/dashboard/files`);
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await drop(page, [{ name: `${inv.invoiceNumber}.pdf`, bytes: pdf }]);
+    await row(page, `${inv.invoiceNumber}.pdf`, 'attached').waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect((await t.api('GET', `/v2/invoices/${inv.id}`, { auth: liveKey })).body.document).toBe(`${inv.invoiceNumber}.pdf`);
+  });
+
+  it('a PDF that matches nothing is assigned to an invoice by its number', async () => {
+    const inv = await invoice(`F-${randomToken(5)}`);
+    await drop(page, [{ name: 'scan-0042.pdf', bytes: pdf }]);
+    await row(page, 'scan-0042.pdf', 'failed').waitFor({ timeout: 30_000 });
+    await row(page, 'scan-0042.pdf', 'failed').getByRole('link', { name: 'scan-0042.pdf' }).click();
+    await shot(page, 'file-detail');
+    await page.getByLabel('Assign to the invoice with number').fill(inv.invoiceNumber);
+    await page.getByRole('button', { name: 'Assign' }).click();
+    await expect.poll(() => page.locator('#file-status').textContent()).toBe('attached');
+    expect(await page.getByRole('status').textContent()).toContain(`Attached to invoice ${inv.invoiceNumber}`);
+    expect((await t.api('GET', `/v2/invoices/${inv.id}`, { auth: liveKey })).body.document).toBe('scan-0042.pdf');
+    const download = await page.request.get(`${t.url}${await page.getByRole('link', { name: 'Download the file' }).getAttribute('href')}`);
+    expect(Buffer.compare(await download.body(), pdf)).toBe(0);
+  });
+
+  it('a failed file is retried once its invoice exists', async () => {
+    const number = `F-${randomToken(5)}`;
+    await page.goto(`${t.url}/dashboard/files`);
+    await drop(page, [{ name: `${number}.pdf`, bytes: pdf }]);
+    await row(page, `${number}.pdf`, 'failed').waitFor({ timeout: 30_000 });
+    await invoice(number);
+    await row(page, `${number}.pdf`, 'failed').getByRole('link').click();
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('link', { name: 'Received files' }).first().click();
+    await row(page, `${number}.pdf`, 'attached').waitFor({ timeout: 30_000 });
+    await shot(page, 'files');
+  });
+
+  it('shows the overview chart and the invoices without a document; readable on a phone', async () => {
+    await invoice(`F-${randomToken(5)}`);
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await expect.poll(() => page.locator('svg rect.s-attached').count()).toBeGreaterThan(0);
+    await shot(page, 'overview');
+    await page.getByRole('link', { name: 'Invoices without a document' }).click();
+    await expect.poll(() => page.locator('table.invoices tbody tr').count()).toBeGreaterThan(0);
+    await shot(page, 'invoices');
+    const phone = await ctx.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${t.url}/dashboard/files`);
+    await shot(phone, 'files-phone');
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await phone.close();
+  });
+
+  it('signs out: the old cookie opens nothing any more', async () => {
+    const cookie = (await ctx.cookies()).find((c) => c.name === 'ii_session')!;
+    await page.getByRole('button', { name: /Sign out/ }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const replay = await fetch(`${t.url}/dashboard/files`, { headers: { cookie: `ii_session=${cookie.value}` }, redirect: 'manual' });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe('/dashboard/sign-in');
+  });
+});
+
+describe('dashboard refusals', () => {
+  let other: BrowserContext;
+  let p: Page;
+  beforeAll(async () => {
+    other = await t.browser.newContext();
+    p = await other.newPage();
+    await t.signIn(p, await t.person(acct.id, p));
+  });
+  afterAll(() => other?.close());
+
+  it('refuses a state change without the CSRF token', async () => {
+    const res = await p.request.post(`${t.url}/dashboard/mode`, { form: { mode: 'test' }, maxRedirects: 0 });
+    expect(res.status()).toBe(403);
+    const ok = await p.request.post(`${t.url}/dashboard/mode`, { form: { mode: 'live', _csrf: await csrfOf(p) }, maxRedirects: 0 });
+    expect(ok.status()).toBe(303);
+  });
+
+  it('the session cookie never opens /v2, an API key never opens the dashboard', async () => {
+    const cookie = (await other.cookies()).find((c) => c.name === 'ii_session')!;
+    const v2 = await fetch(`${t.url}/v2/customers`, { headers: { cookie: `ii_session=${cookie.value}` } });
+    expect(v2.status).toBe(401);
+    const dash = await fetch(`${t.url}/dashboard/files`, { headers: { authorization: `Bearer ${liveKey}` }, redirect: 'manual' });
+    expect(dash.status).toBe(303);
+    const post = await fetch(`${t.url}/dashboard/upload`, { method: 'POST', headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/pdf', 'x-filename': 'x.pdf' }, body: new Uint8Array(pdf) });
+    expect(post.status).toBe(403); // no CSRF token: refused before the session is even asked for
+  });
+
+  it("another account's import id answers 404 on every action", async () => {
+    const stranger = await t.account();
+    const imp = await t.api('POST', '/v2/imports', { auth: stranger.liveKey, body: { filename: 'theirs.pdf', content: pdf.toString('base64') } });
+    expect(imp.status).toBe(202);
+    const token = await csrfOf(p);
+    const base = `${t.url}/dashboard/files/${imp.body.id}`;
+    for (const url of [base, `${base}/download`]) expect((await p.request.get(url)).status(), url).toBe(404);
+    for (const [action, form] of [['retry', {}], ['assign', { invoice: 'F-1' }], ['discard', { confirm: 'yes' }]] as const) {
+      const res = await p.request.post(`${base}/${action}`, { form: { ...form, _csrf: token }, maxRedirects: 0 });
+      expect(res.status(), action).toBe(404);
+    }
+    expect((await t.api('GET', `/v2/imports/${imp.body.id}`, { auth: stranger.liveKey })).body.status).not.toBe('attached');
+  });
+
+  it('throttles failed sign-ins per e-mail, even with the right password afterwards', async () => {
+    const fresh = await t.browser.newContext();
+    const q = await fresh.newPage();
+    const target = await t.person(acct.id, q);
+    for (let i = 0; i < t.config.dashboardSignInAttempts; i++) {
+      await q.goto(`${t.url}/dashboard/sign-in`);
+      await q.getByLabel('E-mail address').fill(target.email);
+      await q.getByLabel('Password').fill('wrong password!');
+      await q.getByRole('button', { name: 'Sign in' }).click();
+      await q.getByText('is not right').waitFor();
+    }
+    await q.getByLabel('Password').fill(target.password);
+    const [res] = await Promise.all([q.waitForResponse((r) => r.url().endsWith('/dashboard/sign-in') && r.request().method() === 'POST'), q.getByRole('button', { name: 'Sign in' }).click()]);
+    expect(res.status()).toBe(429);
+    await q.getByText('Too many failed sign-ins').waitFor();
+    await fresh.close();
+  });
+});

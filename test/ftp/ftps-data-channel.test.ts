@@ -1,0 +1,187 @@
+// The FTPS data connection, driven with node:tls: the TLS handshake after the 150 (as ftplib, lftp
+// and PHP do it) or before it, TLS session resumption (FileZilla requires it), PROT, active mode
+// refused, FEAT, and transfers that stall say in which phase.
+import net from 'node:net';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { makePdf } from '../helpers/fixtures.ts';
+import { ftpMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
+import { intakeIdOf, RawFtp, startFtpApp, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+
+const TRANSFER_TIMEOUT_MS = 1500;
+let t: FtpApp;
+let acct: FtpAccount;
+
+beforeAll(async () => {
+  t = await startFtpApp({ config: { ftpTransferTimeoutMs: TRANSFER_TIMEOUT_MS } });
+  acct = await t.ftpAccount();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** Logged in over FTPS (these client TLS options) with PBSZ 0 and PROT P sent. */
+async function session(options: tls.ConnectionOptions = {}): Promise<RawFtp> {
+  const { ftp } = await RawFtp.connect(t.port);
+  await ftp.startTls(options);
+  expect(await ftp.login(acct.ftpUsername, acct.liveKey)).toMatch(/^230/);
+  expect(await ftp.send('PBSZ 0')).toMatch(/^200/);
+  expect(await ftp.send('PROT P')).toMatch(/^200/);
+  return ftp;
+}
+
+/** EPSV, then a TCP connection to its port (no TLS yet). */
+async function dataTcp(ftp: RawFtp): Promise<net.Socket> {
+  const port = Number(/\|\|\|(\d+)\|/.exec(await ftp.send('EPSV'))![1]);
+  const socket = net.connect({ port, host: '127.0.0.1' });
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  return socket;
+}
+
+function handshake(socket: net.Socket, options: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
+  const secure = tls.connect({ socket, rejectUnauthorized: false, ...options });
+  return new Promise((resolve, reject) => secure.once('secureConnect', () => resolve(secure)).once('error', reject));
+}
+
+const loggedStall = (phase: string) => t.logLines.some((l) => l.includes('ftp transfer stalled') && l.includes(`"phase":"${phase}"`));
+
+describe('the data connection TLS handshake', () => {
+  it('a client that shakes hands only after reading 150 (ftplib, lftp, PHP) completes its upload: attached', async () => {
+    const invoice = await t.invoice(acct.liveKey);
+    const ftp = await session();
+    try {
+      const tcp = await dataTcp(ftp);
+      ftp.socket.write(`STOR ${invoice.invoiceNumber}.pdf\r\n`);
+      // nothing but TCP yet: the server must answer 150 before the handshake
+      expect(await ftp.reply()).toMatch(/^150/);
+      const data = await handshake(tcp);
+      data.end(await makePdf('after 150'));
+      const done = await ftp.reply();
+      expect(done).toMatch(/^226/);
+      expect(await t.waitFor(acct.liveKey, intakeIdOf(done))).toMatchObject({ status: 'attached', invoice: invoice.id });
+    } finally {
+      ftp.close();
+    }
+  });
+
+  it('LIST with the handshake after 150 delivers the listing', async () => {
+    const ftp = await session();
+    try {
+      const tcp = await dataTcp(ftp);
+      ftp.socket.write('LIST\r\n');
+      expect(await ftp.reply()).toMatch(/^150/);
+      const data = await handshake(tcp);
+      const chunks: Buffer[] = [];
+      data.on('data', (c) => chunks.push(c));
+      await new Promise((resolve) => data.once('end', resolve));
+      expect(await ftp.reply()).toMatch(/^226/);
+      expect(Buffer.concat(chunks).toString()).toMatch(/\.pdf\r\n/);
+    } finally {
+      ftp.close();
+    }
+  });
+
+  for (const version of ['TLSv1.2', 'TLSv1.3'] as const) {
+    it(`data connections resume the control connection's TLS session (${version})`, async () => {
+      const ftp = await session({ minVersion: version, maxVersion: version });
+      try {
+        const control = ftp.socket as tls.TLSSocket;
+        // TLS 1.3 sends its session ticket after the handshake: wait until the client has one
+        await vi.waitFor(() => expect(control.getSession()).toBeDefined());
+        const data = await handshake(await dataTcp(ftp), { session: control.getSession(), minVersion: version, maxVersion: version });
+        expect(data.isSessionReused()).toBe(true);
+        ftp.socket.write('NLST\r\n');
+        expect(await ftp.reply()).toMatch(/^150/);
+        expect(await ftp.reply()).toMatch(/^226/);
+        data.destroy();
+      } finally {
+        ftp.close();
+      }
+    });
+  }
+});
+
+describe('commands around the data connection', () => {
+  it('FEAT lists what the server does (no MLSD/MLST); PORT and EPRT are refused with the reason; PROT C is refused while TLS is required', async () => {
+    const ftp = await session();
+    try {
+      expect((await ftp.send('FEAT')).split('\n')).toEqual(['211-Extensions supported', ' AUTH TLS', ' PBSZ', ' PROT', ' EPSV', ' MDTM', ' PASV', ' SIZE', ' UTF8', '211 End']);
+      expect(await ftp.send('MLSD')).toMatch(/^502/);
+      expect(await ftp.send('PORT 127,0,0,1,200,10')).toBe('502 Active mode (PORT/EPRT) is not supported: use passive mode (PASV or EPSV)');
+      expect(await ftp.send('EPRT |1|127.0.0.1|51210|')).toMatch(/^502 Active mode/);
+      expect(await ftp.send('PROT C')).toMatch(/^534 /);
+      expect(await ftp.send('PROT P')).toMatch(/^200/);
+    } finally {
+      ftp.close();
+    }
+  });
+
+  it('a transfer before PROT P is refused (521) when TLS is required', async () => {
+    const { ftp } = await RawFtp.connect(t.port);
+    try {
+      await ftp.startTls();
+      expect(await ftp.login(acct.ftpUsername, acct.liveKey)).toMatch(/^230/);
+      expect(await ftp.send('PASV')).toMatch(/^227/);
+      expect(await ftp.send('LIST')).toMatch(/^521 /);
+    } finally {
+      ftp.close();
+    }
+  });
+});
+
+describe('a stalled transfer says which phase waited, in the log and in ftp_transfer_stalls_total', () => {
+  it('pasv: STOR without PASV/EPSV', async () => {
+    const before = await ftpMetrics.stalls('pasv');
+    const ftp = await session();
+    try {
+      expect(await ftp.send('STOR x.pdf')).toMatch(/^425 No data connection: send PASV or EPSV first/);
+      expect(await ftpMetrics.stalls('pasv')).toBe(before + 1);
+      expect(loggedStall('pasv')).toBe(true);
+    } finally {
+      ftp.close();
+    }
+  });
+
+  it('tcp_accept: the client never connects to the passive port', async () => {
+    const before = await ftpMetrics.stalls('tcp_accept');
+    const ftp = await session();
+    try {
+      expect(await ftp.send('EPSV')).toMatch(/^229/);
+      expect(await ftp.send('STOR x.pdf')).toMatch(/^425 /);
+      expect(await ftpMetrics.stalls('tcp_accept')).toBe(before + 1);
+      expect(loggedStall('tcp_accept')).toBe(true);
+    } finally {
+      ftp.close();
+    }
+  });
+
+  it('tls_handshake: the client connects but never starts TLS', async () => {
+    const before = await ftpMetrics.stalls('tls_handshake');
+    const ftp = await session();
+    try {
+      const tcp = await dataTcp(ftp);
+      expect(await ftp.send('STOR x.pdf')).toMatch(/^150/);
+      expect(await ftp.reply()).toMatch(/^426 /);
+      await expect.poll(() => ftpMetrics.stalls('tls_handshake')).toBe(before + 1);
+      expect(loggedStall('tls_handshake')).toBe(true);
+      tcp.destroy();
+    } finally {
+      ftp.close();
+    }
+  });
+
+  it('after_150: TLS is up but no byte comes', async () => {
+    const before = await ftpMetrics.stalls('after_150');
+    const ftp = await session();
+    try {
+      const data = await handshake(await dataTcp(ftp));
+      expect(await ftp.send('STOR x.pdf')).toMatch(/^150/);
+      expect(await ftp.reply()).toMatch(/^426 Transfer aborted \(stalled\)/);
+      expect(await ftpMetrics.stalls('after_150')).toBe(before + 1);
+      expect(loggedStall('after_150')).toBe(true);
+      data.destroy();
+    } finally {
+      ftp.close();
+    }
+  });
+});

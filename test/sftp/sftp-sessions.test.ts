@@ -1,0 +1,156 @@
+// SFTP edge cases through ssh2's own client against the real service: logins (wrong password,
+// rotated key, test key, lockout shared with FTP), what the flat directory refuses, the size cap,
+// a client that disconnects mid-upload, parallel uploads, and the listing of another account.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loginFrom, type FtpAccount } from '../ftp/ftp-harness.ts';
+import {
+  admin, bigPdf, close, connectSftp, counters, open, readdir, readFile, refusal, rename, startSftpApp, write, writeFile, type SftpApp,
+} from './sftp-harness.ts';
+
+let app: SftpApp;
+let account: FtpAccount;
+
+beforeAll(async () => {
+  app = await startSftpApp({ ftpLockoutAttempts: 3, ftpLockoutMs: 60_000 });
+  account = await app.ftpAccount();
+});
+afterAll(async () => app?.close());
+
+const login = (a: FtpAccount, password = a.liveKey, from?: string) => connectSftp(app.sftpPort, { username: a.ftpUsername, password }, from);
+const importNamed = async (key: string, name: string) => (await app.imports(key)).filter((r) => r.filename === name);
+
+describe('logins', () => {
+  it('refuses a wrong password and a live key of another account', async () => {
+    const other = await app.ftpAccount();
+    await expect(login(account, `${account.liveKey}x`, '127.0.0.11')).rejects.toThrow(/authentication/i);
+    await expect(login(account, other.liveKey, '127.0.0.11')).rejects.toThrow(/authentication/i);
+  });
+
+  it('the test key opens test mode: the upload is a test-mode import', async () => {
+    const fresh = await app.ftpAccount();
+    const invoice = await app.invoice(fresh.testKey);
+    const { client, sftp } = await login(fresh, fresh.testKey);
+    await writeFile(sftp, `${invoice.invoiceNumber}.pdf`, await bigPdf(5000));
+    client.end();
+    expect((await app.waitFor(fresh.testKey, (await importNamed(fresh.testKey, `${invoice.invoiceNumber}.pdf`))[0].id)).status).toBe('attached');
+    expect(await importNamed(fresh.liveKey, `${invoice.invoiceNumber}.pdf`)).toEqual([]);
+  });
+
+  it('a rotated key ends its mode\'s sessions at their next operation and no longer logs in', async () => {
+    const fresh = await app.ftpAccount();
+    const live = await login(fresh);
+    const test = await login(fresh, fresh.testKey);
+    const rotated = await admin(app, 'POST', `/admin/accounts/${fresh.id}/keys/live`);
+    expect(rotated.status).toBe(201);
+    const refused = await refusal(writeFile(live.sftp, 'late.pdf', await bigPdf(1000)));
+    expect(refused.message).toMatch(/replaced|removed|No response|closed/i);
+    await vi.waitFor(() => expect((live.client as any)._sock?.destroyed ?? true).toBe(true));
+    await expect(readdir(test.sftp)).resolves.toBeDefined();
+    test.client.end();
+    await expect(login(fresh, fresh.liveKey, '127.0.0.12')).rejects.toThrow(/authentication/i);
+    const again = await login(fresh, rotated.body.key);
+    again.client.end();
+  });
+
+  it('locks out after repeated failures, shared with FTP: the right key is refused on both', async () => {
+    const fresh = await app.ftpAccount();
+    const before = await counters();
+    for (let i = 0; i < 3; i++) await expect(login(fresh, 'wrong', '127.0.0.21')).rejects.toThrow();
+    expect((await counters()).lockouts).toBeGreaterThan(before.lockouts);
+    await expect(login(fresh, fresh.liveKey, '127.0.0.22')).rejects.toThrow(/authentication/i);
+    expect(await loginFrom(app.port, fresh.ftpUsername, fresh.liveKey, '127.0.0.23')).toMatch(/^530/);
+    expect((await counters()).loginsRefusedLockedOut).toBeGreaterThan(before.loginsRefusedLockedOut);
+  });
+
+  it('refuses shell, exec and port forwarding', async () => {
+    const { client } = await login(account);
+    const exec = await new Promise<Error | undefined>((resolve) => client.exec('id', (err) => resolve(err)));
+    expect(exec?.message).toMatch(/unable|denied|fail/i);
+    const shell = await new Promise<Error | undefined>((resolve) => client.shell((err) => resolve(err)));
+    expect(shell?.message).toMatch(/unable|denied|fail/i);
+    const forward = await new Promise<Error | undefined>((resolve) => client.forwardOut('127.0.0.1', 1, '127.0.0.1', app.port, (err) => resolve(err)));
+    expect(forward?.message).toMatch(/unable|denied|prohibited|fail/i);
+    const listen = await new Promise<Error | undefined>((resolve) => client.forwardIn('127.0.0.1', 0, (err) => resolve(err)));
+    expect(listen).toBeInstanceOf(Error);
+    client.end();
+  });
+});
+
+describe('the flat directory', () => {
+  it('refuses traversal names, links, mkdir and deleting received files', async () => {
+    const { client, sftp } = await login(account);
+    const pdf = await bigPdf(1000);
+    for (const name of ['../x.pdf', 'sub/x.pdf', '/etc/x.pdf', '..\\x.pdf', 'x.txt']) {
+      expect((await refusal(writeFile(sftp, name, pdf))).code, name).toBe(3);
+    }
+    expect((await refusal(new Promise((res, rej) => sftp.mkdir('sub', (e) => (e ? rej(e) : res(undefined)))))).code).toBe(3);
+    expect((await refusal(new Promise((res, rej) => sftp.symlink('a.pdf', 'b.pdf', (e) => (e ? rej(e) : res(undefined)))))).code).toBe(3);
+    const invoice = await app.invoice(account.liveKey);
+    await writeFile(sftp, `${invoice.invoiceNumber}.pdf`, pdf);
+    expect((await refusal(new Promise((res, rej) => sftp.unlink(`${invoice.invoiceNumber}.pdf`, (e) => (e ? rej(e) : res(undefined)))))).code).toBe(3);
+    expect((await refusal(readFile(sftp, `${invoice.invoiceNumber}.pdf`))).code).toBe(3);
+    expect(await new Promise((res) => sftp.realpath('../../etc', (_e, p) => res(p)))).toBe('/');
+    client.end();
+  });
+
+  it('a temporary name renamed to .pdf is received once; a failure shows its .error.txt', async () => {
+    const { client, sftp } = await login(account);
+    const invoice = await app.invoice(account.liveKey);
+    await writeFile(sftp, `${invoice.invoiceNumber}.pdf.filepart`, await bigPdf(2000));
+    expect(await importNamed(account.liveKey, `${invoice.invoiceNumber}.pdf`)).toEqual([]);
+    await rename(sftp, `${invoice.invoiceNumber}.pdf.filepart`, `${invoice.invoiceNumber}.pdf`);
+    await expect.poll(async () => (await importNamed(account.liveKey, `${invoice.invoiceNumber}.pdf`))[0]?.status).toBe('attached');
+    await writeFile(sftp, 'garbage.pdf', Buffer.from('not a pdf at all'));
+    await expect.poll(async () => (await readdir(sftp)).map((e) => e.filename)).toContain('garbage.pdf.error.txt');
+    const listing = await readdir(sftp);
+    expect(listing.find((e) => e.filename === `${invoice.invoiceNumber}.pdf`)?.longname).toMatch(/ attached +live /);
+    expect((await readFile(sftp, 'garbage.pdf.error.txt')).toString()).toMatch(/Reason: /);
+    client.end();
+  });
+
+  it('another account\'s uploads are not listed and cannot be read', async () => {
+    const other = await app.ftpAccount();
+    const o = await login(other);
+    await writeFile(o.sftp, 'secret-of-other.pdf', Buffer.from('nope'));
+    await expect.poll(async () => (await readdir(o.sftp)).map((e) => e.filename)).toContain('secret-of-other.pdf.error.txt');
+    o.client.end();
+    const { client, sftp } = await login(account);
+    expect((await readdir(sftp)).map((e) => e.filename)).not.toContain('secret-of-other.pdf');
+    expect((await refusal(readFile(sftp, 'secret-of-other.pdf.error.txt'))).code).toBe(2);
+    client.end();
+  });
+});
+
+describe('uploads', () => {
+  it('refuses a file over 5 MB while it streams, and receives nothing', async () => {
+    const { client, sftp } = await login(account);
+    const before = await counters();
+    const refused = await refusal(writeFile(sftp, 'huge.pdf', Buffer.alloc(5 * 1024 * 1024 + 1, 1)));
+    expect(refused.message).toMatch(/too large/i);
+    expect((await counters()).uploadsRefusedTooLarge).toBe(before.uploadsRefusedTooLarge + 1);
+    expect(await importNamed(account.liveKey, 'huge.pdf')).toEqual([]);
+    client.end();
+  });
+
+  it('a client that disconnects mid-upload leaves nothing behind', async () => {
+    const { client, sftp } = await login(account);
+    const before = await counters();
+    const h = await open(sftp, 'half.pdf', 'w');
+    await write(sftp, h, (await bigPdf(50_000)).subarray(0, 30_000), 0);
+    client.end();
+    await expect.poll(async () => (await counters()).uploadsAborted).toBe(before.uploadsAborted + 1);
+    expect(await importNamed(account.liveKey, 'half.pdf')).toEqual([]);
+  });
+
+  it('20 parallel uploads are each attached once', async () => {
+    const invoices = await Promise.all(Array.from({ length: 20 }, () => app.invoice(account.liveKey)));
+    const conns = await Promise.all([0, 1, 2, 3].map(() => login(account)));
+    const pdf = await bigPdf(30_000);
+    await Promise.all(invoices.map((inv, i) => writeFile(conns[i % 4].sftp, `${inv.invoiceNumber}.pdf`, Buffer.concat([pdf, Buffer.from(`% ${i}\n`)]))));
+    for (const c of conns) c.client.end();
+    for (const inv of invoices) {
+      await expect.poll(async () => (await importNamed(account.liveKey, `${inv.invoiceNumber}.pdf`)).map((r) => r.status), { timeout: 20_000 }).toEqual(['attached']);
+      expect((await app.documentsOf(inv.id)).filter((d) => !d.deleted_at)).toHaveLength(1);
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { newSecret } from '../../src/services/webhook-service.ts';
+import { isBlockedAddress, urlProblem } from '../../src/services/webhook-url.ts';
+import { postWebhook } from '../../src/webhooks/http-delivery.ts';
+import { signatureHeaders } from '../../src/webhooks/signature.ts';
+import { webhookBackoff, webhookJobOptions } from '../../src/webhooks/webhook-queue.ts';
+
+describe('webhook signatures', () => {
+  it('verify with the standardwebhooks package, with each of two secrets', () => {
+    const [a, b] = [newSecret(), newSecret()];
+    const body = JSON.stringify({ id: 'evt_1', type: 'invoice.paid', data: { amount: '1.00', name: 'Zoë' } });
+    const headers = signatureHeaders([a, b], 'evt_1', body);
+    expect(headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    expect(new Webhook(a).verify(body, headers)).toMatchObject({ id: 'evt_1' });
+    expect(new Webhook(b).verify(body, headers)).toMatchObject({ id: 'evt_1' });
+    expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
+    expect(() => new Webhook(a).verify(`${body} `, headers)).toThrow();
+    // the package's own signature is ours
+    expect(new Webhook(a).sign('evt_1', new Date(Number(headers['webhook-timestamp']) * 1000), body)).toBe(headers['webhook-signature'].split(' ')[0]);
+  });
+});
+
+describe('webhook addresses', () => {
+  it('blocks loopback, private, link-local, metadata and reserved addresses, also inside IPv6', () => {
+    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.0.1', '169.254.169.254', '100.100.100.200', '168.63.129.16', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a9fe:a9fe', '224.0.0.1']) {
+      expect(isBlockedAddress(a), a).toBe(true);
+    }
+    for (const a of ['93.184.215.14', '8.8.8.8', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']) expect(isBlockedAddress(a), a).toBe(false);
+  });
+
+  it('live needs https; the flag lifts both rules', () => {
+    expect(urlProblem('http://93.184.215.14/', 'live', { allowPrivate: false })).toMatch(/https/);
+    expect(urlProblem('http://93.184.215.14/', 'test', { allowPrivate: false })).toBeUndefined();
+    expect(urlProblem('http://127.0.0.1:1/', 'live', { allowPrivate: true })).toBeUndefined();
+    expect(urlProblem('ftp://x.example/', 'test', { allowPrivate: true })).toMatch(/https/);
+    expect(urlProblem('https://u:p@x.example/', 'live', { allowPrivate: false })).toMatch(/password/);
+  });
+
+  it('refuses at delivery time too, and follows no redirect', async () => {
+    let hits = 0;
+    const server = http.createServer((_req, res) => {
+      hits++;
+      res.writeHead(302, { location: 'http://93.184.215.14/' }).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const refused = await postWebhook(url, 'test', {}, '{}', { allowPrivate: false }, 1000);
+    expect(refused).toMatchObject({ statusCode: null, success: false, error: expect.stringMatching(/loopback/) });
+    expect(hits).toBe(0);
+    const redirected = await postWebhook(url, 'test', {}, '{}', { allowPrivate: true }, 1000);
+    expect(redirected).toMatchObject({ statusCode: 302, success: false });
+    expect(hits).toBe(1);
+    server.closeAllConnections();
+    server.close();
+  });
+});
+
+describe('webhook retries', () => {
+  it('back off exponentially with jitter, and have attempts enough for the whole window', () => {
+    const config = { webhookBackoffMs: 10_000, webhookBackoffMaxMs: 7_200_000, webhookRetryWindowMs: 3 * 86_400_000 };
+    const low = webhookBackoff(config, () => 0);
+    const high = webhookBackoff(config, () => 1);
+    expect([1, 2, 3, 4].map(low)).toEqual([5000, 10_000, 20_000, 40_000]);
+    expect(high(1)).toBe(10_000);
+    expect(high(40)).toBe(7_200_000);
+    // the slowest pace (every step at its shortest) still spans the window before attempts run out
+    const attempts = webhookJobOptions(config).attempts!;
+    let total = 0;
+    for (let i = 1; i < attempts; i++) total += low(i);
+    expect(total).toBeGreaterThan(config.webhookRetryWindowMs);
+  });
+});
