@@ -2,6 +2,8 @@
 
 export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
 export type IntakeStatus = 'received' | 'waiting' | 'attached' | 'failed';
+/** How an attached file found its invoice (docs/intake.md, "Matching"). */
+export type MatchedBy = 'invoice_id' | 'invoice_number' | 'einvoice' | 'subject' | 'name_token' | 'manual';
 
 export interface IntakeRecord {
   id: string;
@@ -18,6 +20,8 @@ export interface IntakeRecord {
   receivedAt: Date;
   updatedAt: Date;
   attachedAt: Date | null;
+  /** set when attached */
+  matchedBy: MatchedBy | null;
 }
 
 /** What the dashboard's list of received files filters on. */

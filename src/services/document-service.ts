@@ -18,6 +18,8 @@ export interface AttachRequest {
   source: string;
   /** the bytes are staged already as this intake file, which has their sha256: the document shares them */
   staged?: { intakeId: string; sha256: string };
+  /** the caller ran the PDF check on these bytes already (intake, to read the e-invoice inside) */
+  checked?: boolean;
 }
 
 export interface AttachResult {
@@ -48,8 +50,8 @@ export class DocumentService {
    * A different file replaces the invoice's document; the same bytes again change nothing.
    */
   async attach(scope: Scope, req: AttachRequest): Promise<AttachResult> {
-    const verdict = await this.checkPdf(req.bytes);
-    if (!verdict.ok) throw new PdfContentError(verdict.reason);
+    const verdict = req.checked ? undefined : await this.checkPdf(req.bytes);
+    if (verdict && !verdict.ok) throw new PdfContentError(verdict.reason);
     const doc = {
       id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', source: req.source,
       size: req.bytes.length, sha256: req.staged?.sha256 ?? createHash('sha256').update(req.bytes).digest('hex'),

@@ -27,6 +27,10 @@ export const ImportSchema = Type.Object(
     receivedAt: Time,
     updatedAt: Time,
     attachedAt: Nullable(Time),
+    matchedBy: Nullable(Type.String({
+      enum: ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'manual'],
+      description: 'How the attached file found its invoice: its name is the invoice id or number, the e-invoice inside the PDF, the e-mail subject, a number inside its name, or assigned by a person',
+    })),
     _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link) }),
   },
   { $id: 'Import' },
@@ -47,6 +51,7 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
   receivedAt: r.receivedAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
   attachedAt: r.attachedAt ? r.attachedAt.toISOString() : null,
+  matchedBy: r.matchedBy,
   _links: {
     self: { href: `${base}/v2/imports/${r.id}`, type: HAL } as const,
     ...(r.invoiceId ? { invoice: { href: `${base}/v2/invoices/${r.invoiceId}`, type: HAL } as const } : {}),
@@ -55,7 +60,7 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
 });
 
 const CreateBody = Type.Object({
-  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf: the name decides the invoice' }),
+  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf; otherwise the e-invoice inside the PDF or an invoice number inside the name (docs/intake.md)' }),
   // no maxLength: contentBytes checks the length, because ajv's maxLength counts code points one
   // by one, which costs about a millisecond on a 100 KB file's Base64
   content: Type.String({ description: `The PDF in Base64, at most ${MAX_CONTENT_CHARS} characters` }),
