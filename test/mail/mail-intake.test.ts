@@ -131,7 +131,7 @@ describe('attachments by case', () => {
     expect(records).toEqual([expect.objectContaining({ status: 'attached', invoiceId: inv.id })]);
   });
 
-  it('takes a PDF declared application/octet-stream and ignores non-PDF parts whatever their type', async () => {
+  it('takes a PDF declared application/octet-stream, ignores non-PDF parts, and records a *.pdf part that is no PDF as failed', async () => {
     const inv = await h.invoice(acct.liveKey);
     const id = msgId();
     await h.dovecot.append(
@@ -146,7 +146,11 @@ describe('attachments by case', () => {
       ),
     );
     const { records } = await settledRecords(id);
-    expect(records).toEqual([expect.objectContaining({ status: 'attached', invoiceId: inv.id, filename: `${inv.invoiceNumber}.pdf` })]);
+    expect(records).toHaveLength(2);
+    expect(records).toEqual(expect.arrayContaining([
+      expect.objectContaining({ status: 'attached', invoiceId: inv.id, filename: `${inv.invoiceNumber}.pdf` }),
+      expect.objectContaining({ status: 'failed', filename: 'terms.pdf', reason: 'The attachment terms.pdf is not a PDF' }),
+    ]));
   });
 
   it('decodes an RFC 2231 file name (charset, percent-encoding, continuations)', async () => {
