@@ -6,6 +6,8 @@ export const MIN_TOKEN_LENGTH = 4;
 /** Invoice numbers are at most 100 characters; and a number of more than 8 parts is not seen. */
 const MAX_TOKEN_LENGTH = 100;
 const MAX_TOKEN_PARTS = 8;
+/** runs read from the start of a text: a long subject costs at most 64 x 8 candidates */
+const MAX_RUNS = 64;
 
 export interface Candidate {
   text: string;
@@ -27,7 +29,11 @@ export type Resolution = { invoiceId: string } | { ambiguous: string[] } | undef
  */
 export function tokenCandidates(text: string): Candidate[] {
   const s = text.normalize('NFC');
-  const runs = [...s.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  const runs: { start: number; end: number }[] = [];
+  for (const m of s.matchAll(/[\p{L}\p{N}]+/gu)) {
+    if (runs.length === MAX_RUNS) break;
+    runs.push({ start: m.index, end: m.index + m[0].length });
+  }
   const out = new Map<string, Candidate>();
   for (let i = 0; i < runs.length; i++) {
     for (let j = i; j < runs.length && j < i + MAX_TOKEN_PARTS; j++) {

@@ -26,6 +26,9 @@ describe('tokens of a name or a subject', () => {
   it('have at most 8 parts and 100 characters', () => {
     expect(Math.max(...texts('a1 b2 c3 d4 e5 f6 g7 h8 i9 j0').map((t) => t.split(' ').length))).toBe(8);
     expect(texts(`${'x'.repeat(101)} 2026-0117`)).toEqual(['2026', '2026-0117', '0117']);
+    // a long subject: only its first 64 runs are read
+    expect(texts(`${'word '.repeat(64)}2026-0117`)).not.toContain('2026-0117');
+    expect(texts(`${'word '.repeat(62)}2026-0117`)).toContain('2026-0117');
   });
 });
 
