@@ -55,12 +55,21 @@ export async function einvoicePdf(files: Record<string, string>, opts: { kids?: 
   return Buffer.from(await again.save({ useObjectStreams: false }));
 }
 
-/** `pdf` encrypted by qpdf with AES-256; an empty user password means owner password (permissions) only. */
-export function encryptedPdf(pdf: Buffer, userPassword: string): Buffer {
+/** qpdf's options for each revision of the standard security handler */
+const REVISIONS = {
+  R2: ['40'], // RC4 40-bit
+  R3: ['128', '--use-aes=n'], // RC4 128-bit
+  R4: ['128', '--use-aes=y'], // AES-128
+  R5: ['256', '--force-R5'], // AES-256, Adobe's extension level 3
+  R6: ['256'], // AES-256, PDF 2.0
+};
+
+/** `pdf` encrypted by qpdf (AES-256 unless told); an empty user password means owner password (permissions) only. */
+export function encryptedPdf(pdf: Buffer, userPassword: string, revision: keyof typeof REVISIONS = 'R6'): Buffer {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enc-pdf-'));
   try {
     fs.writeFileSync(path.join(dir, 'in.pdf'), pdf);
-    execFileSync('qpdf', ['--encrypt', userPassword, 'owner-secret', '256', '--', path.join(dir, 'in.pdf'), path.join(dir, 'out.pdf')]);
+    execFileSync('qpdf', ['--allow-weak-crypto', '--encrypt', userPassword, 'owner-secret', ...REVISIONS[revision], '--', path.join(dir, 'in.pdf'), path.join(dir, 'out.pdf')]);
     return fs.readFileSync(path.join(dir, 'out.pdf'));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
