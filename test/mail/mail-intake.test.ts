@@ -280,6 +280,7 @@ describe('large messages', () => {
           { filename: `${inv.invoiceNumber}.pdf`, content: await makePdf('small one', 40_000) },
           { filename: 'video.mp4', content: randomBytes(900_000), contentType: 'video/mp4' },
           { filename: 'huge.pdf', content: bigPdf },
+          { filename: 'terms.pdf', content: Buffer.from('these are not PDF bytes'), contentType: 'application/pdf' },
         ],
         { messageId: id },
       ),
@@ -293,7 +294,8 @@ describe('large messages', () => {
     expect(byName[`${inv.invoiceNumber}.pdf`]).toMatchObject({ status: 'attached', invoiceId: inv.id });
     expect(byName['huge.pdf']).toMatchObject({ status: 'failed' });
     expect(byName['huge.pdf'].reason).toMatch(/larger than/);
-    expect(records).toHaveLength(2);
+    expect(byName['terms.pdf']).toMatchObject({ status: 'failed', reason: 'The attachment terms.pdf is not a PDF' });
+    expect(records).toHaveLength(3);
     // the message was 7 MB; the poller read its headers, structure and the small PDF only
     expect(large.poller.receivedBytes()).toBeLessThan(400_000);
     await large.stop();
