@@ -61,16 +61,16 @@ export class DocumentService {
     const attached = (outcome: AttachOutcome) => () => (outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined);
     let outcome;
     try {
-      outcome = await this.outbox.change(scope, 'document.attached', (q) => documents.attach(q, scope, doc), (_q, o) => attached(o));
+      outcome = await this.outbox.change(scope, 'document.attached', (q) => documents.attach(q, scope, doc), (_q, result) => attached(result));
     } catch (e) {
       if (!isUniqueViolation(e, 'documents_live')) throw e;
       // A concurrent attach to this invoice committed after the statement's snapshot. Locking the
       // invoice first gives the statement a snapshot taken after every earlier attach committed.
       outcome = await this.outbox.transaction(async (tx, record) => {
         await invoices.find(tx, scope, req.invoiceId, true);
-        const o = await documents.attach(tx, scope, doc);
-        await record(scope, 'document.attached', attached(o));
-        return o;
+        const retried = await documents.attach(tx, scope, doc);
+        await record(scope, 'document.attached', attached(retried));
+        return retried;
       });
     }
     if (outcome.status === 'no-invoice') throw DomainError.notFound('invoice', req.invoiceId, 'invoice');

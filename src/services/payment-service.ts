@@ -52,9 +52,7 @@ export class PaymentService {
   }
 
   async get(scope: Scope, id: string): Promise<Payment> {
-    const payment = await payments.find(this.db, scope, id);
-    if (!payment) throw DomainError.notFound('payment', id);
-    return payment;
+    return DomainError.unlessFound(await payments.find(this.db, scope, id), 'payment', id);
   }
 
   list(scope: Scope, req: PageRequest): Promise<Page<Payment>> {

@@ -2,13 +2,11 @@
 // which goes through the same pipeline and matching as FTP and e-mail.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
-import { parsePageRequest } from '../../domain/pagination.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
-import { envelope } from '../presenters.ts';
 import { baseUrl, scopeOf } from '../request-context.ts';
-import { commonErrors, HAL, Id, Link, Nullable, PageQuery, security } from '../schemas/common.ts';
-import { listOf } from '../schemas/resources.ts';
+import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/common.ts';
 import { contentBytes, MAX_CONTENT_CHARS } from './documents.ts';
+import { listRoute } from './list-route.ts';
 
 const Time = Type.String({ format: 'date-time' });
 export const ImportSchema = Type.Object(
@@ -84,16 +82,9 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
     return reply.code(202).type(HAL).send(presentImport(base(req), record));
   });
 
-  app.get('/v2/imports', {
-    schema: {
-      tags, security, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
-      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ description: 'received, waiting, attached or failed' })) }),
-      response: { 200: listOf('imports', ImportSchema), ...commonErrors() },
-    },
-  }, async (req, reply) => {
-    const page = parsePageRequest(req.query);
-    const result = await c.intake.list(scopeOf(req), page, req.query.status);
-    return reply.type(HAL).send(envelope(base(req), '/v2/imports', 'imports', result, page.limit, presentImport, { status: req.query.status }));
+  listRoute(app, c.config.publicUrl, {
+    path: '/v2/imports', key: 'imports', item: ImportSchema, tags, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
+    filter: { name: 'status', description: 'received, waiting, attached or failed' }, list: (scope, page, status) => c.intake.list(scope, page, status), present: presentImport,
   });
 
   app.get('/v2/imports/:import_id', {
