@@ -128,11 +128,11 @@ export async function startMailHarness(opts: {
       };
     },
     async invoice(key, invoiceNumber = `F-${Date.now().toString(36)}-${seq++}`) {
-      const c = await request('POST', '/v2/customers', { key, body: { customerCode: `C-${Date.now().toString(36)}-${seq++}`, name: 'Mail BV' } });
-      if (c.status !== 201) throw new Error(`customer: ${c.status} ${JSON.stringify(c.body)}`);
+      const customer = await request('POST', '/v2/customers', { key, body: { customerCode: `C-${Date.now().toString(36)}-${seq++}`, name: 'Mail BV' } });
+      if (customer.status !== 201) throw new Error(`customer: ${customer.status} ${JSON.stringify(customer.body)}`);
       const res = await request('POST', '/v2/invoices', {
         key,
-        body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
+        body: { customer: customer.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
       });
       if (res.status !== 201) throw new Error(`invoice: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;

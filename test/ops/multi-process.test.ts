@@ -100,8 +100,7 @@ beforeAll(async () => {
   key = account.body.liveKey;
   ftpUser = account.body.ftpUsername;
   importAddress = account.body.importAddresses.live;
-  const c = await api('POST', '/v2/customers', { customerCode: 'MP-1', name: 'Multi Process' });
-  customer = c.body.id;
+  customer = (await api('POST', '/v2/customers', { customerCode: 'MP-1', name: 'Multi Process' })).body.id;
 }, 180_000);
 
 afterAll(async () => {
