@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { HttpDeps } from '../http-deps.ts';
 import { ApiError } from '../api-error.ts';
 import { presentCustomer } from '../presenters.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, security } from '../schemas/common.ts';
 import { CustomerSchema, CustomerSearchSchema } from '../schemas/resources.ts';
 import { listRoute } from './list-route.ts';
@@ -25,7 +25,7 @@ export function parseFlag(raw: string | undefined, field: string): boolean {
 }
 
 export const customerRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['customers'];
 
   app.post('/v2/customers', {

@@ -3,7 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/common.ts';
 import { contentBytes, MAX_CONTENT_CHARS } from './documents.ts';
 import { listRoute } from './list-route.ts';
@@ -66,7 +66,7 @@ const CreateBody = Type.Object({
 const Params = Type.Object({ import_id: Id('Import id (imp_...)') });
 
 export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['imports'];
 
   app.post('/v2/imports', {

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { presentInvoice } from '../presenters.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
 import { AmountInput, commonErrors, DateDMY, HAL, Id, security } from '../schemas/common.ts';
 import { InvoiceSchema } from '../schemas/resources.ts';
 import { listRoute } from './list-route.ts';
@@ -27,7 +27,7 @@ const Params = Type.Object({ invoice_id: Id('Service invoice id') });
 const str = (v: string | number | undefined) => (v === undefined ? undefined : String(v));
 
 export const invoiceRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['invoices'];
 
   app.post('/v2/invoices', {

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { presentPaymentCreated, presentPaymentItem } from '../presenters.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
 import { AmountInput, commonErrors, DateDMY, HAL, Id, security } from '../schemas/common.ts';
 import { PaymentCreatedSchema, PaymentItemSchema } from '../schemas/resources.ts';
 import { listRoute } from './list-route.ts';
@@ -14,7 +14,7 @@ const CreateBody = Type.Object({
 });
 
 export const paymentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['payments'];
 
   app.post('/v2/payments', {
