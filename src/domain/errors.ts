@@ -22,6 +22,12 @@ export class DomainError extends Error {
     if (found == null) throw DomainError.notFound(what, id);
     return found;
   };
+  /** The record of a lookup that keeps deleted rows: not_found when there is none, gone when deleted. */
+  static unlessDeleted = <T>(found: { record: T; deleted: boolean } | undefined, what: string, id: string, field?: string): T => {
+    if (!found) throw DomainError.notFound(what, id, field);
+    if (found.deleted) throw DomainError.gone(what, id, field);
+    return found.record;
+  };
   static gone = (what: string, id: string, field?: string) => new DomainError('gone', `The ${what} with id ${id} was deleted.`, field);
   static conflict = (detail: string, field?: string) => new DomainError('conflict', detail, field);
   static unavailable = (detail: string) => new DomainError('unavailable', detail);
