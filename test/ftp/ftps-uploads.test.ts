@@ -96,7 +96,7 @@ describe('uploads over FTPS with basic-ftp', () => {
       const held = await upload(client, `${a.invoiceNumber}.pdf.filepart`, await makePdf('winscp'));
       expect(held.code).toBe(226);
       expect(held.message).toMatch(/held/);
-      // held in the session only: no intake record yet, and LIST shows it as uploading
+      // held in memory only: no intake record yet, and LIST shows it as uploading
       expect((await t.imports(acct.liveKey)).some((r: any) => r.filename.startsWith(a.invoiceNumber))).toBe(false);
       const listed = await client.list();
       expect(listed.find((f) => f.name === `${a.invoiceNumber}.pdf.filepart`)?.user).toBe('uploading');
@@ -117,15 +117,32 @@ describe('uploads over FTPS with basic-ftp', () => {
     }
   });
 
-  it('a temporary upload that is never renamed leaves nothing when the session ends', async () => {
+  it('a temporary upload waits for its rename in a later session (rclone: one session per command), in its own account and mode only', async () => {
     const a = await t.ftpAccount();
-    const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    await upload(client, 'never.pdf.filepart', await makePdf('never'));
-    client.close();
+    const other = await t.ftpAccount();
+    const invoice = await t.invoice(a.liveKey);
+    const temp = `${invoice.invoiceNumber}.pdf.part`;
+    const first = await connectFtp(t.port, a.ftpUsername, a.liveKey);
+    expect((await upload(first, temp, await makePdf('renamed later'))).message).toMatch(/held/);
+    first.close();
+    // neither the test mode of the account nor another account sees it or can rename it
+    for (const [user, key] of [[a.ftpUsername, a.testKey], [other.ftpUsername, other.liveKey]]) {
+      const stranger = await connectFtp(t.port, user, key);
+      try {
+        expect((await stranger.list()).map((f) => f.name)).not.toContain(temp);
+        expect(await ftpCode(stranger.rename(temp, `${invoice.invoiceNumber}.pdf`))).toBe(550);
+      } finally {
+        stranger.close();
+      }
+    }
+    expect(await t.imports(a.liveKey)).toEqual([]);
     const again = await connectFtp(t.port, a.ftpUsername, a.liveKey);
     try {
-      expect((await again.list()).map((f) => f.name)).not.toContain('never.pdf.filepart');
-      expect(await t.imports(a.liveKey)).toEqual([]);
+      expect((await again.list()).find((f) => f.name === temp)?.user).toBe('uploading');
+      const renamed = await again.rename(temp, `${invoice.invoiceNumber}.pdf`);
+      expect(renamed.code).toBe(250);
+      expect(await t.waitFor(a.liveKey, intakeIdOf(renamed.message))).toMatchObject({ status: 'attached', invoice: invoice.id });
+      expect((await again.list()).map((f) => f.name)).not.toContain(temp);
     } finally {
       again.close();
     }

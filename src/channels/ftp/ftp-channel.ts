@@ -18,6 +18,7 @@ import { adoptConnection, connectionCount, ControlConnection, createFtpSrv, list
 import { listenImplicitFtps } from './implicit-ftps-listener.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
+import { HeldUploads } from '../transfer/held-uploads.ts';
 import { PortRange } from './passive-connector.ts';
 import type { LoginLockout } from '../transfer/login-lockout.ts';
 
@@ -37,8 +38,10 @@ export interface FtpChannelOptions {
   maxConnectionsPerAccount: number;
   listLimit: number;
   maxUploadBytes?: number;
-  /** temporary uploads (x.pdf.filepart) one session may hold before renaming them */
-  maxPendingPerSession?: number;
+  /** temporary uploads (x.pdf.filepart) one account-and-mode may have waiting for their rename */
+  maxHeldPerAccount?: number;
+  /** how long a temporary upload waits for its rename (any session of the account and mode) */
+  tempUploadHoldMs: number;
   truncationGraceMs?: number;
   /** ftp-srv's own log lines (debug only: it logs every refused command as an error) */
   libraryLogLevel?: string;
@@ -63,6 +66,7 @@ export class FtpChannel {
   private readonly perAccount = new Map<string, Set<string>>();
   private secureContext?: SecureContext;
   private ports: PortRange;
+  private readonly held: HeldUploads;
   private draining = false;
   private listening = false;
   port = 0;
@@ -74,6 +78,11 @@ export class FtpChannel {
     private readonly deps: FtpChannelDeps,
   ) {
     this.ports = new PortRange(options.pasvRange[0], options.pasvRange[1]);
+    this.held = new HeldUploads({
+      maxPerScope: options.maxHeldPerAccount ?? 4,
+      holdMs: options.tempUploadHoldMs,
+      onExpired: (scope, name) => deps.log.info({ ...scope, name }, 'ftp temporary upload never renamed: dropped'),
+    });
   }
 
   get url(): string {
@@ -135,6 +144,7 @@ export class FtpChannel {
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline && [...this.sessions.values()].some((s) => s.transfer)) await sleep(50);
     await srv.close();
+    this.held.clear();
     this.listening = false;
   }
 
@@ -195,8 +205,6 @@ export class FtpChannel {
       mine.delete(id);
       if (!mine.size) this.perAccount.delete(session.scope!.accountId);
     }
-    const dropped = session.fs?.discardPending() ?? [];
-    if (dropped.length) this.deps.log.info({ session: session.id, names: dropped.map((p) => p.name) }, 'ftp session ended with temporary uploads never renamed: dropped');
   }
 
   /** ftp-srv's login event: TLS first, lockout, key check, per-account limit. Rejections become 530. */
@@ -251,7 +259,7 @@ export class FtpChannel {
     session.fs = new IntakeFileSystem(connection.ftpConnection, { scope, username, address, traceId: `ftp-${session.id}` }, {
       receiver: deps.receiver,
       listLimit: options.listLimit,
-      maxPending: options.maxPendingPerSession ?? 4,
+      held: this.held,
       onError: (err) => deps.log.error({ err, session: session.id }, 'ftp directory could not be read'),
     });
     deps.metrics.inc('loginsSucceeded');
