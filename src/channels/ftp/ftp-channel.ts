@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import type { FtpConnection, FtpSrv } from 'ftp-srv';
+import type { FtpSrv } from 'ftp-srv';
 import type { Logger } from '../../platform/logger.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { Scope } from '../../domain/scope.ts';
@@ -14,7 +14,7 @@ import { installCommands } from './ftp-commands.ts';
 import { lsLine } from '../transfer/directory-listing.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { FtpSession } from './ftp-session.ts';
-import { adoptConnection, connectionCount, ControlConnection, createFtpSrv, listeningSocket } from './ftp-srv-internals.ts';
+import { adoptConnection, connectionCount, ControlConnection, createFtpSrv, listeningSocket, onControlConnection } from './ftp-srv-internals.ts';
 import { listenImplicitFtps } from './implicit-ftps-listener.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
@@ -115,7 +115,7 @@ export class FtpChannel {
       file_format: ((stat: EntryStat) => lsLine(stat, stat.group)) as never,
     });
     this.srv = srv;
-    srv.on('connect' as never, ((e: { connection: FtpConnection }) => this.onConnect(new ControlConnection(e.connection))) as never);
+    onControlConnection(srv, (connection) => this.onConnect(connection));
     srv.on('disconnect', (e) => this.onDisconnect(e.id));
     srv.on('login', (data, resolve, reject) => {
       this.onLogin(new ControlConnection(data.connection), data.username, data.password).then(resolve, reject);
