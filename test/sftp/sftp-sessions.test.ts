@@ -36,15 +36,20 @@ describe('logins', () => {
     expect(await importNamed(fresh.liveKey, `${invoice.invoiceNumber}.pdf`)).toEqual([]);
   });
 
-  it('a rotated key ends its mode\'s sessions at their next operation and no longer logs in', async () => {
+  it('a rotated key ends its mode\'s sessions at their next operation, also an upload under way, and no longer logs in', async () => {
     const fresh = await app.ftpAccount();
     const live = await login(fresh);
+    const streaming = await login(fresh);
     const test = await login(fresh, fresh.testKey);
+    const pdf = await bigPdf(3000);
+    const handle = await open(streaming.sftp, 'streaming.pdf', 'w');
+    await write(streaming.sftp, handle, pdf, 0);
     const rotated = await admin(app, 'POST', `/admin/accounts/${fresh.id}/keys/live`);
     expect(rotated.status).toBe(201);
-    const refused = await refusal(writeFile(live.sftp, 'late.pdf', await bigPdf(1000)));
-    expect(refused.message).toMatch(/replaced|removed|No response|closed/i);
-    await vi.waitFor(() => expect((live.client as any)._sock?.destroyed ?? true).toBe(true));
+    expect((await refusal(writeFile(live.sftp, 'late.pdf', pdf))).message).toMatch(/The key was replaced or removed/);
+    expect((await refusal(close(streaming.sftp, handle))).message).toMatch(/The key was replaced or removed: nothing was received/);
+    for (const c of [live, streaming]) await vi.waitFor(() => expect((c.client as any)._sock?.destroyed ?? true).toBe(true));
+    expect(await importNamed(rotated.body.key, 'streaming.pdf')).toEqual([]);
     await expect(readdir(test.sftp)).resolves.toBeDefined();
     test.client.end();
     await expect(login(fresh, fresh.liveKey, '127.0.0.12')).rejects.toThrow(/authentication/i);
