@@ -5,7 +5,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { intakeIdOf, RawFtp, startFtpApp, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { connectFtp, intakeIdOf, RawFtp, startFtpApp, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
 
 const TRANSFER_TIMEOUT_MS = 1500;
 let t: FtpApp;
@@ -109,10 +109,16 @@ describe('the data connection TLS handshake', () => {
 });
 
 describe('commands around the data connection', () => {
-  it('FEAT lists what the server does (no MLSD/MLST); PORT and EPRT are refused with the reason; PROT C is refused while TLS is required', async () => {
+  it('FEAT lists what the server does (no MLSD/MLST), and each works; PORT and EPRT are refused with the reason; PROT C is refused while TLS is required', async () => {
+    const client = await connectFtp(t.port, acct.ftpUsername, acct.liveKey);
+    await upload(client, 'feat-check.pdf', Buffer.from('not a PDF')).finally(() => client.close());
     const ftp = await session();
     try {
       expect((await ftp.send('FEAT')).split('\n')).toEqual(['211-Extensions supported', ' AUTH TLS', ' PBSZ', ' PROT', ' EPSV', ' MDTM', ' PASV', ' SIZE', ' UTF8', '211 End']);
+      expect(await ftp.send('SIZE feat-check.pdf')).toBe('213 9');
+      expect(await ftp.send('SIZE feat-check.pdf.error.txt')).toMatch(/^213 \d+$/);
+      expect(await ftp.send('MDTM feat-check.pdf')).toMatch(/^213 \d{14}(\.\d+)?$/);
+      expect(await ftp.send('OPTS UTF8 ON')).toMatch(/^200/);
       expect(await ftp.send('MLSD')).toMatch(/^502/);
       expect(await ftp.send('MLST x.pdf')).toMatch(/^502/);
       expect(await ftp.send('PORT 127,0,0,1,200,10')).toBe('502 Active mode (PORT/EPRT) is not supported: use passive mode (PASV or EPSV)');
