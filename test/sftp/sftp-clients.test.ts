@@ -100,10 +100,13 @@ describe('scp -s (SFTP mode)', () => {
     await expectAttached(setup.account.liveKey, invoice.invoiceNumber);
   });
 
-  it('uploads with an RSA key (rsa-sha2-512)', async () => {
+  it('uploads with an RSA key (rsa-sha2-512); the same key signing with SHA-1 (ssh-rsa) is refused', async () => {
     const key = await sshKeygen(setup.dir, 'rsa', 3072);
     expect((await admin(setup.app, 'POST', `/admin/accounts/${setup.account.id}/ssh-keys/live`, { publicKey: key.publicKey })).status).toBe(201);
     const { invoice, file } = await invoiceFile();
+    const sha1 = await run('scp', ['-s', ...SSH_OPTS, '-oIdentitiesOnly=yes', '-oPubkeyAcceptedAlgorithms=ssh-rsa', '-i', key.file, '-P', String(setup.app.sftpPort), file, `${setup.account.ftpUsername}@127.0.0.1:`]);
+    expect(sha1.code).not.toBe(0);
+    expect(sha1.stderr).toMatch(/Permission denied/);
     const res = await run('scp', ['-s', ...SSH_OPTS, '-oIdentitiesOnly=yes', '-i', key.file, '-P', String(setup.app.sftpPort), file, `${setup.account.ftpUsername}@127.0.0.1:/${invoice.invoiceNumber}.pdf`]);
     expect(res.code, res.stderr).toBe(0);
     await expectAttached(setup.account.liveKey, invoice.invoiceNumber);
