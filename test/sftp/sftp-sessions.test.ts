@@ -2,6 +2,9 @@
 // rotated key, test key, lockout shared with FTP), what the flat directory refuses, the size cap,
 // a client that disconnects mid-upload, parallel uploads, and the listing of another account.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSftpRole } from '../../src/app/sftp-role.ts';
+import { TransferMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
+import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
 import { loginFrom, type FtpAccount } from '../ftp/ftp-harness.ts';
 import {
   admin, bigPdf, close, connectSftp, counters, open, readdir, readFile, refusal, rename, startSftpApp, write, writeFile, type SftpApp,
@@ -127,6 +130,13 @@ describe('the flat directory', () => {
 });
 
 describe('uploads', () => {
+  it('the close is answered OK only once the file is staged: its record exists when the client hears it', async () => {
+    const { client, sftp } = await login(account);
+    await writeFile(sftp, 'staged-at-close.pdf', await bigPdf(1000));
+    expect(await importNamed(account.liveKey, 'staged-at-close.pdf')).toHaveLength(1);
+    client.end();
+  });
+
   it('refuses a file over 5 MB while it streams, and receives nothing', async () => {
     const { client, sftp } = await login(account);
     const before = await counters();
@@ -156,6 +166,33 @@ describe('uploads', () => {
     for (const inv of invoices) {
       await expect.poll(async () => (await importNamed(account.liveKey, `${inv.invoiceNumber}.pdf`)).map((r) => r.status), { timeout: 20_000 }).toEqual(['attached']);
       expect((await app.documentsOf(inv.id)).filter((d) => !d.deleted_at)).toHaveLength(1);
+    }
+  });
+});
+
+describe('intake unavailable', () => {
+  it('a file that cannot be staged gets an error at its close, not OK; a temporary upload whose rename fails stays held', async () => {
+    const failing: IntakeReceiver = {
+      receive: async () => {
+        throw new Error('enqueue failed: Redis unavailable');
+      },
+      recordFailure: (f, r) => app.svc.container.intake.recordFailure(f, r),
+      recent: (s, n) => app.svc.container.intake.recent(s, n),
+    };
+    const metrics = new TransferMetrics('sftp');
+    const channel = await startSftpRole(app.svc.container, failing, { metrics });
+    try {
+      const fresh = await app.ftpAccount();
+      const { client, sftp } = await connectSftp(channel.port, { username: fresh.ftpUsername, password: fresh.liveKey });
+      expect((await refusal(writeFile(sftp, 'unstaged.pdf', await bigPdf(1000)))).message).toMatch(/could not be stored right now/);
+      await writeFile(sftp, 'later.pdf.filepart', await bigPdf(1000));
+      expect((await refusal(rename(sftp, 'later.pdf.filepart', 'later.pdf'))).code).toBe(4);
+      expect((await readdir(sftp)).map((e) => e.filename)).toContain('later.pdf.filepart');
+      client.end();
+      expect(await metrics.value('uploadsStagingFailed')).toBe(1);
+      expect(await app.imports(fresh.liveKey)).toEqual([]);
+    } finally {
+      await channel.stop();
     }
   });
 });
