@@ -117,37 +117,6 @@ describe('uploads over FTPS with basic-ftp', () => {
     }
   });
 
-  it('a temporary upload waits for its rename in a later session (rclone: one session per command), in its own account and mode only', async () => {
-    const a = await t.ftpAccount();
-    const other = await t.ftpAccount();
-    const invoice = await t.invoice(a.liveKey);
-    const temp = `${invoice.invoiceNumber}.pdf.part`;
-    const first = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    expect((await upload(first, temp, await makePdf('renamed later'))).message).toMatch(/held/);
-    first.close();
-    // neither the test mode of the account nor another account sees it or can rename it
-    for (const [user, key] of [[a.ftpUsername, a.testKey], [other.ftpUsername, other.liveKey]]) {
-      const stranger = await connectFtp(t.port, user, key);
-      try {
-        expect((await stranger.list()).map((f) => f.name)).not.toContain(temp);
-        expect(await ftpCode(stranger.rename(temp, `${invoice.invoiceNumber}.pdf`))).toBe(550);
-      } finally {
-        stranger.close();
-      }
-    }
-    expect(await t.imports(a.liveKey)).toEqual([]);
-    const again = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    try {
-      expect((await again.list()).find((f) => f.name === temp)?.user).toBe('uploading');
-      const renamed = await again.rename(temp, `${invoice.invoiceNumber}.pdf`);
-      expect(renamed.code).toBe(250);
-      expect(await t.waitFor(a.liveKey, intakeIdOf(renamed.message))).toMatchObject({ status: 'attached', invoice: invoice.id });
-      expect((await again.list()).map((f) => f.name)).not.toContain(temp);
-    } finally {
-      again.close();
-    }
-  });
-
   it('refuses names with path parts and non-PDF names (553), stages nothing; the directory is flat', async () => {
     const a = await t.ftpAccount();
     const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
