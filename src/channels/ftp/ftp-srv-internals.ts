@@ -1,9 +1,9 @@
 // The one place where this channel reaches into ftp-srv's private state, which its type
 // declarations leave out: the command dispatcher (to take commands over), the control socket
 // (to wrap it in TLS), the data connector, the login state, the server's socket, connection
-// table and undocumented `connect` event, and its bluebird. Checked against ftp-srv 4.6.3 (node_modules/ftp-srv/src/connection.js,
-// commands/index.js, index.js); `ftpSrvShapeProblems()` says what moved after an upgrade, and
-// test/unit/ftp-srv-adapter.test.ts fails on it.
+// table and undocumented `connect` event, and its bluebird. Checked against ftp-srv 4.6.3
+// (node_modules/ftp-srv/src/connection.js, commands/index.js, index.js); `ftpSrvShapeProblems()`
+// says what moved after an upgrade, and test/unit/ftp-srv-adapter.test.ts fails on it.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Server, Socket } from 'node:net';

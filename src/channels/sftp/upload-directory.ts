@@ -1,7 +1,8 @@
 // The flat directory one SFTP session sees, over the intake pipeline: final uploads go to the
-// pipeline, temporary ones (WinSCP's `x.pdf.filepart`, `x.tmp`) are held in memory until renamed to
-// a final name (held-uploads.ts: per account and mode, so a later session may rename them), and the listing is the account-and-mode's recent records with their
-// `.error.txt` files (directory-listing.ts, shared with FTP). Nothing is stored on disk.
+// pipeline, temporary ones (WinSCP's `x.pdf.filepart`, `x.tmp`) are held in memory until renamed
+// to a final name (held-uploads.ts: per account and mode, so a later session may rename them), and
+// the listing is the account-and-mode's recent records with their `.error.txt` files
+// (directory-listing.ts, shared with FTP). Nothing is stored on disk.
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
