@@ -1,14 +1,15 @@
 // The SFTP channel's limits on the real service: connections per account (FTP_MAX_CONNECTIONS_PER_ACCOUNT)
-// and in total (SFTP_MAX_CONNECTIONS), and idle sessions closed after SFTP_IDLE_TIMEOUT_MS.
+// and in total (SFTP_MAX_CONNECTIONS), idle sessions closed after SFTP_IDLE_TIMEOUT_MS, and
+// temporary uploads dropped when not renamed within FTP_TEMP_UPLOAD_HOLD_MS.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FtpAccount } from '../ftp/ftp-harness.ts';
 import { sftpMetrics } from '../../src/channels/sftp/sftp-metrics.ts';
-import { connectSftp, counters, readdir, startSftpApp, type Connected, type SftpApp } from './sftp-harness.ts';
+import { bigPdf, connectSftp, counters, readdir, refusal, rename, startSftpApp, writeFile, type Connected, type SftpApp } from './sftp-harness.ts';
 
 let app: SftpApp;
 
 beforeAll(async () => {
-  app = await startSftpApp({ ftpMaxConnectionsPerAccount: 2, sftpMaxConnections: 3, sftpIdleTimeoutMs: 1500 });
+  app = await startSftpApp({ ftpMaxConnectionsPerAccount: 2, sftpMaxConnections: 3, sftpIdleTimeoutMs: 1500, ftpTempUploadHoldMs: 2000 });
 });
 afterAll(async () => app?.close());
 
@@ -52,5 +53,19 @@ describe('idle sessions', () => {
     expect(app.logLines.some((l) => l.includes('sftp session idle: closing'))).toBe(true);
     await expect(readdir(busy.sftp)).resolves.toBeDefined();
     busy.client.end();
+  });
+});
+
+describe('temporary uploads', () => {
+  it('one not renamed within FTP_TEMP_UPLOAD_HOLD_MS is dropped: gone from the listing, nothing received', async () => {
+    const a = await app.ftpAccount();
+    const c = await login(a);
+    await writeFile(c.sftp, 'late.pdf.filepart', await bigPdf(1000));
+    expect((await readdir(c.sftp)).map((e) => e.filename)).toContain('late.pdf.filepart');
+    await expect.poll(async () => (await readdir(c.sftp)).map((e) => e.filename), { timeout: 10_000 }).not.toContain('late.pdf.filepart');
+    expect((await refusal(rename(c.sftp, 'late.pdf.filepart', 'late.pdf'))).code).toBe(2);
+    c.client.end();
+    expect(app.logLines.some((l) => l.includes('sftp temporary upload never renamed: dropped') && l.includes('late.pdf.filepart'))).toBe(true);
+    expect(await app.imports(a.liveKey)).toEqual([]);
   });
 });
