@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startFtpRole } from '../../src/app/ftp-role.ts';
 import { ftpMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
-import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
+import { failingIntake } from './failing-intake.ts';
 import { bigPdf, connectFtp, counters, ftpCode, intakeIdOf, RawFtp, spawnCurl, startFtpApp, until, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
 
 let t: FtpApp;
@@ -196,17 +196,8 @@ describe('a session that ends before its rename', () => {
 
 describe('intake unavailable', () => {
   it('answers 451, not 226, when the file cannot be staged and queued (the client may send it again), and 451 when the directory cannot be read', async () => {
-    const failing: IntakeReceiver = {
-      receive: async () => {
-        throw new Error('enqueue failed: Redis unavailable');
-      },
-      recordFailure: (f, r) => t.svc.container.intake.recordFailure(f, r),
-      recent: async (s, n) => {
-        if (recentFails) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
-        return t.svc.container.intake.recent(s, n);
-      },
-    };
     let recentFails = false;
+    const failing = failingIntake(t.svc.container.intake, () => recentFails);
     const channel = await startFtpRole(t.svc.container, failing);
     expect(channel).toBeDefined();
     const before = (await counters());

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSftpRole } from '../../src/app/sftp-role.ts';
 import { TransferMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
-import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
+import { failingIntake } from '../ftp/failing-intake.ts';
 import { loginFrom, type FtpAccount } from '../ftp/ftp-harness.ts';
 import {
   admin, bigPdf, close, connectSftp, counters, open, readdir, readFile, refusal, rename, startSftpApp, write, writeFile, type SftpApp,
@@ -172,15 +172,8 @@ describe('uploads', () => {
 
 describe('intake unavailable', () => {
   it('a file that cannot be staged gets an error at its close, not OK; a temporary upload whose rename fails stays held', async () => {
-    const failing: IntakeReceiver = {
-      receive: async () => {
-        throw new Error('enqueue failed: Redis unavailable');
-      },
-      recordFailure: (f, r) => app.svc.container.intake.recordFailure(f, r),
-      recent: (s, n) => app.svc.container.intake.recent(s, n),
-    };
     const metrics = new TransferMetrics('sftp');
-    const channel = await startSftpRole(app.svc.container, failing, { metrics });
+    const channel = await startSftpRole(app.svc.container, failingIntake(app.svc.container.intake), { metrics });
     try {
       const fresh = await app.ftpAccount();
       const { client, sftp } = await connectSftp(channel.port, { username: fresh.ftpUsername, password: fresh.liveKey });
