@@ -3,6 +3,7 @@
 // a client that disconnects mid-upload, parallel uploads, and the listing of another account.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSftpRole } from '../../src/app/sftp-role.ts';
+import type { ReadinessCheck } from '../../src/http/routes/health.ts';
 import { TransferMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
 import { failingIntake } from '../ftp/failing-intake.ts';
 import { loginFrom, type FtpAccount } from '../ftp/ftp-harness.ts';
@@ -171,10 +172,12 @@ describe('uploads', () => {
 });
 
 describe('intake unavailable', () => {
-  it('a file that cannot be staged gets an error at its close, not OK; a temporary upload whose rename fails stays held', async () => {
+  it('a file that cannot be staged gets an error at its close, not OK; a temporary upload whose rename fails stays held; a stopped server is not ready', async () => {
     const metrics = new TransferMetrics('sftp');
-    const channel = await startSftpRole(app.svc.container, failingIntake(app.svc.container.intake), { metrics });
+    const readiness = new Map<string, ReadinessCheck>();
+    const channel = await startSftpRole(app.svc.container, failingIntake(app.svc.container.intake), { metrics, readiness });
     try {
+      await expect(readiness.get('sftp')!()).resolves.toBeUndefined();
       const fresh = await app.ftpAccount();
       const { client, sftp } = await connectSftp(channel.port, { username: fresh.ftpUsername, password: fresh.liveKey });
       expect((await refusal(writeFile(sftp, 'unstaged.pdf', await bigPdf(1000)))).message).toMatch(/could not be stored right now/);
@@ -187,5 +190,7 @@ describe('intake unavailable', () => {
     } finally {
       await channel.stop();
     }
+    // a stopped (or draining) server is not ready
+    await expect(readiness.get('sftp')!()).rejects.toThrow(/not listening/);
   });
 });
