@@ -20,7 +20,7 @@ import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
 import { HeldUploads } from '../transfer/held-uploads.ts';
 import { PortRange } from './passive-connector.ts';
-import type { LoginLockout } from '../transfer/login-lockout.ts';
+import { boundedLockout, type LoginLockout } from '../transfer/login-lockout.ts';
 
 export interface FtpChannelOptions {
   host: string;
@@ -78,11 +78,7 @@ export class FtpChannel {
     private readonly deps: FtpChannelDeps,
   ) {
     this.ports = new PortRange(options.pasvRange[0], options.pasvRange[1]);
-    this.held = new HeldUploads({
-      maxPerScope: options.maxHeldPerAccount ?? 4,
-      holdMs: options.tempUploadHoldMs,
-      onExpired: (scope, name) => deps.log.info({ ...scope, name }, 'ftp temporary upload never renamed: dropped'),
-    });
+    this.held = HeldUploads.forServer('ftp', options, deps.log);
   }
 
   get url(): string {
@@ -218,7 +214,7 @@ export class FtpChannel {
     const user = username.slice(0, 128);
     let scope: Scope | undefined;
     try {
-      const locked = await withTimeout(deps.lockout.locked(address, username), LOCKOUT_TIMEOUT_MS);
+      const locked = await boundedLockout(deps.lockout.locked(address, username));
       if (locked) {
         deps.metrics.inc('loginsRefusedLockedOut');
         deps.log.warn({ session: session.id, address, username: user, subject: locked }, 'ftp login refused: locked out');
@@ -227,7 +223,7 @@ export class FtpChannel {
       scope = await deps.accounts.authenticateFtp(username, password);
       if (!scope) {
         deps.metrics.inc('loginsFailed');
-        const { counts, locked: nowLocked } = await withTimeout(deps.lockout.recordFailure(address, username), LOCKOUT_TIMEOUT_MS);
+        const { counts, locked: nowLocked } = await boundedLockout(deps.lockout.recordFailure(address, username));
         deps.log.info({ session: session.id, address, username: user, failures: counts }, 'ftp login failed');
         for (const subject of nowLocked) {
           deps.log.warn({ address, username: user, subject, lockoutMs: deps.lockout.settings.lockoutMs }, 'ftp login locked out after repeated failures');
@@ -236,7 +232,7 @@ export class FtpChannel {
         await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
         throw new LoginRefused('Login incorrect');
       }
-      await withTimeout(deps.lockout.recordSuccess(address, username), LOCKOUT_TIMEOUT_MS);
+      await boundedLockout(deps.lockout.recordSuccess(address, username));
     } catch (err) {
       if (err instanceof LoginRefused) throw err;
       deps.log.error({ err, session: session.id }, 'ftp login could not be checked');
@@ -269,19 +265,6 @@ export class FtpChannel {
 }
 
 class LoginRefused extends Error {}
-
-// Redis commands wait while Redis is away (maxRetriesPerRequest: null): a login must not.
-const LOCKOUT_TIMEOUT_MS = 5000;
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 /** A final reply written before ftp-srv's own 530, which then finds the socket closed. */
 function refuseAndClose(connection: ControlConnection, code: number, message: string) {

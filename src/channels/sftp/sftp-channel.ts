@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ssh2, { type Connection } from 'ssh2';
 import type { Logger } from '../../platform/logger.ts';
+import { settledBefore } from '../../platform/timeouts.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
@@ -54,11 +55,7 @@ export class SftpChannel {
     private readonly options: SftpChannelOptions,
     private readonly deps: SftpChannelDeps,
   ) {
-    this.held = new HeldUploads({
-      maxPerScope: options.maxHeldPerAccount ?? 4,
-      holdMs: options.tempUploadHoldMs,
-      onExpired: (scope, name) => deps.log.info({ ...scope, name }, 'sftp temporary upload never renamed: dropped'),
-    });
+    this.held = HeldUploads.forServer('sftp', options, deps.log);
   }
 
   get url(): string {
@@ -95,7 +92,7 @@ export class SftpChannel {
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline && [...this.clients.keys()].some((s) => s.busy)) await sleep(50);
     for (const client of this.clients.values()) client.end();
-    await Promise.race([closed, sleep(1000)]);
+    await settledBefore(closed, Date.now() + 1000);
     this.held.clear();
     this.listening = false;
   }

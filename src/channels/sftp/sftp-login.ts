@@ -4,11 +4,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import ssh2, { type AuthContext, type AuthenticationType } from 'ssh2';
 import type { Logger } from '../../platform/logger.ts';
-import { withTimeout } from '../../platform/timeouts.ts';
 import { acceptedSignature } from '../../domain/ssh-public-keys.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
-import type { LoginLockout } from '../transfer/login-lockout.ts';
+import { boundedLockout, type LoginLockout } from '../transfer/login-lockout.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
 import type { Login, SftpSession } from './sftp-session.ts';
 
@@ -22,10 +21,6 @@ export interface LoginContext {
 }
 
 const METHODS: AuthenticationType[] = ['publickey', 'password'];
-// Redis commands wait while Redis is away: a login must not
-const LOCKOUT_TIMEOUT_MS = 5000;
-
-const bounded = <T>(p: Promise<T>) => withTimeout(p, LOCKOUT_TIMEOUT_MS, `no answer from Redis within ${LOCKOUT_TIMEOUT_MS} ms`);
 
 /** Whether a public-key signature is valid for the presented key blob. */
 function signatureValid(ctx: Extract<AuthContext, { method: 'publickey' }>): boolean {
@@ -42,7 +37,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
   const at = { session: session.id, address: session.address, username: user, method: ctx.method };
   if (ctx.method !== 'password' && ctx.method !== 'publickey') return ctx.reject(METHODS);
   try {
-    const locked = await bounded(lockout.locked(session.address, ctx.username));
+    const locked = await boundedLockout(lockout.locked(session.address, ctx.username));
     if (locked) {
       metrics.inc('loginsRefusedLockedOut');
       log.warn({ ...at, subject: locked }, 'sftp login refused: locked out');
@@ -64,7 +59,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
     }
     if (!login) {
       metrics.inc('loginsFailed');
-      const { counts, locked: nowLocked } = await bounded(lockout.recordFailure(session.address, ctx.username));
+      const { counts, locked: nowLocked } = await boundedLockout(lockout.recordFailure(session.address, ctx.username));
       log.info({ ...at, failures: counts }, 'sftp login failed');
       for (const subject of nowLocked) {
         log.warn({ ...at, subject, lockoutMs: lockout.settings.lockoutMs }, 'sftp login locked out after repeated failures');
@@ -73,7 +68,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
       await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
       return ctx.reject(METHODS);
     }
-    await bounded(lockout.recordSuccess(session.address, ctx.username));
+    await boundedLockout(lockout.recordSuccess(session.address, ctx.username));
     const refusal = lc.admit(session, login);
     if (refusal) {
       metrics.inc('connectionsRefused');

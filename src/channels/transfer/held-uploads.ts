@@ -4,6 +4,7 @@
 // then `moveto`), and so do scripts that call curl once per step. Nothing reaches the pipeline
 // before the rename; an upload never renamed is dropped `holdMs` after it was held.
 import type { Scope } from '../../domain/scope.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { PendingUpload } from './directory-listing.ts';
 
 export interface HeldUpload {
@@ -29,6 +30,15 @@ export class HeldUploads {
   private readonly scopes = new Map<string, Map<string, Entry>>();
 
   constructor(readonly options: HeldUploadsOptions) {}
+
+  /** An FTP or SFTP server's: four per account and mode unless set; a dropped one is logged. */
+  static forServer(channel: 'ftp' | 'sftp', options: { maxHeldPerAccount?: number; tempUploadHoldMs: number }, log: Logger): HeldUploads {
+    return new HeldUploads({
+      maxPerScope: options.maxHeldPerAccount ?? 4,
+      holdMs: options.tempUploadHoldMs,
+      onExpired: (scope, name) => log.info({ ...scope, name }, `${channel} temporary upload never renamed: dropped`),
+    });
+  }
 
   /** Whether an upload under this temporary name may be held (a new name counts against the limit). */
   canHold(scope: Scope, name: string): boolean {

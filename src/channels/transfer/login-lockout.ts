@@ -1,6 +1,7 @@
 // Failed FTP login counts in Redis, so every FTP node sees the same lockouts. The decisions are
 // in lockout-policy.ts; this file only reads and writes the counters.
 import type { Redis } from 'ioredis';
+import { withTimeout } from '../../platform/timeouts.ts';
 import { lockedSubject, lockoutKeys, newlyLocked, type FailureCounts, type LockoutSettings, type LockoutSubject } from './lockout-policy.ts';
 
 // INCR, and (re)start the expiry on the first failure (the window) and on the failure that locks
@@ -9,6 +10,12 @@ const RECORD_FAILURE = `
 local n = redis.call('INCR', KEYS[1])
 if n == 1 or n == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n`;
+
+// Redis commands wait while Redis is away (maxRetriesPerRequest: null): a login must not.
+const LOCKOUT_TIMEOUT_MS = 5000;
+
+/** A lockout call as a login makes it: an error once Redis has not answered for 5 s. */
+export const boundedLockout = <T>(p: Promise<T>) => withTimeout(p, LOCKOUT_TIMEOUT_MS, `no answer from Redis within ${LOCKOUT_TIMEOUT_MS} ms`);
 
 export class LoginLockout {
   constructor(
