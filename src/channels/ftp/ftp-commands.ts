@@ -65,7 +65,7 @@ export function installCommands(session: FtpSession, ctx: CommandContext): void 
         connection.socket.end('530 The key was replaced: log in again with the new key\r\n');
         return;
       }
-      return (ours[cmd.directive] ?? delegate)(cmd);
+      return (answeredHere[cmd.directive] ?? delegate)(cmd);
     };
     const unexpected = (err: unknown) => {
       ctx.log.error({ err, session: session.id, directive: cmd.directive }, 'ftp command failed');
@@ -76,7 +76,7 @@ export function installCommands(session: FtpSession, ctx: CommandContext): void 
     session.queue = next;
     return next;
   });
-  const ours = handlers(session, ctx, delegate);
+  const answeredHere = handlers(session, ctx, delegate);
 }
 
 function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: ParsedCommand) => Promise<unknown>): Record<string, Handler> {
@@ -199,10 +199,10 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
       }
     }),
     ABOR: async (cmd) => {
-      const t = session.transfer;
-      if (!t) return delegate(cmd);
-      t.abort.abort();
-      await t.done;
+      const running = session.transfer;
+      if (!running) return delegate(cmd);
+      running.abort.abort();
+      await running.done;
       return reply(226, 'ABOR successful');
     },
     QUIT: async (cmd) => {

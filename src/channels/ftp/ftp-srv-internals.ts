@@ -194,7 +194,7 @@ export function ftpSrvShapeProblems(): string[] {
   const Connection = fromFtpSrv('./src/connection.js') as { prototype: object };
   const Commands = fromFtpSrv('./src/commands/index.js') as { prototype: object };
   const registry = fromFtpSrv('./src/commands/registry.js') as Record<string, { flags?: { no_auth?: boolean } }>;
-  const has = (o: object, name: string) => Object.getOwnPropertyNames(o).includes(name);
+  const has = (target: object, name: string) => Object.getOwnPropertyNames(target).includes(name);
   for (const m of ['reply', 'close', 'login', '_handleData']) if (!has(Connection.prototype, m)) problems.push(`FtpConnection.${m} is gone`);
   if (!Object.getOwnPropertyDescriptor(Connection.prototype, 'secure')?.set) problems.push('FtpConnection.secure has no setter');
   if (!Object.getOwnPropertyDescriptor(Connection.prototype, 'restByteCount')?.set) problems.push('FtpConnection.restByteCount has no setter');

@@ -10,16 +10,16 @@ import type { Logger } from '../../platform/logger.ts';
 const HANDSHAKE_MS = 30_000;
 
 export async function listenImplicitFtps(
-  o: { host: string; port: number; secureContext: SecureContext; log: Logger },
+  options: { host: string; port: number; secureContext: SecureContext; log: Logger },
   onSecure: (socket: TLSSocket) => void,
 ): Promise<Server> {
   const server = createServer((raw) => {
     raw.on('error', () => {});
-    const socket = new TLSSocket(raw, { isServer: true, secureContext: o.secureContext });
+    const socket = new TLSSocket(raw, { isServer: true, secureContext: options.secureContext });
     const handshake = setTimeout(() => socket.destroy(), HANDSHAKE_MS);
     socket.once('error', (err) => {
       clearTimeout(handshake);
-      o.log.debug({ err: err.message, address: raw.remoteAddress }, 'ftps implicit: TLS handshake failed');
+      options.log.debug({ err: err.message, address: raw.remoteAddress }, 'ftps implicit: TLS handshake failed');
       socket.destroy();
     });
     socket.once('secure', () => {
@@ -29,8 +29,8 @@ export async function listenImplicitFtps(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port, o.host, () => resolve());
+    server.listen(options.port, options.host, () => resolve());
   });
-  server.on('error', (err) => o.log.error({ err }, 'ftps implicit server error'));
+  server.on('error', (err) => options.log.error({ err }, 'ftps implicit server error'));
   return server;
 }

@@ -71,7 +71,7 @@ export class PassiveConnector implements DataConnector {
   constructor(
     /** the control connection's address: the data connection must come from there */
     private readonly clientAddress: string,
-    private readonly o: PassiveOptions,
+    private readonly options: PassiveOptions,
   ) {}
 
   get socket(): DataSocket | null {
@@ -85,18 +85,18 @@ export class PassiveConnector implements DataConnector {
 
   /** Listens on the next free port of the range and returns it. */
   async listen(): Promise<number> {
-    for (let attempt = 0; attempt < this.o.ports.size; attempt++) {
-      const port = this.o.ports.take();
+    for (let attempt = 0; attempt < this.options.ports.size; attempt++) {
+      const port = this.options.ports.take();
       const server = net.createServer((s) => this.accept(s));
       server.maxConnections = 1;
       const ok = await new Promise<boolean>((resolve, reject) => {
         server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(false) : reject(err)));
-        server.listen(port, this.o.host, () => resolve(true));
+        server.listen(port, this.options.host, () => resolve(true));
       });
       if (!ok) continue;
       server.on('error', () => {});
       this.dataServer = server;
-      this.idle = setTimeout(() => this.end(), this.o.idleMs ?? 30_000);
+      this.idle = setTimeout(() => this.end(), this.options.idleMs ?? 30_000);
       this.idle.unref();
       return port;
     }
@@ -107,7 +107,7 @@ export class PassiveConnector implements DataConnector {
     socket.on('error', () => {});
     if (this.dataSocket || normalizeAddress(socket.remoteAddress) !== normalizeAddress(this.clientAddress)) {
       // someone else guessed the port: never hand them the transfer
-      this.o.onIntruder?.(normalizeAddress(socket.remoteAddress));
+      this.options.onIntruder?.(normalizeAddress(socket.remoteAddress));
       socket.destroy();
       return;
     }
@@ -115,7 +115,7 @@ export class PassiveConnector implements DataConnector {
     this.dataServer?.close();
     // a download's last small segment goes out at once (see the control connection in ftp-channel.ts)
     socket.setNoDelay(true);
-    const secureContext = this.o.protection();
+    const secureContext = this.options.protection();
     if (!secureContext) {
       // nothing is read before the transfer takes the socket (this runs before any data event)
       socket.pause();
@@ -125,7 +125,7 @@ export class PassiveConnector implements DataConnector {
     secure.on('error', () => secure.destroy());
     this.handshaking = true;
     this.handshakeStarted = Date.now();
-    this.handshake = setTimeout(() => this.handshakeStalled(), this.o.handshakeTimeoutMs);
+    this.handshake = setTimeout(() => this.handshakeStalled(), this.options.handshakeTimeoutMs);
     this.handshake.unref();
     secure.once('secure', () => {
       this.handshaking = false;
@@ -140,7 +140,7 @@ export class PassiveConnector implements DataConnector {
     if (!this.handshaking) return;
     this.handshaking = false;
     clearTimeout(this.handshake);
-    this.o.onStall?.('tls_handshake', Date.now() - this.handshakeStarted);
+    this.options.onStall?.('tls_handshake', Date.now() - this.handshakeStarted);
     this.dataSocket?.destroy();
   }
 
@@ -154,12 +154,12 @@ export class PassiveConnector implements DataConnector {
   waitForConnection(): PromiseLike<DataSocket> {
     if (this.dataSocket?.connected) return bluebird.resolve(this.dataSocket);
     if (!this.dataServer) return bluebird.reject(Object.assign(new Error('Passive server not setup'), { code: 425 }));
-    const ms = this.o.acceptTimeoutMs ?? 5000;
+    const ms = this.options.acceptTimeoutMs ?? 5000;
     return bluebird
       .resolve(new Promise<DataSocket>((resolve) => this.waiters.push(resolve)))
       .timeout(ms)
       .then(undefined, (err: Error) => {
-        if (err instanceof bluebird.TimeoutError) this.o.onStall?.('tcp_accept', ms);
+        if (err instanceof bluebird.TimeoutError) this.options.onStall?.('tcp_accept', ms);
         throw err;
       });
   }

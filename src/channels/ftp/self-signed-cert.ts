@@ -7,12 +7,12 @@ import path from 'node:path';
 import { generate } from 'selfsigned';
 
 /** A self-signed RSA 2048 certificate (PEM) for these names and IP addresses. */
-export async function makeSelfSignedCert(o: { commonName: string; days: number; dnsNames?: string[]; ips?: string[] }): Promise<{ cert: string; key: string }> {
-  const altNames = [...(o.dnsNames ?? []).map((value) => ({ type: 2 as const, value })), ...(o.ips ?? []).map((ip) => ({ type: 7 as const, ip }))];
-  const pems = await generate([{ name: 'commonName', value: o.commonName }], {
+export async function makeSelfSignedCert(subject: { commonName: string; days: number; dnsNames?: string[]; ips?: string[] }): Promise<{ cert: string; key: string }> {
+  const altNames = [...(subject.dnsNames ?? []).map((value) => ({ type: 2 as const, value })), ...(subject.ips ?? []).map((ip) => ({ type: 7 as const, ip }))];
+  const pems = await generate([{ name: 'commonName', value: subject.commonName }], {
     keySize: 2048,
     algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + o.days * 86_400_000),
+    notAfterDate: new Date(Date.now() + subject.days * 86_400_000),
     extensions: altNames.length ? [{ name: 'subjectAltName', altNames }] : undefined,
   });
   return { cert: pems.cert, key: pems.private };

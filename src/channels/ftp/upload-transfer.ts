@@ -20,7 +20,7 @@ export interface ReadUploadOptions {
   onProgress?: (bytes: number) => void;
 }
 
-export function readUpload(socket: Duplex, o: ReadUploadOptions): Promise<UploadOutcome> {
+export function readUpload(socket: Duplex, options: ReadUploadOptions): Promise<UploadOutcome> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -37,7 +37,7 @@ export function readUpload(socket: Duplex, o: ReadUploadOptions): Promise<Upload
       socket.off('end', onEnd);
       socket.off('error', onBroken);
       socket.off('close', onBroken);
-      o.signal.removeEventListener('abort', onAbort);
+      options.signal.removeEventListener('abort', onAbort);
       chunks.length = 0;
       resolve(outcome);
     };
@@ -46,25 +46,25 @@ export function readUpload(socket: Duplex, o: ReadUploadOptions): Promise<Upload
       // the caller replies 426 first and then closes the data connection, so the client reads why
       stall = setTimeout(() => {
         finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'stalled', received });
-      }, o.stallMs);
+      }, options.stallMs);
     };
     const onData = (chunk: Buffer) => {
       armStall();
       received += chunk.length;
-      o.onProgress?.(chunk.length);
+      options.onProgress?.(chunk.length);
       if (overflow) {
-        if (received - o.maxBytes > (o.drainBytes ?? 0)) {
+        if (received - options.maxBytes > (options.drainBytes ?? 0)) {
           socket.destroy();
           finish({ kind: 'too-large', received });
         }
         return;
       }
       size += chunk.length;
-      if (size > o.maxBytes) {
+      if (size > options.maxBytes) {
         overflow = true;
         chunks.length = 0;
-        o.onTooLarge?.();
-        if ((o.drainBytes ?? 0) <= 0) {
+        options.onTooLarge?.();
+        if ((options.drainBytes ?? 0) <= 0) {
           socket.destroy();
           finish({ kind: 'too-large', received });
         }
@@ -82,12 +82,12 @@ export function readUpload(socket: Duplex, o: ReadUploadOptions): Promise<Upload
 
     // errors after the outcome (a destroyed socket's last words) are nobody's business any more
     socket.on('error', () => {});
-    if (o.signal.aborted) return onAbort();
+    if (options.signal.aborted) return onAbort();
     socket.on('data', onData);
     socket.once('end', onEnd);
     socket.once('error', onBroken);
     socket.once('close', onBroken);
-    o.signal.addEventListener('abort', onAbort, { once: true });
+    options.signal.addEventListener('abort', onAbort, { once: true });
     armStall();
     socket.resume();
   });

@@ -26,7 +26,7 @@ export interface RequestContext {
   expel(session: SftpSession): void;
 }
 
-const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 const ROOT_ATTRS = (): Attributes => ({ mode: 0o40555, uid: 0, gid: 0, size: 0, atime: seconds(new Date()), mtime: seconds(new Date()) });
 const attrsOf = (e: DirectoryEntry): Attributes => ({
   mode: e.status === 'uploading' ? 0o100644 : 0o100444, uid: 0, gid: 0, size: e.size, atime: seconds(e.mtime), mtime: seconds(e.mtime),
@@ -93,10 +93,10 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     sftp.handle(id, session.open({ kind: 'dir', listed: false }));
   });
   on('READDIR', false, async (id, raw: Buffer) => {
-    const h = handleOf(raw);
-    if (h?.kind !== 'dir') return sftp.status(id, S.FAILURE, 'Invalid handle');
-    if (h.listed) return sftp.status(id, S.EOF);
-    h.listed = true;
+    const handle = handleOf(raw);
+    if (handle?.kind !== 'dir') return sftp.status(id, S.FAILURE, 'Invalid handle');
+    if (handle.listed) return sftp.status(id, S.EOF);
+    handle.listed = true;
     const mode = session.login!.scope.mode;
     const now = new Date();
     const names = (await dir.entries()).map((e) => ({ filename: e.name, longname: lsLine(e, mode, now), attrs: attrsOf(e) }));
@@ -112,7 +112,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
         if (err instanceof Refused && err.kind === 'permission') metrics.inc('uploadsRefusedName');
         throw err;
       }
-      const uploads = [...session.handles.values()].filter((h) => h.kind === 'upload').length;
+      const uploads = [...session.handles.values()].filter((handle) => handle.kind === 'upload').length;
       if (uploads >= ctx.maxOpenUploads) throw new Refused('failure', `At most ${ctx.maxOpenUploads} uploads at once per connection`);
       metrics.transferStarted();
       return sftp.handle(id, session.open({ kind: 'upload', path: name, buffer: new UploadBuffer(ctx.maxUploadBytes) }));
@@ -124,32 +124,32 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
   });
 
   on('WRITE', false, (id, raw: Buffer, offset: number, data: Buffer) => {
-    const h = handleOf(raw);
-    if (h?.kind !== 'upload') return sftp.status(id, S.FAILURE, 'Invalid handle');
+    const handle = handleOf(raw);
+    if (handle?.kind !== 'upload') return sftp.status(id, S.FAILURE, 'Invalid handle');
     metrics.inc('bytesReceived', data.length);
-    const wasTooLarge = h.buffer.tooLarge;
-    if (h.buffer.write(offset, data)) return sftp.status(id, S.OK);
+    const wasTooLarge = handle.buffer.tooLarge;
+    if (handle.buffer.write(offset, data)) return sftp.status(id, S.OK);
     if (!wasTooLarge) {
       metrics.inc('uploadsRefusedTooLarge');
-      log.info({ session: session.id, name: h.path, limit: ctx.maxUploadBytes }, 'sftp upload refused: too large');
+      log.info({ session: session.id, name: handle.path, limit: ctx.maxUploadBytes }, 'sftp upload refused: too large');
     }
     sftp.status(id, S.FAILURE, `File too large: at most ${ctx.maxUploadBytes} bytes`);
   });
 
   on('READ', false, (id, raw: Buffer, offset: number, len: number) => {
-    const h = handleOf(raw);
-    if (h?.kind !== 'read') return sftp.status(id, S.FAILURE, 'Invalid handle');
-    const content = h.entry.content!;
+    const handle = handleOf(raw);
+    if (handle?.kind !== 'read') return sftp.status(id, S.FAILURE, 'Invalid handle');
+    const content = handle.entry.content!;
     if (offset >= content.length) return sftp.status(id, S.EOF);
     sftp.data(id, content.subarray(offset, Math.min(content.length, offset + len)));
   });
 
   on('FSTAT', false, (id, raw: Buffer) => {
-    const h = handleOf(raw);
-    if (!h) return sftp.status(id, S.FAILURE, 'Invalid handle');
-    if (h.kind === 'dir') return sftp.attrs(id, ROOT_ATTRS());
-    if (h.kind === 'read') return sftp.attrs(id, attrsOf(h.entry));
-    sftp.attrs(id, attrsOf({ name: h.path, size: h.buffer.size, mtime: new Date(), status: 'uploading' }));
+    const handle = handleOf(raw);
+    if (!handle) return sftp.status(id, S.FAILURE, 'Invalid handle');
+    if (handle.kind === 'dir') return sftp.attrs(id, ROOT_ATTRS());
+    if (handle.kind === 'read') return sftp.attrs(id, attrsOf(handle.entry));
+    sftp.attrs(id, attrsOf({ name: handle.path, size: handle.buffer.size, mtime: new Date(), status: 'uploading' }));
   });
 
   // times and permissions that clients set after an upload (scp -p, rclone) are accepted and ignored
@@ -161,12 +161,12 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
 
   on('CLOSE', false, async (id, raw: Buffer) => {
     const key = raw.toString('hex');
-    const h = session.handles.get(key);
-    if (!h) return sftp.status(id, S.FAILURE, 'Invalid handle');
+    const handle = session.handles.get(key);
+    if (!handle) return sftp.status(id, S.FAILURE, 'Invalid handle');
     session.handles.delete(key);
-    if (h.kind !== 'upload') return sftp.status(id, S.OK);
+    if (handle.kind !== 'upload') return sftp.status(id, S.OK);
     metrics.transferEnded();
-    if (h.buffer.tooLarge) return sftp.status(id, S.FAILURE, `File too large: at most ${ctx.maxUploadBytes} bytes; nothing was received`);
+    if (handle.buffer.tooLarge) return sftp.status(id, S.FAILURE, `File too large: at most ${ctx.maxUploadBytes} bytes; nothing was received`);
     session.closing++;
     try {
       // the key may have been rotated while the file streamed: nothing is handed in with it then
@@ -175,7 +175,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
         sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed: nothing was received, log in again');
         return ctx.expel(session);
       }
-      const accepted = await dir.accept(h.path, h.buffer.bytes());
+      const accepted = await dir.accept(handle.path, handle.buffer.bytes());
       if (accepted.kind === 'held') {
         metrics.inc('tempUploadsHeld');
         return sftp.status(id, S.OK, `Held as ${accepted.name} until renamed to its .pdf name`);
@@ -187,7 +187,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     } catch (err) {
       if (!(err instanceof Refused)) {
         metrics.inc('uploadsStagingFailed');
-        log.error({ err, session: session.id, name: h.path }, 'sftp upload could not be staged: not acknowledged');
+        log.error({ err, session: session.id, name: handle.path }, 'sftp upload could not be staged: not acknowledged');
         return sftp.status(id, S.FAILURE, 'The file could not be stored right now: upload it again later');
       }
       throw err;

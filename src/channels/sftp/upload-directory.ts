@@ -32,11 +32,11 @@ export type Accepted = { kind: 'received'; record: IntakeRecord } | { kind: 'hel
 export class UploadDirectory {
   constructor(
     readonly who: Uploader,
-    private readonly o: { receiver: IntakeReceiver; listLimit: number; held: HeldUploads; onError(err: unknown): void },
+    private readonly deps: { receiver: IntakeReceiver; listLimit: number; held: HeldUploads; onError(err: unknown): void },
   ) {}
 
   private get held(): HeldUploads {
-    return this.o.held;
+    return this.deps.held;
   }
 
   /** The base name an upload to `path` would get, or why it cannot be uploaded (checked at open). */
@@ -79,9 +79,9 @@ export class UploadDirectory {
   async entries(): Promise<DirectoryEntry[]> {
     let records: IntakeRecord[];
     try {
-      records = await this.o.receiver.recent(this.who.scope, this.o.listLimit);
+      records = await this.deps.receiver.recent(this.who.scope, this.deps.listLimit);
     } catch (err) {
-      this.o.onError(err);
+      this.deps.onError(err);
       throw new Refused('failure', 'The directory cannot be read right now, try again later');
     }
     return buildListing(records, this.held.list(this.who.scope));
@@ -98,6 +98,6 @@ export class UploadDirectory {
 
   private receive(filename: string, bytes: Buffer): Promise<IntakeRecord> {
     const { scope, sender, traceId } = this.who;
-    return this.o.receiver.receive({ scope, channel: 'sftp', sender, filename, bytes, traceId });
+    return this.deps.receiver.receive({ scope, channel: 'sftp', sender, filename, bytes, traceId });
   }
 }

@@ -81,10 +81,10 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 /** `Mon DD HH:MM` for the last six months, `Mon DD  YYYY` before (the `ls -l` convention), in UTC. */
-export function lsDate(d: Date, now: Date): string {
-  const recent = now.getTime() - d.getTime() < 182 * 86_400_000 && d.getTime() <= now.getTime() + 3_600_000;
-  const day = `${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')}`;
-  return recent ? `${day} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}` : `${day}  ${d.getUTCFullYear()}`;
+export function lsDate(date: Date, now: Date): string {
+  const recent = now.getTime() - date.getTime() < 182 * 86_400_000 && date.getTime() <= now.getTime() + 3_600_000;
+  const day = `${MONTHS[date.getUTCMonth()]} ${String(date.getUTCDate()).padStart(2, ' ')}`;
+  return recent ? `${day} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}` : `${day}  ${date.getUTCFullYear()}`;
 }
 
 /** One `ls -l` line: the status as owner, the mode as group. */
