@@ -6,7 +6,7 @@ import type { Container } from './container.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
 import { FtpChannel } from '../channels/ftp/ftp-channel.ts';
-import { ftpMetrics, type TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
+import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 import { ftpTlsPolicy } from '../channels/ftp/ftp-tls-policy.ts';
 import { LoginLockout } from '../channels/transfer/login-lockout.ts';
 import { ensureSelfSignedCert } from '../channels/ftp/self-signed-cert.ts';
@@ -28,7 +28,7 @@ export async function resolvePasvAddress(value: string): Promise<string> {
 export async function startFtpRole(
   c: Container,
   receiver: IntakeReceiver,
-  opts: { readiness?: Map<string, ReadinessCheck>; metrics?: TransferMetrics } = {},
+  opts: { readiness?: Map<string, ReadinessCheck>; metrics: TransferMetrics },
 ): Promise<FtpChannel | undefined> {
   const { config } = c;
   const log = c.log.child({ role: 'ftp' });
@@ -69,7 +69,7 @@ export async function startFtpRole(
       accounts: c.accounts,
       receiver,
       lockout: new LoginLockout(c.redis, config.redisPrefix, { attempts: config.ftpLockoutAttempts, lockoutMs: config.ftpLockoutMs }),
-      metrics: opts.metrics ?? ftpMetrics,
+      metrics: opts.metrics,
       log,
     },
   );

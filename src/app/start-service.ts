@@ -10,10 +10,9 @@ import { dashboard } from '../http/dashboard/dashboard.ts';
 import { startIntakeWorkers } from './intake-workers.ts';
 import { startWebhookWorkers } from './webhook-workers.ts';
 import { webhookRoutes } from '../http/routes/webhooks.ts';
-import { ftpMetrics } from '../channels/transfer/transfer-metrics.ts';
+import { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 import { metricsPlugin } from '../http/routes/metrics-route.ts';
 import { intakeRecordLink, intakeView } from '../http/routes/intake-view.ts';
-import { sftpMetrics } from '../channels/sftp/sftp-metrics.ts';
 import { observeMailPoller } from '../ops/channel-metrics.ts';
 import { buildOpsServer } from '../http/ops-server.ts';
 import { queueDashboard } from '../http/plugins/queue-dashboard.ts';
@@ -140,11 +139,9 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       }
     }
     if (roles.has('ftp')) {
-      // the process's FTP counters (one FTP server per process), read by /metrics at scrape time
-      c.metrics.ftp.observe(ftpMetrics);
       // loaded only here: processes without the ftp role do not carry ftp-srv and its dependencies
       const { startFtpRole } = await import('./ftp-role.ts');
-      const ftp = await startFtpRole(c, c.intake, { readiness, metrics: ftpMetrics });
+      const ftp = await startFtpRole(c, c.intake, { readiness, metrics: new TransferMetrics('ftp', c.metrics.registry) });
       // stops accepting; running uploads finish (staged and acknowledged) until the deadline
       if (ftp) c.onStop('intake', 'ftp', (deadline) => ftp.stop(Math.max(0, deadline - Date.now())));
       // asked for but refused to start (no certificate and plain FTP not allowed): not ready
@@ -152,10 +149,9 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       ftpPort = ftp?.port;
     }
     if (roles.has('sftp')) {
-      c.metrics.sftp.observe(sftpMetrics);
       // loaded only here: processes without the sftp role do not carry the SSH server
       const { startSftpRole } = await import('./sftp-role.ts');
-      const sftp = await startSftpRole(c, c.intake, { readiness, metrics: sftpMetrics });
+      const sftp = await startSftpRole(c, c.intake, { readiness, metrics: new TransferMetrics('sftp', c.metrics.registry) });
       // stops accepting; open uploads finish (staged, their close answered) until the deadline
       c.onStop('intake', 'sftp', (deadline) => sftp.stop(Math.max(0, deadline - Date.now())));
       sftpPort = sftp.port;

@@ -1,23 +1,14 @@
 // The process's Prometheus metrics: one registry per container (never prom-client's global one,
 // so test apps in one process do not share counters), and small typed interfaces through which
-// the HTTP layer, the intake pipeline, the FTP server and the IMAP poller report what happens.
+// the HTTP layer, the intake pipeline and the IMAP poller report what happens. The FTP and SFTP
+// servers register their own series in `registry` (src/channels/transfer/transfer-metrics.ts).
 // Nothing here imports fastify, ftp-srv or imapflow; BullMQ queues are read at scrape time.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { IntakeChannel, IntakeStatus } from '../domain/intake.ts';
 
 /** What the intake pipeline reports: each file entering a status. */
 export interface IntakeMetrics {
   status(channel: IntakeChannel, status: IntakeStatus): void;
-}
-
-/** The FTP server's prom-client metrics (src/channels/transfer/transfer-metrics.ts), which it counts on itself. */
-export interface FtpMetricsSource {
-  metrics(): Metric[];
-}
-
-export interface FtpMetrics {
-  /** serve this FTP server's metrics from this registry */
-  observe(source: FtpMetricsSource): void;
 }
 
 export type ImapConnectionState = 'disconnected' | 'connecting' | 'connected';
@@ -77,9 +68,6 @@ export class Metrics {
   readonly registry = new Registry();
   readonly http: HttpMetrics;
   readonly intake: IntakeMetrics;
-  readonly ftp: FtpMetrics;
-  /** the SFTP server's counters, in the same shape as FTP's (sftp_* series) */
-  readonly sftp: FtpMetrics;
   readonly imap: ImapMetrics;
   readonly queues: QueueMetrics;
   readonly webhooks: WebhookMetrics;
@@ -109,10 +97,6 @@ export class Metrics {
 
     const intakeFiles = new Counter({ name: 'intake_files_total', help: 'Intake files entering a status, by channel', labelNames: ['channel', 'status'], registers });
     this.intake = { status: (channel, status) => intakeFiles.inc({ channel, status }) };
-
-    const serve = (source: FtpMetricsSource) => source.metrics().forEach((m) => this.registry.registerMetric(m));
-    this.ftp = { observe: serve };
-    this.sftp = { observe: serve };
 
     let imapState: ImapConnectionState = 'disconnected';
     let lastPoll: number | undefined;

@@ -1,8 +1,7 @@
 // Test harness for the FTP channel: the real service (roles api, worker, ftp) on a fresh
 // PostgreSQL database with a private Redis prefix, a self-signed certificate (selfsigned, as the
-// ftp role makes its own), random free ports (a distinct random passive range per test file), and real clients:
-// basic-ftp, curl, and a raw control-connection client for what those two will not do.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+// ftp role makes its own), random free ports (a distinct random passive range per test file).
+// The clients are in ftp-clients.ts (basic-ftp, curl), raw-ftp.ts and ftp-client-jobs.ts.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,22 +9,19 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import tls from 'node:tls';
-import { Client, FTPError } from 'basic-ftp';
+import { Writable } from 'node:stream';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
-import { TRANSFER_COUNTERS, ftpMetrics, type TransferCounter } from '../../src/channels/transfer/transfer-metrics.ts';
+import { transferReadings, type TransferCounter } from '../../src/channels/transfer/transfer-metrics.ts';
 import { makeSelfSignedCert } from '../../src/channels/ftp/self-signed-cert.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { waitForImport } from '../helpers/imports.ts';
 import { testConfig } from '../helpers/test-app.ts';
 import { dropQueueKeys } from '../intake/intake-harness.ts';
-
 
 export interface FtpAccount {
   id: string;
@@ -57,6 +53,10 @@ export interface FtpApp {
   /** the account-and-mode's intake records (GET /v2/imports), newest first */
   imports(key: string): Promise<any[]>;
   documentsOf(invoiceId: string): Promise<{ id: string; deleted_at: Date | null; source: string; filename: string }[]>;
+  /** the ftp_* (or sftp_*) counters now, from the service's metrics registry (what GET /metrics serves) */
+  counters(protocol?: 'ftp' | 'sftp'): Promise<Record<TransferCounter, number>>;
+  /** open connections or running transfers now, from the same registry */
+  gauge(name: 'connections' | 'transfers', protocol?: 'ftp' | 'sftp'): Promise<number>;
 }
 
 /** A self-signed certificate for localhost, made as the ftp role makes its own (selfsigned). */
@@ -124,11 +124,11 @@ export async function startFtpApp(opts: { config?: Partial<Config>; tls?: boolea
     throw new Error(`the ftp role did not start:\n${logLines.slice(-5).join('\n')}`);
   }
   // the API serves HTTPS with the same self-signed certificate
-  const request: FtpApp['request'] = (method, url, o = {}) =>
+  const request: FtpApp['request'] = (method, url, opts = {}) =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = {};
-      if (o.key) headers.authorization = `Bearer ${o.key}`;
-      if (o.body !== undefined) headers['content-type'] = 'application/json';
+      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+      if (opts.body !== undefined) headers['content-type'] = 'application/json';
       const target = new URL(`${svc.apiUrl}${url}`);
       const req = (target.protocol === 'https:' ? https : http).request(target, { method, headers, rejectUnauthorized: false }, (res) => {
         const chunks: Buffer[] = [];
@@ -139,7 +139,7 @@ export async function startFtpApp(opts: { config?: Partial<Config>; tls?: boolea
         });
       });
       req.on('error', reject);
-      req.end(o.body === undefined ? undefined : JSON.stringify(o.body));
+      req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
     });
   return {
     svc, config, db, request,
@@ -173,6 +173,8 @@ export async function startFtpApp(opts: { config?: Partial<Config>; tls?: boolea
       return res.body.imports;
     },
     documentsOf: (invoiceId) => db.query('select id, deleted_at, source, filename from documents where invoice_id = $1 order by created_at', [invoiceId]),
+    counters: (protocol = 'ftp') => transferReadings(svc.container.metrics.registry, protocol).all(),
+    gauge: (name, protocol = 'ftp') => transferReadings(svc.container.metrics.registry, protocol).gauge(name),
   };
 }
 
@@ -182,179 +184,6 @@ export async function bigPdf(size: number, text = 'Invoice'): Promise<Buffer> {
   doc.addPage([595, 842]).drawText(text, { x: 50, y: 780, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
   await doc.attach(randomBytes(size), 'filler.bin', { mimeType: 'application/octet-stream' });
   return Buffer.from(await doc.save({ useObjectStreams: false }));
-}
-
-// ---- basic-ftp ----
-
-export async function connectFtp(port: number, user: string, password: string, secure = true, timeout = 10_000): Promise<Client> {
-  const client = new Client(timeout);
-  try {
-    await client.access({ host: '127.0.0.1', port, user, password, secure, secureOptions: { rejectUnauthorized: false } });
-  } catch (e) {
-    client.close();
-    throw e;
-  }
-  return client;
-}
-
-/** The FTP reply code a basic-ftp promise failed with (or the error if it was not an FTP reply). */
-export async function ftpCode(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof FTPError) return e.code;
-    throw e;
-  }
-  throw new Error('expected an FTP error reply, got success');
-}
-
-export const upload = (client: Client, name: string, bytes: Buffer) => client.uploadFrom(Readable.from([bytes]), name);
-
-export async function download(client: Client, name: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  await client.downloadTo(new Writable({ write(c, _e, cb) { chunks.push(c); cb(); } }), name);
-  return Buffer.concat(chunks);
-}
-
-/** The intake id a 226 (or 250) reply names. */
-export function intakeIdOf(message: string): string {
-  const m = /(imp_[A-Za-z0-9]+)/.exec(message);
-  if (!m) throw new Error(`no intake id in "${message}"`);
-  return m[1];
-}
-
-// ---- curl ----
-
-export interface CurlResult {
-  code: number;
-  stderr: string;
-}
-
-/** `curl -T file ftp://user:pass@127.0.0.1:port/name`, with --ssl-reqd -k when `tls`. */
-export function curlUpload(port: number, user: string, password: string, file: string, remoteName: string, o: { tls: boolean; extra?: string[] }): Promise<CurlResult> {
-  const args = ['-sS', '-v', '--user', `${user}:${password}`, '-T', file, `ftp://127.0.0.1:${port}/${remoteName}`, ...(o.tls ? ['--ssl-reqd', '-k'] : []), ...(o.extra ?? [])];
-  return new Promise((resolve) => {
-    execFile('curl', args, { timeout: 60_000 }, (err, _stdout, stderr) => {
-      resolve({ code: err ? Number((err as any).code ?? 1) : 0, stderr });
-    });
-  });
-}
-
-export function spawnCurl(port: number, user: string, password: string, file: string, remoteName: string, extra: string[]): ChildProcess {
-  return spawn('curl', ['-sS', '--user', `${user}:${password}`, '-T', file, `ftp://127.0.0.1:${port}/${remoteName}`, '--ssl-reqd', '-k', ...extra], { stdio: 'ignore' });
-}
-
-// ---- a raw control connection ----
-
-/** A line-oriented FTP control connection (optionally upgraded with AUTH TLS), from any local address. */
-export class RawFtp {
-  private buffer = '';
-  private waiters: ((line: string) => void)[] = [];
-  private lines: string[] = [];
-  socket: net.Socket | tls.TLSSocket;
-  closed = false;
-
-  private constructor(socket: net.Socket) {
-    this.socket = socket;
-    this.listen(socket);
-  }
-
-  static async connect(port: number, localAddress = '127.0.0.1'): Promise<{ ftp: RawFtp; greeting: string }> {
-    const socket = net.connect({ port, host: '127.0.0.1', localAddress });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', reject);
-    });
-    const ftp = new RawFtp(socket);
-    return { ftp, greeting: await ftp.reply() };
-  }
-
-  private listen(socket: net.Socket) {
-    socket.on('data', (d) => {
-      this.buffer += d.toString('utf8');
-      let i;
-      while ((i = this.buffer.indexOf('\r\n')) >= 0) {
-        const line = this.buffer.slice(0, i);
-        this.buffer = this.buffer.slice(i + 2);
-        const w = this.waiters.shift();
-        if (w) w(line);
-        else this.lines.push(line);
-      }
-    });
-    socket.on('close', () => {
-      this.closed = true;
-      for (const w of this.waiters.splice(0)) w('(closed)');
-    });
-    socket.on('error', () => {});
-  }
-
-  private nextLine(): Promise<string> {
-    const l = this.lines.shift();
-    if (l !== undefined) return Promise.resolve(l);
-    if (this.closed) return Promise.resolve('(closed)');
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  /** The next complete reply (multi-line replies joined with \n). */
-  async reply(): Promise<string> {
-    const first = await this.nextLine();
-    if (!/^\d{3}-/.test(first)) return first;
-    const out = [first];
-    for (;;) {
-      const l = await this.nextLine();
-      out.push(l);
-      if (l === '(closed)' || (l.startsWith(first.slice(0, 3)) && l[3] === ' ')) return out.join('\n');
-    }
-  }
-
-  async send(line: string): Promise<string> {
-    this.socket.write(`${line}\r\n`);
-    return this.reply();
-  }
-
-  /** AUTH TLS and the handshake, with these client TLS options. */
-  async startTls(options: tls.ConnectionOptions = {}): Promise<string> {
-    const reply = await this.send('AUTH TLS');
-    if (!reply.startsWith('234')) return reply;
-    const raw = this.socket as net.Socket;
-    raw.removeAllListeners('data');
-    const secure = tls.connect({ socket: raw, rejectUnauthorized: false, ...options });
-    await new Promise<void>((resolve, reject) => {
-      secure.once('secureConnect', resolve);
-      secure.once('error', reject);
-    });
-    this.socket = secure;
-    this.listen(secure as unknown as net.Socket);
-    return reply;
-  }
-
-  async login(user: string, password: string): Promise<string> {
-    const u = await this.send(`USER ${user}`);
-    if (!u.startsWith('331')) return u;
-    return this.send(`PASS ${password}`);
-  }
-
-  close() {
-    this.socket.destroy();
-  }
-}
-
-/** USER/PASS over FTPS from a given local address (127.0.0.x): the reply to PASS. */
-export async function loginFrom(port: number, user: string, password: string, localAddress = '127.0.0.1'): Promise<string> {
-  const { ftp } = await RawFtp.connect(port, localAddress);
-  try {
-    await ftp.startTls();
-    return await ftp.login(user, password);
-  } finally {
-    ftp.close();
-  }
-}
-
-// ---- metrics ----
-
-/** Counter values now, to compare after an action (the service reports to the shared ftpMetrics). */
-export async function counters(): Promise<Record<TransferCounter, number>> {
-  return Object.fromEntries(await Promise.all(TRANSFER_COUNTERS.map(async (n) => [n, await ftpMetrics.value(n)]))) as Record<TransferCounter, number>;
 }
 
 export { until } from '../../testkit/wait.ts';

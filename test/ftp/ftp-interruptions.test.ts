@@ -9,9 +9,11 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startFtpRole } from '../../src/app/ftp-role.ts';
-import { ftpMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
+import { TransferMetrics, transferReadings } from '../../src/channels/transfer/transfer-metrics.ts';
 import { failingIntake } from './failing-intake.ts';
-import { bigPdf, connectFtp, counters, ftpCode, intakeIdOf, RawFtp, spawnCurl, startFtpApp, until, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { connectFtp, ftpCode, intakeIdOf, spawnCurl, upload } from './ftp-clients.ts';
+import { bigPdf, startFtpApp, until, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { RawFtp } from './raw-ftp.ts';
 
 let t: FtpApp;
 let tmp: string;
@@ -25,7 +27,7 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const noTransfers = () => until(async () => (await ftpMetrics.gauge('transfers')) === 0, 10_000, 'the transfer to end');
+const noTransfers = () => until(async () => (await t.gauge('transfers')) === 0, 10_000, 'the transfer to end');
 
 /** A source that sends `first` and then nothing more until destroyed. */
 function stallingSource(first: Buffer): Readable {
@@ -63,15 +65,15 @@ describe('interrupted uploads', () => {
   it('basic-ftp closing the client mid-upload leaves nothing', async () => {
     const a = await t.ftpAccount();
     const pdf = await bigPdf(2_000_000, 'half');
-    const before = (await counters());
+    const before = (await t.counters());
     const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
     const pending = client.uploadFrom(stallingSource(pdf.subarray(0, 1_000_000)), 'half.pdf').catch((e) => e);
-    await until(async () => (await counters()).bytesReceived - before.bytesReceived >= 1_000_000, 10_000, 'the first half to arrive');
+    await until(async () => (await t.counters()).bytesReceived - before.bytesReceived >= 1_000_000, 10_000, 'the first half to arrive');
     client.close();
     expect(await pending).toBeInstanceOf(Error);
     await noTransfers();
-    expect((await counters()).uploadsAborted - before.uploadsAborted).toBe(1);
-    expect((await counters()).uploadsReceived - before.uploadsReceived).toBe(0);
+    expect((await t.counters()).uploadsAborted - before.uploadsAborted).toBe(1);
+    expect((await t.counters()).uploadsReceived - before.uploadsReceived).toBe(0);
     expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
@@ -79,28 +81,28 @@ describe('interrupted uploads', () => {
     const a = await t.ftpAccount();
     const file = path.join(tmp, 'killed.pdf');
     fs.writeFileSync(file, await bigPdf(3_000_000, 'killed'));
-    const before = (await counters());
+    const before = (await t.counters());
     const curl = spawnCurl(t.port, a.ftpUsername, a.liveKey, file, 'killed.pdf', ['--limit-rate', '300k']);
     const exited = new Promise((r) => curl.once('exit', r));
-    await until(async () => (await counters()).bytesReceived - before.bytesReceived >= 200_000, 20_000, 'some bytes to arrive');
+    await until(async () => (await t.counters()).bytesReceived - before.bytesReceived >= 200_000, 20_000, 'some bytes to arrive');
     curl.kill('SIGKILL');
     await exited;
     await noTransfers();
-    expect((await counters()).uploadsAborted - before.uploadsAborted).toBe(1);
+    expect((await t.counters()).uploadsAborted - before.uploadsAborted).toBe(1);
     expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
   it('a data connection that ends cleanly half way, with the client gone right after, stages nothing', async () => {
     const a = await t.ftpAccount();
     const pdf = await bigPdf(400_000, 'truncated');
-    const before = (await counters());
+    const before = (await t.counters());
     const { ftp, data } = await rawSession(a);
     expect(await ftp.send('STOR truncated.pdf')).toMatch(/^150/);
     data.end(pdf.subarray(0, 200_000)); // close_notify and FIN: a "clean" end
     await new Promise((r) => data.once('close', r));
     ftp.close();
     await noTransfers();
-    expect((await counters()).uploadsAborted - before.uploadsAborted).toBe(1);
+    expect((await t.counters()).uploadsAborted - before.uploadsAborted).toBe(1);
     expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
@@ -123,7 +125,7 @@ describe('interrupted uploads', () => {
 
   it('a stalled upload is aborted with 426 after the transfer timeout; nothing staged', async () => {
     const a = await t.ftpAccount();
-    const before = (await counters());
+    const before = (await t.counters());
     const client = await connectFtp(t.port, a.ftpUsername, a.liveKey, true, 30_000);
     try {
       const pdf = await bigPdf(100_000, 'stalled');
@@ -131,7 +133,7 @@ describe('interrupted uploads', () => {
     } finally {
       client.close();
     }
-    expect((await counters()).uploadsAborted - before.uploadsAborted).toBe(1);
+    expect((await t.counters()).uploadsAborted - before.uploadsAborted).toBe(1);
     expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
@@ -142,8 +144,8 @@ describe('interrupted uploads', () => {
     try {
       expect(await ftp.send('STOR aborted.pdf')).toMatch(/^150/);
       data.write(pdf.subarray(0, 100_000));
-      const before = (await counters());
-      await until(async () => (await counters()).bytesReceived > before.bytesReceived || (await ftpMetrics.gauge('transfers')) === 1, 5000, 'bytes to arrive');
+      const before = (await t.counters());
+      await until(async () => (await t.counters()).bytesReceived > before.bytesReceived || (await t.gauge('transfers')) === 1, 5000, 'bytes to arrive');
       expect(await ftp.send('ABOR')).toMatch(/^426 /);
       expect(await ftp.reply()).toMatch(/^226 ABOR/);
       // the session goes on
@@ -198,9 +200,9 @@ describe('intake unavailable', () => {
   it('answers 451, not 226, when the file cannot be staged and queued (the client may send it again), and 451 when the directory cannot be read', async () => {
     let recentFails = false;
     const failing = failingIntake(t.svc.container.intake, () => recentFails);
-    const channel = await startFtpRole(t.svc.container, failing);
+    const metrics = new TransferMetrics('ftp');
+    const channel = await startFtpRole(t.svc.container, failing, { metrics });
     expect(channel).toBeDefined();
-    const before = (await counters());
     try {
       const a = await t.ftpAccount();
       const client = await connectFtp(channel!.port, a.ftpUsername, a.liveKey);
@@ -218,7 +220,7 @@ describe('intake unavailable', () => {
       } finally {
         client.close();
       }
-      expect((await counters()).uploadsStagingFailed - before.uploadsStagingFailed).toBe(2);
+      expect(await transferReadings(metrics.registry).value('uploadsStagingFailed')).toBe(2);
       expect(await t.imports(a.liveKey)).toEqual([]);
     } finally {
       await channel!.stop();

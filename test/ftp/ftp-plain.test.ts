@@ -9,11 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService } from '../../src/app/start-service.ts';
 import { startFtpRole } from '../../src/app/ftp-role.ts';
-import { ftpMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
+import { TransferMetrics, transferReadings } from '../../src/channels/transfer/transfer-metrics.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
-import { connectFtp, curlUpload, ftpCode, intakeIdOf, RawFtp, startFtpApp, until, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { connectFtp, curlUpload, ftpCode, intakeIdOf, upload } from './ftp-clients.ts';
+import { startFtpApp, until, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { RawFtp } from './raw-ftp.ts';
 
 let t: FtpApp;
 let acct: FtpAccount;
@@ -62,14 +64,15 @@ describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
   });
 
   it('stop() lets a running upload finish (226) and refuses new connections meanwhile', async () => {
-    const channel = (await startFtpRole(t.svc.container, t.svc.container.intake))!;
+    const metrics = new TransferMetrics('ftp');
+    const channel = (await startFtpRole(t.svc.container, t.svc.container.intake, { metrics }))!;
     const inv = await t.invoice(acct.liveKey);
     const client = await connectFtp(channel.port, acct.ftpUsername, acct.liveKey, false);
     const source = new PassThrough();
     const pdf = await makePdf('graceful');
     const pending = client.uploadFrom(source, `${inv.invoiceNumber}.pdf`);
     source.write(pdf.subarray(0, 100));
-    await until(async () => (await ftpMetrics.gauge('transfers')) === 1, 5000, 'the upload to start');
+    await until(async () => (await transferReadings(metrics.registry).gauge('transfers')) === 1, 5000, 'the upload to start');
     const stopped = channel.stop(10_000);
     await until(async () => !channel.ready, 5000, 'the channel to drain');
     // a new connection is not accepted any more

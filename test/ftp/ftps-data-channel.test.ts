@@ -5,7 +5,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { connectFtp, intakeIdOf, RawFtp, startFtpApp, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { connectFtp, intakeIdOf, upload } from './ftp-clients.ts';
+import { startFtpApp, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { RawFtp } from './raw-ftp.ts';
 
 const TRANSFER_TIMEOUT_MS = 1500;
 let t: FtpApp;

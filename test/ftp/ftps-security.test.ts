@@ -9,9 +9,10 @@ import tls from 'node:tls';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { ftpMetrics, type LockoutEvent } from '../../src/channels/transfer/transfer-metrics.ts';
 import { lockoutKeys } from '../../src/channels/transfer/lockout-policy.ts';
-import { connectFtp, counters, curlUpload, ftpCode, loginFrom, RawFtp, startFtpApp, until, upload, type FtpApp } from './ftp-harness.ts';
+import { connectFtp, curlUpload, ftpCode, upload } from './ftp-clients.ts';
+import { startFtpApp, until, type FtpApp } from './ftp-harness.ts';
+import { loginFrom, RawFtp } from './raw-ftp.ts';
 
 let t: FtpApp;
 let redis: Redis;
@@ -28,7 +29,7 @@ afterAll(async () => {
 describe('TLS before the key', () => {
   it('refuses USER and PASS before AUTH TLS (530), without checking the key', async () => {
     const a = await t.ftpAccount();
-    const before = (await counters());
+    const before = (await t.counters());
     expect(await ftpCode(connectFtp(t.port, a.ftpUsername, a.liveKey, false))).toBe(530);
     const { ftp } = await RawFtp.connect(t.port);
     try {
@@ -39,7 +40,7 @@ describe('TLS before the key', () => {
     } finally {
       ftp.close();
     }
-    const after = (await counters());
+    const after = (await t.counters());
     expect(after.loginsRefusedPlaintext - before.loginsRefusedPlaintext).toBe(3);
     expect(after.loginsSucceeded - before.loginsSucceeded).toBe(0);
     expect(after.loginsFailed - before.loginsFailed).toBe(0);
@@ -109,21 +110,15 @@ describe('wrong keys and lockout', () => {
 
   it('locks a user out after repeated failures, from any address, for the configured time; logged and counted', async () => {
     const a = await t.ftpAccount();
-    const events: LockoutEvent[] = [];
-    const onLockout = (e: LockoutEvent) => events.push(e);
-    ftpMetrics.on('lockout', onLockout);
-    const before = (await counters());
-    try {
-      for (let i = 0; i < 3; i++) expect(await loginFrom(t.port, a.ftpUsername, `live_guess${i}`, '127.0.0.2')).toMatch(/^530 Login incorrect/);
-      // the right key, from an address that never failed: the user is locked
-      expect(await loginFrom(t.port, a.ftpUsername, a.liveKey, '127.0.0.3')).toMatch(/^530 Too many failed logins/);
-    } finally {
-      ftpMetrics.off('lockout', onLockout);
-    }
-    const after = (await counters());
+    const before = (await t.counters());
+    for (let i = 0; i < 3; i++) expect(await loginFrom(t.port, a.ftpUsername, `live_guess${i}`, '127.0.0.2')).toMatch(/^530 Login incorrect/);
+    // the right key, from an address that never failed: the user is locked
+    expect(await loginFrom(t.port, a.ftpUsername, a.liveKey, '127.0.0.3')).toMatch(/^530 Too many failed logins/);
+    const after = (await t.counters());
+    const events = t.logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'ftp login locked out after repeated failures' && l.username === a.ftpUsername);
     expect(after.loginsFailed - before.loginsFailed).toBe(3);
     expect(after.loginsRefusedLockedOut - before.loginsRefusedLockedOut).toBe(1);
-    expect(events).toContainEqual({ subject: 'user', address: '127.0.0.2', username: a.ftpUsername, lockoutMs: 60_000 });
+    expect(events).toContainEqual(expect.objectContaining({ subject: 'user', address: '127.0.0.2', username: a.ftpUsername, lockoutMs: 60_000 }));
     expect(after.lockouts - before.lockouts).toBe(events.length);
     const key = lockoutKeys(t.config.redisPrefix, '127.0.0.2', a.ftpUsername).user;
     expect(key.startsWith(`${t.config.redisPrefix}:`)).toBe(true);
@@ -161,14 +156,14 @@ describe('limits and passive mode', () => {
     } finally {
       c1.close();
     }
-    await until(async () => (await ftpMetrics.gauge('connections')) <= 1, 5000, 'the closed connections to be gone');
+    await until(async () => (await t.gauge('connections')) <= 1, 5000, 'the closed connections to be gone');
     const c3 = await connectFtp(t.port, a.ftpUsername, a.liveKey);
     c3.close();
     c2.close();
   });
 
   it('refuses connections over the total maximum with 421 at once', async () => {
-    await until(async () => (await ftpMetrics.gauge('connections')) === 0, 5000, 'earlier connections to close');
+    await until(async () => (await t.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const open: RawFtp[] = [];
     try {
       for (let i = 0; i < 8; i++) {
@@ -202,7 +197,7 @@ describe('limits and passive mode', () => {
   });
 
   it('answers PASV and EPSV with ports from the configured range', async () => {
-    await until(async () => (await ftpMetrics.gauge('connections')) === 0, 5000, 'earlier connections to close');
+    await until(async () => (await t.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const a = await t.ftpAccount();
     const { ftp } = await RawFtp.connect(t.port);
     try {
@@ -231,7 +226,7 @@ describe('limits and passive mode', () => {
   });
 
   it('a data connection from another address than the control connection is refused; the client\'s own still works', async () => {
-    await until(async () => (await ftpMetrics.gauge('connections')) === 0, 5000, 'earlier connections to close');
+    await until(async () => (await t.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const a = await t.ftpAccount();
     const { ftp } = await RawFtp.connect(t.port);
     try {

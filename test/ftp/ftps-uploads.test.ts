@@ -6,7 +6,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { connectFtp, counters, curlUpload, download, ftpCode, intakeIdOf, startFtpApp, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { connectFtp, curlUpload, download, ftpCode, intakeIdOf, upload } from './ftp-clients.ts';
+import { startFtpApp, type FtpAccount, type FtpApp } from './ftp-harness.ts';
 
 let t: FtpApp;
 let acct: FtpAccount;
@@ -120,13 +121,13 @@ describe('uploads over FTPS with basic-ftp', () => {
   it('refuses names with path parts and non-PDF names (553), stages nothing; the directory is flat', async () => {
     const a = await t.ftpAccount();
     const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    const before = (await counters());
+    const before = (await t.counters());
     try {
       const pdf = await makePdf('names');
       for (const name of ['../evil.pdf', 'sub/x.pdf', '..\\evil.pdf', '/etc/x.pdf', 'invoice.txt', 'invoice.pdf.exe', 'noextension']) {
         expect(await ftpCode(upload(client, name, pdf)), name).toBe(553);
       }
-      expect((await counters()).uploadsRefusedName - before.uploadsRefusedName).toBe(7);
+      expect((await t.counters()).uploadsRefusedName - before.uploadsRefusedName).toBe(7);
       expect(await ftpCode(client.cd('sub'))).toBe(550);
       expect(await client.pwd()).toBe('/');
       // the root itself, named absolutely, is fine
@@ -141,11 +142,11 @@ describe('uploads over FTPS with basic-ftp', () => {
   it('refuses an upload over 5 MB with 552 while it streams, and stages nothing', async () => {
     const a = await t.ftpAccount();
     const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    const before = (await counters());
+    const before = (await t.counters());
     try {
       const big = Buffer.concat([await makePdf('big'), Buffer.alloc(5 * 1024 * 1024, 0x20)]);
       expect(await ftpCode(upload(client, 'big.pdf', big))).toBe(552);
-      expect((await counters()).uploadsRefusedTooLarge - before.uploadsRefusedTooLarge).toBe(1);
+      expect((await t.counters()).uploadsRefusedTooLarge - before.uploadsRefusedTooLarge).toBe(1);
       // the session goes on
       const ok = await upload(client, 'small.pdf', await makePdf('small'));
       expect(ok.code).toBe(226);

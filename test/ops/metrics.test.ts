@@ -57,9 +57,8 @@ describe('/metrics', () => {
 
   it('moves the channel counters and gauges that FTP, IMAP and the pipeline update', async () => {
     const m = t.c.metrics;
-    // the FTP server counts on prom-client metrics of its own (src/channels/transfer/transfer-metrics.ts), served from this registry
-    const ftp = new TransferMetrics();
-    m.ftp.observe(ftp);
+    // the FTP server counts on prom-client metrics in this registry (src/channels/transfer/transfer-metrics.ts)
+    const ftp = new TransferMetrics('ftp', m.registry);
     ftp.inc('connectionsAccepted', 2);
     ftp.inc('loginsFailed');
     ftp.inc('loginsRefusedLockedOut', 3);

@@ -8,8 +8,6 @@ import path from 'node:path';
 import ssh2, { Client, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import type { Config } from '../../src/config/config.ts';
 import { sshFingerprint } from '../../src/domain/ssh-public-keys.ts';
-import { sftpMetrics } from '../../src/channels/sftp/sftp-metrics.ts';
-import { TRANSFER_COUNTERS, type TransferCounter } from '../../src/channels/transfer/transfer-metrics.ts';
 import { startFtpApp, type FtpAccount, type FtpApp } from '../ftp/ftp-harness.ts';
 import { afterAll, beforeAll } from 'vitest';
 
@@ -40,10 +38,6 @@ export async function startSftpApp(config: Partial<Config> = {}): Promise<SftpAp
 
 /** Admin API calls with the admin token. */
 export const admin = (app: SftpApp, method: string, url: string, body?: unknown) => app.request(method, url, { key: app.adminToken, body });
-
-/** Counter values now, to compare after an action. */
-export const counters = async (): Promise<Record<TransferCounter, number>> =>
-  Object.fromEntries(await Promise.all(TRANSFER_COUNTERS.map(async (name) => [name, await sftpMetrics.value(name)] as const))) as Record<TransferCounter, number>;
 
 // ---- ssh2's client ----
 

@@ -3,8 +3,7 @@
 // temporary uploads dropped when not renamed within FTP_TEMP_UPLOAD_HOLD_MS.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FtpAccount } from '../ftp/ftp-harness.ts';
-import { sftpMetrics } from '../../src/channels/sftp/sftp-metrics.ts';
-import { bigPdf, connectSftp, counters, readdir, refusal, rename, startSftpApp, writeFile, type Connected, type SftpApp } from './sftp-harness.ts';
+import { bigPdf, connectSftp, readdir, refusal, rename, startSftpApp, writeFile, type Connected, type SftpApp } from './sftp-harness.ts';
 
 let app: SftpApp;
 
@@ -20,17 +19,17 @@ const closed = (c: Connected) => vi.waitFor(() => expect(isClosed(c)).toBe(true)
 describe('connection limits', () => {
   it('at most FTP_MAX_CONNECTIONS_PER_ACCOUNT sessions per account, and SFTP_MAX_CONNECTIONS in total', async () => {
     const [a, b] = [await app.ftpAccount(), await app.ftpAccount()];
-    const before = await counters();
+    const before = await app.counters('sftp');
     const first = await login(a);
     const second = await login(a);
     // the login of a third is refused (and logged with the reason)
     await expect(login(a)).rejects.toThrow();
     expect(app.logLines.some((l) => l.includes('sftp login refused') && l.includes('too many connections for the account'))).toBe(true);
-    await expect.poll(() => sftpMetrics.gauge('connections')).toBe(2);
+    await expect.poll(() => app.gauge('connections', 'sftp')).toBe(2);
     const third = await login(b);
     // three connections open: a fourth is turned away before it can log in
     await expect(login(b)).rejects.toThrow();
-    expect((await counters()).connectionsRefused).toBe(before.connectionsRefused + 2);
+    expect((await app.counters('sftp')).connectionsRefused).toBe(before.connectionsRefused + 2);
     first.client.end();
     await closed(first);
     // room again, for the account and in total

@@ -4,11 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSftpRole } from '../../src/app/sftp-role.ts';
 import type { ReadinessCheck } from '../../src/http/routes/health.ts';
-import { TransferMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
+import { TransferMetrics, transferReadings } from '../../src/channels/transfer/transfer-metrics.ts';
 import { failingIntake } from '../ftp/failing-intake.ts';
-import { loginFrom, type FtpAccount } from '../ftp/ftp-harness.ts';
+import { type FtpAccount } from '../ftp/ftp-harness.ts';
+import { loginFrom } from '../ftp/raw-ftp.ts';
 import {
-  admin, bigPdf, close, connectSftp, counters, open, readdir, readFile, refusal, rename, startSftpApp, write, writeFile, type SftpApp,
+  admin, bigPdf, close, connectSftp, open, readdir, readFile, refusal, rename, startSftpApp, write, writeFile, type SftpApp,
 } from './sftp-harness.ts';
 
 let app: SftpApp;
@@ -63,12 +64,12 @@ describe('logins', () => {
 
   it('locks out after repeated failures, shared with FTP: the right key is refused on both', async () => {
     const fresh = await app.ftpAccount();
-    const before = await counters();
+    const before = await app.counters('sftp');
     for (let i = 0; i < 3; i++) await expect(login(fresh, 'wrong', '127.0.0.21')).rejects.toThrow();
-    expect((await counters()).lockouts).toBeGreaterThan(before.lockouts);
+    expect((await app.counters('sftp')).lockouts).toBeGreaterThan(before.lockouts);
     await expect(login(fresh, fresh.liveKey, '127.0.0.22')).rejects.toThrow(/authentication/i);
     expect(await loginFrom(app.port, fresh.ftpUsername, fresh.liveKey, '127.0.0.23')).toMatch(/^530/);
-    expect((await counters()).loginsRefusedLockedOut).toBeGreaterThan(before.loginsRefusedLockedOut);
+    expect((await app.counters('sftp')).loginsRefusedLockedOut).toBeGreaterThan(before.loginsRefusedLockedOut);
   });
 
   it('refuses shell, exec and port forwarding', async () => {
@@ -140,21 +141,21 @@ describe('uploads', () => {
 
   it('refuses a file over 5 MB while it streams, and receives nothing', async () => {
     const { client, sftp } = await login(account);
-    const before = await counters();
+    const before = await app.counters('sftp');
     const refused = await refusal(writeFile(sftp, 'huge.pdf', Buffer.alloc(5 * 1024 * 1024 + 1, 1)));
     expect(refused.message).toMatch(/too large/i);
-    expect((await counters()).uploadsRefusedTooLarge).toBe(before.uploadsRefusedTooLarge + 1);
+    expect((await app.counters('sftp')).uploadsRefusedTooLarge).toBe(before.uploadsRefusedTooLarge + 1);
     expect(await importNamed(account.liveKey, 'huge.pdf')).toEqual([]);
     client.end();
   });
 
   it('a client that disconnects mid-upload leaves nothing behind', async () => {
     const { client, sftp } = await login(account);
-    const before = await counters();
+    const before = await app.counters('sftp');
     const h = await open(sftp, 'half.pdf', 'w');
     await write(sftp, h, (await bigPdf(50_000)).subarray(0, 30_000), 0);
     client.end();
-    await expect.poll(async () => (await counters()).uploadsAborted).toBe(before.uploadsAborted + 1);
+    await expect.poll(async () => (await app.counters('sftp')).uploadsAborted).toBe(before.uploadsAborted + 1);
     expect(await importNamed(account.liveKey, 'half.pdf')).toEqual([]);
   });
 
@@ -185,7 +186,7 @@ describe('intake unavailable', () => {
       expect((await refusal(rename(sftp, 'later.pdf.filepart', 'later.pdf'))).code).toBe(4);
       expect((await readdir(sftp)).map((e) => e.filename)).toContain('later.pdf.filepart');
       client.end();
-      expect(await metrics.value('uploadsStagingFailed')).toBe(1);
+      expect(await transferReadings(metrics.registry, 'sftp').value('uploadsStagingFailed')).toBe(1);
       expect(await app.imports(fresh.liveKey)).toEqual([]);
     } finally {
       await channel.stop();

@@ -227,7 +227,7 @@ export class FtpChannel {
         deps.log.info({ session: session.id, address, username: user, failures: counts }, 'ftp login failed');
         for (const subject of nowLocked) {
           deps.log.warn({ address, username: user, subject, lockoutMs: deps.lockout.settings.lockoutMs }, 'ftp login locked out after repeated failures');
-          deps.metrics.lockout({ subject, address, username: user, lockoutMs: deps.lockout.settings.lockoutMs });
+          deps.metrics.inc('lockouts');
         }
         await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
         throw new LoginRefused('Login incorrect');

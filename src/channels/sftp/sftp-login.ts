@@ -63,7 +63,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
       log.info({ ...at, failures: counts }, 'sftp login failed');
       for (const subject of nowLocked) {
         log.warn({ ...at, subject, lockoutMs: lockout.settings.lockoutMs }, 'sftp login locked out after repeated failures');
-        metrics.lockout({ subject, address: session.address, username: user, lockoutMs: lockout.settings.lockoutMs });
+        metrics.inc('lockouts');
       }
       await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
       return ctx.reject(METHODS);

@@ -1,20 +1,10 @@
-// What the file-transfer channels count, on prom-client metrics of their own (the ops registry
-// serves them on /metrics through `Metrics.ftp/sftp.observe`), and the lockout event for anything
-// that wants to react (alerts). The FTP server counts on `ftpMetrics` (ftp_* series), the SFTP
-// server on its own instance (sftp_*); tests may pass their own.
-import { EventEmitter } from 'node:events';
-import { Counter, Gauge, Registry, type Metric } from 'prom-client';
-import type { LockoutSubject } from './lockout-policy.ts';
+// What the file-transfer channels count, on prom-client metrics registered in the registry they
+// are given: the container's, which GET /metrics serves (the ftp role counts ftp_* series there,
+// the sftp role sftp_*). `transferReadings` reads them back.
+import { Counter, Gauge, Registry } from 'prom-client';
 
 /** Where an FTP data transfer waited when it stalled (a label of ftp_transfer_stalls_total). */
 export type StallPhase = 'pasv' | 'tcp_accept' | 'tls_handshake' | 'after_150';
-
-export interface LockoutEvent {
-  subject: LockoutSubject;
-  address: string;
-  username: string;
-  lockoutMs: number;
-}
 
 /** Each counter the channel increments: its Prometheus series (metric and labels). */
 const SERIES = {
@@ -48,23 +38,26 @@ const HELP: Record<string, [help: string, labels: string[]]> = {
   transfer_stalls_total: ['transfers that waited too long, by the phase they waited in (pasv, tcp_accept, tls_handshake, after_150)', ['phase']],
 };
 
-export class TransferMetrics extends EventEmitter<{ lockout: [event: LockoutEvent] }> {
-  private readonly all: Metric[] = [];
+export class TransferMetrics {
   private readonly counters = new Map<string, Counter>();
   private readonly sessions: Gauge;
   private readonly transfers: Gauge;
 
-  /** @param protocol the series' prefix and the help texts' subject: `ftp` or `sftp` */
-  constructor(protocol: 'ftp' | 'sftp' = 'ftp') {
-    super();
-    const registers: Registry[] = [];
+  /**
+   * @param protocol the series' prefix and the help texts' subject: `ftp` or `sftp`
+   * @param registry where the series are served (a private one when none is given)
+   */
+  constructor(
+    readonly protocol: 'ftp' | 'sftp' = 'ftp',
+    readonly registry = new Registry(),
+  ) {
+    const registers = [registry];
     const label = protocol.toUpperCase();
     for (const [name, [help, labelNames]] of Object.entries(HELP)) {
       this.counters.set(name, new Counter({ name: `${protocol}_${name}`, help: `${label} ${help}`, labelNames, registers }));
     }
     this.sessions = new Gauge({ name: `${protocol}_sessions_active`, help: `${label} connections open now`, registers });
     this.transfers = new Gauge({ name: `${protocol}_transfers_active`, help: `${label} uploads in progress now`, registers });
-    this.all.push(...this.counters.values(), this.sessions, this.transfers);
   }
 
   inc(name: TransferCounter, by = 1): void {
@@ -74,11 +67,6 @@ export class TransferMetrics extends EventEmitter<{ lockout: [event: LockoutEven
 
   stall(phase: StallPhase): void {
     this.counters.get('transfer_stalls_total')!.inc({ phase });
-  }
-
-  lockout(event: LockoutEvent): void {
-    this.inc('lockouts');
-    this.emit('lockout', event);
   }
 
   connectionOpened(): void {
@@ -96,33 +84,23 @@ export class TransferMetrics extends EventEmitter<{ lockout: [event: LockoutEven
   transferEnded(): void {
     this.transfers.dec();
   }
-
-  /** The prom-client metrics, for a registry that serves them. */
-  metrics(): Metric[] {
-    return [...this.all];
-  }
-
-  /** A counter's value now (tests and operators' tools compare it before and after). */
-  async value(name: TransferCounter): Promise<number> {
-    const [metric, labels] = SERIES[name];
-    return seriesValue(this.counters.get(metric)!, labels);
-  }
-
-  async stalls(phase: StallPhase): Promise<number> {
-    return seriesValue(this.counters.get('transfer_stalls_total')!, { phase });
-  }
-
-  /** Open control connections or running transfers on this node now. */
-  async gauge(name: 'connections' | 'transfers'): Promise<number> {
-    return seriesValue(name === 'connections' ? this.sessions : this.transfers, {});
-  }
 }
 
-async function seriesValue(metric: Counter | Gauge, labels: Record<string, string>): Promise<number> {
-  const { values } = await metric.get();
-  const wanted = Object.entries(labels);
-  return values.find((v) => wanted.every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+/** What a TransferMetrics of `protocol` has counted in `registry` now (tests compare it before and after). */
+export function transferReadings(registry: Registry, protocol: 'ftp' | 'sftp' = 'ftp') {
+  const read = async (name: string, labels: Readonly<Record<string, string>>) => {
+    const metric = registry.getSingleMetric(`${protocol}_${name}`) as Counter | Gauge | undefined;
+    const wanted = Object.entries(labels);
+    const values = metric ? (await metric.get()).values : [];
+    return values.find((v) => wanted.every(([label, value]) => v.labels[label] === value))?.value ?? 0;
+  };
+  const value = (name: TransferCounter) => read(SERIES[name][0], SERIES[name][1]);
+  return {
+    value,
+    /** every counter, to compare after an action */
+    all: async () => Object.fromEntries(await Promise.all(TRANSFER_COUNTERS.map(async (name) => [name, await value(name)]))) as Record<TransferCounter, number>,
+    stalls: (phase: StallPhase) => read('transfer_stalls_total', { phase }),
+    /** open control connections or running transfers on this node now */
+    gauge: (name: 'connections' | 'transfers') => read(name === 'connections' ? 'sessions_active' : 'transfers_active', {}),
+  };
 }
-
-/** The process's FTP metrics (the `ftp` role of src/app/start-service.ts reports here). */
-export const ftpMetrics = new TransferMetrics();
