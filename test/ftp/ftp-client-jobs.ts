@@ -64,11 +64,11 @@ async function runAll(steps: [string, string[], NodeJS.ProcessEnv?][], deadline 
 
 const jobArgs = (j: ClientJob) => [String(j.port), j.user, j.password, j.good.local, j.good.remote, j.temp.local, j.temp.remote, j.temp.final, j.junk.local, j.junk.remote];
 
-export const ftplib = (j: ClientJob) => run('python3', [path.join(CLIENTS, 'ftplib_job.py'), ...jobArgs(j)]);
+export const ftplib = (j: ClientJob) => run('python3', [path.join(CLIENTS, 'ftplib-job.py'), ...jobArgs(j)]);
 
-export const php = (j: ClientJob) => run('php', [path.join(CLIENTS, 'php_job.php'), ...jobArgs(j)]);
+export const php = (j: ClientJob) => run('php', [path.join(CLIENTS, 'php-job.php'), ...jobArgs(j)]);
 
-export const basicFtp = (j: ClientJob, mode: TlsMode) => run(process.execPath, [path.join(CLIENTS, 'basic_ftp_job.mjs'), mode, ...jobArgs(j)]);
+export const basicFtp = (j: ClientJob, mode: TlsMode) => run(process.execPath, [path.join(CLIENTS, 'basic-ftp-job.mjs'), mode, ...jobArgs(j)]);
 
 /** Compiles FtpsJob.java once into a temporary directory: the class path for `commonsNet`. */
 export async function compileCommonsNetJob(): Promise<string> {

@@ -1,5 +1,5 @@
 # Python's ftplib.FTP_TLS (explicit FTPS): the recipe of docs/ftp.md, run by test/ftp/ftps-interop.test.ts.
-# usage: python3 ftplib_job.py PORT USER PASSWORD GOOD_LOCAL GOOD_REMOTE TEMP_LOCAL TEMP_REMOTE FINAL_REMOTE JUNK_LOCAL JUNK_REMOTE
+# usage: python3 ftplib-job.py PORT USER PASSWORD GOOD_LOCAL GOOD_REMOTE TEMP_LOCAL TEMP_REMOTE FINAL_REMOTE JUNK_LOCAL JUNK_REMOTE
 import ftplib, io, ssl, sys
 
 port, user, password, good_local, good_remote, temp_local, temp_remote, final_remote, junk_local, junk_remote = sys.argv[1:11]

@@ -1,5 +1,5 @@
 // basic-ftp (explicit or implicit FTPS): the recipe of docs/ftp.md, run by test/ftp/ftps-interop.test.ts.
-// usage: node basic_ftp_job.mjs explicit|implicit PORT USER PASSWORD GOOD_LOCAL GOOD_REMOTE TEMP_LOCAL TEMP_REMOTE FINAL_REMOTE JUNK_LOCAL JUNK_REMOTE
+// usage: node basic-ftp-job.mjs explicit|implicit PORT USER PASSWORD GOOD_LOCAL GOOD_REMOTE TEMP_LOCAL TEMP_REMOTE FINAL_REMOTE JUNK_LOCAL JUNK_REMOTE
 import { Writable } from 'node:stream';
 import { Client } from 'basic-ftp';
 

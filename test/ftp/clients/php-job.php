@@ -1,6 +1,6 @@
 <?php
 // PHP's ftp_ssl_connect (explicit FTPS): the recipe of docs/ftp.md, run by test/ftp/ftps-interop.test.ts.
-// usage: php php_job.php PORT USER PASSWORD GOOD_LOCAL GOOD_REMOTE TEMP_LOCAL TEMP_REMOTE FINAL_REMOTE JUNK_LOCAL JUNK_REMOTE
+// usage: php php-job.php PORT USER PASSWORD GOOD_LOCAL GOOD_REMOTE TEMP_LOCAL TEMP_REMOTE FINAL_REMOTE JUNK_LOCAL JUNK_REMOTE
 [, $port, $user, $password, $goodLocal, $goodRemote, $tempLocal, $tempRemote, $finalRemote, $junkLocal, $junkRemote] = $argv;
 $ftp = ftp_ssl_connect('127.0.0.1', (int) $port, 20) or exit(2);
 ftp_login($ftp, $user, $password) or exit(3); // AUTH TLS, then PBSZ 0 and PROT P
