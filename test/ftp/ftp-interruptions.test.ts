@@ -9,7 +9,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startFtpRole } from '../../src/app/ftp-role.ts';
-import { TransferMetrics, transferReadings } from '../../src/channels/transfer/transfer-metrics.ts';
+import { TransferMetrics, transferReadings, type TransferCounter } from '../../src/channels/transfer/transfer-metrics.ts';
 import { failingIntake } from './failing-intake.ts';
 import { connectFtp, ftpCode, intakeIdOf, spawnCurl, upload } from './ftp-clients.ts';
 import { bigPdf, startFtpApp, until, type FtpAccount, type FtpApp } from './ftp-harness.ts';
@@ -44,9 +44,7 @@ function stallingSource(first: Buffer): Readable {
 
 /** Logged in over FTPS with a TLS data connection open (EPSV): what the raw tests build on. */
 async function rawSession(a: FtpAccount): Promise<{ ftp: RawFtp; data: tls.TLSSocket }> {
-  const { ftp } = await RawFtp.connect(t.port);
-  await ftp.startTls();
-  expect(await ftp.login(a.ftpUsername, a.liveKey)).toMatch(/^230/);
+  const ftp = await RawFtp.loggedIn(t.port, a.ftpUsername, a.liveKey);
   await ftp.send('PBSZ 0');
   await ftp.send('PROT P');
   await ftp.send('TYPE I');
@@ -61,50 +59,52 @@ async function rawSession(a: FtpAccount): Promise<{ ftp: RawFtp; data: tls.TLSSo
   return { ftp, data };
 }
 
+/** `interrupt` uploads for a fresh account and breaks the upload off: one upload counted aborted, none received, nothing staged. */
+async function expectAborted(interrupt: (a: FtpAccount, before: Record<TransferCounter, number>) => Promise<void>) {
+  const a = await t.ftpAccount();
+  const before = await t.counters();
+  await interrupt(a, before);
+  await noTransfers();
+  const after = await t.counters();
+  expect(after.uploadsAborted - before.uploadsAborted).toBe(1);
+  expect(after.uploadsReceived - before.uploadsReceived).toBe(0);
+  expect(await t.imports(a.liveKey)).toEqual([]);
+}
+
+const bytesArrived = (before: Record<TransferCounter, number>, bytes: number, ms: number, what: string) =>
+  until(async () => (await t.counters()).bytesReceived - before.bytesReceived >= bytes, ms, what);
+
 describe('interrupted uploads', () => {
-  it('basic-ftp closing the client mid-upload leaves nothing', async () => {
-    const a = await t.ftpAccount();
-    const pdf = await bigPdf(2_000_000, 'half');
-    const before = (await t.counters());
-    const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    const pending = client.uploadFrom(stallingSource(pdf.subarray(0, 1_000_000)), 'half.pdf').catch((e) => e);
-    await until(async () => (await t.counters()).bytesReceived - before.bytesReceived >= 1_000_000, 10_000, 'the first half to arrive');
-    client.close();
-    expect(await pending).toBeInstanceOf(Error);
-    await noTransfers();
-    expect((await t.counters()).uploadsAborted - before.uploadsAborted).toBe(1);
-    expect((await t.counters()).uploadsReceived - before.uploadsReceived).toBe(0);
-    expect(await t.imports(a.liveKey)).toEqual([]);
-  });
+  it('basic-ftp closing the client mid-upload leaves nothing', () =>
+    expectAborted(async (a, before) => {
+      const pdf = await bigPdf(2_000_000, 'half');
+      const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
+      const pending = client.uploadFrom(stallingSource(pdf.subarray(0, 1_000_000)), 'half.pdf').catch((e) => e);
+      await bytesArrived(before, 1_000_000, 10_000, 'the first half to arrive');
+      client.close();
+      expect(await pending).toBeInstanceOf(Error);
+    }));
 
-  it('curl killed (SIGKILL) mid-upload leaves nothing', async () => {
-    const a = await t.ftpAccount();
-    const file = path.join(tmp, 'killed.pdf');
-    fs.writeFileSync(file, await bigPdf(3_000_000, 'killed'));
-    const before = (await t.counters());
-    const curl = spawnCurl(t.port, a.ftpUsername, a.liveKey, file, 'killed.pdf', ['--limit-rate', '300k']);
-    const exited = new Promise((r) => curl.once('exit', r));
-    await until(async () => (await t.counters()).bytesReceived - before.bytesReceived >= 200_000, 20_000, 'some bytes to arrive');
-    curl.kill('SIGKILL');
-    await exited;
-    await noTransfers();
-    expect((await t.counters()).uploadsAborted - before.uploadsAborted).toBe(1);
-    expect(await t.imports(a.liveKey)).toEqual([]);
-  });
+  it('curl killed (SIGKILL) mid-upload leaves nothing', () =>
+    expectAborted(async (a, before) => {
+      const file = path.join(tmp, 'killed.pdf');
+      fs.writeFileSync(file, await bigPdf(3_000_000, 'killed'));
+      const curl = spawnCurl(t.port, a.ftpUsername, a.liveKey, file, 'killed.pdf', ['--limit-rate', '300k']);
+      const exited = new Promise((r) => curl.once('exit', r));
+      await bytesArrived(before, 200_000, 20_000, 'some bytes to arrive');
+      curl.kill('SIGKILL');
+      await exited;
+    }));
 
-  it('a data connection that ends cleanly half way, with the client gone right after, stages nothing', async () => {
-    const a = await t.ftpAccount();
-    const pdf = await bigPdf(400_000, 'truncated');
-    const before = (await t.counters());
-    const { ftp, data } = await rawSession(a);
-    expect(await ftp.send('STOR truncated.pdf')).toMatch(/^150/);
-    data.end(pdf.subarray(0, 200_000)); // close_notify and FIN: a "clean" end
-    await new Promise((r) => data.once('close', r));
-    ftp.close();
-    await noTransfers();
-    expect((await t.counters()).uploadsAborted - before.uploadsAborted).toBe(1);
-    expect(await t.imports(a.liveKey)).toEqual([]);
-  });
+  it('a data connection that ends cleanly half way, with the client gone right after, stages nothing', () =>
+    expectAborted(async (a) => {
+      const pdf = await bigPdf(400_000, 'truncated');
+      const { ftp, data } = await rawSession(a);
+      expect(await ftp.send('STOR truncated.pdf')).toMatch(/^150/);
+      data.end(pdf.subarray(0, 200_000)); // close_notify and FIN: a "clean" end
+      await new Promise((r) => data.once('close', r));
+      ftp.close();
+    }));
 
   it('the same half file from a client that stays is handed on: the disconnect made the difference', async () => {
     const a = await t.ftpAccount();
@@ -123,19 +123,16 @@ describe('interrupted uploads', () => {
     }
   });
 
-  it('a stalled upload is aborted with 426 after the transfer timeout; nothing staged', async () => {
-    const a = await t.ftpAccount();
-    const before = (await t.counters());
-    const client = await connectFtp(t.port, a.ftpUsername, a.liveKey, true, 30_000);
-    try {
-      const pdf = await bigPdf(100_000, 'stalled');
-      expect(await ftpCode(client.uploadFrom(stallingSource(pdf.subarray(0, 50_000)), 'stalled.pdf'))).toBe(426);
-    } finally {
-      client.close();
-    }
-    expect((await t.counters()).uploadsAborted - before.uploadsAborted).toBe(1);
-    expect(await t.imports(a.liveKey)).toEqual([]);
-  });
+  it('a stalled upload is aborted with 426 after the transfer timeout; nothing staged', () =>
+    expectAborted(async (a) => {
+      const client = await connectFtp(t.port, a.ftpUsername, a.liveKey, true, 30_000);
+      try {
+        const pdf = await bigPdf(100_000, 'stalled');
+        expect(await ftpCode(client.uploadFrom(stallingSource(pdf.subarray(0, 50_000)), 'stalled.pdf'))).toBe(426);
+      } finally {
+        client.close();
+      }
+    }));
 
   it('ABOR during an upload: 426 for the transfer, 226 for ABOR, nothing staged', async () => {
     const a = await t.ftpAccount();
@@ -158,10 +155,8 @@ describe('interrupted uploads', () => {
 
   it('closes a session that stays idle with 421', async () => {
     const a = await t.ftpAccount();
-    const { ftp } = await RawFtp.connect(t.port);
+    const ftp = await RawFtp.loggedIn(t.port, a.ftpUsername, a.liveKey);
     try {
-      await ftp.startTls();
-      expect(await ftp.login(a.ftpUsername, a.liveKey)).toMatch(/^230/);
       expect(await ftp.reply()).toMatch(/^421 Idle timeout/);
       await until(async () => ftp.closed, 5000, 'the connection to close');
     } finally {

@@ -199,10 +199,8 @@ describe('limits and passive mode', () => {
   it('answers PASV and EPSV with ports from the configured range', async () => {
     await until(async () => (await t.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const a = await t.ftpAccount();
-    const { ftp } = await RawFtp.connect(t.port);
+    const ftp = await RawFtp.loggedIn(t.port, a.ftpUsername, a.liveKey);
     try {
-      await ftp.startTls();
-      await ftp.login(a.ftpUsername, a.liveKey);
       const pasv = await ftp.send('PASV');
       const m = /\((\d+),(\d+),(\d+),(\d+),(\d+),(\d+)\)/.exec(pasv)!;
       expect(pasv).toMatch(/^227 /);
@@ -228,10 +226,8 @@ describe('limits and passive mode', () => {
   it('a data connection from another address than the control connection is refused; the client\'s own still works', async () => {
     await until(async () => (await t.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const a = await t.ftpAccount();
-    const { ftp } = await RawFtp.connect(t.port);
+    const ftp = await RawFtp.loggedIn(t.port, a.ftpUsername, a.liveKey);
     try {
-      await ftp.startTls();
-      await ftp.login(a.ftpUsername, a.liveKey);
       await ftp.send('PBSZ 0');
       await ftp.send('PROT P');
       const port = Number(/\|\|\|(\d+)\|/.exec(await ftp.send('EPSV'))![1]);

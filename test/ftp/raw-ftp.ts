@@ -26,6 +26,20 @@ export class RawFtp {
     return { ftp, greeting: await ftp.reply() };
   }
 
+  /** Connected, AUTH TLS (with these client TLS options) and logged in: rejects unless PASS got 230. */
+  static async loggedIn(port: number, user: string, password: string, options: tls.ConnectionOptions = {}): Promise<RawFtp> {
+    const { ftp } = await RawFtp.connect(port);
+    try {
+      await ftp.startTls(options);
+      const reply = await ftp.login(user, password);
+      if (!reply.startsWith('230')) throw new Error(`login refused: ${reply}`);
+      return ftp;
+    } catch (err) {
+      ftp.close();
+      throw err;
+    }
+  }
+
   private listen(socket: net.Socket) {
     socket.on('data', (d) => {
       this.buffer += d.toString('utf8');
