@@ -55,8 +55,8 @@ async function prepare(port: number, label: string): Promise<Prepared> {
   return { job, acct, good, renamed };
 }
 
-/** What every client must have done: files attached, the failure listed and explained. */
-async function expectJobDone(p: Prepared, r: clients.ClientRun, o: { renamed: boolean; nlst: boolean; owners?: boolean }) {
+/** What every client must have done: files attached (the renamed one too), the failure listed and explained. */
+async function expectJobDone(p: Prepared, r: clients.ClientRun, expected: Expected) {
   expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
   const imports = await t.imports(p.acct.liveKey);
   const byName = (name: string) => imports.find((i: any) => i.filename === name);
@@ -65,70 +65,49 @@ async function expectJobDone(p: Prepared, r: clients.ClientRun, o: { renamed: bo
     expect(await t.waitFor(p.acct.liveKey, byName(name).id)).toMatchObject({ status: 'attached', invoice, channel: 'ftp' });
   };
   await attached(p.job.good.remote, p.good.id);
-  if (o.renamed) await attached(p.job.temp.final, p.renamed.id);
+  await attached(p.job.temp.final, p.renamed.id);
   expect(byName(p.job.junk.remote)).toMatchObject({ status: 'failed' });
   const list = clients.section(r.stdout, 'LIST');
   expect(list).toContain(p.job.good.remote);
   // the status is the owner column; rclone's listing has no owners
-  expect(list).toMatch(new RegExp(`${o.owners === false ? '' : 'failed .*'}${p.job.junk.remote}\\.error\\.txt`));
-  if (o.nlst) expect(clients.section(r.stdout, 'NLST').split(/\r?\n/)).toEqual(expect.arrayContaining([p.job.good.remote, `${p.job.junk.remote}.error.txt`]));
+  expect(list).toMatch(new RegExp(`${expected.owners === false ? '' : 'failed .*'}${p.job.junk.remote}\\.error\\.txt`));
+  if (expected.nlst) expect(clients.section(r.stdout, 'NLST').split(/\r?\n/)).toEqual(expect.arrayContaining([p.job.good.remote, `${p.job.junk.remote}.error.txt`]));
   const error = clients.section(r.stdout, 'ERROR');
   expect(error).toContain(`File: ${p.job.junk.remote}`);
   expect(error).toContain('Reason: ');
 }
 
+/** Whether the client's output has an NLST section, and a LIST with owner columns (rclone's has none). */
+interface Expected {
+  nlst: boolean;
+  owners?: boolean;
+}
+
+type Case = [name: string, label: string, run: (job: clients.ClientJob) => Promise<clients.ClientRun>, expected: Expected];
+
+async function runJob(port: number, label: string, run: Case[2], expected: Expected) {
+  const p = await prepare(port, label);
+  await expectJobDone(p, await run(p.job), expected);
+}
+
 describe('explicit FTPS (AUTH TLS, PBSZ 0, PROT P)', () => {
-  const port = () => t.port;
-  it('Python ftplib.FTP_TLS (starts the data TLS handshake after 150)', async () => {
-    const p = await prepare(port(), 'ftplib');
-    await expectJobDone(p, await clients.ftplib(p.job), { renamed: true, nlst: true });
-  });
-  it('lftp (starts the data TLS handshake after 150)', async () => {
-    const p = await prepare(port(), 'lftp');
-    await expectJobDone(p, await clients.lftp(p.job, 'explicit'), { renamed: true, nlst: true });
-  });
-  it('PHP ftp_ssl_connect (starts the data TLS handshake after 150)', async () => {
-    const p = await prepare(port(), 'php');
-    await expectJobDone(p, await clients.php(p.job), { renamed: true, nlst: true });
-  });
-  it('Java Commons Net FTPSClient', async () => {
-    const p = await prepare(port(), 'java');
-    await expectJobDone(p, await clients.commonsNet(javaClasses, p.job, 'explicit'), { renamed: true, nlst: true });
-  });
-  it('curl --ssl-reqd', async () => {
-    const p = await prepare(port(), 'curl');
-    await expectJobDone(p, await clients.curl(p.job, 'explicit'), { renamed: true, nlst: true });
-  });
-  it('basic-ftp', async () => {
-    const p = await prepare(port(), 'basicftp');
-    await expectJobDone(p, await clients.basicFtp(p.job, 'explicit'), { renamed: true, nlst: false });
-  });
-  it('rclone ftp backend with explicit_tls', async () => {
-    const p = await prepare(port(), 'rclone');
-    await expectJobDone(p, await clients.rclone(p.job, 'explicit'), { renamed: true, nlst: false, owners: false });
-  });
+  it.each<Case>([
+    ['Python ftplib.FTP_TLS (starts the data TLS handshake after 150)', 'ftplib', (job) => clients.ftplib(job), { nlst: true }],
+    ['lftp (starts the data TLS handshake after 150)', 'lftp', (job) => clients.lftp(job, 'explicit'), { nlst: true }],
+    ['PHP ftp_ssl_connect (starts the data TLS handshake after 150)', 'php', (job) => clients.php(job), { nlst: true }],
+    ['Java Commons Net FTPSClient', 'java', (job) => clients.commonsNet(javaClasses, job, 'explicit'), { nlst: true }],
+    ['curl --ssl-reqd', 'curl', (job) => clients.curl(job, 'explicit'), { nlst: true }],
+    ['basic-ftp', 'basicftp', (job) => clients.basicFtp(job, 'explicit'), { nlst: false }],
+    ['rclone ftp backend with explicit_tls', 'rclone', (job) => clients.rclone(job, 'explicit'), { nlst: false, owners: false }],
+  ])('%s', (_, label, run, expected) => runJob(t.port, label, run, expected));
 });
 
 describe('implicit FTPS (FTPS_IMPLICIT_PORT)', () => {
-  const port = () => implicitPort;
-  it('lftp ftps://', async () => {
-    const p = await prepare(port(), 'lftp-implicit');
-    await expectJobDone(p, await clients.lftp(p.job, 'implicit'), { renamed: true, nlst: true });
-  });
-  it('Java Commons Net FTPSClient(isImplicit)', async () => {
-    const p = await prepare(port(), 'java-implicit');
-    await expectJobDone(p, await clients.commonsNet(javaClasses, p.job, 'implicit'), { renamed: true, nlst: true });
-  });
-  it('curl ftps://', async () => {
-    const p = await prepare(port(), 'curl-implicit');
-    await expectJobDone(p, await clients.curl(p.job, 'implicit'), { renamed: true, nlst: true });
-  });
-  it('basic-ftp secure: implicit', async () => {
-    const p = await prepare(port(), 'basicftp-implicit');
-    await expectJobDone(p, await clients.basicFtp(p.job, 'implicit'), { renamed: true, nlst: false });
-  });
-  it('rclone ftp backend with tls (implicit)', async () => {
-    const p = await prepare(port(), 'rclone-implicit');
-    await expectJobDone(p, await clients.rclone(p.job, 'implicit'), { renamed: true, nlst: false, owners: false });
-  });
+  it.each<Case>([
+    ['lftp ftps://', 'lftp-implicit', (job) => clients.lftp(job, 'implicit'), { nlst: true }],
+    ['Java Commons Net FTPSClient(isImplicit)', 'java-implicit', (job) => clients.commonsNet(javaClasses, job, 'implicit'), { nlst: true }],
+    ['curl ftps://', 'curl-implicit', (job) => clients.curl(job, 'implicit'), { nlst: true }],
+    ['basic-ftp secure: implicit', 'basicftp-implicit', (job) => clients.basicFtp(job, 'implicit'), { nlst: false }],
+    ['rclone ftp backend with tls (implicit)', 'rclone-implicit', (job) => clients.rclone(job, 'implicit'), { nlst: false, owners: false }],
+  ])('%s', (_, label, run, expected) => runJob(implicitPort, label, run, expected));
 });
