@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -22,6 +23,8 @@ import { openTestDatabase } from '../helpers/database.ts';
 import { waitForImport } from '../helpers/imports.ts';
 import { testConfig } from '../helpers/test-app.ts';
 import { dropQueueKeys } from '../intake/intake-harness.ts';
+import { makePdf } from '../helpers/fixtures.ts';
+import { curlUpload, intakeIdOf, type CurlResult } from './ftp-clients.ts';
 
 export interface FtpAccount {
   id: string;
@@ -92,7 +95,25 @@ function portIsFree(port: number): Promise<boolean> {
 let seq = 0;
 const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}${randomToken(3)}`;
 
-export async function startFtpApp(opts: { config?: Partial<Config>; tls?: boolean } = {}): Promise<FtpApp> {
+export type FtpTestFile = FtpApp & { account: FtpAccount; dir: string };
+
+/** A test file's service, one account and a scratch folder: filled in before its tests, removed after. */
+export function ftpTestFile(opts: FtpAppOptions = {}): FtpTestFile {
+  const file = {} as FtpTestFile;
+  beforeAll(async () => {
+    const app = await startFtpApp(opts);
+    Object.assign(file, app, { account: await app.ftpAccount(), dir: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftp-')) });
+  });
+  afterAll(async () => {
+    await file.close?.();
+    if (file.dir) fs.rmSync(file.dir, { recursive: true, force: true });
+  });
+  return file;
+}
+
+export type FtpAppOptions = { config?: Partial<Config>; tls?: boolean };
+
+export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
   const cert = opts.tls === false ? undefined : await makeCertificate();
   const pasvRange = await freePortRange();
   const logLines: string[] = [];
@@ -176,6 +197,22 @@ export async function startFtpApp(opts: { config?: Partial<Config>; tls?: boolea
     counters: (protocol = 'ftp') => transferReadings(svc.container.metrics.registry, protocol).all(),
     gauge: (name, protocol = 'ftp') => transferReadings(svc.container.metrics.registry, protocol).gauge(name),
   };
+}
+
+/** curl -T by invoice number (its local file name) and by id (a remote name): both attached. Returns curl's two runs. */
+export async function expectCurlUploadsAttached(t: FtpTestFile, opts: { tls: boolean }): Promise<CurlResult[]> {
+  const key = t.account.liveKey;
+  const byNumber = await t.invoice(key);
+  const byId = await t.invoice(key);
+  const numbered = path.join(t.dir, `${byNumber.invoiceNumber}.pdf`);
+  fs.writeFileSync(numbered, await makePdf('curl number'));
+  const local = path.join(t.dir, 'local-name.pdf');
+  fs.writeFileSync(local, await makePdf('curl id'));
+  const runs = [await curlUpload(t.port, t.account.ftpUsername, key, numbered, '', opts), await curlUpload(t.port, t.account.ftpUsername, key, local, `${byId.id}.pdf`, opts)];
+  for (const run of runs) expect(run.code, run.stderr).toBe(0);
+  expect(await t.waitFor(key, intakeIdOf(runs[0].stderr))).toMatchObject({ status: 'attached', invoice: byNumber.id, channel: 'ftp' });
+  expect(await t.waitFor(key, intakeIdOf(runs[1].stderr))).toMatchObject({ status: 'attached', invoice: byId.id, channel: 'ftp' });
+  return runs;
 }
 
 /** A real PDF of about `size` bytes: random (incompressible) bytes attached to a one-page PDF. */

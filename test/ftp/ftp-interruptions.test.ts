@@ -2,30 +2,19 @@
 // or intake cannot take the file. None of them may leave a staged file or get a 226. A session
 // that ends between a temporary upload and its rename: the next session may rename it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import tls from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startFtpRole } from '../../src/app/ftp-role.ts';
 import { TransferMetrics, transferReadings, type TransferCounter } from '../../src/channels/transfer/transfer-metrics.ts';
 import { failingIntake } from './failing-intake.ts';
 import { connectFtp, ftpCode, intakeIdOf, spawnCurl, upload } from './ftp-clients.ts';
-import { bigPdf, startFtpApp, until, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { bigPdf, ftpTestFile, until, type FtpAccount } from './ftp-harness.ts';
 import { RawFtp } from './raw-ftp.ts';
 
-let t: FtpApp;
-let tmp: string;
-
-beforeAll(async () => {
-  t = await startFtpApp({ config: { ftpTransferTimeoutMs: 1500, ftpIdleTimeoutMs: 2000 } });
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftp-int-'));
-});
-afterAll(async () => {
-  await t?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const t = ftpTestFile({ config: { ftpTransferTimeoutMs: 1500, ftpIdleTimeoutMs: 2000 } });
 
 const noTransfers = () => until(async () => (await t.gauge('transfers')) === 0, 10_000, 'the transfer to end');
 
@@ -87,7 +76,7 @@ describe('interrupted uploads', () => {
 
   it('curl killed (SIGKILL) mid-upload leaves nothing', () =>
     expectAborted(async (a, before) => {
-      const file = path.join(tmp, 'killed.pdf');
+      const file = path.join(t.dir, 'killed.pdf');
       fs.writeFileSync(file, await bigPdf(3_000_000, 'killed'));
       const curl = spawnCurl(t.port, a.ftpUsername, a.liveKey, file, 'killed.pdf', ['--limit-rate', '300k']);
       const exited = new Promise((r) => curl.once('exit', r));

@@ -2,10 +2,9 @@
 // Without a certificate and without that setting the ftp role does not start. Graceful stop.
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService } from '../../src/app/start-service.ts';
 import { startFtpRole } from '../../src/app/ftp-role.ts';
@@ -13,48 +12,27 @@ import { TransferMetrics, transferReadings } from '../../src/channels/transfer/t
 import { makePdf } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
-import { connectFtp, curlUpload, ftpCode, intakeIdOf, upload } from './ftp-clients.ts';
-import { startFtpApp, until, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { connectFtp, ftpCode, intakeIdOf, upload } from './ftp-clients.ts';
+import { expectCurlUploadsAttached, ftpTestFile, until } from './ftp-harness.ts';
 import { RawFtp } from './raw-ftp.ts';
 
-let t: FtpApp;
-let acct: FtpAccount;
-let tmp: string;
-
-beforeAll(async () => {
-  t = await startFtpApp({ tls: false, config: { ftpAllowPlain: true } });
-  acct = await t.ftpAccount();
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftp-plain-'));
-});
-afterAll(async () => {
-  await t?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const t = ftpTestFile({ tls: false, config: { ftpAllowPlain: true } });
 
 describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
   it('curl -T uploads by number and by id: attached', async () => {
-    const byNumber = await t.invoice(acct.liveKey);
-    const byId = await t.invoice(acct.liveKey);
-    const f1 = path.join(tmp, `${byNumber.invoiceNumber}.pdf`);
-    fs.writeFileSync(f1, await makePdf('curl plain'));
-    const r1 = await curlUpload(t.port, acct.ftpUsername, acct.liveKey, f1, '', { tls: false });
-    expect(r1.code, r1.stderr).toBe(0);
-    const r2 = await curlUpload(t.port, acct.ftpUsername, acct.liveKey, f1, `${byId.id}.pdf`, { tls: false });
-    expect(r2.code, r2.stderr).toBe(0);
-    expect(await t.waitFor(acct.liveKey, intakeIdOf(r1.stderr))).toMatchObject({ status: 'attached', invoice: byNumber.id, channel: 'ftp' });
-    expect(await t.waitFor(acct.liveKey, intakeIdOf(r2.stderr))).toMatchObject({ status: 'attached', invoice: byId.id });
+    await expectCurlUploadsAttached(t, { tls: false });
   });
 
   it('basic-ftp without TLS: test key to test mode, wrong key 530, AUTH TLS not offered (502)', async () => {
-    const inv = await t.invoice(acct.testKey);
-    const client = await connectFtp(t.port, acct.ftpUsername, acct.testKey, false);
+    const inv = await t.invoice(t.account.testKey);
+    const client = await connectFtp(t.port, t.account.ftpUsername, t.account.testKey, false);
     try {
       const res = await upload(client, `${inv.invoiceNumber}.pdf`, await makePdf('plain test'));
-      expect(await t.waitFor(acct.testKey, intakeIdOf(res.message))).toMatchObject({ status: 'attached', invoice: inv.id });
+      expect(await t.waitFor(t.account.testKey, intakeIdOf(res.message))).toMatchObject({ status: 'attached', invoice: inv.id });
     } finally {
       client.close();
     }
-    expect(await ftpCode(connectFtp(t.port, acct.ftpUsername, 'test_wrong', false))).toBe(530);
+    expect(await ftpCode(connectFtp(t.port, t.account.ftpUsername, 'test_wrong', false))).toBe(530);
     const { ftp } = await RawFtp.connect(t.port);
     try {
       expect(await ftp.send('AUTH TLS')).toMatch(/^502/);
@@ -66,8 +44,8 @@ describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
   it('stop() lets a running upload finish (226) and refuses new connections meanwhile', async () => {
     const metrics = new TransferMetrics('ftp');
     const channel = (await startFtpRole(t.svc.container, t.svc.container.intake, { metrics }))!;
-    const inv = await t.invoice(acct.liveKey);
-    const client = await connectFtp(channel.port, acct.ftpUsername, acct.liveKey, false);
+    const inv = await t.invoice(t.account.liveKey);
+    const client = await connectFtp(channel.port, t.account.ftpUsername, t.account.liveKey, false);
     const source = new PassThrough();
     const pdf = await makePdf('graceful');
     const pending = client.uploadFrom(source, `${inv.invoiceNumber}.pdf`);
@@ -82,7 +60,7 @@ describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
     expect(res.code).toBe(226);
     client.close();
     await stopped;
-    expect(await t.waitFor(acct.liveKey, intakeIdOf(res.message))).toMatchObject({ status: 'attached', invoice: inv.id });
+    expect(await t.waitFor(t.account.liveKey, intakeIdOf(res.message))).toMatchObject({ status: 'attached', invoice: inv.id });
   });
 });
 

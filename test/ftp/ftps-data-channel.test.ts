@@ -3,27 +3,18 @@
 // refused, FEAT, and transfers that stall say in which phase.
 import net from 'node:net';
 import tls from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { connectFtp, intakeIdOf, upload } from './ftp-clients.ts';
-import { startFtpApp, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { ftpTestFile } from './ftp-harness.ts';
 import { RawFtp } from './raw-ftp.ts';
 
 const TRANSFER_TIMEOUT_MS = 1500;
-let t: FtpApp;
-let acct: FtpAccount;
-
-beforeAll(async () => {
-  t = await startFtpApp({ config: { ftpTransferTimeoutMs: TRANSFER_TIMEOUT_MS } });
-  acct = await t.ftpAccount();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = ftpTestFile({ config: { ftpTransferTimeoutMs: TRANSFER_TIMEOUT_MS } });
 
 /** Logged in over FTPS (these client TLS options) with PBSZ 0 and PROT P sent. */
 async function session(options: tls.ConnectionOptions = {}): Promise<RawFtp> {
-  const ftp = await RawFtp.loggedIn(t.port, acct.ftpUsername, acct.liveKey, options);
+  const ftp = await RawFtp.loggedIn(t.port, t.account.ftpUsername, t.account.liveKey, options);
   expect(await ftp.send('PBSZ 0')).toMatch(/^200/);
   expect(await ftp.send('PROT P')).toMatch(/^200/);
   return ftp;
@@ -54,7 +45,7 @@ const loggedStall = (phase: string) => t.logLines.some((l) => l.includes('ftp tr
 
 describe('the data connection TLS handshake', () => {
   it('a client that shakes hands only after reading 150 (ftplib, lftp, PHP) completes its upload: attached', async () => {
-    const invoice = await t.invoice(acct.liveKey);
+    const invoice = await t.invoice(t.account.liveKey);
     const ftp = await session();
     try {
       const tcp = await dataTcp(ftp);
@@ -65,7 +56,7 @@ describe('the data connection TLS handshake', () => {
       data.end(await makePdf('after 150'));
       const done = await ftp.reply();
       expect(done).toMatch(/^226/);
-      expect(await t.waitFor(acct.liveKey, intakeIdOf(done))).toMatchObject({ status: 'attached', invoice: invoice.id });
+      expect(await t.waitFor(t.account.liveKey, intakeIdOf(done))).toMatchObject({ status: 'attached', invoice: invoice.id });
     } finally {
       ftp.close();
     }
@@ -110,7 +101,7 @@ describe('the data connection TLS handshake', () => {
 
 describe('commands around the data connection', () => {
   it('FEAT lists what the server does (no MLSD/MLST), and each works; PORT and EPRT are refused with the reason; PROT C is refused while TLS is required', async () => {
-    const client = await connectFtp(t.port, acct.ftpUsername, acct.liveKey);
+    const client = await connectFtp(t.port, t.account.ftpUsername, t.account.liveKey);
     await upload(client, 'feat-check.pdf', Buffer.from('not a PDF')).finally(() => client.close());
     const ftp = await session();
     try {
@@ -131,7 +122,7 @@ describe('commands around the data connection', () => {
   });
 
   it('a transfer before PROT P is refused (521) when TLS is required', async () => {
-    const ftp = await RawFtp.loggedIn(t.port, acct.ftpUsername, acct.liveKey);
+    const ftp = await RawFtp.loggedIn(t.port, t.account.ftpUsername, t.account.liveKey);
     try {
       expect(await ftp.send('PASV')).toMatch(/^227/);
       expect(await ftp.send('LIST')).toMatch(/^521 /);

@@ -1,33 +1,20 @@
 // Uploads over FTPS (TLS required, the default with a certificate) with basic-ftp and curl, through
 // the real intake pipeline (PostgreSQL, Redis, workers) to attached documents.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { connectFtp, curlUpload, download, ftpCode, intakeIdOf, upload } from './ftp-clients.ts';
-import { startFtpApp, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { expectCurlUploadsAttached, ftpTestFile } from './ftp-harness.ts';
 
-let t: FtpApp;
-let acct: FtpAccount;
-let tmp: string;
-
-beforeAll(async () => {
-  t = await startFtpApp();
-  acct = await t.ftpAccount();
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftp-files-'));
-});
-afterAll(async () => {
-  await t?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const t = ftpTestFile();
 
 describe('uploads over FTPS with basic-ftp', () => {
   it('attaches <invoice_id>.pdf and <invoice_number>.pdf to their invoices; 226 names the staged intake record', async () => {
-    const byId = await t.invoice(acct.liveKey);
-    const byNumber = await t.invoice(acct.liveKey);
-    const client = await connectFtp(t.port, acct.ftpUsername, acct.liveKey);
+    const byId = await t.invoice(t.account.liveKey);
+    const byNumber = await t.invoice(t.account.liveKey);
+    const client = await connectFtp(t.port, t.account.ftpUsername, t.account.liveKey);
     try {
       const pdfA = await makePdf('by id');
       const r1 = await upload(client, `${byId.id}.pdf`, pdfA);
@@ -38,10 +25,10 @@ describe('uploads over FTPS with basic-ftp', () => {
       const id1 = intakeIdOf(r1.message);
       const staged = await t.db.query('select id from intake_records where id = $1', [id1]);
       expect(staged).toHaveLength(1);
-      const done1 = await t.waitFor(acct.liveKey, id1);
-      const done2 = await t.waitFor(acct.liveKey, intakeIdOf(r2.message));
+      const done1 = await t.waitFor(t.account.liveKey, id1);
+      const done2 = await t.waitFor(t.account.liveKey, intakeIdOf(r2.message));
       expect(done1).toMatchObject({ status: 'attached', invoice: byId.id, channel: 'ftp', filename: `${byId.id}.pdf`, size: pdfA.length });
-      expect(done1.sender).toBe(`${acct.ftpUsername}@127.0.0.1`);
+      expect(done1.sender).toBe(`${t.account.ftpUsername}@127.0.0.1`);
       expect(done2).toMatchObject({ status: 'attached', invoice: byNumber.id, channel: 'ftp' });
       const docs = await t.documentsOf(byId.id);
       expect(docs).toHaveLength(1);
@@ -53,14 +40,14 @@ describe('uploads over FTPS with basic-ftp', () => {
 
   it('with the test key, files go to test mode: they match test invoices only and only the test key sees them', async () => {
     const number = `T-${Date.now()}`;
-    const liveInvoice = await t.invoice(acct.liveKey, number);
-    const testInvoice = await t.invoice(acct.testKey, number);
-    const client = await connectFtp(t.port, acct.ftpUsername, acct.testKey);
+    const liveInvoice = await t.invoice(t.account.liveKey, number);
+    const testInvoice = await t.invoice(t.account.testKey, number);
+    const client = await connectFtp(t.port, t.account.ftpUsername, t.account.testKey);
     try {
       const res = await upload(client, `${number}.pdf`, await makePdf('test mode'));
       const id = intakeIdOf(res.message);
-      expect(await t.waitFor(acct.testKey, id)).toMatchObject({ status: 'attached', invoice: testInvoice.id });
-      expect((await t.request('GET', `/v2/imports/${id}`, { key: acct.liveKey })).status).toBe(404);
+      expect(await t.waitFor(t.account.testKey, id)).toMatchObject({ status: 'attached', invoice: testInvoice.id });
+      expect((await t.request('GET', `/v2/imports/${id}`, { key: t.account.liveKey })).status).toBe(404);
       expect(await t.documentsOf(liveInvoice.id)).toHaveLength(0);
       expect((await t.documentsOf(testInvoice.id))[0].source).toBe('ftp');
     } finally {
@@ -90,24 +77,24 @@ describe('uploads over FTPS with basic-ftp', () => {
   });
 
   it('renames a temporary upload (WinSCP x.pdf.filepart, scripts x.tmp) to its .pdf name: attached; nothing before the rename', async () => {
-    const a = await t.invoice(acct.liveKey);
-    const b = await t.invoice(acct.liveKey);
-    const client = await connectFtp(t.port, acct.ftpUsername, acct.liveKey);
+    const a = await t.invoice(t.account.liveKey);
+    const b = await t.invoice(t.account.liveKey);
+    const client = await connectFtp(t.port, t.account.ftpUsername, t.account.liveKey);
     try {
       const held = await upload(client, `${a.invoiceNumber}.pdf.filepart`, await makePdf('winscp'));
       expect(held.code).toBe(226);
       expect(held.message).toMatch(/held/);
       // held in memory only: no intake record yet, and LIST shows it as uploading
-      expect((await t.imports(acct.liveKey)).some((r: any) => r.filename.startsWith(a.invoiceNumber))).toBe(false);
+      expect((await t.imports(t.account.liveKey)).some((r: any) => r.filename.startsWith(a.invoiceNumber))).toBe(false);
       const listed = await client.list();
       expect(listed.find((f) => f.name === `${a.invoiceNumber}.pdf.filepart`)?.user).toBe('uploading');
       const renamed = await client.rename(`${a.invoiceNumber}.pdf.filepart`, `${a.invoiceNumber}.pdf`);
       expect(renamed.code).toBe(250);
-      expect(await t.waitFor(acct.liveKey, intakeIdOf(renamed.message))).toMatchObject({ status: 'attached', invoice: a.id, filename: `${a.invoiceNumber}.pdf` });
+      expect(await t.waitFor(t.account.liveKey, intakeIdOf(renamed.message))).toMatchObject({ status: 'attached', invoice: a.id, filename: `${a.invoiceNumber}.pdf` });
 
       await upload(client, 'upload-1234.tmp', await makePdf('tmp'));
       const r2 = await client.rename('upload-1234.tmp', `${b.id}.pdf`);
-      expect(await t.waitFor(acct.liveKey, intakeIdOf(r2.message))).toMatchObject({ status: 'attached', invoice: b.id });
+      expect(await t.waitFor(t.account.liveKey, intakeIdOf(r2.message))).toMatchObject({ status: 'attached', invoice: b.id });
       // a name that was already handed on cannot be renamed (it would attach under the old name)
       expect(await ftpCode(client.rename(`${b.id}.pdf`, 'other.pdf'))).toBe(550);
       // a temporary upload cannot become a non-PDF name
@@ -241,19 +228,8 @@ describe('uploads over FTPS with basic-ftp', () => {
 
 describe('uploads over FTPS with curl -T --ssl-reqd', () => {
   it('uploads by invoice number and by id: attached', async () => {
-    const byNumber = await t.invoice(acct.liveKey);
-    const byId = await t.invoice(acct.liveKey);
-    const f1 = path.join(tmp, `${byNumber.invoiceNumber}.pdf`);
-    fs.writeFileSync(f1, await makePdf('curl number'));
-    const f2 = path.join(tmp, 'local-name.pdf');
-    fs.writeFileSync(f2, await makePdf('curl id'));
-    const r1 = await curlUpload(t.port, acct.ftpUsername, acct.liveKey, f1, '', { tls: true });
-    expect(r1.code, r1.stderr).toBe(0);
+    const [r1] = await expectCurlUploadsAttached(t, { tls: true });
     expect(r1.stderr).toMatch(/< 226 /);
-    const r2 = await curlUpload(t.port, acct.ftpUsername, acct.liveKey, f2, `${byId.id}.pdf`, { tls: true });
-    expect(r2.code, r2.stderr).toBe(0);
-    expect(await t.waitFor(acct.liveKey, intakeIdOf(r1.stderr))).toMatchObject({ status: 'attached', invoice: byNumber.id });
-    expect(await t.waitFor(acct.liveKey, intakeIdOf(r2.stderr))).toMatchObject({ status: 'attached', invoice: byId.id });
     // the key went over TLS: AUTH TLS came before USER
     expect(r1.stderr.indexOf('> AUTH TLS')).toBeGreaterThan(-1);
     expect(r1.stderr.indexOf('> AUTH TLS')).toBeLessThan(r1.stderr.indexOf('> USER'));
@@ -261,12 +237,12 @@ describe('uploads over FTPS with curl -T --ssl-reqd', () => {
 
   it('oversize: curl fails on the 552 and nothing is staged; a traversal path is refused', async () => {
     const a = await t.ftpAccount();
-    const big = path.join(tmp, 'big.pdf');
+    const big = path.join(t.dir, 'big.pdf');
     fs.writeFileSync(big, Buffer.concat([await makePdf('big'), Buffer.alloc(6 * 1024 * 1024, 0x20)]));
     const r = await curlUpload(t.port, a.ftpUsername, a.liveKey, big, 'big.pdf', { tls: true });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/< 552 /);
-    const small = path.join(tmp, 'small.pdf');
+    const small = path.join(t.dir, 'small.pdf');
     fs.writeFileSync(small, await makePdf('small'));
     // curl turns a path into CWD, which the flat directory refuses; --ftp-method nocwd sends the path in STOR
     const cwd = await curlUpload(t.port, a.ftpUsername, a.liveKey, small, 'sub/x.pdf', { tls: true });
