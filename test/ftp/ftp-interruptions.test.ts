@@ -31,8 +31,9 @@ function stallingSource(first: Buffer): Readable {
   });
 }
 
-/** Logged in over FTPS with a TLS data connection open (EPSV): what the raw tests build on. */
-async function rawSession(a: FtpAccount): Promise<{ ftp: RawFtp; data: tls.TLSSocket }> {
+/** Logged in over FTPS, a TLS data connection open (EPSV) and STOR `name` under way (150); a PDF of about `size` bytes to send. */
+async function rawStor(a: FtpAccount, name: string, size: number): Promise<{ ftp: RawFtp; data: tls.TLSSocket; pdf: Buffer }> {
+  const pdf = await bigPdf(size, name);
   const ftp = await RawFtp.loggedIn(t.port, a.ftpUsername, a.liveKey);
   await ftp.send('PBSZ 0');
   await ftp.send('PROT P');
@@ -45,7 +46,8 @@ async function rawSession(a: FtpAccount): Promise<{ ftp: RawFtp; data: tls.TLSSo
     data.once('error', reject);
   });
   data.on('error', () => {});
-  return { ftp, data };
+  expect(await ftp.send(`STOR ${name}`)).toMatch(/^150/);
+  return { ftp, data, pdf };
 }
 
 /** `interrupt` uploads for a fresh account and breaks the upload off: one upload counted aborted, none received, nothing staged. */
@@ -87,9 +89,7 @@ describe('interrupted uploads', () => {
 
   it('a data connection that ends cleanly half way, with the client gone right after, stages nothing', () =>
     expectAborted(async (a) => {
-      const pdf = await bigPdf(400_000, 'truncated');
-      const { ftp, data } = await rawSession(a);
-      expect(await ftp.send('STOR truncated.pdf')).toMatch(/^150/);
+      const { ftp, data, pdf } = await rawStor(a, 'truncated.pdf', 400_000);
       data.end(pdf.subarray(0, 200_000)); // close_notify and FIN: a "clean" end
       await new Promise((r) => data.once('close', r));
       ftp.close();
@@ -97,10 +97,8 @@ describe('interrupted uploads', () => {
 
   it('the same half file from a client that stays is handed on: the disconnect made the difference', async () => {
     const a = await t.ftpAccount();
-    const pdf = await bigPdf(400_000, 'truncated');
-    const { ftp, data } = await rawSession(a);
+    const { ftp, data, pdf } = await rawStor(a, 'stays.pdf', 400_000);
     try {
-      expect(await ftp.send('STOR stays.pdf')).toMatch(/^150/);
       data.end(pdf.subarray(0, 200_000));
       const reply = await ftp.reply();
       expect(reply).toMatch(/^226 stays\.pdf received as imp_/);
@@ -125,10 +123,8 @@ describe('interrupted uploads', () => {
 
   it('ABOR during an upload: 426 for the transfer, 226 for ABOR, nothing staged', async () => {
     const a = await t.ftpAccount();
-    const pdf = await bigPdf(300_000, 'aborted');
-    const { ftp, data } = await rawSession(a);
+    const { ftp, data, pdf } = await rawStor(a, 'aborted.pdf', 300_000);
     try {
-      expect(await ftp.send('STOR aborted.pdf')).toMatch(/^150/);
       data.write(pdf.subarray(0, 100_000));
       const before = (await t.counters());
       await until(async () => (await t.counters()).bytesReceived > before.bytesReceived || (await t.gauge('transfers')) === 1, 5000, 'bytes to arrive');

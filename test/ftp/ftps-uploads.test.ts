@@ -5,10 +5,28 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
+import type { Client } from 'basic-ftp';
 import { connectFtp, curlUpload, download, ftpCode, intakeIdOf, upload } from './ftp-clients.ts';
-import { expectCurlUploadsAttached, ftpTestFile } from './ftp-harness.ts';
+import { expectCurlUploadsAttached, ftpTestFile, type FtpAccount } from './ftp-harness.ts';
 
 const t = ftpTestFile();
+
+/** `use` gets a fresh account and its FTPS session (basic-ftp), closed after. */
+async function freshSession(use: (client: Client, a: FtpAccount) => Promise<void>): Promise<void> {
+  const a = await t.ftpAccount();
+  const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
+  try {
+    await use(client, a);
+  } finally {
+    client.close();
+  }
+}
+
+/** The session went on after its refusals: `name` uploaded (226) and is the account's only import. */
+async function expectOnlyImport(client: Client, a: FtpAccount, name: string, pdf: Buffer, filename = name) {
+  expect((await upload(client, name, pdf)).code).toBe(226);
+  expect((await t.imports(a.liveKey)).map((r: any) => r.filename)).toEqual([filename]);
+}
 
 describe('uploads over FTPS with basic-ftp', () => {
   it('attaches <invoice_id>.pdf and <invoice_number>.pdf to their invoices; 226 names the staged intake record', async () => {
@@ -105,11 +123,9 @@ describe('uploads over FTPS with basic-ftp', () => {
     }
   });
 
-  it('refuses names with path parts and non-PDF names (553), stages nothing; the directory is flat', async () => {
-    const a = await t.ftpAccount();
-    const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    const before = (await t.counters());
-    try {
+  it('refuses names with path parts and non-PDF names (553), stages nothing; the directory is flat', () =>
+    freshSession(async (client, a) => {
+      const before = await t.counters();
       const pdf = await makePdf('names');
       for (const name of ['../evil.pdf', 'sub/x.pdf', '..\\evil.pdf', '/etc/x.pdf', 'invoice.txt', 'invoice.pdf.exe', 'noextension']) {
         expect(await ftpCode(upload(client, name, pdf)), name).toBe(553);
@@ -118,30 +134,17 @@ describe('uploads over FTPS with basic-ftp', () => {
       expect(await ftpCode(client.cd('sub'))).toBe(550);
       expect(await client.pwd()).toBe('/');
       // the root itself, named absolutely, is fine
-      const ok = await upload(client, '/rooted.pdf', pdf);
-      expect(ok.code).toBe(226);
-      expect((await t.imports(a.liveKey)).map((r: any) => r.filename)).toEqual(['rooted.pdf']);
-    } finally {
-      client.close();
-    }
-  });
+      await expectOnlyImport(client, a, '/rooted.pdf', pdf, 'rooted.pdf');
+    }));
 
-  it('refuses an upload over 5 MB with 552 while it streams, and stages nothing', async () => {
-    const a = await t.ftpAccount();
-    const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    const before = (await t.counters());
-    try {
+  it('refuses an upload over 5 MB with 552 while it streams, and stages nothing', () =>
+    freshSession(async (client, a) => {
+      const before = await t.counters();
       const big = Buffer.concat([await makePdf('big'), Buffer.alloc(5 * 1024 * 1024, 0x20)]);
       expect(await ftpCode(upload(client, 'big.pdf', big))).toBe(552);
       expect((await t.counters()).uploadsRefusedTooLarge - before.uploadsRefusedTooLarge).toBe(1);
-      // the session goes on
-      const ok = await upload(client, 'small.pdf', await makePdf('small'));
-      expect(ok.code).toBe(226);
-      expect((await t.imports(a.liveKey)).map((r: any) => r.filename)).toEqual(['small.pdf']);
-    } finally {
-      client.close();
-    }
-  });
+      await expectOnlyImport(client, a, 'small.pdf', await makePdf('small'));
+    }));
 
   it('refuses DELE, MKD, RMD, SITE, APPE and STOU with their codes, and RETR of anything but its own error texts', async () => {
     const a = await t.ftpAccount();
@@ -173,11 +176,9 @@ describe('uploads over FTPS with basic-ftp', () => {
     }
   });
 
-  it('LIST shows recent uploads with their status, and a readable <name>.pdf.error.txt for each failed one', async () => {
-    const a = await t.ftpAccount();
-    const inv = await t.invoice(a.liveKey);
-    const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
-    try {
+  it('LIST shows recent uploads with their status, and a readable <name>.pdf.error.txt for each failed one', () =>
+    freshSession(async (client, a) => {
+      const inv = await t.invoice(a.liveKey);
       const good = await upload(client, `${inv.invoiceNumber}.pdf`, await makePdf('good'));
       await t.waitFor(a.liveKey, intakeIdOf(good.message));
       const bad = await upload(client, 'F-garbage.pdf', Buffer.from('%PDF-1.4 this is not really a PDF'));
@@ -198,10 +199,7 @@ describe('uploads over FTPS with basic-ftp', () => {
       expect(text).toMatch(/Reason: The PDF cannot be read/);
       expect(await client.size('F-garbage.pdf.error.txt')).toBe(errorFile.size);
       expect(Object.keys(byName).filter((n) => n.endsWith('.error.txt'))).toEqual(['F-garbage.pdf.error.txt']);
-    } finally {
-      client.close();
-    }
-  });
+    }));
 
   it('20 parallel uploads on 20 connections are all attached, each once', async () => {
     const a = await t.ftpAccount();
