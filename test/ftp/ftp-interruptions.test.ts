@@ -50,6 +50,17 @@ async function rawStor(a: FtpAccount, name: string, size: number): Promise<{ ftp
   return { ftp, data, pdf };
 }
 
+/** rawStor for a fresh account; its control connection is closed after `use`. */
+async function withRawStor(name: string, size: number, use: (upload: Awaited<ReturnType<typeof rawStor>>, a: FtpAccount) => Promise<void>): Promise<void> {
+  const a = await t.ftpAccount();
+  const upload = await rawStor(a, name, size);
+  try {
+    await use(upload, a);
+  } finally {
+    upload.ftp.close();
+  }
+}
+
 /** `interrupt` uploads for a fresh account and breaks the upload off: one upload counted aborted, none received, nothing staged. */
 async function expectAborted(interrupt: (a: FtpAccount, before: Record<TransferCounter, number>) => Promise<void>) {
   const a = await t.ftpAccount();
@@ -95,20 +106,15 @@ describe('interrupted uploads', () => {
       ftp.close();
     }));
 
-  it('the same half file from a client that stays is handed on: the disconnect made the difference', async () => {
-    const a = await t.ftpAccount();
-    const { ftp, data, pdf } = await rawStor(a, 'stays.pdf', 400_000);
-    try {
+  it('the same half file from a client that stays is handed on: the disconnect made the difference', () =>
+    withRawStor('stays.pdf', 400_000, async ({ ftp, data, pdf }, a) => {
       data.end(pdf.subarray(0, 200_000));
       const reply = await ftp.reply();
       expect(reply).toMatch(/^226 stays\.pdf received as imp_/);
       const id = /(imp_\w+)/.exec(reply)![1];
       const rec = (await t.imports(a.liveKey)).find((r: any) => r.id === id);
       expect(rec).toMatchObject({ filename: 'stays.pdf', size: 200_000 });
-    } finally {
-      ftp.close();
-    }
-  });
+    }));
 
   it('a stalled upload is aborted with 426 after the transfer timeout; nothing staged', () =>
     expectAborted(async (a) => {
@@ -121,10 +127,8 @@ describe('interrupted uploads', () => {
       }
     }));
 
-  it('ABOR during an upload: 426 for the transfer, 226 for ABOR, nothing staged', async () => {
-    const a = await t.ftpAccount();
-    const { ftp, data, pdf } = await rawStor(a, 'aborted.pdf', 300_000);
-    try {
+  it('ABOR during an upload: 426 for the transfer, 226 for ABOR, nothing staged', () =>
+    withRawStor('aborted.pdf', 300_000, async ({ ftp, data, pdf }, a) => {
       data.write(pdf.subarray(0, 100_000));
       const before = (await t.counters());
       await until(async () => (await t.counters()).bytesReceived > before.bytesReceived || (await t.gauge('transfers')) === 1, 5000, 'bytes to arrive');
@@ -132,11 +136,8 @@ describe('interrupted uploads', () => {
       expect(await ftp.reply()).toMatch(/^226 ABOR/);
       // the session goes on
       expect(await ftp.send('NOOP')).toMatch(/^200/);
-    } finally {
-      ftp.close();
-    }
-    expect(await t.imports(a.liveKey)).toEqual([]);
-  });
+      expect(await t.imports(a.liveKey)).toEqual([]);
+    }));
 
   it('closes a session that stays idle with 421', async () => {
     const a = await t.ftpAccount();
