@@ -1,88 +1,70 @@
-// One Redis round trip per API request: the per-key rate limit (a fixed window shared by every
-// node with the same prefix) and the check for a key revocation marker, in one Lua script.
-// Keys are hash-tagged ({...}) so both live in one Redis Cluster slot.
+// The API's per-request gate, from kept parts. Rate limit: rate-limiter-flexible counting in Redis
+// (one budget per key for every node with the same prefix), a key over its budget blocked in memory
+// until its window ends (no Redis call), and a per-node in-memory limiter as insurance while Redis
+// is away. Revocations: Redis pub/sub. A node trusts its key cache only while a PING sent on its
+// subscription less than 1 s ago has come back (replies follow the messages published before them),
+// so a rotated key fails on every node within 1 s, where a marker read on every request cost a
+// Redis lookup per request.
 import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.ts';
-import type { KeyRevocations } from '../services/key-cache.ts';
+import type { KeyCache, KeyRevocations } from '../services/key-cache.ts';
 
-export interface GateResult {
-  /** requests in the current window, this one included */
-  count: number;
-  /** milliseconds until the window ends */
-  ttlMs: number;
-  /** the presented key was replaced: do not trust a cached lookup */
-  revoked: boolean;
-}
+const TRUST_MS = 1000;
 
-const HIT = `
-local current = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-local revoked = 0
-if #KEYS > 1 then revoked = redis.call('EXISTS', KEYS[2]) end
-return {current, ttl, revoked}`;
+export class RequestGate implements KeyRevocations {
+  private readonly limiter: RateLimiterRedis;
+  private readonly channel: string;
+  private confirmed = 0; // when the last answered PING was sent
+  private readonly heartbeat: NodeJS.Timeout;
 
-type GateRedis = Redis & { gateHit(...args: (string | number)[]): Promise<[number, number, number]> };
-
-export class RedisRequestGate implements KeyRevocations {
-  private readonly redis: GateRedis;
-  private lostListeners: (() => void)[] = [];
-
-  /** `redis` is a dedicated, fail-fast connection (no offline queue, short command timeout). */
-  constructor(
-    redis: Redis,
-    private readonly prefix: string,
-  ) {
-    redis.defineCommand('gateHit', { lua: HIT });
-    this.redis = redis as GateRedis;
-    // markers written while we were away may be gone (a restarted Redis): callers drop caches
-    for (const event of ['close', 'reconnecting']) redis.on(event, () => this.lostListeners.forEach((fn) => fn()));
+  /** `redis`: a fail-fast connection (no offline queue, short timeout); `sub` a fresh one for the subscription. */
+  constructor(private readonly redis: Redis, private readonly sub: Redis, prefix: string, limit: { max: number; windowMs: number }, private readonly cache: KeyCache) {
+    const duration = limit.windowMs / 1000;
+    this.limiter = new RateLimiterRedis({
+      storeClient: redis, keyPrefix: `${prefix}:rl`, points: limit.max, duration, rejectIfRedisNotReady: true,
+      inMemoryBlockOnConsumed: limit.max, insuranceLimiter: new RateLimiterMemory({ points: limit.max, duration }),
+    });
+    this.channel = `${prefix}:key-revoked`;
+    sub.on('message', (_channel: string, hashes: string) => hashes.split(',').forEach((h) => cache.forget(h)));
+    sub.on('close', () => cache.clear()); // messages sent while away are lost
+    void sub.subscribe(this.channel).catch(() => {}); // ioredis subscribes again after each reconnect
+    this.heartbeat = setInterval(() => {
+      const sent = Date.now();
+      if (sub.status === 'ready') sub.ping().then(() => (this.confirmed = Math.max(this.confirmed, sent)), () => {});
+    }, TRUST_MS / 4).unref();
   }
 
-  private counterKey = (bucket: string) => `${this.prefix}:rl:{${bucket}}`;
-  private markerKey = (hash: string) => `${this.prefix}:kr:{k:${hash}}`;
-
-  /** Counts a request of `bucket`; null when Redis cannot answer (callers then fail open, uncached). */
-  async hit(bucket: string, keyHash: string | undefined, windowMs: number): Promise<GateResult | null> {
-    if (this.redis.status !== 'ready') return null;
+  /** Counts a request of `bucket`: the budget left and when its window ends; undefined if no limiter answered (fail open). */
+  async consume(bucket: string): Promise<{ allowed: boolean; remaining: number; resetMs: number } | undefined> {
     try {
-      const keys = keyHash ? [this.counterKey(bucket), this.markerKey(keyHash)] : [this.counterKey(bucket)];
-      const [count, ttlMs, revoked] = await this.redis.gateHit(keys.length, ...keys, windowMs);
-      return { count, ttlMs, revoked: revoked === 1 };
-    } catch {
-      return null;
+      const res = await this.limiter.consume(bucket);
+      return { allowed: true, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+    } catch (e) {
+      return e instanceof RateLimiterRes ? { allowed: false, remaining: 0, resetMs: e.msBeforeNext } : undefined;
     }
   }
 
-  async markRevoked(hashes: string[], ttlMs: number): Promise<void> {
+  /** Whether every revocation published more than 1 s ago has reached this node. */
+  cacheTrusted(): boolean {
+    return this.sub.status === 'ready' && Date.now() - this.confirmed < TRUST_MS;
+  }
+
+  async announceRevoked(hashes: string[]): Promise<void> {
     if (this.redis.status !== 'ready') throw DomainError.unavailable('Redis is unavailable, so other nodes could not be told; the key was not changed. Retry shortly');
-    // one SET per key (each its own cluster slot); any failure rejects, so the rotation is not committed
-    await Promise.all(hashes.map((h) => this.redis.set(this.markerKey(h), '1', 'PX', ttlMs)));
+    await this.redis.publish(this.channel, hashes.join(','));
   }
 
-  /** fn runs whenever the connection drops */
-  onConnectionLost(fn: () => void): void {
-    this.lostListeners.push(fn);
-  }
-
-  /** resolves when the connection is ready, fails, or after `ms` (never holds start-up for Redis) */
+  /** resolves when the cache may be trusted, Redis failed, or after `ms` (never holds start-up for Redis) */
   async ready(ms: number): Promise<void> {
-    if (this.redis.status === 'ready') return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        for (const e of ['ready', 'error', 'close']) this.redis.off(e, done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      for (const e of ['ready', 'error', 'close']) this.redis.once(e, done);
-    });
+    const until = Date.now() + ms;
+    const connecting = () => [this.redis, this.sub].every((c) => ['wait', 'connecting', 'connect', 'ready'].includes(c.status));
+    while (!this.cacheTrusted() && connecting() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   }
 
   close(): void {
+    clearInterval(this.heartbeat);
+    this.sub.disconnect();
     this.redis.disconnect();
   }
 }
