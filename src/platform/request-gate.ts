@@ -1,7 +1,10 @@
 // The API's per-request gate, from kept parts. Rate limit: rate-limiter-flexible counting in Redis
 // (one budget per key for every node with the same prefix), a key over its budget blocked in memory
 // until its window ends (no Redis call), and a per-node in-memory limiter as insurance while Redis
-// is away. Revocations: Redis pub/sub. A node trusts its key cache only while a PING sent on its
+// is away. A node takes its budget from Redis in slices of 1 % (at most 100 requests), so only one
+// request in a slice pays a Redis round trip; a slice is never used past its window, so nodes
+// together never exceed the limit, and fall short of it by at most one unused slice each.
+// Revocations: Redis pub/sub. A node trusts its key cache only while a PING sent on its
 // subscription less than 1 s ago has come back (replies follow the messages published before them),
 // so a rotated key fails on every node within 1 s, where a marker read on every request cost a
 // Redis lookup per request.
@@ -17,10 +20,14 @@ export class RequestGate implements KeyRevocations {
   private readonly channel: string;
   private confirmed = 0; // when the last answered PING was sent
   private readonly heartbeat: NodeJS.Timeout;
+  private readonly slice: number;
+  private readonly slices = new Map<string, { left: number; remaining: number; until: number }>();
+  private readonly reserving = new Map<string, Promise<boolean | undefined>>();
 
   /** `redis`: a fail-fast connection (no offline queue, short timeout); `sub` a fresh one for the subscription. */
   constructor(private readonly redis: Redis, private readonly sub: Redis, prefix: string, limit: { max: number; windowMs: number }, private readonly cache: KeyCache) {
     const duration = limit.windowMs / 1000;
+    this.slice = Math.max(1, Math.min(100, Math.floor(limit.max / 100)));
     this.limiter = new RateLimiterRedis({
       storeClient: redis, keyPrefix: `${prefix}:rl`, points: limit.max, duration, rejectIfRedisNotReady: true,
       inMemoryBlockOnConsumed: limit.max, insuranceLimiter: new RateLimiterMemory({ points: limit.max, duration }),
@@ -32,16 +39,36 @@ export class RequestGate implements KeyRevocations {
     this.heartbeat = setInterval(() => {
       const sent = Date.now();
       if (sub.status === 'ready') sub.ping().then(() => (this.confirmed = Math.max(this.confirmed, sent)), () => {});
+      if (this.slices.size > 1000) for (const [bucket, s] of this.slices) if (s.until < sent) this.slices.delete(bucket);
     }, TRUST_MS / 4).unref();
   }
 
   /** Counts a request of `bucket`: the budget left and when its window ends; undefined if no limiter answered (fail open). */
   async consume(bucket: string): Promise<{ allowed: boolean; remaining: number; resetMs: number } | undefined> {
+    for (;;) {
+      const s = this.slices.get(bucket);
+      const resetMs = (s?.until ?? 0) - Date.now();
+      if (s && resetMs > 0 && s.left > 0) return { allowed: true, remaining: s.remaining + --s.left, resetMs };
+      let reserved = this.reserving.get(bucket);
+      if (!reserved) this.reserving.set(bucket, (reserved = this.reserve(bucket).finally(() => this.reserving.delete(bucket))));
+      const outcome = await reserved;
+      if (outcome === undefined) return undefined;
+      if (!outcome) return { allowed: false, remaining: 0, resetMs: Math.max(0, (this.slices.get(bucket)?.until ?? 0) - Date.now()) };
+    }
+  }
+
+  /** Takes the next slice of `bucket`'s budget: true if some of it was left, false if none. */
+  private async reserve(bucket: string): Promise<boolean | undefined> {
+    const set = (left: number, res: RateLimiterRes) => {
+      this.slices.set(bucket, { left, remaining: res.remainingPoints, until: Date.now() + res.msBeforeNext });
+      return left > 0;
+    };
     try {
-      const res = await this.limiter.consume(bucket);
-      return { allowed: true, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+      return set(this.slice, await this.limiter.consume(bucket, this.slice));
     } catch (e) {
-      return e instanceof RateLimiterRes ? { allowed: false, remaining: 0, resetMs: e.msBeforeNext } : undefined;
+      if (!(e instanceof RateLimiterRes)) return undefined;
+      // over the limit: what was left before this slice is still ours (0 when blocked in memory)
+      return set(e.consumedPoints > 0 ? Math.max(0, this.limiter.points - (e.consumedPoints - this.slice)) : 0, e);
     }
   }
 

@@ -13,7 +13,7 @@ import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
 
-const LIMIT = 200;
+const LIMIT = 1000; // each node takes it from Redis in slices of 10
 let redis: PrivateRedis;
 let db: { url: string; drop: () => Promise<void> };
 let nodes: ServiceProcess[] = [];
@@ -79,14 +79,15 @@ describe('request gate across two API processes', () => {
   it(`holds the per-key limit (${LIMIT} a minute) across both nodes within 10 %`, async () => {
     const acct = await account();
     const statuses: number[] = [];
-    // 2x the budget, 8 at a time, alternating between the nodes
+    // 1.5x the budget, 8 at a time, alternating between the nodes
     let next = 0;
     await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < 2 * LIMIT) statuses.push(await status(next++ % 2, acct.liveKey));
+      while (next < 1.5 * LIMIT) statuses.push(await status(next++ % 2, acct.liveKey));
     }));
     const ok = statuses.filter((s) => s === 200).length;
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
-    expect(Math.abs(ok - LIMIT)).toBeLessThanOrEqual(LIMIT / 10);
+    expect(ok).toBeLessThanOrEqual(LIMIT); // slices never outlive their window: never over
+    expect(ok).toBeGreaterThanOrEqual(LIMIT * 0.9);
   });
 
   it('with Redis stopped mid-test, keys are still checked against the database (a revoked key stays revoked) and each node limits on its own', async () => {
