@@ -19,6 +19,7 @@ export class RequestGate implements KeyRevocations {
   private readonly limiter: RateLimiterRedis;
   private readonly channel: string;
   private confirmed = 0; // when the last answered PING was sent
+  private lostAt = 0; // when the subscription last dropped: a PING sent before proves nothing
   private readonly heartbeat: NodeJS.Timeout;
   private readonly slice: number;
   private readonly slices = new Map<string, { left: number; remaining: number; until: number }>();
@@ -34,11 +35,14 @@ export class RequestGate implements KeyRevocations {
     });
     this.channel = `${prefix}:key-revoked`;
     sub.on('message', (_channel: string, hashes: string) => hashes.split(',').forEach((h) => cache.forget(h)));
-    sub.on('close', () => cache.clear()); // messages sent while away are lost
+    sub.on('close', () => {
+      this.lostAt = Date.now();
+      cache.clear(); // messages sent while away are lost
+    });
     void sub.subscribe(this.channel).catch(() => {}); // ioredis subscribes again after each reconnect
     this.heartbeat = setInterval(() => {
       const sent = Date.now();
-      if (sub.status === 'ready') sub.ping().then(() => (this.confirmed = Math.max(this.confirmed, sent)), () => {});
+      if (sub.status === 'ready') sub.ping().then(() => sent > this.lostAt && (this.confirmed = Math.max(this.confirmed, sent)), () => {});
       if (this.slices.size > 1000) for (const [bucket, s] of this.slices) if (s.until < sent) this.slices.delete(bucket);
     }, TRUST_MS / 4).unref();
   }
@@ -74,7 +78,7 @@ export class RequestGate implements KeyRevocations {
 
   /** Whether every revocation published more than 1 s ago has reached this node. */
   cacheTrusted(): boolean {
-    return this.sub.status === 'ready' && Date.now() - this.confirmed < TRUST_MS;
+    return this.sub.status === 'ready' && this.confirmed > this.lostAt && Date.now() - this.confirmed < TRUST_MS;
   }
 
   async announceRevoked(hashes: string[]): Promise<void> {
