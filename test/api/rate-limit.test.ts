@@ -1,6 +1,7 @@
 // 429 per key, with Retry-After and the spec's error body, counted in Redis so that every node
 // with the same prefix shares one budget.
 import { describe, expect } from 'vitest';
+import { hashKey } from '../../src/domain/api-keys.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { apiTest as it } from '../helpers/api-test.ts';
 import type { TestApp } from '../helpers/test-app.ts';
@@ -54,6 +55,21 @@ describe('rate limit', () => {
     } finally {
       await t2.close();
       await t3.close();
+    }
+  });
+
+  it('a key over its budget is refused from the node\'s memory until the window ends, without asking Redis', async ({ t }) => {
+    const acct = await t.createAccount();
+    for (let i = 0; i < 3; i++) expect((await hit(t, acct.liveKey)).status).toBe(200);
+    expect((await hit(t, acct.liveKey)).status).toBe(429);
+    // the count in Redis is gone: a node that asks Redis lets the key through, this one still refuses
+    expect(await t.c.redis.del(`${prefix}:rl:k:${hashKey(acct.liveKey)}`)).toBe(1);
+    const t2 = await t.anotherNode({ config: { ...limit, redisPrefix: prefix } });
+    try {
+      expect((await hit(t2, acct.liveKey)).status).toBe(200);
+      expect((await hit(t, acct.liveKey)).status).toBe(429);
+    } finally {
+      await t2.close();
     }
   });
 
