@@ -1,13 +1,10 @@
-// The API's per-request gate, from kept parts. Rate limit: rate-limiter-flexible counting in Redis
-// (one budget per key for every node with the same prefix), a key over its budget blocked in memory
-// until its window ends (no Redis call), and a per-node in-memory limiter as insurance while Redis
-// is away. A node takes its budget from Redis in slices of 1 % (at most 100 requests), so only one
-// request in a slice pays a Redis round trip; a slice is never used past its window, so nodes
-// together never exceed the limit, and fall short of it by at most one unused slice each.
-// Revocations: Redis pub/sub. A node trusts its key cache only while a PING sent on its
-// subscription less than 1 s ago has come back (replies follow the messages published before them),
-// so a rotated key fails on every node within 1 s, where a marker read on every request cost a
-// Redis lookup per request.
+// The API's per-request gate, from kept parts. Rate limit: rate-limiter-flexible, counted in Redis for
+// every node with the same prefix, a key over budget blocked in memory until its window ends, and a
+// per-node in-memory insurance limiter while Redis is away. Nodes take a key's budget in slices of
+// 1 % (at most 100), so one request in a slice pays a Redis round trip; a slice dies with its window:
+// together nodes never exceed the limit, and fall short by at most a slice each. Revocations: Redis
+// pub/sub; a node trusts its key cache only while a PING sent on its subscription under 1 s ago has
+// come back (replies follow the messages published before them): a rotated key fails within 1 s.
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.ts';
@@ -17,7 +14,6 @@ const TRUST_MS = 1000;
 
 export class RequestGate implements KeyRevocations {
   private readonly limiter: RateLimiterRedis;
-  private readonly channel: string;
   private confirmed = 0; // when the last answered PING was sent
   private lostAt = 0; // when the subscription last dropped: a PING sent before proves nothing
   private readonly heartbeat: NodeJS.Timeout;
@@ -26,20 +22,16 @@ export class RequestGate implements KeyRevocations {
   private readonly reserving = new Map<string, Promise<boolean | undefined>>();
 
   /** `redis`: a fail-fast connection (no offline queue, short timeout); `sub` a fresh one for the subscription. */
-  constructor(private readonly redis: Redis, private readonly sub: Redis, prefix: string, limit: { max: number; windowMs: number }, private readonly cache: KeyCache) {
+  constructor(private readonly redis: Redis, private readonly sub: Redis, private readonly prefix: string, limit: { max: number; windowMs: number }, cache: KeyCache) {
     const duration = limit.windowMs / 1000;
     this.slice = Math.max(1, Math.min(100, Math.floor(limit.max / 100)));
     this.limiter = new RateLimiterRedis({
       storeClient: redis, keyPrefix: `${prefix}:rl`, points: limit.max, duration, rejectIfRedisNotReady: true,
       inMemoryBlockOnConsumed: limit.max, insuranceLimiter: new RateLimiterMemory({ points: limit.max, duration }),
     });
-    this.channel = `${prefix}:key-revoked`;
     sub.on('message', (_channel: string, hashes: string) => hashes.split(',').forEach((h) => cache.forget(h)));
-    sub.on('close', () => {
-      this.lostAt = Date.now();
-      cache.clear(); // messages sent while away are lost
-    });
-    void sub.subscribe(this.channel).catch(() => {}); // ioredis subscribes again after each reconnect
+    sub.on('close', () => { this.lostAt = Date.now(); cache.clear(); }); // messages sent while away are lost
+    void sub.subscribe(`${prefix}:key-revoked`).catch(() => {}); // ioredis subscribes again after each reconnect
     this.heartbeat = setInterval(() => {
       const sent = Date.now();
       if (sub.status === 'ready') sub.ping().then(() => sent > this.lostAt && (this.confirmed = Math.max(this.confirmed, sent)), () => {});
@@ -83,12 +75,11 @@ export class RequestGate implements KeyRevocations {
 
   async announceRevoked(hashes: string[]): Promise<void> {
     if (this.redis.status !== 'ready') throw DomainError.unavailable('Redis is unavailable, so other nodes could not be told; the key was not changed. Retry shortly');
-    await this.redis.publish(this.channel, hashes.join(','));
+    await this.redis.publish(`${this.prefix}:key-revoked`, hashes.join(','));
   }
 
   /** resolves when the cache may be trusted, Redis failed, or after `ms` (never holds start-up for Redis) */
-  async ready(ms: number): Promise<void> {
-    const until = Date.now() + ms;
+  async ready(ms: number, until = Date.now() + ms): Promise<void> {
     const connecting = () => [this.redis, this.sub].every((c) => ['wait', 'connecting', 'connect', 'ready'].includes(c.status));
     while (!this.cacheTrusted() && connecting() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   }

@@ -22,8 +22,7 @@ export class KeyCache {
   get(hash: string): Scope | undefined {
     const e = this.entries.get(hash);
     if (e && e.expires > Date.now()) return e.scope;
-    this.entries.delete(hash);
-    return undefined;
+    if (e) this.entries.delete(hash);
   }
 
   /** `since`: the generation read before the lookup that found `scope` */
