@@ -40,7 +40,7 @@ import { settledBefore, withTimeout } from '../platform/timeouts.ts';
 import type { HttpDeps } from '../http/http-deps.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { Logger } from '../platform/logger.ts';
-import { RedisRequestGate } from '../platform/request-gate.ts';
+import { RequestGate } from '../platform/request-gate.ts';
 
 export interface Container extends HttpDeps {
   db: Database;
@@ -113,10 +113,11 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // (auto-pipelining: concurrent requests' commands share one socket write)
   const gateRedis = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, enableAutoPipelining: true });
   gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
-  const gate = new RedisRequestGate(gateRedis, config.redisPrefix);
-  closers.push(() => gate.close());
   const keyCache = new KeyCache(config.keyCacheMs);
-  gate.onConnectionLost(() => keyCache.clear());
+  const subRedis = redis.duplicate();
+  subRedis.on('error', () => {});
+  const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, keyCache);
+  closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
   stops.add('queues', 'webhook queue', async () => {
     await dispatcher.idle();

@@ -19,6 +19,12 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (raw
   if (n < min || n > max) throw new Error(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
 };
+// rate-limiter-flexible keeps its Redis windows in whole seconds
+const wholeSeconds = (): Parser<number> => (raw, name) => {
+  const n = int(1000)(raw, name);
+  if (n % 1000) throw new Error(`${name} must be whole seconds (a multiple of 1000), got ${n}`);
+  return n;
+};
 const bool = (): Parser<boolean> => (raw, name) => {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
@@ -100,8 +106,8 @@ const schema = {
   logLevel: { env: 'LOG_LEVEL', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), fallback: 'info' },
   maxAmountCents: { env: 'MAX_AMOUNT', parse: amount(), fallback: 999_999_999 },
   rateLimitMax: { env: 'RATE_LIMIT_MAX', parse: int(1), fallback: 6000 },
-  rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', parse: int(100), fallback: 60_000 },
-  // per-node API key cache (0: off); a rotation still fails the old key at once on every node
+  rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', parse: wholeSeconds(), fallback: 60_000 },
+  // per-node API key cache (0: off); a rotation still fails the old key on every node within 1 s
   keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },

@@ -7,7 +7,7 @@ import type { IntakeService } from '../intake/intake-service.ts';
 import type { InviteMailer } from '../platform/invite-mailer.ts';
 import type { SignInThrottle } from '../platform/sign-in-throttle.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { RedisRequestGate } from '../platform/request-gate.ts';
+import type { RequestGate } from '../platform/request-gate.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { CustomerService } from '../services/customer-service.ts';
 import type { DocumentService } from '../services/document-service.ts';
@@ -30,8 +30,8 @@ export interface HttpDeps {
   idempotency: IdempotencyService;
   /** SSH public keys registered for SFTP logins (admin API) */
   sshKeys: SshKeyService;
-  /** rate limit + key revocation check, one Redis round trip per API request */
-  gate: RedisRequestGate;
+  /** the per-key rate limit, and whether the key cache hears revocations */
+  gate: RequestGate;
   /** the intake pipeline behind /v2/imports */
   intake: IntakeService;
   webhooks: WebhookService;

@@ -216,6 +216,7 @@ export const intakeRepository = {
     const rows = await q.query<{ id: string }>(
       `select t.id from intake_records t where ${w.sql} and t.status in ('received', 'waiting') and t.deleted_at is null and lower(t.match_name) = any($3::text[])`,
       [...w.params, names.map((n) => n.toLowerCase())],
+      { prepare: true }, // every POST /v2/invoices runs it
     );
     return rows.map((r) => r.id);
   },
