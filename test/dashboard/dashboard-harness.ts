@@ -22,7 +22,7 @@ export interface DashboardApp {
   /** a fresh account, its keys and admin view */
   account(): Promise<{ id: string; name: string; liveKey: string; testKey: string; ftpUsername: string; importAddresses: { live: string; test: string } }>;
   /** invites a person and sets their password through the invite page; returns their credentials */
-  person(accountId: string, page: Page): Promise<{ email: string; password: string }>;
+  person(accountId: string, page: Page, email?: string): Promise<{ email: string; password: string }>;
   signIn(page: Page, who: { email: string; password: string }): Promise<void>;
   close(): Promise<void>;
 }
@@ -49,8 +49,7 @@ export async function startDashboardApp(overrides: Partial<Config> = {}): Promis
       if (res.status !== 201) throw new Error(`account: ${res.status}`);
       return res.body;
     },
-    async person(accountId, page) {
-      const email = `p${randomToken(8).toLowerCase()}@example.com`;
+    async person(accountId, page, email = `p${randomToken(8).toLowerCase()}@example.com`) {
       const password = `pw-${randomToken(16)}`;
       const invite = await api('POST', `/admin/accounts/${accountId}/users`, { auth: 'admin', body: { email } });
       if (invite.status !== 201) throw new Error(`invite: ${invite.status}`);

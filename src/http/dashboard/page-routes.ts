@@ -74,12 +74,23 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     return reply.view('invoices.eta', { title: 'Invoices without a document', account: await account(req), invoices });
   });
 
-  app.get('/dashboard/settings', onlySignedIn, async (req, reply) => reply.view('settings.eta', await settingsView(c, req)));
+  app.get<{ Querystring: Query }>('/dashboard/settings', onlySignedIn, async (req, reply) => reply.view('settings.eta', await settingsView(c, req, { done: req.query.done })));
 }
 
-/** The connection settings page's data; `newKey` is shown once, right after a rotation. */
-export async function settingsView(c: HttpDeps, req: FastifyRequest, newKey?: { mode: string; key: string }) {
-  const { scope } = signed(req);
-  const [account, details, hints] = await Promise.all([c.accounts.get(scope.accountId), accountDetails(c, scope, req.hostname), c.accounts.keyHints(scope.accountId)]);
-  return { title: 'Connection settings', account, details, hints, newKey };
+/** What the settings page shows once: a new key right after its rotation, a second factor being set up. */
+export interface SettingsExtra {
+  newKey?: { mode: string; key: string };
+  totpSetup?: { secret: string; uri: string; qr: string; error?: string };
+  error?: string;
+  done?: string;
+}
+
+/** The connection settings page's data, with the mode's webhooks and the person's second factor. */
+export async function settingsView(c: HttpDeps, req: FastifyRequest, extra: SettingsExtra = {}) {
+  const { scope, userId } = signed(req);
+  const [account, details, hints, hooks, secondFactor] = await Promise.all([
+    c.accounts.get(scope.accountId), accountDetails(c, scope, req.hostname), c.accounts.keyHints(scope.accountId),
+    c.webhooks.list(scope, { limit: 100 }), c.users.hasSecondFactor(userId),
+  ]);
+  return { title: 'Connection settings', account, details, hints, webhooks: hooks.items, secondFactor, ...extra };
 }
