@@ -1,11 +1,17 @@
 // The dashboard in a real browser (playwright-core + Debian's chromium) against the real service
-// (api, worker and ftp roles): the issue's walk-through, its refusals, and the screenshots in docs/.
+// (api, worker, ftp and sftp roles): the issue's walk-through and the screenshots in docs/.
+// Refusals and sign-in are in dashboard-sign-in.test.ts.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { makePdf } from '../helpers/fixtures.ts';
+import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
 
 const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
@@ -16,6 +22,8 @@ let ctx: BrowserContext;
 let page: Page;
 let who: { email: string; password: string };
 let pdf: Buffer;
+let rx: Receiver;
+let down: Receiver;
 
 const freePort = () => new Promise<number>((resolve) => {
   const s = net.createServer().listen(0, '127.0.0.1', () => {
@@ -42,14 +50,22 @@ async function drop(p: Page, files: { name: string; bytes: Buffer }[]) {
 const row = (p: Page, filename: string, status: string) => p.locator(`#rows tr[data-status="${status}"]`, { hasText: filename });
 
 beforeAll(async () => {
-  t = await startDashboardApp({ roles: ['api', 'worker', 'ftp'], ftpPort: await freePort(), ftpPasvRange: [41000, 41010] });
+  [rx, down] = [await startReceiver(), await startReceiver()];
+  down.script.push(...Array(1000).fill(503));
+  t = await startDashboardApp({
+    roles: ['api', 'worker', 'ftp', 'sftp'], ftpPort: await freePort(), ftpPasvRange: [41000, 41010], sftpPort: await freePort(), sftpHost: '127.0.0.1',
+    webhookAllowPrivate: true, webhookBackoffMs: 50, webhookBackoffMaxMs: 200, webhookDisableAfterMs: 1000,
+  });
   acct = await t.account();
   liveKey = acct.liveKey;
   ctx = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await ctx.newPage();
   pdf = await makePdf('Invoice');
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await Promise.all([rx?.close(), down?.close()]);
+});
 
 describe('dashboard walk-through', () => {
   it('invite -> set password -> sign in', async () => {
@@ -74,7 +90,8 @@ describe('dashboard walk-through', () => {
     expect(await page.locator('#ftp-port').textContent()).toBe(String(t.config.ftpPort));
     expect(account.ftp.certificateSha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     expect(await page.locator('#ftp-fingerprint').textContent()).toBe(account.ftp.certificateSha256);
-    await shot(page, 'settings');
+    expect(await page.locator('#sftp-port').textContent()).toBe(String(account.sftp.port));
+    expect(account.sftp.port).toBe(t.config.sftpPort);
   });
 
   it('rotates the live key: the new key is shown once and the old one answers 401 on /v2', async () => {
@@ -90,6 +107,20 @@ describe('dashboard walk-through', () => {
     liveKey = fresh;
     await page.goto(`${t.url}/dashboard/settings`);
     expect(await page.locator('#new-key').count()).toBe(0);
+  });
+
+  it("lists the mode's webhooks; one that failed for the whole disable period shows as disabled", async () => {
+    const add = async (url: string, events: string[]) => (await t.api('POST', '/v2/webhooks', { auth: liveKey, body: { Url: url, Events: events } })).body.id as string;
+    const ok = await add(`${rx.url}/erp/intake-events`, ['import.attached', 'import.failed']);
+    const gone = await add(`${down.url}/old-erp/paid`, ['invoice.paid']);
+    await t.api('PATCH', `/v2/invoices/${(await invoice(`F-${randomToken(5)}`)).id}`, { auth: liveKey, body: { invoiceStatus: 'paid' } });
+    await expect.poll(async () => (await t.api('GET', `/v2/webhooks/${gone}`, { auth: liveKey })).body.enabled, { timeout: 20_000 }).toBe(false);
+    await page.goto(`${t.url}/dashboard/settings`);
+    expect(await page.locator(`tr[data-id="${ok}"] .webhook-state`).textContent()).toContain('enabled');
+    const state = (await page.locator(`tr[data-id="${gone}"] .webhook-state`).textContent())!;
+    expect(state).toContain('disabled');
+    expect(state).toContain((await t.api('GET', `/v2/webhooks/${gone}`, { auth: liveKey })).body.disabledReason);
+    await shot(page, 'settings');
   });
 
   it('a dragged PDF named after an invoice number turns attached without a reload', async () => {
@@ -127,16 +158,59 @@ describe('dashboard walk-through', () => {
     await page.getByRole('button', { name: 'Retry' }).click();
     await page.getByRole('link', { name: 'Received files' }).first().click();
     await row(page, `${number}.pdf`, 'attached').waitFor({ timeout: 30_000 });
+  });
+
+  it('filters by status and channel, searches by file name and invoice number, and discards a file', async () => {
+    // one file by FTPS with curl, two dragged at once that match nothing
+    const number = `F-${randomToken(5)}`;
+    await invoice(number);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dash-ftp-'));
+    fs.writeFileSync(path.join(dir, `${number}.pdf`), pdf);
+    await promisify(execFile)('curl', ['-sS', '--ssl-reqd', '-k', '-T', path.join(dir, `${number}.pdf`), `ftp://127.0.0.1:${t.config.ftpPort}/`, '--user', `${acct.ftpUsername}:${liveKey}`], { timeout: 30_000 });
+    fs.rmSync(dir, { recursive: true });
+    await page.goto(`${t.url}/dashboard/files`);
+    await drop(page, [{ name: 'junk-scan.pdf', bytes: pdf }, { name: 'unknown-supplier.pdf', bytes: pdf }]);
+    for (const name of ['junk-scan.pdf', 'unknown-supplier.pdf']) await row(page, name, 'failed').waitFor({ timeout: 30_000 });
+    await row(page, `${number}.pdf`, 'attached').waitFor({ timeout: 30_000 });
+
+    const listed = () => page.locator('#rows tr[data-id]').evaluateAll((rows) => rows.map((r) => `${r.querySelector('a')!.textContent} ${(r as HTMLElement).dataset.status}`));
+    const filter = async (o: { q?: string; status?: string; channel?: string }) => {
+      await page.getByLabel('File name or invoice number').fill(o.q ?? '');
+      await page.getByLabel('Status').selectOption(o.status ?? '');
+      await page.getByLabel('Channel').selectOption(o.channel ?? '');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/\/dashboard\/files\?/);
+    };
+    await filter({ status: 'failed' });
+    expect((await listed()).sort()).toEqual(['junk-scan.pdf failed', 'unknown-supplier.pdf failed']);
+    await filter({ channel: 'ftp' });
+    expect(await listed()).toEqual([`${number}.pdf attached`]);
+    await filter({ q: number });
+    expect(await listed()).toEqual([`${number}.pdf attached`]);
+    await filter({ q: 'junk' });
+    expect(await listed()).toEqual(['junk-scan.pdf failed']);
+
+    await page.getByRole('link', { name: 'junk-scan.pdf' }).click();
+    await page.getByLabel('Yes, discard this file').check();
+    await page.getByRole('button', { name: 'Discard' }).click();
+    await page.waitForURL(/discarded=1/);
+    expect(await page.getByRole('status').first().textContent()).toBe('The file was discarded.');
+    expect(await page.locator('#rows').textContent()).not.toContain('junk-scan.pdf');
+    await filter({});
     await shot(page, 'files');
   });
 
   it('shows the overview chart and the invoices without a document; readable on a phone', async () => {
-    await invoice(`F-${randomToken(5)}`);
+    const open = [];
+    for (let i = 0; i < 3; i++) open.push((await invoice(`F-2026-${randomToken(4)}`)).invoiceNumber);
     await page.getByRole('link', { name: 'Overview' }).click();
     await expect.poll(() => page.locator('svg rect.s-attached').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg rect.s-failed').count()).toBeGreaterThan(0);
+    expect(await page.locator('ul.attention').textContent()).toContain('unknown-supplier.pdf');
     await shot(page, 'overview');
     await page.getByRole('link', { name: 'Invoices without a document' }).click();
-    await expect.poll(() => page.locator('table.invoices tbody tr').count()).toBeGreaterThan(0);
+    // newest first; the invoices attached or paid earlier in this walk-through are not listed
+    expect((await page.locator('table.invoices tbody tr td:first-child').allTextContents()).slice(0, 3)).toEqual(open.reverse());
     await shot(page, 'invoices');
     const phone = await ctx.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });

@@ -44,7 +44,7 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
   app.get<{ Querystring: Query }>('/dashboard/files', onlySignedIn, async (req, reply) => {
     const { filter, values } = filterOf(req.query);
     const files = await c.intake.search(signed(req).scope, filter);
-    return reply.view('files.eta', { title: 'Received files', account: await account(req), files, values, query: queryString(values), limit: LIST_LIMIT, statuses: STATUSES, channels: CHANNELS });
+    return reply.view('files.eta', { title: 'Received files', account: await account(req), files, values, discarded: req.query.discarded === '1', query: queryString(values), limit: LIST_LIMIT, statuses: STATUSES, channels: CHANNELS });
   });
 
   // the rows alone: what the live update (and the filters, with htmx) swap in
