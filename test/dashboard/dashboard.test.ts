@@ -24,6 +24,9 @@ let who: { email: string; password: string };
 let pdf: Buffer;
 let rx: Receiver;
 let down: Receiver;
+// everything the pages load and every complaint of the browser (a CSP violation is one)
+const loaded: string[] = [];
+const complaints: string[] = [];
 
 const freePort = () => new Promise<number>((resolve) => {
   const s = net.createServer().listen(0, '127.0.0.1', () => {
@@ -59,6 +62,9 @@ beforeAll(async () => {
   acct = await t.account();
   liveKey = acct.liveKey;
   ctx = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  ctx.on('request', (r) => loaded.push(r.url()));
+  ctx.on('console', (m) => m.type() === 'error' && complaints.push(m.text()));
+  ctx.on('weberror', (e) => complaints.push(e.error().message));
   page = await ctx.newPage();
   pdf = await makePdf('Invoice');
 });
@@ -227,5 +233,11 @@ describe('dashboard walk-through', () => {
     const replay = await fetch(`${t.url}/dashboard/files`, { headers: { cookie: `ii_session=${cookie.value}` }, redirect: 'manual' });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toBe('/dashboard/sign-in');
+  });
+
+  it('loaded nothing from elsewhere and broke no rule of the Content-Security-Policy on the way', () => {
+    expect(loaded.length).toBeGreaterThan(20);
+    expect(loaded.filter((u) => !u.startsWith(`${t.url}/`))).toEqual([]);
+    expect(complaints).toEqual([]);
   });
 });
