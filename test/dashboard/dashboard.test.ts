@@ -34,7 +34,16 @@ const freePort = () => new Promise<number>((resolve) => {
     s.close(() => resolve(port));
   });
 });
-const shot = (p: Page, name: string) => p.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true });
+/** form controls that a screen reader would announce without a name */
+const unlabelled = (p: Page) => p.evaluate(() => [
+  ...[...document.querySelectorAll<HTMLInputElement>('input:not([type=hidden]), select, textarea')].filter((el) => !el.hidden && !el.labels?.length && !el.getAttribute('aria-label')).map((el) => el.outerHTML),
+  ...[...document.querySelectorAll('button, a')].filter((el) => !(el.textContent ?? '').trim() && !el.getAttribute('aria-label')).map((el) => el.outerHTML),
+]);
+/** every page photographed for the docs is checked for unnamed controls first */
+async function shot(p: Page, name: string) {
+  expect(await unlabelled(p), name).toEqual([]);
+  await p.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true });
+}
 const invoice = async (number: string) => {
   const cst = await t.api('POST', '/v2/customers', { auth: liveKey, body: { customerCode: `C-${randomToken(6)}`, name: 'Bakkerij De Ster' } });
   const res = await t.api('POST', '/v2/invoices', { auth: liveKey, body: { customer: cst.body.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '480.00' } });
@@ -81,7 +90,15 @@ describe('dashboard walk-through', () => {
     who = await t.person(acct.id, page);
     await page.goto(`${t.url}/dashboard/sign-in`);
     await shot(page, 'sign-in');
-    await t.signIn(page, who);
+    // with the keyboard alone: the skip link first, then the form in order, Enter submits
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(who.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(who.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const cookie = (await ctx.cookies()).find((c) => c.name === 'ii_session')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/dashboard' });
   });
@@ -149,6 +166,9 @@ describe('dashboard walk-through', () => {
     await page.getByRole('button', { name: 'Assign' }).click();
     await expect.poll(() => page.locator('#file-status').textContent()).toBe('attached');
     expect(await page.getByRole('status').textContent()).toContain(`Attached to invoice ${inv.invoiceNumber}`);
+    expect(await page.locator('ol.history li').allTextContents()).toEqual([
+      expect.stringContaining('received by Upload / API'), expect.stringContaining('failed: No invoice'), expect.stringContaining(`attached to invoice ${inv.invoiceNumber}`),
+    ]);
     expect((await t.api('GET', `/v2/invoices/${inv.id}`, { auth: liveKey })).body.document).toBe('scan-0042.pdf');
     const download = await page.request.get(`${t.url}${await page.getByRole('link', { name: 'Download the file' }).getAttribute('href')}`);
     expect(Buffer.compare(await download.body(), pdf)).toBe(0);
@@ -238,6 +258,7 @@ describe('dashboard walk-through', () => {
   it('loaded nothing from elsewhere and broke no rule of the Content-Security-Policy on the way', () => {
     expect(loaded.length).toBeGreaterThan(20);
     expect(loaded.filter((u) => !u.startsWith(`${t.url}/`))).toEqual([]);
+    expect(loaded).toContain(`${t.url}/dashboard/events`); // the live list is fed by server-sent events
     expect(complaints).toEqual([]);
   });
 });

@@ -85,6 +85,19 @@ describe('webhook addresses', () => {
   });
 });
 
+describe('webhook timeout', () => {
+  it('an endpoint that does not answer within the timeout is a failed attempt', async () => {
+    const server = http.createServer(() => {}); // takes the request, never answers
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
+    const result = await postWebhook(url, 'test', {}, '{}', { allowPrivate: true }, 300);
+    expect(result).toMatchObject({ statusCode: null, success: false, error: 'No answer within 300 ms' });
+    expect(result.durationMs).toBeGreaterThanOrEqual(290);
+    server.closeAllConnections();
+    server.close();
+  });
+});
+
 describe('webhook retries', () => {
   it('back off exponentially with jitter, and have attempts enough for the whole window', () => {
     const config = { webhookBackoffMs: 10_000, webhookBackoffMaxMs: 7_200_000, webhookRetryWindowMs: 3 * 86_400_000 };

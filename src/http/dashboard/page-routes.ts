@@ -57,8 +57,8 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     const { scope } = signed(req);
     const file = await c.intake.get(scope, req.params.id);
     const invoice = file.invoiceId ? await c.invoices.get(scope, file.invoiceId).catch(() => undefined) : undefined;
-    const open = file.status === 'attached' ? [] : await c.invoices.openWithoutDocument(scope, 200);
-    return reply.view('file.eta', { title: file.filename, account: await account(req), file, invoice, open, done: req.query.done, error: req.query.error });
+    const [open, history] = await Promise.all([file.status === 'attached' ? [] : c.invoices.openWithoutDocument(scope, 200), c.intakeHistory.list(scope, file.id)]);
+    return reply.view('file.eta', { title: file.filename, account: await account(req), file, invoice, open, history, done: req.query.done, error: req.query.error });
   });
 
   app.get<{ Params: { id: string } }>('/dashboard/files/:id/download', onlySignedIn, async (req, reply) => {
