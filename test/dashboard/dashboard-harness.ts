@@ -1,6 +1,7 @@
 // The real service (api + worker roles) on a random port with a fresh database, a headless
 // Debian chromium driven by playwright-core, and helpers to make accounts and people through the
 // admin API as an operator would.
+import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
@@ -9,6 +10,9 @@ import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
+
+/** where the docs' screenshots are written */
+export const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 

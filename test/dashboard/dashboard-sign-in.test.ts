@@ -2,13 +2,14 @@
 // API key kept apart, another account's files, the throttle, inactivity, the Secure flag behind
 // an HTTPS proxy, the optional TOTP second factor (codes computed here by RFC 6238, not by our code).
 import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { SHOTS, startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
 
-const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
+const DASHBOARD_SRC = path.resolve(import.meta.dirname, '../../src/http/dashboard');
 let t: DashboardApp;
 let acct: Awaited<ReturnType<DashboardApp['account']>>;
 let ctx: BrowserContext;
@@ -39,7 +40,16 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe('dashboard refusals', () => {
-  it('refuses a state change without the CSRF token', async () => {
+  it('refuses every state change without the CSRF token', async () => {
+    // every POST route the dashboard's source declares, signed in, with a body that would work
+    const source = fs.readdirSync(DASHBOARD_SRC).filter((f) => f.endsWith('.ts')).map((f) => fs.readFileSync(path.join(DASHBOARD_SRC, f), 'utf8')).join('\n');
+    const routes = [...source.matchAll(/app\.(post|put|patch|delete)(?:<[^(]*>)?\('([^']+)'/g)].map((m) => [m[1], m[2].replace(/:(\w+)/g, 'x')]);
+    expect(routes.length).toBeGreaterThanOrEqual(13);
+    for (const [method, route] of routes) {
+      const res = await p.request.fetch(`${t.url}${route}`, { method: method.toUpperCase(), form: { mode: 'test', confirm: 'yes', email: 'a@example.com', password: 'x', code: '123456' }, maxRedirects: 0 });
+      expect(res.status(), `${method} ${route}`).toBe(403);
+    }
+    expect((await t.api('GET', '/v2/customers', { auth: acct.liveKey })).status).toBe(200); // the key was not rotated
     const res = await p.request.post(`${t.url}/dashboard/mode`, { form: { mode: 'test' }, maxRedirects: 0 });
     expect(res.status()).toBe(403);
     const ok = await p.request.post(`${t.url}/dashboard/mode`, { form: { mode: 'live', _csrf: await csrfOf(p) }, maxRedirects: 0 });

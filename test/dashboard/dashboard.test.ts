@@ -12,9 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
-import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { SHOTS, startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
 
-const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 let t: DashboardApp;
 let acct: Awaited<ReturnType<DashboardApp['account']>>;
 let liveKey: string;
