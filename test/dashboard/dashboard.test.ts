@@ -121,6 +121,10 @@ describe('dashboard walk-through', () => {
     await page.getByLabel('The current live key stops working at once').check();
     await page.getByRole('button', { name: 'Rotate the live key' }).click();
     const fresh = (await page.locator('#new-key').textContent())!;
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(fresh);
     expect(fresh).toMatch(/^live_\w{40}$/);
     await shot(page, 'settings-new-key');
     expect((await t.api('GET', '/v2/customers', { auth: liveKey })).status).toBe(401);
@@ -243,6 +247,20 @@ describe('dashboard walk-through', () => {
     await shot(phone, 'files-phone');
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await phone.close();
+  });
+
+  it('the live/test switch shows one mode at a time', async () => {
+    const imp = await t.api('POST', '/v2/imports', { auth: acct.testKey, body: { filename: 'test-mode-only.pdf', content: pdf.toString('base64') } });
+    expect(imp.status).toBe(202);
+    await page.goto(`${t.url}/dashboard/files`);
+    expect(await page.locator('#rows').textContent()).not.toContain('test-mode-only.pdf');
+    await page.getByRole('button', { name: 'Test', exact: true }).click();
+    await page.getByText('Test mode: you are looking at test data.').waitFor();
+    expect(await page.getByRole('button', { name: 'Test', exact: true }).getAttribute('aria-pressed')).toBe('true');
+    const rows = await page.locator('#rows tr[data-id] a').allTextContents();
+    expect(rows).toEqual(['test-mode-only.pdf']);
+    await page.getByRole('button', { name: 'Live', exact: true }).click();
+    await expect.poll(() => page.getByText('Test mode').count()).toBe(0);
   });
 
   it('signs out: the old cookie opens nothing any more', async () => {
