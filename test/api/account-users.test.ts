@@ -38,6 +38,9 @@ describe('admin API: account users', () => {
     await expect(t.c.users.acceptInvite(token(res.body.inviteUrl), 'another password!')).rejects.toMatchObject({ kind: 'gone' });
     const user = await t.c.users.verify('ann@example.com', 'correct horse battery');
     expect(user?.status).toBe('active');
+    // memory-hard: scrypt with N=2^15, r=8 (32 MB per hash), the parameters kept beside the hash
+    const [{ password_hash: stored }] = await t.db.query<{ password_hash: string }>('select password_hash from account_users where id = $1', [res.body.id]);
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
     expect(await t.c.users.verify('ann@example.com', 'wrong password!!')).toBeUndefined();
     const session = await t.c.users.startSession(user!.id);
     expect(await t.c.users.session(session)).toMatchObject({ account_id: a.id, mode: 'live' });

@@ -245,7 +245,12 @@ describe('dashboard walk-through', () => {
     await phone.setViewportSize({ width: 390, height: 844 });
     await phone.goto(`${t.url}/dashboard/files`);
     await shot(phone, 'files-phone');
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const oneFile = (await phone.locator('#rows a').first().getAttribute('href'))!;
+    for (const url of ['/dashboard', '/dashboard/files', oneFile, '/dashboard/invoices', '/dashboard/settings']) {
+      await phone.goto(`${t.url}${url}`);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth), url).toBeLessThanOrEqual(390);
+      if (url === '/dashboard') await shot(phone, 'overview-phone');
+    }
     await phone.close();
   });
 
