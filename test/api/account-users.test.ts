@@ -73,6 +73,17 @@ describe('admin API: account users', () => {
     expect(await t.c.users.verify('carl@example.com', 'second password 2')).toBeDefined();
   });
 
+  it('an invite link works for 24 hours', async () => {
+    const res = await t.request('POST', `/admin/accounts/${a.id}/users`, { headers: admin(), body: { email: 'eve@example.com' } });
+    expect(await t.c.users.inviteEmail(token(res.body.inviteUrl))).toBe('eve@example.com');
+    const [{ left }] = await t.db.query<{ left: number }>('select extract(epoch from invite_expires_at - now())::int as left from account_users where id = $1', [res.body.id]);
+    expect(left).toBeGreaterThan(24 * 3600 - 60);
+    expect(left).toBeLessThanOrEqual(24 * 3600);
+    await t.db.query(`update account_users set invite_expires_at = now() - interval '1 second' where id = $1`, [res.body.id]);
+    expect(await t.c.users.inviteEmail(token(res.body.inviteUrl))).toBeUndefined(); // the invite page answers 410
+    await expect(t.c.users.acceptInvite(token(res.body.inviteUrl), 'too late password')).rejects.toMatchObject({ kind: 'gone' });
+  });
+
   it('`npm run admin -- invite <account-id> <email>` prints the link', async () => {
     const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const root = path.resolve(import.meta.dirname, '../..');
