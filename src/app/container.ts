@@ -30,6 +30,7 @@ import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
 import { BullDeliveryScheduler, createWebhookQueue } from '../webhooks/webhook-queue.ts';
 import { webhookEventRepository } from '../repositories/webhook-event-repository.ts';
 import { UserService } from '../services/user-service.ts';
+import { IntakeHistoryService } from '../services/intake-history-service.ts';
 import { smtpInviteMailer } from '../platform/invite-mailer.ts';
 import { SignInThrottle } from '../platform/sign-in-throttle.ts';
 import { connectionDetails } from './connection-details.ts';
@@ -96,6 +97,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const metrics = new Metrics({ roles: config.roles });
   metrics.queues.watch(intakeQueue);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
+  const intakeHistory = new IntakeHistoryService(db);
+  events.on('intakeStatus', (e) => void intakeHistory.record(e).catch((err) => log.warn({ err: err.message, intakeId: e.intakeId }, 'intake history not written')));
   const webhookQueue = createWebhookQueue(config, redis);
   webhookQueue.on('error', (err) => log.warn({ err: err.message }, 'webhook queue redis error'));
   metrics.queues.watch(webhookQueue);
@@ -148,6 +151,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     importActions: new IntakeActions(db, scheduler, documents, outbox, events),
     connections: connectionDetails(config),
     users: new UserService(db, config.dashboardIdleMinutes),
+    intakeHistory,
     signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, windowMs: config.dashboardSignInWindowMs }),
     inviteMailer: config.smtpUrl ? smtpInviteMailer(config.smtpUrl, config.mailReplyFrom ?? config.importAddress) : undefined,
     gate,

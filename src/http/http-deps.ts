@@ -18,6 +18,7 @@ import type { PaymentService } from '../services/payment-service.ts';
 import type { SshKeyService } from '../services/ssh-key-service.ts';
 import type { WebhookService } from '../services/webhook-service.ts';
 import type { UserService } from '../services/user-service.ts';
+import type { IntakeHistoryService } from '../services/intake-history-service.ts';
 
 export interface HttpDeps {
   config: Config;
@@ -39,6 +40,8 @@ export interface HttpDeps {
   importActions: IntakeActions;
   /** FTP/FTPS (and later SFTP) connection details for GET /v2/account and the dashboard */
   connections: () => ConnectionDetails;
+  /** every status an intake record went through (the dashboard's history of a file) */
+  intakeHistory: IntakeHistoryService;
   /** the dashboard's people, invites and sessions */
   users: UserService;
   /** failed dashboard sign-ins per address and e-mail (Redis) */
