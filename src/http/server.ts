@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { parse as parseQuery } from 'node:querystring';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { HttpDeps } from './http-deps.ts';
 import { secretMasker } from '../platform/logger.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
+import { registerOpenApi } from './openapi.ts';
 import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
 import { ApiError } from './api-error.ts';
 import { handleClientError } from './client-errors.ts';
@@ -100,20 +99,7 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
   registerMethodNotAllowed(app);
   app.addSchema(ErrorSchema);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: { title: 'invoice-intake API', version: '2.0.0', description: 'Customers, invoices, documents, payments and document imports. Field and query names match case-insensitively.' },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'live_... or test_... API key' },
-          adminAuth: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app, config);
 
   await app.register(healthRoutes(opts.readiness ?? new Map()));
   // a person who opens the bare address lands on the API's documentation
