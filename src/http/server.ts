@@ -18,6 +18,7 @@ import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { documentRoutes } from './routes/documents.ts';
+import { homeRoute } from './routes/home.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import { paymentRoutes } from './routes/payments.ts';
@@ -102,8 +103,7 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes(opts.readiness ?? new Map()));
-  // a person who opens the bare address lands on the API's documentation
-  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/docs', 302));
+  await app.register(homeRoute);
   await app.register(async (v2) => {
     await registerApiAuth(v2, c);
     for (const routes of [accountRoutes(c), customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {

@@ -74,11 +74,13 @@ describe('requests the HTTP parser refuses get the spec error body', () => {
 });
 
 describe('GET /', () => {
-  it('leads to the docs', async () => {
+  it('leads to the docs (the dashboard is linked where it runs: test/ops/start-up.test.ts)', async () => {
     const res = await t.request('GET', '/');
-    expect(res.status).toBe(302);
-    expect(res.headers.location).toBe('/docs');
-    expect((await t.request('GET', '/docs')).status).toBeLessThan(400);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    const links = [...res.raw.toString().matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+    expect(links).toEqual(['/docs', '/v2/openapi.json']);
+    for (const link of links) expect((await t.request('GET', link)).status, link).toBeLessThan(400);
   });
 });
 
