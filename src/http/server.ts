@@ -52,6 +52,9 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
     https,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
+    requestTimeout: config.requestTimeoutMs,
+    // Node looks for timed-out requests this often (30 s by default, a long wait past a short timeout)
+    http: { connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.requestTimeoutMs / 4)) },
     clientErrorHandler: handleClientError,
     // the request id is the trace id of everything the request starts (an import's intake id and
     // its worker's log lines carry it too): one log key across HTTP, FTP and e-mail
