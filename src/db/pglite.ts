@@ -3,13 +3,13 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Row } from './database.ts';
 
+const SHARED_BUFFERS = '16MB';
+
 /**
  * Embedded PostgreSQL in WASM. It is single-process: a lock file in the data directory makes a
  * second process fail with a clear message instead of corrupting the database.
  * `dataDir` undefined opens an in-memory database (tests).
  */
-const SHARED_BUFFERS = '16MB';
-
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
   let releaseLock = () => {};
   if (dataDir) {
