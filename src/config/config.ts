@@ -89,6 +89,9 @@ const schema = {
   // X-Forwarded-For/-Proto/-Host are believed only from these proxies (off: never)
   trustProxy: { env: 'TRUST_PROXY', parse: trustProxy(), fallback: false as false | number | string[] },
   publicUrl: { env: 'PUBLIC_URL', parse: optional(url('http', 'https')) },
+  // a request whose headers and body have not all arrived by then is answered 408 (slow clients
+  // cannot hold connections open); long enough for a 5 MB PDF in Base64 over a slow line
+  requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', parse: int(100), fallback: 120_000 },
   dataDir: { env: 'DATA_DIR', parse: str(), fallback: './data' },
   databaseUrl: { env: 'DATABASE_URL', parse: optional(url('postgres', 'postgresql')), secret: true },
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', parse: int(1, 500), fallback: 20 },

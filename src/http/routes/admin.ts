@@ -46,6 +46,7 @@ export interface AdminRouteOptions {
 export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions = {}): FastifyPluginAsyncTypebox => async (app) => {
   app.addHook('onRequest', bearerGuard(token, 'Send the admin token as Authorization: Bearer <ADMIN_TOKEN>'));
   const tags = ['admin'];
+  app.get('/admin/openapi.json', { schema: { hide: true } }, async () => app.adminSwagger());
 
   app.post('/admin/accounts', {
     schema: { tags, security: adminSecurity, summary: 'Create an account with a live and a test key (shown once)', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 250 }) }), response: { 201: AccountWithKeys, ...commonErrors() } },
