@@ -11,7 +11,7 @@ import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRe
 const source: ScopedSource = {
   table: 'intake_records',
   columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason,
-    s.received_at, t.updated_at, t.attached_at, t.match_name`,
+    s.received_at, t.updated_at, t.attached_at, t.match_name, s.archive_id`,
   joins: 'join intake_staging s on s.id = t.id',
   // discarded files (DELETE /v2/imports/{id}) keep a tombstone
   tombstones: true,
@@ -19,7 +19,7 @@ const source: ScopedSource = {
 
 const toRecord = (r: any): IntakeRecord => ({
   id: r.id, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, sha256: r.sha256, status: r.status,
-  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null,
+  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, archiveId: r.archive_id ?? null,
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
 });
 
@@ -27,8 +27,10 @@ export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender
   /** null for files refused at once: their bytes are never needed */
   content: Buffer | null;
   traceId: string | null;
-  status: Extract<IntakeStatus, 'received' | 'failed'>;
+  status: Extract<IntakeStatus, 'received' | 'failed' | 'unpacked'>;
   matchName: string | null;
+  /** the archive's record, for a file unpacked from a ZIP archive */
+  archiveId?: string | null;
 }
 
 /** A record with the account and mode it belongs to (operators' view). */
@@ -57,19 +59,19 @@ export const intakeRepository = {
   async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
     const rows = await q.query(
       `with s as (
-         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id)
-         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10) returning id, received_at
+         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, archive_id)
+         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14) returning id, received_at
        )
        insert into intake_records (id, account_id, mode, status, match_name, reason)
        select s.id, $2::text, $3::text, $11, $12, $13 from s
        returning updated_at, (select received_at from s) as received_at`,
-      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason],
+      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.archiveId ?? null],
       { prepare: true },
     );
     const r = rows[0];
     return {
       id: f.id, channel: f.channel, sender: f.sender, filename: f.filename, size: f.size, sha256: f.sha256, status: f.status,
-      invoiceId: null, documentId: null, reason: f.reason, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null,
+      invoiceId: null, documentId: null, reason: f.reason, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null,
     };
   },
 
@@ -201,7 +203,7 @@ export const intakeRepository = {
     return rows.length > 0;
   },
 
-  /** Undoes a staging whose job could not be enqueued (the channel will not acknowledge it). */
+  /** Undoes a staging whose job could not be enqueued (the channel will not acknowledge it); an archive's files go with it. */
   async remove(q: Queryable, scope: Scope, id: string): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(`delete from intake_staging t where ${w.sql}`, w.params);

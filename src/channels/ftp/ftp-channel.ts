@@ -37,6 +37,8 @@ export interface FtpChannelOptions {
   maxConnectionsPerAccount: number;
   listLimit: number;
   maxUploadBytes?: number;
+  /** ZIP archives' cap (ZIP_MAX_TOTAL_BYTES); unset: the PDF cap */
+  maxArchiveBytes?: number;
   /** temporary uploads (x.pdf.filepart) one session may hold before renaming them */
   maxPendingPerSession?: number;
   truncationGraceMs?: number;
@@ -171,6 +173,7 @@ export class FtpChannel {
       secureContext: this.secureContext,
       requireTls: options.requireTls,
       maxUploadBytes: options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
+      maxArchiveBytes: options.maxArchiveBytes ?? options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
       transferTimeoutMs: options.transferTimeoutMs,
       truncationGraceMs: options.truncationGraceMs ?? 250,
       metrics: deps.metrics,

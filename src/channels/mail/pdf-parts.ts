@@ -1,6 +1,8 @@
 // Which parts of a message are PDF files: every part whose bytes say PDF (`%PDF-`), whatever
-// its declared type (application/octet-stream too) or disposition (inline too). Pure.
+// its declared type (application/octet-stream too) or disposition (inline too); and ZIP archives
+// (named `.zip` or typed as ZIP: Office files are ZIP bytes too), which intake unpacks. Pure.
 import type { MessageStructureObject } from 'imapflow';
+import { isArchiveName, isZipBytes } from '../../domain/archive.ts';
 import { cleanFileName } from './mime-names.ts';
 
 /** Readers accept `%PDF-` within the first 1 KB (some generators prepend junk). */
@@ -19,6 +21,7 @@ export interface MessagePart {
 export interface PdfFile {
   /** position among the message's PDFs, 0-based: identifies the file when a claim resumes */
   index: number;
+  /** a ZIP archive's name ends in .zip */
   filename: string;
   bytes: Buffer;
 }
@@ -26,9 +29,11 @@ export interface PdfFile {
 export function selectPdfs(parts: MessagePart[]): PdfFile[] {
   const out: PdfFile[] = [];
   for (const p of parts) {
-    if (!isPdfBytes(p.content)) continue;
+    const name = cleanFileName(p.filename);
+    const archive = isZipBytes(p.content) && (name ? isArchiveName(name) : /zip/i.test(p.contentType ?? ''));
+    if (!archive && !isPdfBytes(p.content)) continue;
     const index = out.length;
-    out.push({ index, filename: cleanFileName(p.filename) ?? `attachment-${index + 1}.pdf`, bytes: p.content });
+    out.push({ index, filename: name ?? `attachment-${index + 1}.${archive ? 'zip' : 'pdf'}`, bytes: p.content });
   }
   return out;
 }

@@ -25,6 +25,8 @@ export interface SftpChannelOptions {
   maxConnectionsPerAccount: number;
   listLimit: number;
   maxUploadBytes?: number;
+  /** ZIP archives' cap (ZIP_MAX_TOTAL_BYTES); unset: the PDF cap */
+  maxArchiveBytes?: number;
   /** temporary uploads (x.pdf.filepart) one session may hold before renaming them */
   maxPendingPerSession?: number;
   maxOpenUploads?: number;
@@ -138,6 +140,7 @@ export class SftpChannel {
           sftp.on('error', (err: Error) => deps.log.debug({ session: session.id, err: err.message }, 'sftp stream error'));
           serveRequests(sftp, session, {
             maxUploadBytes: options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
+            maxArchiveBytes: options.maxArchiveBytes ?? options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
             maxOpenUploads: options.maxOpenUploads ?? 8,
             metrics: deps.metrics,
             log: deps.log,

@@ -20,14 +20,18 @@ export const ImportSchema = Type.Object(
     filename: Type.String({ description: 'The name as received' }),
     size: Type.Integer(),
     sha256: Type.String(),
-    status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed'], description: 'waiting: no invoice with that id or number yet; the file is retried until the match window ends' }),
+    status: Type.String({
+      enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'],
+      description: 'waiting: no invoice with that id or number yet; the file is retried until the match window ends. unpacked: a ZIP archive whose files became imports of their own (their archive field names it)',
+    }),
     invoice: Nullable(Type.String({ description: 'The invoice it was matched to' })),
     document: Nullable(Type.String({ description: 'The document it became' })),
     reason: Nullable(Type.String({ description: 'Why it failed, or what it waits for, in words for people' })),
+    archive: Nullable(Type.String({ description: 'The import of the ZIP archive this file was unpacked from' })),
     receivedAt: Time,
     updatedAt: Time,
     attachedAt: Nullable(Time),
-    _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link) }),
+    _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link), archive: Type.Optional(Link) }),
   },
   { $id: 'Import' },
 );
@@ -44,6 +48,7 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
   invoice: r.invoiceId,
   document: r.documentId,
   reason: r.reason,
+  archive: r.archiveId ?? null,
   receivedAt: r.receivedAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
   attachedAt: r.attachedAt ? r.attachedAt.toISOString() : null,
@@ -51,14 +56,15 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
     self: { href: `${base}/v2/imports/${r.id}`, type: HAL } as const,
     ...(r.invoiceId ? { invoice: { href: `${base}/v2/invoices/${r.invoiceId}`, type: HAL } as const } : {}),
     ...(r.documentId ? { document: { href: `${base}/v2/documents/${r.documentId}`, type: HAL } as const } : {}),
+    ...(r.archiveId ? { archive: { href: `${base}/v2/imports/${r.archiveId}`, type: HAL } as const } : {}),
   },
 });
 
 const CreateBody = Type.Object({
-  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf: the name decides the invoice' }),
+  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf: the name decides the invoice; a name ending in .zip is a ZIP archive whose PDFs each become an import' }),
   // no maxLength: contentBytes checks the length, because ajv's maxLength counts code points one
   // by one, which costs about a millisecond on a 100 KB file's Base64
-  content: Type.String({ description: `The PDF in Base64, at most ${MAX_CONTENT_CHARS} characters` }),
+  content: Type.String({ description: `The PDF (or ZIP archive) in Base64, at most ${MAX_CONTENT_CHARS} characters` }),
 });
 const Params = Type.Object({ import_id: Id('Import id (imp_...)') });
 
@@ -70,7 +76,7 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
     schema: {
       tags, security, body: CreateBody, response: { 202: ImportSchema, ...commonErrors(415) },
       summary: 'Hand in a PDF to be matched to an invoice by its file name, like an FTP upload or an e-mail',
-      description: 'Answers 202 with the import record once the file is stored and queued. A file that is refused at once (not a PDF, empty, a name with path parts) is recorded with status failed and its reason. Poll GET /v2/imports/{id} for the outcome.',
+      description: 'Answers 202 with the import record once the file is stored and queued. A file that is refused at once (not a PDF, empty, a name with path parts) is recorded with status failed and its reason. A ZIP archive answers 202 once every file in it is stored and queued: its record has status unpacked (or failed, with the reason, when the archive as a whole is refused) and each file is an import of its own whose archive field names it. Poll GET /v2/imports/{id} for the outcome.',
     },
   }, async (req, reply) => {
     const scope = scopeOf(req);
@@ -82,7 +88,7 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
   app.get('/v2/imports', {
     schema: {
       tags, security, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
-      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ description: 'received, waiting, attached or failed' })) }),
+      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ description: 'received, waiting, attached, failed or unpacked' })) }),
       response: { 200: listOf('imports', ImportSchema), ...commonErrors() },
     },
   }, async (req, reply) => {

@@ -1,0 +1,10 @@
+-- ZIP archives (docs/intake.md): an archive received by any channel is unpacked at once, and each
+-- of its files is staged as its own record that names the archive's record in archive_id. The
+-- archive's record keeps no bytes (its files hold them) and ends as `unpacked`, or `failed` with
+-- the reason when the archive as a whole is refused. Deleting an archive's staging (a hand-over
+-- that could not be queued) takes its files with it.
+alter table intake_staging add column archive_id text references intake_staging(id) on delete cascade;
+create index intake_staging_archive on intake_staging (archive_id) where archive_id is not null;
+
+alter table intake_records drop constraint intake_records_status_check;
+alter table intake_records add constraint intake_records_status_check check (status in ('received', 'waiting', 'attached', 'failed', 'unpacked'));
