@@ -5,7 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Scope } from '../../src/domain/scope.ts';
 import { makePdf } from '../../testkit/pdf.ts';
+import { pollFor } from '../../testkit/wait.ts';
+import { settled } from './imports.ts';
 
 const run = promisify(execFile);
 
@@ -38,4 +41,28 @@ export async function makeZip(files: ZipFile[], opts: { password?: string } = {}
 export async function pdfsNamed(prefix: string, count: number): Promise<ZipFile[]> {
   const base = await makePdf('zip');
   return Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i}.pdf`, bytes: Buffer.concat([base, Buffer.from(`\n% file ${i}\n`)]) }));
+}
+
+type Container = { customers: { create(scope: Scope, b: object, idem: boolean): Promise<{ customer: { id: string } }> }; invoices: { create(scope: Scope, b: object): Promise<{ id: string; invoiceNumber: string }> } };
+
+/** Invoices numbered `<prefix><i>` for i < count, made through the services. */
+export async function invoicesNumbered(c: Container, scope: Scope, prefix: string, count: number): Promise<{ id: string; invoiceNumber: string }[]> {
+  const { customer } = await c.customers.create(scope, { customerCode: `C-${prefix}`, name: 'Zip BV' }, false);
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    out.push(await c.invoices.create(scope, { customer: customer.id, invoiceNumber: `${prefix}${i}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' }));
+  }
+  return out;
+}
+
+type Get = (method: string, url: string, opts: { key: string }) => Promise<{ status: number; body: any }>;
+
+/** The imports (GET /v2/imports) unpacked from this archive's import, once `done` holds for all `count` of them. */
+export async function archiveImports(request: Get, key: string, archiveId: string, count: number, done: (r: any) => boolean = settled, ms = 60_000): Promise<any[]> {
+  const files = await pollFor(
+    async () => ((await request('GET', '/v2/imports?limit=250', { key })).body.imports as any[]).filter((r) => r.archive === archiveId),
+    (f) => f.length === count && f.every(done),
+    { ms },
+  );
+  return files.reverse();
 }
