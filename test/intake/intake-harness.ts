@@ -75,10 +75,10 @@ export async function dropQueueKeys(config: Config): Promise<void> {
   }
 }
 
-/** `node --import tsx src/main.ts --role worker`, as `npm start` runs it, with this environment. */
-export function spawnWorker(env: Record<string, string>): ChildProcess & { output: () => string } {
+/** `node --import tsx src/main.ts --role worker` (or another role), as `npm start` runs it, with this environment. */
+export function spawnWorker(env: Record<string, string>, role = 'worker'): ChildProcess & { output: () => string } {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'worker'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,49 @@
+// ZIP attachments over a real Dovecot: the mail role hands the archive to intake, which stages
+// every PDF in it before the message is moved to Processed; each becomes an attached import.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveImports, invoicesNumbered, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
+import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+
+let h: MailHarness;
+let acct: MailAccount;
+
+beforeAll(async () => {
+  h = await startMailHarness({ mailRole: true });
+  acct = await h.account();
+  await until(() => h.svc.mail!.poller.stats.connects > 0, 10_000, 'the poller to connect');
+});
+afterAll(() => h?.close());
+
+/** The claim row of the message once it was moved out of INBOX. */
+async function moved(messageId: string) {
+  let row: any;
+  await until(async () => {
+    row = (await h.db.query(`select * from mail_messages where header_message_id = $1 and state = 'moved'`, [messageId]))[0];
+    return Boolean(row);
+  }, 45_000, `message ${messageId} to be moved`);
+  return row;
+}
+
+describe('ZIP attachments by e-mail', () => {
+  it('a ZIP of 50 PDFs named after invoice numbers: staged whole before the move, then 50 attached imports of the archive', async () => {
+    const invoices = await invoicesNumbered(h.svc.container, acct.liveScope, 'MZ-', 50);
+    const id = `<zip-${Date.now().toString(36)}@test.example>`;
+    const zip = await makeZip(await pdfsNamed('MZ-', 50));
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'invoices-2026-03.zip', content: zip, contentType: 'application/zip' }], { messageId: id }));
+    const row = await moved(id);
+    expect(row).toMatchObject({ outcome: 'processed', account_id: acct.id, mode: 'live' });
+    const [file] = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1', [row.id]);
+    expect(file.filename).toBe('invoices-2026-03.zip');
+    const archive = await h.svc.container.intake.get(acct.liveScope, file.intake_id);
+    expect(archive).toMatchObject({ status: 'unpacked', reason: 'Unpacked into 50 files', channel: 'mail', size: zip.length });
+    // every file was staged when the message was moved
+    const staged = await h.db.query<{ n: number }>('select count(*)::int as n from intake_staging where archive_id = $1', [archive.id]);
+    expect(staged[0].n).toBe(50);
+
+    const imports = await archiveImports(h.request, acct.liveKey, archive.id, 50);
+    expect(imports.filter((r) => r.status !== 'attached')).toEqual([]);
+    expect(imports.map((r) => r.invoice)).toEqual(invoices.map((i) => i.id));
+    expect(imports[0]).toMatchObject({ channel: 'mail', sender: 'accounts@supplier.example', filename: 'MZ-0.pdf' });
+    expect(await h.dovecot.sources('INBOX')).toHaveLength(0);
+  });
+});
