@@ -37,9 +37,9 @@ export async function makeZip(files: ZipFile[], opts: { password?: string } = {}
   }
 }
 
-/** `count` distinct small PDFs named `<prefix><i>.pdf`, the invoice numbers `<prefix><i>`. */
-export async function pdfsNamed(prefix: string, count: number): Promise<ZipFile[]> {
-  const base = await makePdf('zip');
+/** `count` distinct PDFs (of about `padTo` bytes) named `<prefix><i>.pdf`, the invoice numbers `<prefix><i>`. */
+export async function pdfsNamed(prefix: string, count: number, padTo = 0): Promise<ZipFile[]> {
+  const base = await makePdf('zip', padTo);
   return Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i}.pdf`, bytes: Buffer.concat([base, Buffer.from(`\n% file ${i}\n`)]) }));
 }
 
