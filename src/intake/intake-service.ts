@@ -91,6 +91,7 @@ export class IntakeService implements IntakeReceiver {
 
   /** A ZIP archive: its files staged with it in one transaction, then their jobs queued (archive-intake.ts). */
   private async receiveArchive(file: IncomingFile, disabled: boolean): Promise<IntakeRecord> {
+    const started = Date.now();
     const name = normaliseFileName(file.filename);
     const refusal = disabled ? DISABLED : name.ok ? null : name.reason;
     const staged = await stageArchive(this.outbox, file, this.archiveLimits, refusal, (f, archiveId) => this.toNew(f, false, archiveId));
@@ -104,7 +105,7 @@ export class IntakeService implements IntakeReceiver {
       throw err;
     });
     const failed = staged.files.filter((f) => f.status === 'failed').length;
-    log.info({ filename: file.filename, size: file.bytes.length, status: staged.archive.status, reason: staged.archive.reason, files: staged.files.length, failed }, 'zip archive received');
+    log.info({ filename: file.filename, size: file.bytes.length, status: staged.archive.status, reason: staged.archive.reason, files: staged.files.length, failed, ms: Date.now() - started }, 'zip archive received');
     for (const r of [staged.archive, ...staged.files]) this.emit(file.scope, r);
     return staged.archive;
   }
