@@ -109,6 +109,12 @@ export const intakeRepository = {
     return { ...page, items: page.items.map(toRecord) };
   },
 
+  async archiveFiles(q: Queryable, scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
+    const w = scopeWhere(scope);
+    const rows = await q.query(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and s.archive_id = $3 and t.deleted_at is null order by t.seq`, [...w.params, archiveId]);
+    return rows.map(toRecord);
+  },
+
   async recent(q: Queryable, scope: Scope, limit: number): Promise<IntakeRecord[]> {
     const w = scopeWhere(scope);
     const rows = await q.query(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);

@@ -121,6 +121,11 @@ export class IntakeService implements IntakeReceiver {
     return record;
   }
 
+  /** The records of the files unpacked from a ZIP archive, in the archive's order. */
+  archiveFiles(scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
+    return repo.archiveFiles(this.db, scope, archiveId);
+  }
+
   recent(scope: Scope, limit: number): Promise<IntakeRecord[]> {
     return repo.recent(this.db, scope, limit);
   }

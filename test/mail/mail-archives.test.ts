@@ -1,18 +1,36 @@
 // ZIP attachments over a real Dovecot: the mail role hands the archive to intake, which stages
-// every PDF in it before the message is moved to Processed; each becomes an attached import.
+// every PDF in it before the message is moved to Processed; each becomes an attached import. The
+// reply to the sender (a real SMTP receiver) names the files in the archive that failed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { archiveImports, invoicesNumbered, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
 import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
 
 let h: MailHarness;
 let acct: MailAccount;
+let sink: SmtpSink;
 
 beforeAll(async () => {
-  h = await startMailHarness({ mailRole: true });
+  sink = await startSmtpSink();
+  h = await startMailHarness({ mailRole: true, config: { smtpUrl: sink.url, mailReplyFrom: 'Invoice intake <no-reply@invoices.example>' } });
   acct = await h.account();
   await until(() => h.svc.mail!.poller.stats.connects > 0, 10_000, 'the poller to connect');
 });
-afterAll(() => h?.close());
+afterAll(async () => {
+  await h?.close();
+  await sink?.close();
+});
+
+/** The message's reply row once it is decided (no longer pending or sending). */
+async function decidedReply(messageId: string) {
+  let row: any;
+  await until(async () => {
+    const sql = `select r.* from mail_replies r join mail_messages m on m.id = r.message_id where m.header_message_id = $1 and r.state not in ('pending', 'sending')`;
+    row = (await h.db.query(sql, [messageId]))[0];
+    return Boolean(row);
+  }, 45_000, `the reply to ${messageId} to be decided`);
+  return row;
+}
 
 /** The claim row of the message once it was moved out of INBOX. */
 async function moved(messageId: string) {
@@ -45,5 +63,22 @@ describe('ZIP attachments by e-mail', () => {
     expect(imports.map((r) => r.invoice)).toEqual(invoices.map((i) => i.id));
     expect(imports[0]).toMatchObject({ channel: 'mail', sender: 'accounts@supplier.example', filename: 'MZ-0.pdf' });
     expect(await h.dovecot.sources('INBOX')).toHaveLength(0);
+    // every file attached: the sender needs no reply
+    expect(await decidedReply(id)).toMatchObject({ state: 'not_needed' });
+  });
+
+  it('the reply names each file of the archive that failed, with its reason', async () => {
+    const [inv] = await invoicesNumbered(h.svc.container, acct.liveScope, 'MR-', 1);
+    const from = `zip-${Date.now().toString(36)}@supplier.example`;
+    const id = `<zip-reply-${Date.now().toString(36)}@test.example>`;
+    const zip = await makeZip([...(await pdfsNamed('MR-', 1)), { name: 'notes.txt', bytes: Buffer.from('not an invoice') }]);
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'march.zip', content: zip }], { messageId: id, from }));
+    expect(await decidedReply(id)).toMatchObject({ state: 'sent', recipient: from });
+    await until(() => sink.to(from).length === 1, 30_000, 'the reply at the SMTP server');
+    const text = sink.to(from)[0].parsed.text ?? '';
+    expect(text).toContain('notes.txt: The file is not a PDF (no %PDF- header)');
+    expect(text).not.toContain('MR-0.pdf');
+    const attached = await h.request('GET', `/v2/invoices/${inv.id}`, { key: acct.liveKey });
+    expect(attached.body.document).toBe('MR-0.pdf');
   });
 });
