@@ -8,65 +8,41 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/platform/logger.ts';
-import { startService, type RunningService } from '../../src/app/start-service.ts';
-import type { Config } from '../../src/config/config.ts';
-import { testConfig } from '../helpers/test-app.ts';
 import { invoicesNumbered, makeZip } from '../helpers/zip-archives.ts';
 import { makePdf } from '../../testkit/pdf.ts';
 import { freePort } from '../../testkit/ports.ts';
-import { createPgDatabase } from '../../testkit/postgres.ts';
-import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { pollFor, until } from '../../testkit/wait.ts';
 import { curlUpload, freePortRange } from '../ftp/ftp-harness.ts';
-import { spawnWorker } from './intake-harness.ts';
+import { crashRig, type CrashRig } from './intake-harness.ts';
 
 const FILES = 600;
-let redis: PrivateRedis;
-let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
-let config: Config;
-let svc: RunningService;
+const rig = crashRig();
 let tmp: string;
-const children: ReturnType<typeof spawnWorker>[] = [];
 
-beforeAll(async () => {
-  redis = await startPrivateRedis();
-  pgdb = await createPgDatabase();
-  config = testConfig({ roles: ['api'], redisUrl: redis.url, databaseUrl: pgdb.url });
-  svc = await startService(config, createLogger(config.logLevel));
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-zip-crash-'));
-});
+beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-zip-crash-'))));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  await svc?.stop();
-  await pgdb?.drop();
-  await redis?.stop();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
-
-const baseEnv = () => ({ DATABASE_URL: pgdb.url, REDIS_URL: redis.url, REDIS_PREFIX: config.redisPrefix, DATA_DIR: config.dataDir });
-const count = async (sql: string, params: unknown[] = []) => (await svc.container.db.query<{ n: number }>(sql, params))[0].n;
+const count = async (sql: string, params: unknown[] = []) => (await rig.svc.container.db.query<{ n: number }>(sql, params))[0].n;
+type Child = ReturnType<CrashRig['spawn']>;
 
 async function startFtp(port: number, pasv: [number, number]) {
-  const child = spawnWorker(
-    { ...baseEnv(), FTP_PORT: String(port), FTP_HOST: '127.0.0.1', FTP_PASV_RANGE: `${pasv[0]}-${pasv[1]}`, FTP_ALLOW_PLAIN: 'true', FTP_SELF_SIGNED_CERT: 'false' },
+  const child = rig.spawn(
+    { ...rig.env(), FTP_PORT: String(port), FTP_HOST: '127.0.0.1', FTP_PASV_RANGE: `${pasv[0]}-${pasv[1]}`, FTP_ALLOW_PLAIN: 'true', FTP_SELF_SIGNED_CERT: 'false' },
     'ftp',
   );
-  children.push(child);
   const connects = () => new Promise<boolean>((resolve) => net.connect(port, '127.0.0.1').once('connect', function (this: net.Socket) { this.destroy(); resolve(true); }).once('error', () => resolve(false)));
   await until(connects, 30_000, `the FTP role to listen\n${child.output()}`);
   return child;
 }
 
-const killed = (child: ReturnType<typeof spawnWorker>) => {
+const killed = (child: Child) => {
   child.kill('SIGKILL');
   return new Promise((r) => child.once('exit', r));
 };
 
 describe('a process killed mid-archive', () => {
   it('FTP killed while staging: nothing staged, no 226; sent again: each file staged once; a worker killed while attaching: each attached once', async () => {
-    const c = svc.container;
+    const c = rig.svc.container;
     const acct = await c.accounts.create('zip-crash');
     const scope = { accountId: acct.id, mode: 'live' as const };
     const invoices = await invoicesNumbered(c, scope, 'ZC-', FILES);
@@ -99,15 +75,13 @@ describe('a process killed mid-archive', () => {
     expect(await count('select count(*)::int as n from intake_staging where account_id = $1 and archive_id is null', [acct.id])).toBe(1);
     await killed(again);
 
-    const workerEnv = { ...baseEnv(), INTAKE_CONCURRENCY: '8', INTAKE_LOCK_MS: '10000', RECONCILE_INTERVAL_MS: '5000' };
+    const workerEnv = { ...rig.env(), INTAKE_CONCURRENCY: '8', INTAKE_LOCK_MS: '10000', RECONCILE_INTERVAL_MS: '5000' };
     const attached = () => count(`select count(*)::int as n from intake_records where account_id = $1 and status = 'attached'`, [acct.id]);
-    const worker = spawnWorker(workerEnv);
-    children.push(worker);
+    const worker = rig.spawn(workerEnv);
     await until(async () => (await attached()) >= 50, 120_000, `50 files attached by the first worker\n${worker.output().slice(-3000)}`);
     await killed(worker);
     expect(await attached()).toBeLessThan(FILES); // it really died mid-archive
-    const restarted = spawnWorker(workerEnv);
-    children.push(restarted);
+    const restarted = rig.spawn(workerEnv);
     await until(async () => (await attached()) === FILES, 240_000, `all files attached after the restart\n${restarted.output().slice(-3000)}`);
 
     const perInvoice = await c.db.query<{ n: number }>(
