@@ -40,6 +40,11 @@ describe('ZIP archives by POST /v2/imports', () => {
     expect((await t.request('GET', `/v2/imports/${res.body.id}`, { key: acct.liveKey })).body).toMatchObject({ status: 'unpacked', invoice: null });
     const own = await t.db.query<{ content: unknown }>('select content from intake_staging where id = $1', [res.body.id]);
     expect(own[0].content).toBeNull();
+    // the archive itself cannot be retried or attached: its files can
+    const retry = await t.request('POST', `/v2/imports/${res.body.id}/retry`, { key: acct.liveKey });
+    expect(retry).toMatchObject({ status: 409, body: { status: 409, detail: expect.stringMatching(/is unpacked; only a failed or waiting file can be retried/) } });
+    const attach = await t.request('POST', `/v2/imports/${res.body.id}/attach`, { key: acct.liveKey, body: { invoice: invoices[0].id } });
+    expect(attach.status).toBe(409);
   });
 
   it('an entry that is not a PDF, a nested zip and a zip bomb are failed imports that say why; the PDFs beside them attach', async () => {
@@ -96,6 +101,9 @@ describe('ZIP archives by POST /v2/imports', () => {
       expect(four.body).toMatchObject({ status: 'failed', reason: 'The ZIP archive has 4 entries; at most 3 are accepted' });
       const large = await send('large.zip', await makeZip([{ name: 'a.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(3000)]) }, { name: 'b.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(3000)]) }]));
       expect(large.body).toMatchObject({ status: 'failed', reason: 'The ZIP archive is larger than 4096 bytes' });
+      const text = Buffer.from(`%PDF-1.4\n${'0 0 m 1 1 l S\n'.repeat(250)}`); // compresses well: a small archive that unpacks large
+      const unpacks = await send('dense.zip', await makeZip([{ name: 'a.pdf', bytes: text }, { name: 'b.pdf', bytes: text }]));
+      expect(unpacks.body).toMatchObject({ status: 'failed', reason: `The ZIP archive unpacks to ${2 * text.length} bytes; at most 4096 are accepted` });
     } finally {
       await small.close();
     }
