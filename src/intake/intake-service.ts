@@ -12,7 +12,7 @@ import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
 import { isArchiveName, type ArchiveLimits } from '../domain/archive.ts';
 import { EMPTY_SHA256, queueArchiveFiles, sha256Of, stageArchive } from './archive-intake.ts';
-import { normaliseFileName } from './file-name.ts';
+import { normaliseFileName, unsafeNameReason } from './file-name.ts';
 import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver } from './intake-port.ts';
 import type { IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus } from '../domain/intake.ts';
@@ -92,8 +92,8 @@ export class IntakeService implements IntakeReceiver {
   /** A ZIP archive: its files staged with it in one transaction, then their jobs queued (archive-intake.ts). */
   private async receiveArchive(file: IncomingFile, disabled: boolean): Promise<IntakeRecord> {
     const started = Date.now();
-    const name = normaliseFileName(file.filename);
-    const refusal = disabled ? DISABLED : name.ok ? null : name.reason;
+    // an archive's name is never matched: only a name that cannot be taken as it is refuses it
+    const refusal = disabled ? DISABLED : (unsafeNameReason(file.filename) ?? null);
     const staged = await stageArchive(this.outbox, file, this.archiveLimits, refusal, (f, archiveId) => this.toNew(f, false, archiveId));
     const log = this.log.child({ intakeId: staged.archive.id, channel: file.channel, traceId: file.traceId });
     await queueArchiveFiles(

@@ -70,7 +70,11 @@ describe('ZIP archives by POST /v2/imports', () => {
     expect(await t.svc.container.intakeQueue.getJob(by['bomb.pdf'].id)).toBeUndefined();
   });
 
-  it('an encrypted entry (zip -P) is refused with its reason', async () => {
+  it('an encrypted entry (zip -P) is refused with its reason; an archive name longer than any invoice number is fine', async () => {
+    const long = `${'Export of the invoices of March 2026 '.repeat(4)}.zip`;
+    const named = await post(long, await makeZip(await pdfsNamed('LN-', 1)));
+    expect(named.body).toMatchObject({ filename: long, status: 'unpacked' });
+    expect((await post('../up.zip', await makeZip(await pdfsNamed('UP-', 1)))).body).toMatchObject({ status: 'failed', reason: expect.stringMatching(/has path parts/) });
     const res = await post('locked.zip', await makeZip([{ name: 'LK-1.pdf', bytes: await makePdf('locked') }], { password: 'secret' }));
     expect(res.status).toBe(202);
     const [file] = await archiveImports(t.request, acct.liveKey, res.body.id, 1);
