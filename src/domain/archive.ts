@@ -72,4 +72,7 @@ export function nestedArchiveRefusal(name: string, bytes: Uint8Array): string | 
 }
 
 /** The archive record's reason once it is unpacked (each file's record says what became of it). */
-export const unpackedReason = (files: number): string => `Unpacked into ${files} ${files === 1 ? 'file' : 'files'}`;
+export function unpackedReason(files: number, refused: number): string {
+  const unpacked = `Unpacked into ${files} ${files === 1 ? 'file' : 'files'}`;
+  return refused ? `${unpacked}, ${refused} of them refused` : unpacked;
+}

@@ -93,14 +93,16 @@ export async function stageArchive(
   }
   const { zip, entries } = opened;
   try {
+    // the files first (the foreign key is deferred), so the archive's record is the newest
     return await outbox.transaction(async (tx, record) => {
-      const parent = await insert(tx, record, scope, { ...own, status: 'unpacked', reason: unpackedReason(entries.length) });
       const files: IntakeRecord[] = [];
       for (const e of entries) {
         const { file, refused } = await entryFile(zip, e, archive);
-        const f = toNew(file, parent.id);
+        const f = toNew(file, own.id);
         files.push(await insert(tx, record, scope, refused ? { ...f, status: 'failed', reason: refused, content: null } : f));
       }
+      const failed = files.filter((f) => f.status === 'failed').length;
+      const parent = await insert(tx, record, scope, { ...own, status: 'unpacked', reason: unpackedReason(files.length, failed) });
       return { archive: parent, files };
     });
   } finally {

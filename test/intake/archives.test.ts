@@ -29,6 +29,8 @@ describe('ZIP archives by POST /v2/imports', () => {
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ resource: 'import', filename: 'day.zip', status: 'unpacked', reason: 'Unpacked into 50 files', archive: null, channel: 'http' });
     expect(await stagedOf(res.body.id)).toBe(50); // staged before the 202, not after
+    // written after its files: the newest import
+    expect((await t.request('GET', '/v2/imports?limit=1', { key: acct.liveKey })).body.imports[0].id).toBe(res.body.id);
 
     const imports = await archiveImports(t.request, acct.liveKey, res.body.id, 50);
     expect(imports.map((r) => r.filename)).toEqual(invoices.map((i) => `${i.invoiceNumber}.pdf`));
@@ -58,7 +60,7 @@ describe('ZIP archives by POST /v2/imports', () => {
       { name: 'bomb.pdf', bytes: Buffer.alloc(4_000_000) }, // zeros: about 1000 to 1
     ]));
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ status: 'unpacked', reason: 'Unpacked into 5 files' });
+    expect(res.body).toMatchObject({ status: 'unpacked', reason: 'Unpacked into 5 files, 4 of them refused' });
     const imports = await archiveImports(t.request, acct.liveKey, res.body.id, 5);
     const by = Object.fromEntries(imports.map((r) => [r.filename, r]));
     expect(by['MX-0.pdf']).toMatchObject({ status: 'attached', invoice: inv.id });

@@ -52,8 +52,9 @@ describe('archive limits', () => {
     expect(entryBaseName('C:\\docs\\F-1.pdf')).toBe('F-1.pdf');
     for (const p of ['2026/', '__MACOSX/._F-1.pdf', 'x/._F-1.pdf', '.DS_Store']) expect(isIgnoredEntry(p), p).toBe(true);
     expect(isIgnoredEntry('x/F-1.pdf')).toBe(false);
-    expect(unpackedReason(50)).toBe('Unpacked into 50 files');
-    expect(unpackedReason(1)).toBe('Unpacked into 1 file');
+    expect(unpackedReason(50, 0)).toBe('Unpacked into 50 files');
+    expect(unpackedReason(1, 0)).toBe('Unpacked into 1 file');
+    expect(unpackedReason(6, 3)).toBe('Unpacked into 6 files, 3 of them refused');
   });
 });
 

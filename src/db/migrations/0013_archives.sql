@@ -2,8 +2,9 @@
 -- of its files is staged as its own record that names the archive's record in archive_id. The
 -- archive's record keeps no bytes (its files hold them) and ends as `unpacked`, or `failed` with
 -- the reason when the archive as a whole is refused. Deleting an archive's staging (a hand-over
--- that could not be queued) takes its files with it.
-alter table intake_staging add column archive_id text references intake_staging(id) on delete cascade;
+-- that could not be queued) takes its files with it. Deferred: the archive's record is written
+-- after its files, in the same transaction, so it is the newest of them (lists, mail's adopt).
+alter table intake_staging add column archive_id text references intake_staging(id) on delete cascade deferrable initially deferred;
 create index intake_staging_archive on intake_staging (archive_id) where archive_id is not null;
 
 alter table intake_records drop constraint intake_records_status_check;
