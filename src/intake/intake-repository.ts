@@ -211,8 +211,8 @@ export const intakeRepository = {
 
   /** Undoes a staging whose job could not be enqueued (the channel will not acknowledge it); an archive's files go with it. */
   async remove(q: Queryable, scope: Scope, id: string): Promise<void> {
-    const w = scopeWhereId(scope, id);
-    await q.query(`delete from intake_staging t where ${w.sql}`, w.params);
+    const w = scopeWhere(scope);
+    await q.query(`delete from intake_staging t where ${w.sql} and (t.id = $3 or t.archive_id = $3)`, [...w.params, id]);
   },
 
   /** Pending records of the scope whose name could be this invoice's id or number (case folded). */
