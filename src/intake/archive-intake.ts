@@ -44,15 +44,15 @@ async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
     return { reason: unreadable(e) };
   }
   try {
-    const refused = entryCountRefusal(zip.entryCount, limits);
-    if (refused) throw new Error(refused);
-    const entries = (await zip.list()).filter((e) => !isIgnoredEntry(e.path));
-    const tooLarge = entries.length ? totalSizeRefusal(entries, limits) : 'The ZIP archive has no files';
-    if (tooLarge) throw new Error(tooLarge);
-    return { zip, entries };
+    const tooMany = entryCountRefusal(zip.entryCount, limits);
+    const entries = tooMany ? [] : (await zip.list()).filter((e) => !isIgnoredEntry(e.path));
+    const reason = tooMany ?? (entries.length ? totalSizeRefusal(entries, limits) : 'The ZIP archive has no files');
+    if (!reason) return { zip, entries };
+    zip.close();
+    return { reason };
   } catch (e) {
     zip.close();
-    return { reason: e instanceof Error && /^The ZIP archive /.test(e.message) ? e.message : unreadable(e) };
+    return { reason: unreadable(e) };
   }
 }
 
