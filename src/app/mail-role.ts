@@ -80,6 +80,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
       reconnectMinMs: config.mailReconnectMinMs,
       reconnectMaxMs: config.mailReconnectMaxMs,
       maxMessageBytes: config.mailMaxMessageBytes,
+      maxArchiveBytes: config.zipMaxTotalBytes,
       batchSize: config.mailBatchSize,
       concurrency: config.mailConcurrency,
       recheckMs: config.mailClaimLeaseMs,

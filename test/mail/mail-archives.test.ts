@@ -1,6 +1,7 @@
 // ZIP attachments over a real Dovecot: the mail role hands the archive to intake, which stages
 // every PDF in it before the message is moved to Processed; each becomes an attached import. The
 // reply to the sender (a real SMTP receiver) names the files in the archive that failed.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { archiveImports, invoicesNumbered, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
@@ -80,5 +81,32 @@ describe('ZIP attachments by e-mail', () => {
     expect(text).not.toContain('MR-0.pdf');
     const attached = await h.request('GET', `/v2/invoices/${inv.id}`, { key: acct.liveKey });
     expect(attached.body.document).toBe('MR-0.pdf');
+  });
+
+  it('a message over MAIL_MAX_MESSAGE_BYTES: its ZIP part is fetched up to ZIP_MAX_TOTAL_BYTES and unpacked, a larger one is a failed import', async () => {
+    const invoices = await invoicesNumbered(h.svc.container, acct.liveScope, 'ML-', 3);
+    const id = `<zip-large-${Date.now().toString(36)}@test.example>`;
+    const box = 'LargeZip'; // its own mailbox, so only the poller with the low limits reads it
+    const zip = await makeZip(await pdfsNamed('ML-', 3, 40_000));
+    const tooLarge = await makeZip([{ name: 'X-1.pdf', bytes: randomBytes(1_200_000) }]);
+    await h.dovecot.append(invoiceMail(acct.live, [
+      { filename: 'small.zip', content: zip },
+      { filename: 'video.mp4', content: randomBytes(300_000), contentType: 'video/mp4' },
+      { filename: 'big.zip', content: tooLarge },
+    ], { messageId: id }), box);
+    const large = h.startPoller({ imapUrl: h.dovecot.url(box), mailMaxMessageBytes: 64 * 1024, zipMaxTotalBytes: 1024 * 1024, mailProcessedMailbox: 'LargeZipDone', mailFailedMailbox: 'LargeZipFailed' });
+    try {
+      const row = await moved(id);
+      const files = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1 order by filename', [row.id]);
+      const [big, small] = await Promise.all(files.map((f) => h.svc.container.intake.get(acct.liveScope, f.intake_id)));
+      expect(big).toMatchObject({ filename: 'big.zip', status: 'failed', reason: expect.stringMatching(/^The attachment is larger than 1048576 bytes \(\d+ bytes encoded\) and was not downloaded$/) });
+      expect(small).toMatchObject({ filename: 'small.zip', status: 'unpacked', reason: 'Unpacked into 3 files' });
+      const imports = await archiveImports(h.request, acct.liveKey, small.id, 3);
+      expect(imports.map((r) => [r.status, r.invoice])).toEqual(invoices.map((i) => ['attached', i.id]));
+      // the headers, the structure, the parts' first bytes and the small archive: not the video, not the big archive
+      expect(large.poller.receivedBytes()).toBeLessThan(zip.length * 1.4 + 100_000);
+    } finally {
+      await large.stop();
+    }
   });
 });

@@ -26,14 +26,20 @@ export interface PdfFile {
   bytes: Buffer;
 }
 
+/** What a part is, from its (first) bytes, its name and its declared type; undefined: not a file for intake. */
+export function partKind(start: Uint8Array, filename: string | undefined, contentType: string | undefined): 'pdf' | 'zip' | undefined {
+  if (isZipBytes(start) && (filename ? isArchiveName(filename) : /zip/i.test(contentType ?? ''))) return 'zip';
+  return isPdfBytes(start) ? 'pdf' : undefined;
+}
+
 export function selectPdfs(parts: MessagePart[]): PdfFile[] {
   const out: PdfFile[] = [];
   for (const p of parts) {
     const name = cleanFileName(p.filename);
-    const archive = isZipBytes(p.content) && (name ? isArchiveName(name) : /zip/i.test(p.contentType ?? ''));
-    if (!archive && !isPdfBytes(p.content)) continue;
+    const kind = partKind(p.content, name, p.contentType);
+    if (!kind) continue;
     const index = out.length;
-    out.push({ index, filename: name ?? `attachment-${index + 1}.${archive ? 'zip' : 'pdf'}`, bytes: p.content });
+    out.push({ index, filename: name ?? `attachment-${index + 1}.${kind}`, bytes: p.content });
   }
   return out;
 }
