@@ -3,6 +3,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pMap from 'p-map';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { pollFor } from '../testkit/wait.ts';
 
@@ -21,10 +22,7 @@ export const ms = (n: number) => `${n.toFixed(0)} ms`;
 
 /** Runs fn(0..n-1) with at most `width` at a time. */
 export async function pool(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-    while (next < n) await fn(next++);
-  }));
+  await pMap(Array.from({ length: n }, (_, i) => i), fn, { concurrency: width });
 }
 
 /** A one-page PDF of about `size` bytes: the padding is random bytes in an embedded file, so incompressible. */

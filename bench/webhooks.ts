@@ -17,6 +17,7 @@ import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
+import { until } from '../testkit/wait.ts';
 import { apiCaller, buildService, cpuMs, pct, pool, waitUntilReady, stopChild } from './bench-kit.ts';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' } } });
@@ -45,14 +46,6 @@ async function paced(n: number, fn: (i: number) => Promise<void>): Promise<void>
     running.push(fn(i));
   }
   await Promise.all(running);
-}
-
-async function until(check: () => boolean, ms: number, what: string) {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const summary = (label: string, lat: number[], cpu: number, seconds: number) => {

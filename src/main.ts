@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
-import { ConfigError, loadConfig, type Role } from './config/config.ts';
+import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config/config.ts';
 import { createLogger } from './platform/logger.ts';
 import { startService, type RunningService } from './app/start-service.ts';
 import { DatabaseLockedError } from './db/pglite.ts';
@@ -17,7 +17,7 @@ async function main() {
   try {
     roles = rolesFromArgs(process.argv.slice(2));
   } catch (e) {
-    console.error(`${(e as Error).message}\nUsage: npm start -- [--role api|ftp|mail|worker ...]`);
+    console.error(`${(e as Error).message}\nUsage: npm start -- [--role ${ALL_ROLES.join('|')} ...]`);
     process.exit(2);
   }
   if (roles) env.ROLES = roles;

@@ -22,7 +22,9 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   // files received by this process go to its workers without a trip through the database
   const stagedBytes = new StagedBytesCache(32 * 1024 * 1024);
   c.intake.handOffBytesTo(stagedBytes);
-  const processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.checkPdf, config.intakeMatchWindowMs, c.events, stagedBytes);
+  const processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.checkPdf, {
+    windowMs: config.intakeMatchWindowMs, einvoice: config.intakeMatchEinvoice, subject: config.intakeMatchSubject, nameToken: config.intakeMatchNameToken,
+  }, c.events, stagedBytes);
   const handlers = jobHandlers({ processor, log });
   checkHandlers(handlers);
 

@@ -3,6 +3,8 @@
 export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
 /** `unpacked`: a ZIP archive whose files became records of their own (domain/archive.ts) */
 export type IntakeStatus = 'received' | 'waiting' | 'attached' | 'failed' | 'unpacked';
+/** How an attached file found its invoice (docs/intake.md, "Matching"). */
+export type MatchedBy = 'invoice_id' | 'invoice_number' | 'einvoice' | 'subject' | 'name_token' | 'manual';
 
 export interface IntakeRecord {
   id: string;
@@ -21,6 +23,8 @@ export interface IntakeRecord {
   receivedAt: Date;
   updatedAt: Date;
   attachedAt: Date | null;
+  /** set when attached */
+  matchedBy: MatchedBy | null;
 }
 
 /** What the dashboard's list of received files filters on. */

@@ -2,11 +2,19 @@
 // (the intake workers run it in a worker thread so 5 MB files never stall the event loop).
 // pdf-lib is loaded by the first check, so only the threads that run checks carry it (not the
 // main thread of every process, which only sniffs)
-const pdfLib = () => import('pdf-lib');
+const reader = () => import('./pdf-reader.ts');
 
 export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 
-export type PdfVerdict = { ok: true; pages: number } | { ok: false; reason: string };
+export type PdfVerdict =
+  | {
+      ok: true;
+      /** null: encrypted with an owner password only, its page tree not readable without decrypting */
+      pages: number | null;
+      /** the invoice numbers its embedded e-invoices (Factur-X, ZUGFeRD, UBL) name */
+      einvoiceNumbers: string[];
+    }
+  | { ok: false; reason: string };
 
 export function sniffPdf(bytes: Uint8Array): PdfVerdict | undefined {
   if (bytes.length === 0) return { ok: false, reason: 'The file is empty' };
@@ -17,16 +25,12 @@ export function sniffPdf(bytes: Uint8Array): PdfVerdict | undefined {
   return undefined;
 }
 
-/** Sniffs the header, then lets pdf-lib parse the whole file; encrypted PDFs that open are fine. */
+/** Sniffs the header, then parses the whole file once (pdf-reader.ts); encrypted PDFs that open without a password are fine. */
 export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
   const sniffed = sniffPdf(bytes);
   if (sniffed) return sniffed;
   try {
-    const { PDFDocument } = await pdfLib();
-    const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
-    const pages = doc.getPageCount();
-    if (pages < 1) return { ok: false, reason: 'The PDF has no pages' };
-    return { ok: true, pages };
+    return await (await reader()).readPdf(bytes);
   } catch (e) {
     // pdf-lib throws Error on garbage and TypeError on some truncated files: all mean "corrupt".
     return { ok: false, reason: `The PDF cannot be read: ${(e as Error).message.split('\n')[0].slice(0, 200)}` };

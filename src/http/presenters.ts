@@ -38,27 +38,23 @@ export const presentInvoice = (base: string, i: Invoice) => ({
   _links: self(base, `/v2/invoices/${i.id}`),
 });
 
-export const presentPaymentCreated = (base: string, p: Payment) => ({
+const paymentFields = (base: string, p: Payment) => ({
   resource: 'payment' as const,
   id: p.id,
-  invoice: p.invoice.id,
   date: formatDate(p.date),
   amount: formatCents(p.amountCents),
   method: p.method,
-  invoiceTotal: formatCents(p.invoice.totalCents),
-  invoiceBalance: formatCents(p.invoice.balanceCents),
   _links: self(base, `/v2/payments/${p.id}`),
 });
+const invoiceAmounts = (p: Payment) => ({ invoiceTotal: formatCents(p.invoice.totalCents), invoiceBalance: formatCents(p.invoice.balanceCents) });
+
+/** The answer to POST /v2/payments: the invoice's id and its amounts after the payment, flat. */
+export const presentPaymentCreated = (base: string, p: Payment) => ({ ...paymentFields(base, p), invoice: p.invoice.id, ...invoiceAmounts(p) });
 
 export const presentPaymentItem = (base: string, p: Payment) => ({
-  resource: 'payment' as const,
-  id: p.id,
-  date: formatDate(p.date),
-  amount: formatCents(p.amountCents),
-  method: p.method,
-  invoice: { id: p.invoice.id, number: p.invoice.number, invoiceTotal: formatCents(p.invoice.totalCents), invoiceBalance: formatCents(p.invoice.balanceCents) },
+  ...paymentFields(base, p),
+  invoice: { id: p.invoice.id, number: p.invoice.number, ...invoiceAmounts(p) },
   customer: p.customer,
-  _links: self(base, `/v2/payments/${p.id}`),
 });
 
 export const presentDocument = (base: string, d: DocumentMeta) => ({

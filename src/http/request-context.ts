@@ -18,3 +18,6 @@ export function scopeOf(req: FastifyRequest): Scope {
 export function baseUrl(req: FastifyRequest, publicUrl: string | undefined): string {
   return publicUrl ? publicUrl.replace(/\/$/, '') : `${req.protocol}://${req.host}`;
 }
+
+/** `baseUrl` with the configured PUBLIC_URL bound, for a plugin's routes. */
+export const linkBase = (publicUrl: string | undefined) => (req: FastifyRequest) => baseUrl(req, publicUrl);

@@ -59,7 +59,8 @@ async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
 /** One entry as a file of the archive's sender and channel: its bytes, or why it has none. */
 async function entryFile(zip: OpenZip, e: ListedEntry, archive: IncomingFile): Promise<{ file: IncomingFile; refused?: string }> {
   const filename = entryBaseName(e.path);
-  const base = { ...archive, filename, bytes: Buffer.alloc(0) };
+  // an e-mail's subject speaks of the message, not of each file in its archive: never matched
+  const base = { ...archive, filename, bytes: Buffer.alloc(0), subject: undefined };
   const refused = entryRefusal(e);
   if (refused) return { file: base, refused };
   let bytes: Buffer;

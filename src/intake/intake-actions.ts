@@ -64,7 +64,7 @@ export class IntakeActions {
       throw e;
     }
     const note = `Assigned by hand to invoice ${invoice.invoiceNumber}`;
-    await changeIntakeStatus(this.outbox, scope, id, 'attached', (q) => repo.markAttached(q, scope, id, invoice.id, attached.document.id, note));
+    await changeIntakeStatus(this.outbox, scope, id, 'attached', (q) => repo.markAttached(q, scope, id, invoice.id, attached.document.id, note, 'manual'));
     this.emit(scope, record, 'attached', note);
     return this.record(scope, id);
   }

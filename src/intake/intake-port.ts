@@ -12,6 +12,8 @@ export interface IncomingFile {
   /** the name as received (FTP path basename, decoded e-mail attachment name, API Filename) */
   filename: string;
   bytes: Buffer;
+  /** the e-mail's subject (mail only): matched when neither the name nor an e-invoice names an invoice */
+  subject?: string;
   /** a correlation id carried into logs (FTP session, IMAP message id, HTTP request id) */
   traceId?: string;
 }

@@ -1,10 +1,11 @@
 // The worker's decision for one staged file: name -> invoice (id first, then number, inside the
-// file's account and mode) -> PDF check -> attach through DocumentService, the code path of
-// POST /v2/documents. Idempotent: a job that runs again (crash, reconciler) attaches nothing twice.
+// file's account and mode) -> PDF check -> the fallbacks (its e-invoice, the e-mail subject, a
+// number inside the name) -> attach through DocumentService, the code path of POST /v2/documents.
+// Idempotent: a job that runs again (crash, reconciler) attaches nothing twice.
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Invoice } from '../domain/models.ts';
 import type { PdfChecker } from '../domain/pdf.ts';
+import type { IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import type { Scope } from '../domain/scope.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
 import { PdfContentError, type DocumentService } from '../services/document-service.ts';
@@ -13,9 +14,9 @@ import type { EventOutbox } from '../services/event-outbox.ts';
 import { changeIntakeStatus } from './status-change.ts';
 import { noInvoiceReason, normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
-import type { IntakeStatus } from '../domain/intake.ts';
 import { intakeRepository as repo } from './intake-repository.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
+import { ambiguityReason, resolve, tokenCandidates, type Candidate } from './match-tokens.ts';
 
 export type ProcessOutcome =
   | { status: 'attached'; invoiceId: string; documentId: string; changed: boolean }
@@ -41,7 +42,15 @@ export interface Attempt {
 
 const INVOICE_ID_PREFIX = 'inv_';
 
-type Match = { invoice: Invoice } | { deletedId: string } | undefined;
+/** The match window, and which fallbacks run after the file-name rules (config: INTAKE_MATCH_*). */
+export interface MatchRules {
+  windowMs: number;
+  einvoice: boolean;
+  subject: boolean;
+  nameToken: boolean;
+}
+
+type Match = { invoiceId: string; by: MatchedBy } | { deletedId: string } | { ambiguous: string[] } | undefined;
 
 export class IntakeProcessor {
   constructor(
@@ -49,7 +58,7 @@ export class IntakeProcessor {
     private readonly outbox: EventOutbox,
     private readonly documents: DocumentService,
     private readonly checkPdf: PdfChecker,
-    private readonly windowMs: number,
+    private readonly rules: MatchRules,
     private readonly events?: DomainEvents,
     /** bytes received by this very process, if any: saves reading them back */
     private readonly cache?: StagedBytesCache,
@@ -76,14 +85,21 @@ export class IntakeProcessor {
     if (!staged.hasContent) return fail('The staged file is no longer available');
     const bytes = cached ?? staged.content!;
 
-    let match = await this.match(scope, name.matchName);
+    let match = await this.matchName(scope, name.matchName);
+    let einvoice: string[] | undefined;
     if (!match) {
-      // Check now, so that a broken file fails at once instead of waiting for its invoice.
+      // Check now, so that a broken file fails at once instead of waiting for its invoice; the
+      // one parse also reads the e-invoice inside, which the fallbacks need.
       const verdict = await this.checkPdf(bytes);
       if (!verdict.ok) return fail(verdict.reason);
-      const until = record.receivedAt.getTime() + this.windowMs;
-      if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(noInvoiceReason(name.matchName));
-      const waiting = `Waiting for an invoice with id or number ${name.matchName} until ${new Date(until).toISOString()}`;
+      einvoice = this.rules.einvoice ? verdict.einvoiceNumbers : [];
+      match = await this.fallbacks(scope, name.matchName, staged.subject, einvoice);
+    }
+    if (!match) {
+      const expected = [name.matchName, ...einvoice!.map((n) => `the e-invoice's number ${n}`)].join(' or ');
+      const until = record.receivedAt.getTime() + this.rules.windowMs;
+      if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(noInvoiceReason(expected));
+      const waiting = `Waiting for an invoice with id or number ${expected} until ${new Date(until).toISOString()}`;
       // import.waiting once, when it starts waiting; later tries only update the reason
       if (record.status === 'waiting') await repo.markWaiting(this.db, scope, record.id, waiting);
       else {
@@ -91,15 +107,20 @@ export class IntakeProcessor {
         emit('waiting', waiting);
       }
       // An invoice created while we looked wakes only files already marked waiting: look once more.
-      match = await this.match(scope, name.matchName);
+      match = (await this.matchName(scope, name.matchName)) ?? (await this.fallbacks(scope, name.matchName, staged.subject, einvoice!));
       if (!match) throw new WaitingForInvoice(name.matchName, until);
     }
     if ('deletedId' in match) return fail(`The invoice ${match.deletedId} was deleted`);
+    if ('ambiguous' in match) return fail(ambiguityReason(match.ambiguous));
 
-    const invoiceId = match.invoice.id;
+    const { invoiceId } = match;
     let attached;
     try {
-      attached = await this.documents.attach(scope, { invoiceId, filename: name.documentName, bytes, source: record.channel, staged: { intakeId: record.id, sha256: record.sha256 } });
+      attached = await this.documents.attach(scope, {
+        invoiceId, filename: name.documentName, bytes, source: record.channel, staged: { intakeId: record.id, sha256: record.sha256 },
+        // checked above when a fallback matched: the bytes are not parsed twice
+        checked: einvoice !== undefined,
+      });
     } catch (e) {
       if (e instanceof PdfContentError) return fail(e.reason, invoiceId);
       if (e instanceof DomainError && (e.kind === 'not_found' || e.kind === 'gone')) return fail(`The invoice ${invoiceId} was deleted`, invoiceId);
@@ -107,7 +128,7 @@ export class IntakeProcessor {
     }
     const { document, changed } = attached;
     const note = changed ? null : 'The invoice already had this exact file; nothing changed';
-    await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note));
+    await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note, match.by));
     emit('attached', note);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
@@ -121,13 +142,34 @@ export class IntakeProcessor {
   }
 
 
-  /** Invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
-  private async match(scope: Scope, name: string): Promise<Match> {
+  /** The spec's rules: invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
+  private async matchName(scope: Scope, name: string): Promise<Match> {
     // only names with the id prefix can be ids: bulk uploads named by number skip that query
     const byId = name.startsWith(INVOICE_ID_PREFIX) ? await invoices.find(this.db, scope, name) : undefined;
-    if (byId && !byId.deleted) return { invoice: byId.record };
+    if (byId && !byId.deleted) return { invoiceId: byId.record.id, by: 'invoice_id' };
     const byNumber = await invoices.findByNumber(this.db, scope, name);
-    if (byNumber) return { invoice: byNumber };
+    if (byNumber) return { invoiceId: byNumber.id, by: 'invoice_number' };
     return byId ? { deletedId: byId.record.id } : undefined;
+  }
+
+  /**
+   * The e-invoice's numbers, then the subject's tokens, then the name's: the first that names
+   * exactly one invoice wins. Every candidate goes to the number index in one query. Several
+   * invoices and no single one later: ambiguous, the record names them.
+   */
+  private async fallbacks(scope: Scope, name: string, subject: string | null, einvoice: string[]): Promise<Match> {
+    const stages: [MatchedBy, Candidate[]][] = [['einvoice', einvoice.map((text) => ({ text }))]];
+    if (this.rules.subject && subject) stages.push(['subject', tokenCandidates(subject)]);
+    if (this.rules.nameToken) stages.push(['name_token', tokenCandidates(name)]);
+    const all = stages.flatMap(([, c]) => c.map((x) => x.text));
+    if (!all.length) return undefined;
+    const found = await invoices.findNumbers(this.db, scope, all);
+    let ambiguous: string[] | undefined;
+    for (const [by, candidates] of stages) {
+      const r = resolve(candidates, found);
+      if (r && 'invoiceId' in r) return { invoiceId: r.invoiceId, by };
+      ambiguous ??= r?.ambiguous;
+    }
+    return ambiguous && { ambiguous };
   }
 }

@@ -6,12 +6,12 @@ import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found, type ScopedSource } from '../repositories/scoped.ts';
-import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus } from '../domain/intake.ts';
+import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 
 const source: ScopedSource = {
   table: 'intake_records',
   columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason,
-    s.received_at, t.updated_at, t.attached_at, t.match_name, s.archive_id`,
+    s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by, s.archive_id`,
   joins: 'join intake_staging s on s.id = t.id',
   // discarded files (DELETE /v2/imports/{id}) keep a tombstone
   tombstones: true,
@@ -21,6 +21,7 @@ const toRecord = (r: any): IntakeRecord => ({
   id: r.id, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, sha256: r.sha256, status: r.status,
   invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, archiveId: r.archive_id ?? null,
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
+  matchedBy: r.matched_by ?? null,
 });
 
 export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256' | 'reason'> {
@@ -31,6 +32,7 @@ export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender
   matchName: string | null;
   /** the archive's record, for a file unpacked from a ZIP archive */
   archiveId?: string | null;
+  subject: string | null;
 }
 
 /** A record with the account and mode it belongs to (operators' view). */
@@ -43,6 +45,7 @@ export interface AdminIntakeRecord extends IntakeRecord {
 export interface StagedIntake {
   record: IntakeRecord;
   matchName: string | null;
+  subject: string | null;
   content: Buffer | null;
   hasContent: boolean;
 }
@@ -59,19 +62,19 @@ export const intakeRepository = {
   async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
     const rows = await q.query(
       `with s as (
-         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, archive_id)
-         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14) returning id, received_at
+         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id)
+         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15) returning id, received_at
        )
        insert into intake_records (id, account_id, mode, status, match_name, reason)
        select s.id, $2::text, $3::text, $11, $12, $13 from s
        returning updated_at, (select received_at from s) as received_at`,
-      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.archiveId ?? null],
+      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.subject, f.archiveId ?? null],
       { prepare: true },
     );
     const r = rows[0];
     return {
       id: f.id, channel: f.channel, sender: f.sender, filename: f.filename, size: f.size, sha256: f.sha256, status: f.status,
-      invoiceId: null, documentId: null, reason: f.reason, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null,
+      invoiceId: null, documentId: null, reason: f.reason, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
     };
   },
 
@@ -81,8 +84,8 @@ export const intakeRepository = {
   async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true): Promise<StagedIntake | undefined> {
     const w = scopeWhereId(scope, id);
     const content = withContent ? 's.content' : '(s.content is not null) as has_content';
-    const r = (await q.query(`select ${source.columns}, ${content} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`, w.params, { prepare: true }))[0];
-    return r && { record: toRecord(r), matchName: r.match_name ?? null, content: withContent ? toBuffer(r.content) : null, hasContent: withContent ? r.content != null : r.has_content };
+    const r = (await q.query(`select ${source.columns}, s.subject, ${content} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`, w.params, { prepare: true }))[0];
+    return r && { record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, content: withContent ? toBuffer(r.content) : null, hasContent: withContent ? r.content != null : r.has_content };
   },
 
   /** System-wide (operators): every account's records, newest first. */
@@ -162,16 +165,16 @@ export const intakeRepository = {
   },
 
   /** Attached: the staged bytes are dropped unless the document it ended on shares them (it was made from this file). */
-  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: string | null): Promise<void> {
+  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: string | null, matchedBy: MatchedBy): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
       `with r as (
-         update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, reason = $6, updated_at = now(), attached_at = now()
+         update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, reason = $6, matched_by = $7, updated_at = now(), attached_at = now()
          where ${w.sql} returning t.id
        )
        update intake_staging s set content = null from r
        where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)`,
-      [...w.params, invoiceId, documentId, reason],
+      [...w.params, invoiceId, documentId, reason, matchedBy],
       { prepare: true },
     );
   },

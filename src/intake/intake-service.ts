@@ -56,7 +56,7 @@ export class IntakeService implements IntakeReceiver {
     const reason = disabled ? DISABLED : typeof refused === 'string' ? refused : refused && !refused.ok ? refused.reason : null;
     return {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
-      content: reason ? null : file.bytes, traceId: file.traceId ?? null,
+      content: reason ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null,
       status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason, archiveId,
     };
   }
@@ -114,7 +114,7 @@ export class IntakeService implements IntakeReceiver {
     const name = normaliseFileName(file.filename);
     const record = await this.insert(file.scope, {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
-      content: null, traceId: file.traceId ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
+      content: null, traceId: file.traceId ?? null, subject: file.subject ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
     });
     this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason }, 'intake failure recorded');
     this.emit(file.scope, record);

@@ -10,7 +10,7 @@ export interface IntakeMetrics {
   status(channel: IntakeChannel, status: IntakeStatus): void;
 }
 
-/** The FTP server's prom-client metrics (src/channels/ftp/ftp-metrics.ts), which it counts on itself. */
+/** The FTP server's prom-client metrics (src/channels/transfer/transfer-metrics.ts), which it counts on itself. */
 export interface FtpMetricsSource {
   metrics(): Metric[];
 }

@@ -50,6 +50,21 @@ export const invoiceRepository = {
     return folded.length === 1 ? toInvoice(folded[0]) : undefined;
   },
 
+  /**
+   * Live invoices whose number equals one of `numbers` ignoring case: one probe of the lower()
+   * index per candidate (intake's token matching sends every token of a name at once).
+   */
+  async findNumbers(q: Queryable, scope: Scope, numbers: string[]): Promise<{ id: string; invoiceNumber: string }[]> {
+    if (!numbers.length) return [];
+    const w = scopeWhere(scope);
+    const rows = await q.query<{ id: string; invoice_number: string }>(
+      `select t.id, t.invoice_number from invoices t where ${w.sql} and t.deleted_at is null and lower(t.invoice_number) = any($3::text[])`,
+      [...w.params, [...new Set(numbers.map((n) => n.toLowerCase()))]],
+      { prepare: true },
+    );
+    return rows.map((r) => ({ id: r.id, invoiceNumber: r.invoice_number }));
+  },
+
   /** Open invoices that have no document yet, newest first (the dashboard's to-do list). */
   async openWithoutDocument(q: Queryable, scope: Scope, limit: number): Promise<Invoice[]> {
     const w = scopeWhere(scope);

@@ -42,9 +42,7 @@ export class AccountService {
   }
 
   async get(id: string): Promise<AccountView> {
-    const row = await accounts.find(this.db, id);
-    if (!row) throw DomainError.notFound('account', id);
-    return this.view(row);
+    return this.view(DomainError.unlessFound(await accounts.find(this.db, id), 'account', id));
   }
 
   keyHints(id: string): Promise<Partial<Record<Mode, string>>> {

@@ -59,10 +59,7 @@ export class CustomerService {
   }
 
   async get(scope: Scope, id: string): Promise<Customer> {
-    const found = await customers.find(this.db, scope, id);
-    if (!found) throw DomainError.notFound('customer', id);
-    if (found.deleted) throw DomainError.gone('customer', id);
-    return found.record;
+    return DomainError.unlessDeleted(await customers.find(this.db, scope, id), 'customer', id);
   }
 
   async findByCode(scope: Scope, code: string): Promise<Customer> {
@@ -86,9 +83,7 @@ export class CustomerService {
   async delete(scope: Scope, id: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       // locked first: an invoice being created for this customer is either counted or refused
-      const found = await customers.find(tx, scope, id, true);
-      if (!found) throw DomainError.notFound('customer', id);
-      if (found.deleted) throw DomainError.gone('customer', id);
+      DomainError.unlessDeleted(await customers.find(tx, scope, id, true), 'customer', id);
       if ((await customers.countLiveInvoices(tx, scope, id)) > 0) throw DomainError.invalid('Customer is not empty');
       await customers.markDeleted(tx, scope, id);
     });

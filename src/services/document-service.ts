@@ -18,6 +18,8 @@ export interface AttachRequest {
   source: string;
   /** the bytes are staged already as this intake file, which has their sha256: the document shares them */
   staged?: { intakeId: string; sha256: string };
+  /** the caller ran the PDF check on these bytes already (intake, to read the e-invoice inside) */
+  checked?: boolean;
 }
 
 export interface AttachResult {
@@ -48,8 +50,8 @@ export class DocumentService {
    * A different file replaces the invoice's document; the same bytes again change nothing.
    */
   async attach(scope: Scope, req: AttachRequest): Promise<AttachResult> {
-    const verdict = await this.checkPdf(req.bytes);
-    if (!verdict.ok) throw new PdfContentError(verdict.reason);
+    const verdict = req.checked ? undefined : await this.checkPdf(req.bytes);
+    if (verdict && !verdict.ok) throw new PdfContentError(verdict.reason);
     const doc = {
       id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', source: req.source,
       size: req.bytes.length, sha256: req.staged?.sha256 ?? createHash('sha256').update(req.bytes).digest('hex'),
@@ -59,16 +61,16 @@ export class DocumentService {
     const attached = (outcome: AttachOutcome) => () => (outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined);
     let outcome;
     try {
-      outcome = await this.outbox.change(scope, 'document.attached', (q) => documents.attach(q, scope, doc), (_q, o) => attached(o));
+      outcome = await this.outbox.change(scope, 'document.attached', (q) => documents.attach(q, scope, doc), (_q, result) => attached(result));
     } catch (e) {
       if (!isUniqueViolation(e, 'documents_live')) throw e;
       // A concurrent attach to this invoice committed after the statement's snapshot. Locking the
       // invoice first gives the statement a snapshot taken after every earlier attach committed.
       outcome = await this.outbox.transaction(async (tx, record) => {
         await invoices.find(tx, scope, req.invoiceId, true);
-        const o = await documents.attach(tx, scope, doc);
-        await record(scope, 'document.attached', attached(o));
-        return o;
+        const retried = await documents.attach(tx, scope, doc);
+        await record(scope, 'document.attached', attached(retried));
+        return retried;
       });
     }
     if (outcome.status === 'no-invoice') throw DomainError.notFound('invoice', req.invoiceId, 'invoice');

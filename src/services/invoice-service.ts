@@ -55,9 +55,7 @@ export class InvoiceService {
     // one statement on the happy path; only a refusal pays for finding out why
     const invoice = await invoices.insertForCustomer(this.db, scope, { id: newId('inv'), customerId: input.customer, invoiceNumber: number, ...fields });
     if (!invoice) {
-      const customer = await customers.find(this.db, scope, input.customer);
-      if (!customer) throw DomainError.notFound('customer', input.customer, 'customer');
-      if (customer.deleted) throw DomainError.gone('customer', input.customer, 'customer');
+      DomainError.unlessDeleted(await customers.find(this.db, scope, input.customer), 'customer', input.customer, 'customer');
       throw DomainError.conflict(`An invoice with number ${number} already exists.`, 'invoiceNumber');
     }
     this.events.emit('invoiceCreated', { scope, invoice });
@@ -65,10 +63,7 @@ export class InvoiceService {
   }
 
   async get(scope: Scope, id: string): Promise<Invoice> {
-    const found = await invoices.find(this.db, scope, id);
-    if (!found) throw DomainError.notFound('invoice', id);
-    if (found.deleted) throw DomainError.gone('invoice', id);
-    return found.record;
+    return DomainError.unlessDeleted(await invoices.find(this.db, scope, id), 'invoice', id);
   }
 
   openWithoutDocument(scope: Scope, limit = 100): Promise<Invoice[]> {
@@ -88,22 +83,18 @@ export class InvoiceService {
       status: parseStatus(input.invoiceStatus),
     };
     return this.outbox.transaction(async (tx, record) => {
-      const found = await invoices.find(tx, scope, id, true);
-      if (!found) throw DomainError.notFound('invoice', id);
-      if (found.deleted) throw DomainError.gone('invoice', id);
-      checkBalance(patch.totalCents ?? found.record.totalCents, patch.balanceCents ?? found.record.balanceCents);
+      const before = DomainError.unlessDeleted(await invoices.find(tx, scope, id, true), 'invoice', id);
+      checkBalance(patch.totalCents ?? before.totalCents, patch.balanceCents ?? before.balanceCents);
       await invoices.update(tx, scope, id, patch);
       const invoice = (await invoices.find(tx, scope, id))!.record;
-      if (invoice.status === 'paid' && found.record.status !== 'paid') await record(scope, 'invoice.paid', () => ({ resource: 'invoice', invoice }));
+      if (invoice.status === 'paid' && before.status !== 'paid') await record(scope, 'invoice.paid', () => ({ resource: 'invoice', invoice }));
       return invoice;
     });
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
     await this.outbox.transaction(async (tx, record) => {
-      const found = await invoices.find(tx, scope, id, true);
-      if (!found) throw DomainError.notFound('invoice', id);
-      if (found.deleted) throw DomainError.gone('invoice', id);
+      DomainError.unlessDeleted(await invoices.find(tx, scope, id, true), 'invoice', id);
       await record(scope, 'document.deleted', async () => {
         const document = await documents.findCurrentForInvoice(tx, scope, id);
         return document && { resource: 'document', document };

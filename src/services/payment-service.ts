@@ -32,10 +32,7 @@ export class PaymentService {
     if (!PAYMENT_METHODS.includes(method)) throw DomainError.invalid(`Field method must be one of ${PAYMENT_METHODS.join(', ')}`, 'method');
     if (amountCents <= 0) throw DomainError.unprocessable('The amount must be more than 0.00', 'amount');
     return this.outbox.transaction(async (tx, record) => {
-      const found = await invoices.find(tx, scope, input.invoice, true);
-      if (!found) throw DomainError.notFound('invoice', input.invoice, 'invoice');
-      if (found.deleted) throw DomainError.gone('invoice', input.invoice, 'invoice');
-      const invoice = found.record;
+      const invoice = DomainError.unlessDeleted(await invoices.find(tx, scope, input.invoice, true), 'invoice', input.invoice, 'invoice');
       if (invoice.status === 'paid' || invoice.status === 'cancelled') {
         throw DomainError.unprocessable(`The invoice is ${invoice.status}; it takes no payments`, 'invoice');
       }
@@ -52,9 +49,7 @@ export class PaymentService {
   }
 
   async get(scope: Scope, id: string): Promise<Payment> {
-    const payment = await payments.find(this.db, scope, id);
-    if (!payment) throw DomainError.notFound('payment', id);
-    return payment;
+    return DomainError.unlessFound(await payments.find(this.db, scope, id), 'payment', id);
   }
 
   list(scope: Scope, req: PageRequest): Promise<Page<Payment>> {

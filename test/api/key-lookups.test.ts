@@ -80,6 +80,7 @@ function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][
     ['invoice by id, for update', (q) => invoiceRepository.find(q, scope, `inv_${n}`, true)],
     ['invoice by number', (q) => invoiceRepository.findByNumber(q, scope, 'INV-300')],
     ['invoice by number, case folded', (q) => invoiceRepository.findByNumber(q, scope, 'inv-300')],
+    ['invoice numbers among the tokens of a name', (q) => invoiceRepository.findNumbers(q, scope, ['Factuur', 'inv-300', 'Factuur INV-300', '2026'])],
     ['invoice update', (q) => invoiceRepository.update(q, scope, `inv_${n}`, { documentId: null })],
     ['customer by id', (q) => customerRepository.find(q, scope, `cus_${n}`)],
     ['customer by code', (q) => customerRepository.findByCode(q, scope, 'C-300')],
@@ -90,7 +91,7 @@ function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][
     ['intake record marked waiting', (q) => intakeRepository.markWaiting(q, scope, `imp_${n}`, 'waiting')],
     ['intake records waiting for a name', (q) => intakeRepository.findPendingNamed(q, scope, ['INV-300'])],
     // last: it ends the record's pending state that the lookups above need
-    ['intake record marked attached', (q) => intakeRepository.markAttached(q, scope, `imp_${n}`, `inv_${n}`, `doc_${n}`, null)],
+    ['intake record marked attached', (q) => intakeRepository.markAttached(q, scope, `imp_${n}`, `inv_${n}`, `doc_${n}`, null, 'invoice_number')],
     ['a list page from a cursor', (q) => pageScoped(q, { table: 'invoices', columns: 't.id', tombstones: true }, scope, { from: `inv_${n}`, limit: 2 })],
   ];
 }

@@ -33,23 +33,13 @@ async function decidedReply(messageId: string) {
   return row;
 }
 
-/** The claim row of the message once it was moved out of INBOX. */
-async function moved(messageId: string) {
-  let row: any;
-  await until(async () => {
-    row = (await h.db.query(`select * from mail_messages where header_message_id = $1 and state = 'moved'`, [messageId]))[0];
-    return Boolean(row);
-  }, 45_000, `message ${messageId} to be moved`);
-  return row;
-}
-
 describe('ZIP attachments by e-mail', () => {
   it('a ZIP of 50 PDFs named after invoice numbers: staged whole before the move, then 50 attached imports of the archive', async () => {
     const invoices = await invoicesNumbered(h.svc.container, acct.liveScope, 'MZ-', 50);
     const id = `<zip-${Date.now().toString(36)}@test.example>`;
     const zip = await makeZip(await pdfsNamed('MZ-', 50));
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'invoices-2026-03.zip', content: zip, contentType: 'application/zip' }], { messageId: id }));
-    const row = await moved(id);
+    const row = await h.moved(id);
     expect(row).toMatchObject({ outcome: 'processed', account_id: acct.id, mode: 'live' });
     const [file] = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1', [row.id]);
     expect(file.filename).toBe('invoices-2026-03.zip');
@@ -96,7 +86,7 @@ describe('ZIP attachments by e-mail', () => {
     ], { messageId: id }), box);
     const large = h.startPoller({ imapUrl: h.dovecot.url(box), mailMaxMessageBytes: 64 * 1024, zipMaxTotalBytes: 1024 * 1024, mailProcessedMailbox: 'LargeZipDone', mailFailedMailbox: 'LargeZipFailed' });
     try {
-      const row = await moved(id);
+      const row = await h.moved(id);
       const files = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1 order by filename', [row.id]);
       const [big, small] = await Promise.all(files.map((f) => h.svc.container.intake.get(acct.liveScope, f.intake_id)));
       expect(big).toMatchObject({ filename: 'big.zip', status: 'failed', reason: expect.stringMatching(/^The attachment is larger than 1048576 bytes \(\d+ bytes encoded\) and was not downloaded$/) });

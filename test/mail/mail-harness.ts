@@ -17,6 +17,7 @@ import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { startDovecot, type Dovecot, type DovecotOptions } from '../../testkit/dovecot.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
+import { until } from '../../testkit/wait.ts';
 import { testConfig } from '../helpers/test-app.ts';
 import { dropQueueKeys } from '../intake/intake-harness.ts';
 
@@ -46,6 +47,10 @@ export interface MailHarness {
   /** a poller over the harness's Dovecot (or `imapUrl`), with the harness's settings plus `overrides` */
   startPoller(overrides?: Partial<Config>, deps?: { receiver?: IntakeReceiver; sender?: ReplySender }): MailRole;
   records(scope: Scope): Promise<IntakeRecord[]>;
+  /** Waits until the message with this Message-ID was moved, and returns its claim row. */
+  moved(messageId: string, ms?: number): Promise<any>;
+  /** The message's claim row and intake records, once every record is final. */
+  settledRecords(messageId: string, ms?: number): Promise<{ row: any; records: IntakeRecord[] }>;
   close(): Promise<void>;
 }
 
@@ -123,11 +128,11 @@ export async function startMailHarness(opts: {
       };
     },
     async invoice(key, invoiceNumber = `F-${Date.now().toString(36)}-${seq++}`) {
-      const c = await request('POST', '/v2/customers', { key, body: { customerCode: `C-${Date.now().toString(36)}-${seq++}`, name: 'Mail BV' } });
-      if (c.status !== 201) throw new Error(`customer: ${c.status} ${JSON.stringify(c.body)}`);
+      const customer = await request('POST', '/v2/customers', { key, body: { customerCode: `C-${Date.now().toString(36)}-${seq++}`, name: 'Mail BV' } });
+      if (customer.status !== 201) throw new Error(`customer: ${customer.status} ${JSON.stringify(customer.body)}`);
       const res = await request('POST', '/v2/invoices', {
         key,
-        body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
+        body: { customer: customer.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
       });
       if (res.status !== 201) throw new Error(`invoice: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
@@ -144,6 +149,25 @@ export async function startMailHarness(opts: {
       return role;
     },
     records: (scope) => svc.container.intake.recent(scope, 1000),
+    async moved(messageId, ms = 45_000) {
+      let row: any;
+      await until(async () => {
+        row = (await db.query(`select * from mail_messages where header_message_id = $1 and state = 'moved'`, [messageId]))[0];
+        return Boolean(row);
+      }, ms, `message ${messageId} to be moved`);
+      return row;
+    },
+    async settledRecords(messageId, ms = 45_000) {
+      const row = await h.moved(messageId, ms);
+      const files = await db.query<{ intake_id: string }>('select intake_id from mail_message_files where message_id = $1', [row.id]);
+      const scope = { accountId: row.account_id, mode: row.mode };
+      let records: IntakeRecord[] = [];
+      await until(async () => {
+        records = await Promise.all(files.map((f) => svc.container.intake.get(scope, f.intake_id)));
+        return records.every((r) => r.status === 'attached' || r.status === 'failed');
+      }, ms, `records of ${messageId} to settle`);
+      return { row, records };
+    },
     async close() {
       for (const p of pollers) await p.stop().catch(() => {});
       await svc.stop();
@@ -156,7 +180,15 @@ export async function startMailHarness(opts: {
   return h;
 }
 
-export { until } from '../../testkit/wait.ts';
+export { until };
+
+const b64 = (b: Buffer) => b.toString('base64').replace(/(.{76})/g, '$1\r\n');
+
+/**
+ * An attachment with hand-written MIME headers (MailComposer's `raw` node), for header encodings
+ * the test must control exactly.
+ */
+export const rawPart = (partHeaders: string, pdf: Buffer) => ({ raw: `${partHeaders}\r\nContent-Transfer-Encoding: base64\r\n\r\n${b64(pdf)}\r\n` });
 
 /** A message with PDFs attached, as a mail client would send it. */
 export function invoiceMail(to: string, attachments: Mail.Attachment[], extra: Mail.Options = {}): Mail.Options {

@@ -166,9 +166,13 @@ describe('UIDVALIDITY', () => {
     // the server is restored from a backup: the mailbox is recreated, its UIDs start over, and
     // it holds A and B again (same bytes) besides a new message C that now has UID 1
     const c = await h.dovecot.client();
-    await c.mailboxDelete(box);
-    await new Promise((r) => setTimeout(r, 1100)); // Dovecot derives UIDVALIDITY from the clock
-    await c.mailboxCreate(box);
+    // Dovecot derives UIDVALIDITY from the clock: within the same second it may hand out the old one
+    await until(async () => {
+      await c.mailboxDelete(box);
+      await c.mailboxCreate(box);
+      const status = await c.status(box, { uidValidity: true });
+      return status !== false && Number(status.uidValidity) !== Number(before.uidvalidity);
+    }, 5000, 'the recreated mailbox to get a new UIDVALIDITY', 200);
     const inv = await h.invoice(acct.liveKey);
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-c@test.example>' }), box);
     await h.dovecot.appendRaw(rawA, box);

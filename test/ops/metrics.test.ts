@@ -57,7 +57,7 @@ describe('/metrics', () => {
 
   it('moves the channel counters and gauges that FTP, IMAP and the pipeline update', async () => {
     const m = t.c.metrics;
-    // the FTP server counts on prom-client metrics of its own (src/channels/ftp/ftp-metrics.ts), served from this registry
+    // the FTP server counts on prom-client metrics of its own (src/channels/transfer/transfer-metrics.ts), served from this registry
     const ftp = new TransferMetrics();
     m.ftp.observe(ftp);
     ftp.inc('connectionsAccepted', 2);

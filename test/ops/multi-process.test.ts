@@ -18,21 +18,14 @@ import { freePort } from '../../testkit/ports.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
-import { pollFor, sleep, until } from '../../testkit/wait.ts';
+import { sleep, until } from '../../testkit/wait.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { freePortRange } from '../ftp/ftp-harness.ts';
+import { Gate, mailboxSettled, verify, waitAttached, type File } from './multi-process-checks.ts';
 
 // Sizes: 1,000 files in the first batch (half by FTP, half by e-mail), 300 in the second (a third each by FTP, e-mail, HTTP).
 const FIRST = Number(process.env.OPS_MP_FILES ?? 1000);
 const SECOND = Number(process.env.OPS_MP_SIGTERM_FILES ?? 300);
-
-interface File {
-  number: string;
-  invoiceId: string;
-  bytes: Buffer;
-  sha256: string;
-  channel: 'mail' | 'http' | 'ftp';
-}
 
 let redis: PrivateRedis;
 let dovecot: Dovecot;
@@ -107,8 +100,7 @@ beforeAll(async () => {
   key = account.body.liveKey;
   ftpUser = account.body.ftpUsername;
   importAddress = account.body.importAddresses.live;
-  const c = await api('POST', '/v2/customers', { customerCode: 'MP-1', name: 'Multi Process' });
-  customer = c.body.id;
+  customer = (await api('POST', '/v2/customers', { customerCode: 'MP-1', name: 'Multi Process' })).body.id;
 }, 180_000);
 
 afterAll(async () => {
@@ -131,32 +123,6 @@ async function makeFiles(prefix: string, n: number, channels: File['channel'][])
   return files;
 }
 
-/** Lets senders go up to a share of their files, so that a batch is still arriving when a process stops. */
-class Gate {
-  private share = 1;
-  private readonly totals: number[] = [];
-  /** files let through so far, by every feed of this gate */
-  passed = 0;
-  open(share: number) {
-    this.share = share;
-  }
-  /** how many files the current share lets through, over every feed */
-  allowed(): number {
-    return this.totals.reduce((sum, total) => sum + Math.ceil(total * this.share), 0);
-  }
-  /** Hands out `files` in order, each once the gate lets it through; undefined when none are left. */
-  feed<T>(files: T[]): () => Promise<T | undefined> {
-    this.totals.push(files.length);
-    let next = 0;
-    return async () => {
-      if (next >= files.length) return undefined;
-      const i = next++;
-      while (i >= Math.ceil(files.length * this.share)) await sleep(20);
-      this.passed++;
-      return files[i];
-    };
-  }
-}
 const ungated = new Gate();
 
 /** Appends one message per mail file to the import mailbox. */
@@ -188,7 +154,7 @@ async function sendHttp(files: File[], gate = ungated, width = 6): Promise<{ ret
           if (!/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String((e as Error).message) + String((e as { cause?: unknown }).cause))) throw e;
         }
         retries++;
-        await sleep(100);
+        await sleep(100); // a client's pause before it sends again, not a wait for the service
       }
     }
   }));
@@ -222,7 +188,7 @@ async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retr
             client?.close();
             client = undefined;
             retries++;
-            await sleep(100);
+            await sleep(100); // a client's pause before it sends again, not a wait for the service
           }
         }
       }
@@ -231,54 +197,6 @@ async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retr
     }
   }));
   return { retries };
-}
-
-/** Waits until every file of the batch has an attached record and nothing is pending. */
-async function waitAttached(files: File[], ms = 240_000): Promise<void> {
-  const names = files.map((f) => `${f.number}.pdf`);
-  const state = async () =>
-    (await sql.query<{ attached: number; pending: number }>(
-      `select count(distinct s.filename)::int as attached,
-              (select count(*)::int from intake_records where status in ('received', 'waiting')) as pending
-         from intake_records t join intake_staging s on s.id = t.id
-        where t.status = 'attached' and s.filename = any($1)`,
-      [names],
-    )).rows[0];
-  const last = await pollFor(state, (r) => r.attached === files.length && r.pending === 0, { ms, everyMs: 250 });
-  if (last.attached !== files.length || last.pending !== 0) throw new Error(`after ${ms} ms: ${last.attached} of ${files.length} attached, ${last.pending} pending`);
-}
-
-/** Nothing lost, nothing attached twice: each invoice got exactly one document, with its file's bytes. */
-async function verify(files: File[]): Promise<{ records: number; duplicates: number }> {
-  const ids = files.map((f) => f.invoiceId);
-  const docs = await sql.query<{ invoice_id: string; n: number; sha256: string }>(
-    `select invoice_id, count(*)::int as n, min(sha256) as sha256 from documents where invoice_id = any($1) group by invoice_id`,
-    [ids],
-  );
-  const byInvoice = new Map(docs.rows.map((r) => [r.invoice_id, r]));
-  const problems: string[] = [];
-  for (const f of files) {
-    const d = byInvoice.get(f.invoiceId);
-    if (!d) problems.push(`${f.number} (${f.channel}): no document`);
-    else if (d.n !== 1) problems.push(`${f.number} (${f.channel}): ${d.n} documents`);
-    else if (d.sha256 !== f.sha256) problems.push(`${f.number} (${f.channel}): other bytes`);
-  }
-  expect(problems).toEqual([]);
-  const invoices = await sql.query(`select count(*)::int as n from invoices where id = any($1) and document_id is not null`, [ids]);
-  expect(invoices.rows[0].n).toBe(files.length);
-  const records = await sql.query<{ status: string; n: number }>(
-    `select t.status, count(*)::int as n from intake_records t join intake_staging s on s.id = t.id where s.filename = any($1) group by t.status`,
-    [files.map((f) => `${f.number}.pdf`)],
-  );
-  const counts = Object.fromEntries(records.rows.map((r) => [r.status, r.n]));
-  expect(Object.keys(counts)).toEqual(['attached']);
-  return { records: counts.attached, duplicates: counts.attached - files.length };
-}
-
-async function mailboxSettled(mailCount: number): Promise<void> {
-  const counts = async () => ({ inbox: await dovecot.count('INBOX'), processed: await dovecot.count('Processed') });
-  const last = await pollFor(counts, (c) => c.inbox === 0 && c.processed >= mailCount, { ms: 60_000, everyMs: 250 });
-  if (last.inbox !== 0 || last.processed < mailCount) throw new Error(`mailbox not drained: INBOX ${last.inbox}, Processed ${last.processed}`);
 }
 
 async function sigterm(name: string): Promise<void> {
@@ -298,9 +216,9 @@ describe('api, ftp, mail and two workers in separate processes on one Redis and 
     firstMail = mail.length;
     const [, { retries }] = await Promise.all([sendMail(mail), sendFtp(files.filter((f) => f.channel === 'ftp'))]);
     expect(retries).toBe(0);
-    await waitAttached(files);
-    await mailboxSettled(mail.length);
-    const { duplicates } = await verify(files);
+    await waitAttached(sql, files);
+    await mailboxSettled(dovecot, mail.length);
+    const { duplicates } = await verify(sql, files);
     // nothing was resent in this batch: one record per file
     expect(duplicates).toBe(0);
     expect(await dovecot.count('Failed')).toBe(0);
@@ -343,9 +261,9 @@ describe('api, ftp, mail and two workers in separate processes on one Redis and 
     gate.open(1);
     const [, { retries }, { retries: ftpRetries }] = await sending;
     expect(stops).toEqual(['worker-1', 'ftp', 'mail', 'api', 'worker-2']);
-    await waitAttached(files);
-    await mailboxSettled(firstMail + mail.length);
-    await verify(files);
+    await waitAttached(sql, files);
+    await mailboxSettled(dovecot, firstMail + mail.length);
+    await verify(sql, files);
     expect(await dovecot.count('Failed')).toBe(0);
     // the stopped processes finished their work: their last words are the orderly stop
     for (const p of everStarted.filter((x) => x.proc.exitCode === 0)) {

@@ -35,6 +35,11 @@ describe('loadConfig', () => {
     expect(e.message.split('\n')).toHaveLength(9);
   });
 
+  it('turns each matching fallback on by default, and off one by one', () => {
+    expect(loadConfig({})).toMatchObject({ intakeMatchEinvoice: true, intakeMatchSubject: true, intakeMatchNameToken: true });
+    expect(loadConfig({ INTAKE_MATCH_SUBJECT: 'false' })).toMatchObject({ intakeMatchEinvoice: true, intakeMatchSubject: false, intakeMatchNameToken: true });
+  });
+
   it('lets the heap grow 100 % past its live size by default; 0 leaves V8 its own factor', () => {
     expect(loadConfig({}).heapGrowingPercent).toBe(100);
     expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);

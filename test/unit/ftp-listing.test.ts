@@ -6,7 +6,7 @@ import type { IntakeRecord } from '../../src/domain/intake.ts';
 const at = new Date('2026-03-02T10:15:00Z');
 const rec = (o: Partial<IntakeRecord>): IntakeRecord => ({
   id: 'imp_1', channel: 'ftp', sender: 'u@1.2.3.4', filename: 'F-1.pdf', size: 100, sha256: 'x', status: 'attached',
-  invoiceId: null, documentId: null, reason: null, receivedAt: at, updatedAt: at, attachedAt: null, ...o,
+  invoiceId: null, documentId: null, reason: null, receivedAt: at, updatedAt: at, attachedAt: null, matchedBy: null, ...o,
 });
 
 describe('directory listing', () => {

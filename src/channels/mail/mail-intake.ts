@@ -13,7 +13,7 @@ import { autoReplySuppression, replyAddress } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
 import { messageClaimRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageInput, type StageReply } from './message-claim-repository.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
-import { selectPdfs, type MessagePart } from './pdf-parts.ts';
+import { isPdfBytes, misnamedPdfs, selectPdfs, type MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
 
 export const NO_PDF_REASON = 'No PDF attached';
@@ -21,7 +21,7 @@ export const NO_PDF_REASON = 'No PDF attached';
 /** The content of a claimed message: whole, or (too large to download whole) only its candidate parts. */
 export type MessageContent =
   | { kind: 'whole'; source: Buffer }
-  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; skipped: { filename: string; size: number; maxBytes: number }[] };
+  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; skipped: { filename: string; size: number; maxBytes: number }[]; notPdf: string[] };
 
 export interface MailIntakeOptions {
   mailbox: string;
@@ -198,13 +198,17 @@ export class MailIntake {
         filename: pdf.filename,
         sha256: sha,
         send: async () =>
-          (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId }),
+          (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId, subject: parsed.subject }),
       });
     }
     for (const [i, tooLarge] of skipped.entries()) {
       const reason = `The attachment is larger than ${tooLarge.maxBytes} bytes (${tooLarge.size} bytes encoded) and was not downloaded`;
       const filename = tooLarge.filename;
       handOvers.push({ slot: `large:${i}`, filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, reason) });
+    }
+    for (const [i, filename] of (content.kind === 'whole' ? misnamedPdfs(parsed.parts, (p) => isPdfBytes(p.content)) : content.notPdf).entries()) {
+      const reason = `The attachment ${filename} is not a PDF`;
+      handOvers.push({ slot: `notpdf:${i}`, filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, reason) });
     }
     if (!handOvers.length) {
       const filename = parsed.subject?.trim().slice(0, 200) || '(no subject)';

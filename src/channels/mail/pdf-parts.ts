@@ -44,6 +44,14 @@ export function selectPdfs(parts: MessagePart[]): PdfFile[] {
   return out;
 }
 
+/** Names of parts that say they are PDFs (`*.pdf`) but are not: each gets a failed record, never a silent drop. */
+export function misnamedPdfs<T extends { filename?: string }>(parts: T[], isPdf: (part: T) => boolean): string[] {
+  return parts.flatMap((p) => {
+    const name = cleanFileName(p.filename);
+    return name && /\.pdf$/i.test(name) && !isPdf(p) ? [name] : [];
+  });
+}
+
 export interface StructurePart {
   part: string;
   type: string;

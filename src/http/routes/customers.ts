@@ -1,11 +1,11 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { ApiError } from '../api-error.ts';
-import { parsePageRequest } from '../../domain/pagination.ts';
-import { envelope, presentCustomer } from '../presenters.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
-import { commonErrors, HAL, Id, PageQuery, security } from '../schemas/common.ts';
-import { CustomerSchema, CustomerSearchSchema, listOf } from '../schemas/resources.ts';
+import { presentCustomer } from '../presenters.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
+import { commonErrors, HAL, Id, security } from '../schemas/common.ts';
+import { CustomerSchema, CustomerSearchSchema } from '../schemas/resources.ts';
+import { listRoute } from './list-route.ts';
 
 const s = (maxLength: number, description?: string) => Type.Optional(Type.String({ maxLength, description }));
 const fields = {
@@ -25,7 +25,7 @@ export function parseFlag(raw: string | undefined, field: string): boolean {
 }
 
 export const customerRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['customers'];
 
   app.post('/v2/customers', {
@@ -41,12 +41,9 @@ export const customerRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async 
     return reply.code(created ? 201 : 200).type(HAL).send(presentCustomer(base(req), customer));
   });
 
-  app.get('/v2/customers', {
-    schema: { tags, security, summary: 'List customers, newest first', querystring: Type.Object(PageQuery), response: { 200: listOf('customers', CustomerSchema), ...commonErrors() } },
-  }, async (req, reply) => {
-    const page = parsePageRequest(req.query);
-    const result = await c.customers.list(scopeOf(req), page);
-    return reply.type(HAL).send(envelope(base(req), '/v2/customers', 'customers', result, page.limit, presentCustomer));
+  listRoute(app, c.config.publicUrl, {
+    path: '/v2/customers', key: 'customers', item: CustomerSchema, tags, summary: 'List customers, newest first',
+    list: (scope, page) => c.customers.list(scope, page), present: presentCustomer,
   });
 
   app.get('/v2/customers/search', {

@@ -4,7 +4,7 @@ import { decodeBase64 } from '../../domain/base64.ts';
 import { ApiError } from '../api-error.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, security } from '../schemas/common.ts';
 import { DocumentSchema } from '../schemas/resources.ts';
 
@@ -37,7 +37,7 @@ export function checkFilename(filename: string): string {
 }
 
 export const documentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['documents'];
   const created = { 201: DocumentSchema, 200: DocumentSchema, ...commonErrors(404, 410, 415) };
 

@@ -2,13 +2,11 @@
 // which goes through the same pipeline and matching as FTP and e-mail.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
-import { parsePageRequest } from '../../domain/pagination.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
-import { envelope } from '../presenters.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
-import { commonErrors, HAL, Id, Link, Nullable, PageQuery, security } from '../schemas/common.ts';
-import { listOf } from '../schemas/resources.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
+import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/common.ts';
 import { contentBytes, MAX_CONTENT_CHARS } from './documents.ts';
+import { listRoute } from './list-route.ts';
 
 const Time = Type.String({ format: 'date-time' });
 export const ImportSchema = Type.Object(
@@ -31,6 +29,10 @@ export const ImportSchema = Type.Object(
     receivedAt: Time,
     updatedAt: Time,
     attachedAt: Nullable(Time),
+    matchedBy: Nullable(Type.String({
+      enum: ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'manual'],
+      description: 'How the attached file found its invoice: its name is the invoice id or number, the e-invoice inside the PDF, the e-mail subject, a number inside its name, or assigned by a person',
+    })),
     _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link), archive: Type.Optional(Link) }),
   },
   { $id: 'Import' },
@@ -52,6 +54,7 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
   receivedAt: r.receivedAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
   attachedAt: r.attachedAt ? r.attachedAt.toISOString() : null,
+  matchedBy: r.matchedBy,
   _links: {
     self: { href: `${base}/v2/imports/${r.id}`, type: HAL } as const,
     ...(r.invoiceId ? { invoice: { href: `${base}/v2/invoices/${r.invoiceId}`, type: HAL } as const } : {}),
@@ -61,7 +64,7 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
 });
 
 const CreateBody = Type.Object({
-  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf: the name decides the invoice; a name ending in .zip is a ZIP archive whose PDFs each become an import' }),
+  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf; otherwise the e-invoice inside the PDF or an invoice number inside the name (docs/intake.md); a name ending in .zip is a ZIP archive whose PDFs each become an import' }),
   // no maxLength: contentBytes checks the length, because ajv's maxLength counts code points one
   // by one, which costs about a millisecond on a 100 KB file's Base64
   content: Type.String({ description: `The PDF (or ZIP archive) in Base64, at most ${MAX_CONTENT_CHARS} characters` }),
@@ -69,7 +72,7 @@ const CreateBody = Type.Object({
 const Params = Type.Object({ import_id: Id('Import id (imp_...)') });
 
 export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['imports'];
 
   app.post('/v2/imports', {
@@ -85,16 +88,9 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
     return reply.code(202).type(HAL).send(presentImport(base(req), record));
   });
 
-  app.get('/v2/imports', {
-    schema: {
-      tags, security, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
-      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ description: 'received, waiting, attached, failed or unpacked' })) }),
-      response: { 200: listOf('imports', ImportSchema), ...commonErrors() },
-    },
-  }, async (req, reply) => {
-    const page = parsePageRequest(req.query);
-    const result = await c.intake.list(scopeOf(req), page, req.query.status);
-    return reply.type(HAL).send(envelope(base(req), '/v2/imports', 'imports', result, page.limit, presentImport, { status: req.query.status }));
+  listRoute(app, c.config.publicUrl, {
+    path: '/v2/imports', key: 'imports', item: ImportSchema, tags, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
+    filter: { name: 'status', description: 'received, waiting, attached, failed or unpacked' }, list: (scope, page, status) => c.intake.list(scope, page, status), present: presentImport,
   });
 
   app.get('/v2/imports/:import_id', {

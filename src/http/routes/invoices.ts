@@ -1,10 +1,10 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
-import { parsePageRequest } from '../../domain/pagination.ts';
-import { envelope, presentInvoice } from '../presenters.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
-import { AmountInput, commonErrors, DateDMY, HAL, Id, PageQuery, security } from '../schemas/common.ts';
-import { InvoiceSchema, listOf } from '../schemas/resources.ts';
+import { presentInvoice } from '../presenters.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
+import { AmountInput, commonErrors, DateDMY, HAL, Id, security } from '../schemas/common.ts';
+import { InvoiceSchema } from '../schemas/resources.ts';
+import { listRoute } from './list-route.ts';
 
 const Status = Type.String({ maxLength: 10, description: 'concept, open, paid or cancelled' });
 const CreateBody = Type.Object({
@@ -27,7 +27,7 @@ const Params = Type.Object({ invoice_id: Id('Service invoice id') });
 const str = (v: string | number | undefined) => (v === undefined ? undefined : String(v));
 
 export const invoiceRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['invoices'];
 
   app.post('/v2/invoices', {
@@ -38,16 +38,9 @@ export const invoiceRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (
     return reply.code(201).type(HAL).send(presentInvoice(base(req), invoice));
   });
 
-  app.get('/v2/invoices', {
-    schema: {
-      tags, security, summary: 'List invoices, newest first',
-      querystring: Type.Object({ ...PageQuery, invoicestatus: Type.Optional(Type.String({ description: 'concept, open, paid or cancelled' })) }),
-      response: { 200: listOf('invoices', InvoiceSchema), ...commonErrors() },
-    },
-  }, async (req, reply) => {
-    const page = parsePageRequest(req.query);
-    const result = await c.invoices.list(scopeOf(req), page, req.query.invoicestatus);
-    return reply.type(HAL).send(envelope(base(req), '/v2/invoices', 'invoices', result, page.limit, presentInvoice, { invoicestatus: req.query.invoicestatus }));
+  listRoute(app, c.config.publicUrl, {
+    path: '/v2/invoices', key: 'invoices', item: InvoiceSchema, tags, summary: 'List invoices, newest first',
+    filter: { name: 'invoicestatus', description: 'concept, open, paid or cancelled' }, list: (scope, page, status) => c.invoices.list(scope, page, status), present: presentInvoice,
   });
 
   app.get('/v2/invoices/:invoice_id', {

@@ -1,10 +1,10 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
-import { parsePageRequest } from '../../domain/pagination.ts';
-import { envelope, presentPaymentCreated, presentPaymentItem } from '../presenters.ts';
-import { baseUrl, scopeOf } from '../request-context.ts';
-import { AmountInput, commonErrors, DateDMY, HAL, Id, PageQuery, security } from '../schemas/common.ts';
-import { listOf, PaymentCreatedSchema, PaymentItemSchema } from '../schemas/resources.ts';
+import { presentPaymentCreated, presentPaymentItem } from '../presenters.ts';
+import { linkBase, scopeOf } from '../request-context.ts';
+import { AmountInput, commonErrors, DateDMY, HAL, Id, security } from '../schemas/common.ts';
+import { PaymentCreatedSchema, PaymentItemSchema } from '../schemas/resources.ts';
+import { listRoute } from './list-route.ts';
 
 const CreateBody = Type.Object({
   invoice: Id('Service invoice id'),
@@ -14,7 +14,7 @@ const CreateBody = Type.Object({
 });
 
 export const paymentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, c.config.publicUrl);
+  const base = linkBase(c.config.publicUrl);
   const tags = ['payments'];
 
   app.post('/v2/payments', {
@@ -24,12 +24,9 @@ export const paymentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (
     return reply.code(201).type(HAL).send(presentPaymentCreated(base(req), payment));
   });
 
-  app.get('/v2/payments', {
-    schema: { tags, security, summary: 'List payments, newest first', querystring: Type.Object(PageQuery), response: { 200: listOf('payments', PaymentItemSchema), ...commonErrors() } },
-  }, async (req, reply) => {
-    const page = parsePageRequest(req.query);
-    const result = await c.payments.list(scopeOf(req), page);
-    return reply.type(HAL).send(envelope(base(req), '/v2/payments', 'payments', result, page.limit, presentPaymentItem));
+  listRoute(app, c.config.publicUrl, {
+    path: '/v2/payments', key: 'payments', item: PaymentItemSchema, tags, summary: 'List payments, newest first',
+    list: (scope, page) => c.payments.list(scope, page), present: presentPaymentItem,
   });
 
   app.get('/v2/payments/:payment_id', {
