@@ -145,11 +145,11 @@ export const intakeRepository = {
     return rows.map((r) => ({ ...toRecord(r), invoiceNumber: r.invoice_number ?? null }));
   },
 
-  /** Files received since `since`, counted by channel and status. */
+  /** Files received since `since`, counted by channel and status (an unpacked archive is no file: its files count). */
   async counts(q: Queryable, scope: Scope, since: Date): Promise<IntakeCount[]> {
     const w = scopeWhere(scope);
     const rows = await q.query(
-      `select s.channel, t.status, count(*)::int as n from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null and s.received_at >= $3 group by 1, 2`,
+      `select s.channel, t.status, count(*)::int as n from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null and t.status <> 'unpacked' and s.received_at >= $3 group by 1, 2`,
       [...w.params, since],
     );
     return rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) }));

@@ -42,6 +42,9 @@ describe('ZIP archives by POST /v2/imports', () => {
     expect((await t.request('GET', `/v2/imports/${res.body.id}`, { key: acct.liveKey })).body).toMatchObject({ status: 'unpacked', invoice: null });
     const own = await t.db.query<{ content: unknown }>('select content from intake_staging where id = $1', [res.body.id]);
     expect(own[0].content).toBeNull();
+    // the overview counts files, not the archive that carried them
+    const counts = await t.svc.container.intake.counts(acct.live, new Date(Date.now() - 3_600_000));
+    expect(counts.filter((c) => c.channel === 'http')).toEqual([{ channel: 'http', status: 'attached', count: 50 }]);
     // the archive itself cannot be retried or attached: its files can
     const retry = await t.request('POST', `/v2/imports/${res.body.id}/retry`, { key: acct.liveKey });
     expect(retry).toMatchObject({ status: 409, body: { status: 409, detail: expect.stringMatching(/is unpacked; only a failed or waiting file can be retried/) } });
