@@ -63,6 +63,7 @@ export async function startFtpRole(
       maxConnectionsPerAccount: config.ftpMaxConnectionsPerAccount,
       listLimit: config.ftpListLimit,
       maxArchiveBytes: config.zipMaxTotalBytes,
+      tempUploadHoldMs: config.ftpTempUploadHoldMs,
       libraryLogLevel: ['debug', 'trace'].includes(config.logLevel) ? 'debug' : 'silent',
     },
     {

@@ -26,6 +26,7 @@ export async function startSftpRole(
       maxConnectionsPerAccount: config.ftpMaxConnectionsPerAccount,
       listLimit: config.ftpListLimit,
       maxArchiveBytes: config.zipMaxTotalBytes,
+      tempUploadHoldMs: config.ftpTempUploadHoldMs,
     },
     {
       accounts: {

@@ -147,7 +147,9 @@ const schema = {
   ftpTransferTimeoutMs: { env: 'FTP_TRANSFER_TIMEOUT_MS', parse: int(1000), fallback: 60_000 },
   // how many recent uploads LIST shows
   ftpListLimit: { env: 'FTP_LIST_LIMIT', parse: int(1, 10_000), fallback: 200 },
-  // sftp (logins, the lockout, FTP_LIST_LIMIT and FTP_MAX_CONNECTIONS_PER_ACCOUNT are FTP's)
+  // how long a temporary upload (x.pdf.part) waits in memory for its rename, from any session of its account and mode
+  ftpTempUploadHoldMs: { env: 'FTP_TEMP_UPLOAD_HOLD_MS', parse: int(1000), fallback: 10 * 60_000 },
+  // sftp (logins, the lockout, FTP_LIST_LIMIT, FTP_TEMP_UPLOAD_HOLD_MS and FTP_MAX_CONNECTIONS_PER_ACCOUNT are FTP's)
   sftpPort: { env: 'SFTP_PORT', parse: int(0, 65535), fallback: 2222 },
   sftpHost: { env: 'SFTP_HOST', parse: str(), fallback: '0.0.0.0' },
   // a private host key file (or its PEM text); unset: Ed25519 + RSA keys generated once into DATA_DIR/sftp

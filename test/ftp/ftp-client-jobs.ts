@@ -123,7 +123,7 @@ export function curl(j: ClientJob, mode: TlsMode): Promise<ClientRun> {
   ]);
 }
 
-/** rclone's FTP backend (explicit_tls, or tls for implicit), configured through the environment. */
+/** rclone's FTP backend (explicit_tls, or tls for implicit), configured through the environment; `moveto` renames. */
 export async function rclone(j: ClientJob, mode: TlsMode): Promise<ClientRun> {
   const obscured = await new Promise<string>((resolve, reject) =>
     execFile('rclone', ['obscure', j.password], (err, out) => (err ? reject(err) : resolve(out.trim()))),
@@ -141,6 +141,9 @@ export async function rclone(j: ClientJob, mode: TlsMode): Promise<ClientRun> {
   const echo = (text: string): [string, string[]] => ['echo', [text]];
   return runAll([
     ['rclone', ['copyto', j.good.local, `ii:${j.good.remote}`], env],
+    // a session per command: the temporary upload waits for the rename of the next one
+    ['rclone', ['copyto', j.temp.local, `ii:${j.temp.remote}`], env],
+    ['rclone', ['moveto', `ii:${j.temp.remote}`, `ii:${j.temp.final}`], env],
     ['rclone', ['copyto', j.junk.local, `ii:${j.junk.remote}`], env],
     echo('== LIST'),
     ['rclone', ['lsl', 'ii:'], env],

@@ -1,5 +1,6 @@
 // Uploads that do not end well: the client disconnects or is killed mid-upload, stalls, aborts,
-// or intake cannot take the file. None of them may leave a staged file or get a 226.
+// or intake cannot take the file. None of them may leave a staged file or get a 226. A session
+// that ends between a temporary upload and its rename: the next session may rename it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startFtpRole } from '../../src/app/ftp-role.ts';
 import { ftpMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
-import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
-import { bigPdf, connectFtp, counters, ftpCode, RawFtp, spawnCurl, startFtpApp, until, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { failingIntake } from './failing-intake.ts';
+import { bigPdf, connectFtp, counters, ftpCode, intakeIdOf, RawFtp, spawnCurl, startFtpApp, until, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
 
 let t: FtpApp;
 let tmp: string;
@@ -167,19 +168,36 @@ describe('interrupted uploads', () => {
   });
 });
 
+describe('a session that ends before its rename', () => {
+  it('a temporary upload waits for its rename in a later session (rclone: one session per command), in its own account and mode only', async () => {
+    const [a, other] = [await t.ftpAccount(), await t.ftpAccount()];
+    const invoice = await t.invoice(a.liveKey);
+    const [temp, final] = [`${invoice.invoiceNumber}.pdf.part`, `${invoice.invoiceNumber}.pdf`];
+    const first = await connectFtp(t.port, a.ftpUsername, a.liveKey);
+    expect((await upload(first, temp, await makePdf('renamed later'))).message).toMatch(/held/);
+    first.close();
+    // neither the test mode of the account nor another account sees it or can rename it
+    for (const [user, key] of [[a.ftpUsername, a.testKey], [other.ftpUsername, other.liveKey]]) {
+      const stranger = await connectFtp(t.port, user, key);
+      expect((await stranger.list()).map((f) => f.name)).not.toContain(temp);
+      expect(await ftpCode(stranger.rename(temp, final).finally(() => stranger.close()))).toBe(550);
+    }
+    expect(await t.imports(a.liveKey)).toEqual([]);
+    const again = await connectFtp(t.port, a.ftpUsername, a.liveKey);
+    try {
+      expect((await again.list()).find((f) => f.name === temp)?.user).toBe('uploading');
+      const renamed = await again.rename(temp, final);
+      expect(await t.waitFor(a.liveKey, intakeIdOf(renamed.message))).toMatchObject({ status: 'attached', invoice: invoice.id });
+    } finally {
+      again.close();
+    }
+  });
+});
+
 describe('intake unavailable', () => {
   it('answers 451, not 226, when the file cannot be staged and queued (the client may send it again), and 451 when the directory cannot be read', async () => {
-    const failing: IntakeReceiver = {
-      receive: async () => {
-        throw new Error('enqueue failed: Redis unavailable');
-      },
-      recordFailure: (f, r) => t.svc.container.intake.recordFailure(f, r),
-      recent: async (s, n) => {
-        if (recentFails) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
-        return t.svc.container.intake.recent(s, n);
-      },
-    };
     let recentFails = false;
+    const failing = failingIntake(t.svc.container.intake, () => recentFails);
     const channel = await startFtpRole(t.svc.container, failing);
     expect(channel).toBeDefined();
     const before = (await counters());

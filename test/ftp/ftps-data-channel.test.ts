@@ -5,8 +5,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { ftpMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
-import { intakeIdOf, RawFtp, startFtpApp, type FtpAccount, type FtpApp } from './ftp-harness.ts';
+import { connectFtp, intakeIdOf, RawFtp, startFtpApp, upload, type FtpAccount, type FtpApp } from './ftp-harness.ts';
 
 const TRANSFER_TIMEOUT_MS = 1500;
 let t: FtpApp;
@@ -41,6 +40,14 @@ async function dataTcp(ftp: RawFtp): Promise<net.Socket> {
 function handshake(socket: net.Socket, options: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
   const secure = tls.connect({ socket, rejectUnauthorized: false, ...options });
   return new Promise((resolve, reject) => secure.once('secureConnect', () => resolve(secure)).once('error', reject));
+}
+
+/** ftp_transfer_stalls_total{phase} as the service's GET /metrics serves it. */
+async function stalls(phase: string): Promise<number> {
+  const res = await t.request('GET', '/metrics');
+  expect(res.status).toBe(200);
+  const sample = new RegExp(`^ftp_transfer_stalls_total\\{phase="${phase}"\\} (\\d+)$`, 'm').exec(res.body);
+  return sample ? Number(sample[1]) : 0;
 }
 
 const loggedStall = (phase: string) => t.logLines.some((l) => l.includes('ftp transfer stalled') && l.includes(`"phase":"${phase}"`));
@@ -102,11 +109,18 @@ describe('the data connection TLS handshake', () => {
 });
 
 describe('commands around the data connection', () => {
-  it('FEAT lists what the server does (no MLSD/MLST); PORT and EPRT are refused with the reason; PROT C is refused while TLS is required', async () => {
+  it('FEAT lists what the server does (no MLSD/MLST), and each works; PORT and EPRT are refused with the reason; PROT C is refused while TLS is required', async () => {
+    const client = await connectFtp(t.port, acct.ftpUsername, acct.liveKey);
+    await upload(client, 'feat-check.pdf', Buffer.from('not a PDF')).finally(() => client.close());
     const ftp = await session();
     try {
       expect((await ftp.send('FEAT')).split('\n')).toEqual(['211-Extensions supported', ' AUTH TLS', ' PBSZ', ' PROT', ' EPSV', ' MDTM', ' PASV', ' SIZE', ' UTF8', '211 End']);
+      expect(await ftp.send('SIZE feat-check.pdf')).toBe('213 9');
+      expect(await ftp.send('SIZE feat-check.pdf.error.txt')).toMatch(/^213 \d+$/);
+      expect(await ftp.send('MDTM feat-check.pdf')).toMatch(/^213 \d{14}(\.\d+)?$/);
+      expect(await ftp.send('OPTS UTF8 ON')).toMatch(/^200/);
       expect(await ftp.send('MLSD')).toMatch(/^502/);
+      expect(await ftp.send('MLST x.pdf')).toMatch(/^502/);
       expect(await ftp.send('PORT 127,0,0,1,200,10')).toBe('502 Active mode (PORT/EPRT) is not supported: use passive mode (PASV or EPSV)');
       expect(await ftp.send('EPRT |1|127.0.0.1|51210|')).toMatch(/^502 Active mode/);
       expect(await ftp.send('PROT C')).toMatch(/^534 /);
@@ -129,13 +143,13 @@ describe('commands around the data connection', () => {
   });
 });
 
-describe('a stalled transfer says which phase waited, in the log and in ftp_transfer_stalls_total', () => {
+describe('a stalled transfer says which phase waited, in the log and in /metrics (ftp_transfer_stalls_total)', () => {
   it('pasv: STOR without PASV/EPSV', async () => {
-    const before = await ftpMetrics.stalls('pasv');
+    const before = await stalls('pasv');
     const ftp = await session();
     try {
       expect(await ftp.send('STOR x.pdf')).toMatch(/^425 No data connection: send PASV or EPSV first/);
-      expect(await ftpMetrics.stalls('pasv')).toBe(before + 1);
+      expect(await stalls('pasv')).toBe(before + 1);
       expect(loggedStall('pasv')).toBe(true);
     } finally {
       ftp.close();
@@ -143,12 +157,12 @@ describe('a stalled transfer says which phase waited, in the log and in ftp_tran
   });
 
   it('tcp_accept: the client never connects to the passive port', async () => {
-    const before = await ftpMetrics.stalls('tcp_accept');
+    const before = await stalls('tcp_accept');
     const ftp = await session();
     try {
       expect(await ftp.send('EPSV')).toMatch(/^229/);
       expect(await ftp.send('STOR x.pdf')).toMatch(/^425 /);
-      expect(await ftpMetrics.stalls('tcp_accept')).toBe(before + 1);
+      expect(await stalls('tcp_accept')).toBe(before + 1);
       expect(loggedStall('tcp_accept')).toBe(true);
     } finally {
       ftp.close();
@@ -156,13 +170,13 @@ describe('a stalled transfer says which phase waited, in the log and in ftp_tran
   });
 
   it('tls_handshake: the client connects but never starts TLS', async () => {
-    const before = await ftpMetrics.stalls('tls_handshake');
+    const before = await stalls('tls_handshake');
     const ftp = await session();
     try {
       const tcp = await dataTcp(ftp);
       expect(await ftp.send('STOR x.pdf')).toMatch(/^150/);
       expect(await ftp.reply()).toMatch(/^426 /);
-      await expect.poll(() => ftpMetrics.stalls('tls_handshake')).toBe(before + 1);
+      await expect.poll(() => stalls('tls_handshake')).toBe(before + 1);
       expect(loggedStall('tls_handshake')).toBe(true);
       tcp.destroy();
     } finally {
@@ -171,13 +185,13 @@ describe('a stalled transfer says which phase waited, in the log and in ftp_tran
   });
 
   it('after_150: TLS is up but no byte comes', async () => {
-    const before = await ftpMetrics.stalls('after_150');
+    const before = await stalls('after_150');
     const ftp = await session();
     try {
       const data = await handshake(await dataTcp(ftp));
       expect(await ftp.send('STOR x.pdf')).toMatch(/^150/);
       expect(await ftp.reply()).toMatch(/^426 Transfer aborted \(stalled\)/);
-      expect(await ftpMetrics.stalls('after_150')).toBe(before + 1);
+      expect(await stalls('after_150')).toBe(before + 1);
       expect(loggedStall('after_150')).toBe(true);
       data.destroy();
     } finally {

@@ -1,5 +1,6 @@
 // Logins over FTPS: TLS before USER/PASS, TLS 1.2 minimum, wrong keys, lockout per address and per
-// user (in Redis, logged and counted), connection limits, the passive port range.
+// user (in Redis, logged and counted), connection limits, the room for temporary uploads, no
+// resuming, the passive port range.
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -181,6 +182,23 @@ describe('limits and passive mode', () => {
     } finally {
       for (const f of open) f.close();
     }
+  });
+
+  it('at most 4 temporary uploads wait per account and mode (452 beyond); resuming (REST + STOR) is refused with 554', async () => {
+    const a = await t.ftpAccount();
+    const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
+    try {
+      const pdf = await makePdf('held');
+      for (let i = 0; i < 4; i++) await upload(client, `held-${i}.pdf.part`, pdf);
+      expect(await ftpCode(upload(client, 'held-4.pdf.part', pdf))).toBe(452);
+      // the same name again replaces its upload
+      expect((await upload(client, 'held-0.pdf.part', pdf)).code).toBe(226);
+      expect((await client.send('REST 100')).code).toBe(350);
+      expect(await ftpCode(upload(client, 'resumed.pdf', pdf))).toBe(554);
+    } finally {
+      client.close();
+    }
+    expect(await t.imports(a.liveKey)).toEqual([]);
   });
 
   it('answers PASV and EPSV with ports from the configured range', async () => {

@@ -20,16 +20,49 @@ async function expectAttached(key: string, invoiceNumber: string) {
   await expect.poll(async () => (await setup.app.imports(key)).find((r) => r.filename === `${invoiceNumber}.pdf`)?.status, { timeout: 20_000 }).toBe('attached');
 }
 
+/** A local PDF named after a fresh invoice, another to upload under a temporary name, and a file that fails. */
+async function jobFiles(label: string) {
+  const good = await invoiceFile();
+  const renamed = await invoiceFile();
+  const junk = path.join(setup.dir, `bad-${label}.pdf`);
+  fs.writeFileSync(junk, 'this is not a PDF\n');
+  return { good, renamed, junk, junkName: path.basename(junk) };
+}
+
+/** Both invoices attached, and the failed file listed with its readable .error.txt. */
+async function expectJobDone(job: Awaited<ReturnType<typeof jobFiles>>, listing: string, errorText: string) {
+  await expectAttached(setup.account.liveKey, job.good.invoice.invoiceNumber);
+  await expectAttached(setup.account.liveKey, job.renamed.invoice.invoiceNumber);
+  expect(listing).toContain(`${job.good.invoice.invoiceNumber}.pdf`);
+  expect(listing).toContain(`${job.junkName}.error.txt`);
+  expect(errorText).toContain(`File: ${job.junkName}`);
+  expect(errorText).toContain('Reason: ');
+}
+
 describe('OpenSSH sftp -b', () => {
-  it('uploads with the live key as password (sshpass) and lists the upload with its status', async () => {
-    const { invoice, file } = await invoiceFile();
+  it('with the live key as password (sshpass): upload, temporary name + rename, listing with statuses, the .error.txt', async () => {
+    const job = await jobFiles('sftp');
+    const { invoiceNumber } = job.renamed.invoice;
+    const errorCopy = path.join(setup.dir, 'sftp.error.txt');
     const batch = path.join(setup.dir, 'put.batch');
-    fs.writeFileSync(batch, `put ${file}\nls -l\n`);
+    fs.writeFileSync(batch, [
+      `put ${job.good.file}`,
+      `put ${job.renamed.file} ${invoiceNumber}.pdf.filepart`,
+      `rename ${invoiceNumber}.pdf.filepart ${invoiceNumber}.pdf`,
+      `put ${job.junk}`,
+      'ls -l',
+      `get ${job.junkName}.error.txt ${errorCopy}`,
+      '',
+    ].join('\n'));
     const res = await run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-P', String(setup.app.sftpPort), '-b', batch, `${setup.account.ftpUsername}@127.0.0.1`], { env: { SSHPASS: setup.account.liveKey } });
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toContain(`${invoice.invoiceNumber}.pdf`);
-    await expectAttached(setup.account.liveKey, invoice.invoiceNumber);
-    const [record] = (await setup.app.imports(setup.account.liveKey)).filter((r) => r.filename === `${invoice.invoiceNumber}.pdf`);
+    // sftp -b echoes each command: the listing is what comes between `ls -l` and `get`
+    const listing = res.stdout.slice(res.stdout.indexOf('sftp> ls -l'), res.stdout.indexOf('sftp> get'));
+    // the status is the owner column of ls -l
+    expect(listing).toMatch(new RegExp(`^-r--r--r-- +1 (received|attached) +live .* ${job.good.invoice.invoiceNumber}\\.pdf$`, 'm'));
+    expect(listing).toMatch(new RegExp(` failed +live .* ${job.junkName}\\.error\\.txt$`, 'm'));
+    await expectJobDone(job, listing, fs.readFileSync(errorCopy, 'utf8'));
+    const [record] = (await setup.app.imports(setup.account.liveKey)).filter((r) => r.filename === `${job.good.invoice.invoiceNumber}.pdf`);
     expect(record.channel).toBe('sftp');
   });
 
@@ -67,10 +100,13 @@ describe('scp -s (SFTP mode)', () => {
     await expectAttached(setup.account.liveKey, invoice.invoiceNumber);
   });
 
-  it('uploads with an RSA key (rsa-sha2-512)', async () => {
+  it('uploads with an RSA key (rsa-sha2-512); the same key signing with SHA-1 (ssh-rsa) is refused', async () => {
     const key = await sshKeygen(setup.dir, 'rsa', 3072);
     expect((await admin(setup.app, 'POST', `/admin/accounts/${setup.account.id}/ssh-keys/live`, { publicKey: key.publicKey })).status).toBe(201);
     const { invoice, file } = await invoiceFile();
+    const sha1 = await run('scp', ['-s', ...SSH_OPTS, '-oIdentitiesOnly=yes', '-oPubkeyAcceptedAlgorithms=ssh-rsa', '-i', key.file, '-P', String(setup.app.sftpPort), file, `${setup.account.ftpUsername}@127.0.0.1:`]);
+    expect(sha1.code).not.toBe(0);
+    expect(sha1.stderr).toMatch(/Permission denied/);
     const res = await run('scp', ['-s', ...SSH_OPTS, '-oIdentitiesOnly=yes', '-i', key.file, '-P', String(setup.app.sftpPort), file, `${setup.account.ftpUsername}@127.0.0.1:/${invoice.invoiceNumber}.pdf`]);
     expect(res.code, res.stderr).toBe(0);
     await expectAttached(setup.account.liveKey, invoice.invoiceNumber);
@@ -78,13 +114,12 @@ describe('scp -s (SFTP mode)', () => {
 });
 
 describe('rclone sftp backend', () => {
-  it('copies a folder of PDFs with an obscured password and sees them in the listing', async () => {
+  it('copies a folder, uploads under a temporary name and renames it in the next session, lists, reads the .error.txt', async () => {
     const src = tempDir('ii-rclone-');
-    const files = await Promise.all([0, 1].map(async () => {
-      const { invoice, file } = await invoiceFile();
-      fs.copyFileSync(file, path.join(src, path.basename(file)));
-      return invoice;
-    }));
+    const copied = await invoiceFile();
+    fs.copyFileSync(copied.file, path.join(src, path.basename(copied.file)));
+    const job = await jobFiles('rclone');
+    const temp = `${job.renamed.invoice.invoiceNumber}.pdf.part`;
     const obscured = (await run('rclone', ['obscure', setup.account.liveKey])).stdout.trim();
     const env = {
       RCLONE_CONFIG: '/dev/null',
@@ -92,12 +127,22 @@ describe('rclone sftp backend', () => {
       RCLONE_CONFIG_II_USER: setup.account.ftpUsername, RCLONE_CONFIG_II_PASS: obscured,
       RCLONE_CONFIG_II_SHELL_TYPE: 'none', RCLONE_CONFIG_II_DISABLE_HASHCHECK: 'true',
     };
-    const copy = await run('rclone', ['copy', '--contimeout', '10s', '--timeout', '20s', '--retries', '1', src, 'ii:'], { env });
-    expect(copy.code, copy.stderr).toBe(0);
-    for (const invoice of files) await expectAttached(setup.account.liveKey, invoice.invoiceNumber);
-    const ls = await run('rclone', ['lsf', '--contimeout', '10s', 'ii:'], { env });
-    expect(ls.code, ls.stderr).toBe(0);
-    for (const invoice of files) expect(ls.stdout).toContain(`${invoice.invoiceNumber}.pdf`);
+    const rclone = async (...args: string[]) => {
+      const res = await run('rclone', ['--contimeout', '10s', '--timeout', '20s', '--retries', '1', ...args], { env });
+      expect(res.code, `rclone ${args.join(' ')}: ${res.stderr}`).toBe(0);
+      return res.stdout;
+    };
+    await rclone('copy', src, 'ii:');
+    await rclone('copyto', job.good.file, `ii:${path.basename(job.good.file)}`);
+    // one session per command: the temporary upload waits for the rename of the next one
+    await rclone('copyto', job.renamed.file, `ii:${temp}`);
+    await rclone('moveto', `ii:${temp}`, `ii:${job.renamed.invoice.invoiceNumber}.pdf`);
+    await rclone('copyto', job.junk, `ii:${job.junkName}`);
+    const listing = await rclone('lsf', 'ii:');
+    await expectAttached(setup.account.liveKey, copied.invoice.invoiceNumber);
+    expect(listing).toContain(`${copied.invoice.invoiceNumber}.pdf`);
+    expect(listing).not.toContain(temp);
+    await expectJobDone(job, listing, await rclone('cat', `ii:${job.junkName}.error.txt`));
     fs.rmSync(src, { recursive: true, force: true });
   });
 });

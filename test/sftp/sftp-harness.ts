@@ -67,6 +67,12 @@ export function connectSftp(port: number, auth: Pick<ConnectConfig, 'username' |
       clearTimeout(timer);
       reject(err);
     });
+    // a server that turns the connection away may just close it (a no-op once connected); an
+    // error that comes with the close (authentication failed) is the better reason
+    client.on('close', () => setImmediate(() => {
+      clearTimeout(timer);
+      reject(new Error('connection closed before the sftp session opened'));
+    }));
     client.on('ready', () => {
       client.sftp((err, sftp) => {
         clearTimeout(timer);

@@ -1,6 +1,6 @@
-// The host key a user verifies: the fingerprints the admin API and `npm run admin -- show-account`
-// show are the ones OpenSSH's client sees; SFTP_HOST_KEY replaces the generated keys; SSH keys
-// are managed through the CLI, and removing one ends the sessions it opened.
+// The host key a user verifies: the fingerprints the admin API, `npm run admin -- show-account`
+// and the start-up log show are the ones OpenSSH's client sees; SFTP_HOST_KEY replaces the
+// generated keys; SSH keys are managed through the CLI, and removing one ends the sessions it opened.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -39,6 +39,9 @@ describe('host keys', () => {
     const { client, hostKey } = await connectSftp(setup.app.sftpPort, { username: setup.account.ftpUsername, password: setup.account.liveKey });
     client.end();
     expect(keys.map((k) => k.fingerprint)).toContain(hostKey);
+    // and the start-up log line
+    const listening = setup.app.logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'sftp listening');
+    expect(listening.hostKeys).toEqual(keys);
   });
 
   it('are made once: a restart on the same DATA_DIR keeps them', () => {

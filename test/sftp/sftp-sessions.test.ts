@@ -2,6 +2,10 @@
 // rotated key, test key, lockout shared with FTP), what the flat directory refuses, the size cap,
 // a client that disconnects mid-upload, parallel uploads, and the listing of another account.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSftpRole } from '../../src/app/sftp-role.ts';
+import type { ReadinessCheck } from '../../src/http/routes/health.ts';
+import { TransferMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
+import { failingIntake } from '../ftp/failing-intake.ts';
 import { loginFrom, type FtpAccount } from '../ftp/ftp-harness.ts';
 import {
   admin, bigPdf, close, connectSftp, counters, open, readdir, readFile, refusal, rename, startSftpApp, write, writeFile, type SftpApp,
@@ -36,15 +40,20 @@ describe('logins', () => {
     expect(await importNamed(fresh.liveKey, `${invoice.invoiceNumber}.pdf`)).toEqual([]);
   });
 
-  it('a rotated key ends its mode\'s sessions at their next operation and no longer logs in', async () => {
+  it('a rotated key ends its mode\'s sessions at their next operation, also an upload under way, and no longer logs in', async () => {
     const fresh = await app.ftpAccount();
     const live = await login(fresh);
+    const streaming = await login(fresh);
     const test = await login(fresh, fresh.testKey);
+    const pdf = await bigPdf(3000);
+    const handle = await open(streaming.sftp, 'streaming.pdf', 'w');
+    await write(streaming.sftp, handle, pdf, 0);
     const rotated = await admin(app, 'POST', `/admin/accounts/${fresh.id}/keys/live`);
     expect(rotated.status).toBe(201);
-    const refused = await refusal(writeFile(live.sftp, 'late.pdf', await bigPdf(1000)));
-    expect(refused.message).toMatch(/replaced|removed|No response|closed/i);
-    await vi.waitFor(() => expect((live.client as any)._sock?.destroyed ?? true).toBe(true));
+    expect((await refusal(writeFile(live.sftp, 'late.pdf', pdf))).message).toMatch(/The key was replaced or removed/);
+    expect((await refusal(close(streaming.sftp, handle))).message).toMatch(/The key was replaced or removed: nothing was received/);
+    for (const c of [live, streaming]) await vi.waitFor(() => expect((c.client as any)._sock?.destroyed ?? true).toBe(true));
+    expect(await importNamed(rotated.body.key, 'streaming.pdf')).toEqual([]);
     await expect(readdir(test.sftp)).resolves.toBeDefined();
     test.client.end();
     await expect(login(fresh, fresh.liveKey, '127.0.0.12')).rejects.toThrow(/authentication/i);
@@ -122,6 +131,13 @@ describe('the flat directory', () => {
 });
 
 describe('uploads', () => {
+  it('the close is answered OK only once the file is staged: its record exists when the client hears it', async () => {
+    const { client, sftp } = await login(account);
+    await writeFile(sftp, 'staged-at-close.pdf', await bigPdf(1000));
+    expect(await importNamed(account.liveKey, 'staged-at-close.pdf')).toHaveLength(1);
+    client.end();
+  });
+
   it('refuses a file over 5 MB while it streams, and receives nothing', async () => {
     const { client, sftp } = await login(account);
     const before = await counters();
@@ -152,5 +168,29 @@ describe('uploads', () => {
       await expect.poll(async () => (await importNamed(account.liveKey, `${inv.invoiceNumber}.pdf`)).map((r) => r.status), { timeout: 20_000 }).toEqual(['attached']);
       expect((await app.documentsOf(inv.id)).filter((d) => !d.deleted_at)).toHaveLength(1);
     }
+  });
+});
+
+describe('intake unavailable', () => {
+  it('a file that cannot be staged gets an error at its close, not OK; a temporary upload whose rename fails stays held; a stopped server is not ready', async () => {
+    const metrics = new TransferMetrics('sftp');
+    const readiness = new Map<string, ReadinessCheck>();
+    const channel = await startSftpRole(app.svc.container, failingIntake(app.svc.container.intake), { metrics, readiness });
+    try {
+      await expect(readiness.get('sftp')!()).resolves.toBeUndefined();
+      const fresh = await app.ftpAccount();
+      const { client, sftp } = await connectSftp(channel.port, { username: fresh.ftpUsername, password: fresh.liveKey });
+      expect((await refusal(writeFile(sftp, 'unstaged.pdf', await bigPdf(1000)))).message).toMatch(/could not be stored right now/);
+      await writeFile(sftp, 'later.pdf.filepart', await bigPdf(1000));
+      expect((await refusal(rename(sftp, 'later.pdf.filepart', 'later.pdf'))).code).toBe(4);
+      expect((await readdir(sftp)).map((e) => e.filename)).toContain('later.pdf.filepart');
+      client.end();
+      expect(await metrics.value('uploadsStagingFailed')).toBe(1);
+      expect(await app.imports(fresh.liveKey)).toEqual([]);
+    } finally {
+      await channel.stop();
+    }
+    // a stopped (or draining) server is not ready
+    await expect(readiness.get('sftp')!()).rejects.toThrow(/not listening/);
   });
 });

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import type { FtpConnection, FtpSrv } from 'ftp-srv';
+import type { FtpSrv } from 'ftp-srv';
 import type { Logger } from '../../platform/logger.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { Scope } from '../../domain/scope.ts';
@@ -14,10 +14,11 @@ import { installCommands } from './ftp-commands.ts';
 import { lsLine } from '../transfer/directory-listing.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { FtpSession } from './ftp-session.ts';
-import { adoptConnection, connectionCount, ControlConnection, createFtpSrv, listeningSocket } from './ftp-srv-internals.ts';
+import { adoptConnection, connectionCount, ControlConnection, createFtpSrv, listeningSocket, onControlConnection } from './ftp-srv-internals.ts';
 import { listenImplicitFtps } from './implicit-ftps-listener.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
+import { HeldUploads } from '../transfer/held-uploads.ts';
 import { PortRange } from './passive-connector.ts';
 import type { LoginLockout } from '../transfer/login-lockout.ts';
 
@@ -39,8 +40,10 @@ export interface FtpChannelOptions {
   maxUploadBytes?: number;
   /** ZIP archives' cap (ZIP_MAX_TOTAL_BYTES); unset: the PDF cap */
   maxArchiveBytes?: number;
-  /** temporary uploads (x.pdf.filepart) one session may hold before renaming them */
-  maxPendingPerSession?: number;
+  /** temporary uploads (x.pdf.filepart) one account-and-mode may have waiting for their rename */
+  maxHeldPerAccount?: number;
+  /** how long a temporary upload waits for its rename (any session of the account and mode) */
+  tempUploadHoldMs: number;
   truncationGraceMs?: number;
   /** ftp-srv's own log lines (debug only: it logs every refused command as an error) */
   libraryLogLevel?: string;
@@ -65,6 +68,7 @@ export class FtpChannel {
   private readonly perAccount = new Map<string, Set<string>>();
   private secureContext?: SecureContext;
   private ports: PortRange;
+  private readonly held: HeldUploads;
   private draining = false;
   private listening = false;
   port = 0;
@@ -76,6 +80,11 @@ export class FtpChannel {
     private readonly deps: FtpChannelDeps,
   ) {
     this.ports = new PortRange(options.pasvRange[0], options.pasvRange[1]);
+    this.held = new HeldUploads({
+      maxPerScope: options.maxHeldPerAccount ?? 4,
+      holdMs: options.tempUploadHoldMs,
+      onExpired: (scope, name) => deps.log.info({ ...scope, name }, 'ftp temporary upload never renamed: dropped'),
+    });
   }
 
   get url(): string {
@@ -108,7 +117,7 @@ export class FtpChannel {
       file_format: ((stat: EntryStat) => lsLine(stat, stat.group)) as never,
     });
     this.srv = srv;
-    srv.on('connect' as never, ((e: { connection: FtpConnection }) => this.onConnect(new ControlConnection(e.connection))) as never);
+    onControlConnection(srv, (connection) => this.onConnect(connection));
     srv.on('disconnect', (e) => this.onDisconnect(e.id));
     srv.on('login', (data, resolve, reject) => {
       this.onLogin(new ControlConnection(data.connection), data.username, data.password).then(resolve, reject);
@@ -137,6 +146,7 @@ export class FtpChannel {
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline && [...this.sessions.values()].some((s) => s.transfer)) await sleep(50);
     await srv.close();
+    this.held.clear();
     this.listening = false;
   }
 
@@ -198,8 +208,6 @@ export class FtpChannel {
       mine.delete(id);
       if (!mine.size) this.perAccount.delete(session.scope!.accountId);
     }
-    const dropped = session.fs?.discardPending() ?? [];
-    if (dropped.length) this.deps.log.info({ session: session.id, names: dropped.map((p) => p.name) }, 'ftp session ended with temporary uploads never renamed: dropped');
   }
 
   /** ftp-srv's login event: TLS first, lockout, key check, per-account limit. Rejections become 530. */
@@ -254,7 +262,7 @@ export class FtpChannel {
     session.fs = new IntakeFileSystem(connection.ftpConnection, { scope, username, address, traceId: `ftp-${session.id}` }, {
       receiver: deps.receiver,
       listLimit: options.listLimit,
-      maxPending: options.maxPendingPerSession ?? 4,
+      held: this.held,
       onError: (err) => deps.log.error({ err, session: session.id }, 'ftp directory could not be read'),
     });
     deps.metrics.inc('loginsSucceeded');

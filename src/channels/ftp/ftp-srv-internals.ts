@@ -1,9 +1,9 @@
 // The one place where this channel reaches into ftp-srv's private state, which its type
 // declarations leave out: the command dispatcher (to take commands over), the control socket
-// (to wrap it in TLS), the data connector, the login state, the server's socket and connection
-// table, and its bluebird. Checked against ftp-srv 4.6.3 (node_modules/ftp-srv/src/connection.js,
-// commands/index.js, index.js); `ftpSrvShapeProblems()` says what moved after an upgrade, and
-// test/unit/ftp-srv-adapter.test.ts fails on it.
+// (to wrap it in TLS), the data connector, the login state, the server's socket, connection
+// table and undocumented `connect` event, and its bluebird. Checked against ftp-srv 4.6.3
+// (node_modules/ftp-srv/src/connection.js, commands/index.js, index.js); `ftpSrvShapeProblems()`
+// says what moved after an upgrade, and test/unit/ftp-srv-adapter.test.ts fails on it.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Server, Socket } from 'node:net';
@@ -163,6 +163,11 @@ export function createFtpSrv(options: FtpServerOptions): FtpSrv {
   return srv;
 }
 
+/** ftp-srv's `connect` event (index.js emits it; its README and declarations leave it out): every new control connection. */
+export function onControlConnection(srv: FtpSrv, handle: (connection: ControlConnection) => void): void {
+  (srv as unknown as NodeJS.EventEmitter).on('connect', (e: { connection: FtpConnection }) => handle(new ControlConnection(e.connection)));
+}
+
 /** The control port's listening socket. */
 export function listeningSocket(srv: FtpSrv): Server {
   return (srv as unknown as ServerInternals).server;
@@ -206,6 +211,7 @@ export function ftpSrvShapeProblems(): string[] {
   expect('commands/registration/retr.js', 'this.connector.socket');
   expect('index.js', 'this.server = (this.isTLS ? tls : net).createServer(serverOptions, serverConnectionHandler)');
   expect('index.js', 'this.connections[connection.id] = connection');
+  expect('index.js', "this.emit('connect', {connection");
   expect('index.js', "process.on('SIGTERM', quit)");
   return problems;
 }

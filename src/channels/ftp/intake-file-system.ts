@@ -2,16 +2,16 @@
 // intake pipeline; listings come from the pipeline's recent records (directory-listing.ts).
 //
 // Temporary uploads (WinSCP's `x.pdf.filepart`, lftp's `.in.x.pdf`, `x.tmp`) are held in memory
-// by this session only, under their temporary name, and handed to the pipeline under the final
-// name when the client renames them (RNTO). Nothing is acknowledged to the pipeline before that:
-// a session that ends before the rename leaves nothing behind. At most `maxPending` of them per
-// session, each within the size cap.
+// under their temporary name (held-uploads.ts: per account and mode, so a later session may
+// rename them too) and handed to the pipeline under the final name when the client renames them
+// (RNTO). Nothing is acknowledged to the pipeline before that.
 import { Readable } from 'node:stream';
 import { FileSystem, type FtpConnection } from 'ftp-srv';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
-import { buildListing, findEntry, type DirectoryEntry, type PendingUpload } from '../transfer/directory-listing.ts';
+import { buildListing, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
+import { renameHeld, type HeldUploads } from '../transfer/held-uploads.ts';
 import { classifyUploadName, clientBaseName, isRootPath } from '../transfer/upload-names.ts';
 
 /** A refusal with the FTP reply code to send. */
@@ -35,7 +35,7 @@ export interface SessionIdentity {
 export interface FileSystemOptions {
   receiver: IntakeReceiver;
   listLimit: number;
-  maxPending: number;
+  held: HeldUploads;
   onError?: (err: unknown) => void;
 }
 
@@ -54,8 +54,6 @@ export interface EntryStat {
 export type AcceptResult = { kind: 'received'; record: IntakeRecord } | { kind: 'held'; name: string };
 
 export class IntakeFileSystem extends FileSystem {
-  private readonly pending = new Map<string, { bytes: Buffer; at: Date }>();
-
   constructor(
     connection: FtpConnection,
     readonly identity: SessionIdentity,
@@ -118,14 +116,14 @@ export class IntakeFileSystem extends FileSystem {
 
   /** Whether another temporary upload under this name may start now. */
   canHold(name: string): boolean {
-    return this.pending.has(name) || this.pending.size < this.opts.maxPending;
+    return this.opts.held.canHold(this.identity.scope, name);
   }
 
-  /** RNFR: only a temporary upload of this session can be renamed. */
+  /** RNFR: only a held temporary upload can be renamed. */
   async checkRenameSource(name: string): Promise<string> {
     const base = clientBaseName(name);
     if (!base.ok) throw new FtpReplyError(553, base.reason);
-    if (this.pending.has(base.name)) return base.name;
+    if (this.opts.held.has(this.identity.scope, base.name)) return base.name;
     if (await this.find(base.name)) {
       throw new FtpReplyError(550, `${base.name} was already handed to intake; upload the file again under the new name`);
     }
@@ -134,19 +132,11 @@ export class IntakeFileSystem extends FileSystem {
 
   /** RNTO: a temporary upload becomes its final name and goes to the pipeline. */
   async renameUpload(from: string, to: string): Promise<AcceptResult> {
-    const held = this.pending.get(from);
-    if (!held) throw new FtpReplyError(550, `No such file: ${from}`);
     const verdict = classifyUploadName(to);
     if (verdict.kind === 'refused') throw new FtpReplyError(553, verdict.reason);
-    if (verdict.kind === 'temp') {
-      this.pending.delete(from);
-      this.pending.set(verdict.name, held);
-      return { kind: 'held', name: verdict.name };
-    }
-    // kept until the pipeline has it, so a failed hand-over can be retried with another RNTO
-    const record = await this.receive(verdict.name, held.bytes);
-    this.pending.delete(from);
-    return { kind: 'received', record };
+    const renamed = await renameHeld(this.opts.held, this.identity.scope, from, { name: verdict.name, temp: verdict.kind === 'temp' }, (bytes) => this.receive(verdict.name, bytes));
+    if (!renamed) throw new FtpReplyError(550, `No such file: ${from}`);
+    return renamed.kind === 'held' ? renamed : { kind: 'received', record: renamed.result };
   }
 
   override async rename(from: string, to: string): Promise<void> {
@@ -156,7 +146,7 @@ export class IntakeFileSystem extends FileSystem {
   /** DELE: a client may drop its own temporary upload (clients clean up after a failed transfer). */
   override async delete(name: string): Promise<void> {
     const base = clientBaseName(name);
-    if (base.ok && this.pending.delete(base.name)) return;
+    if (base.ok && this.opts.held.remove(this.identity.scope, base.name)) return;
     throw new FtpReplyError(550, 'Permission denied: uploaded files cannot be deleted');
   }
 
@@ -172,20 +162,10 @@ export class IntakeFileSystem extends FileSystem {
     throw new FtpReplyError(502, 'Command not implemented');
   }
 
-  /** Temporary uploads still held: the session is ending and they are dropped. */
-  discardPending(): PendingUpload[] {
-    const dropped = this.pendingUploads();
-    this.pending.clear();
-    return dropped;
-  }
-
-  pendingUploads(): PendingUpload[] {
-    return [...this.pending].map(([name, p]) => ({ name, size: p.bytes.length, at: p.at }));
-  }
-
   private hold(name: string, bytes: Buffer) {
-    if (!this.canHold(name)) throw new FtpReplyError(452, `At most ${this.opts.maxPending} temporary uploads can wait for their rename`);
-    this.pending.set(name, { bytes, at: new Date() });
+    if (!this.opts.held.hold(this.identity.scope, name, bytes)) {
+      throw new FtpReplyError(452, `At most ${this.opts.held.options.maxPerScope} temporary uploads can wait for their rename`);
+    }
   }
 
   private receive(filename: string, bytes: Buffer): Promise<IntakeRecord> {
@@ -202,7 +182,7 @@ export class IntakeFileSystem extends FileSystem {
       this.opts.onError?.(err);
       throw new FtpReplyError(451, 'The directory cannot be read right now, try again later');
     }
-    return buildListing(records, this.pendingUploads());
+    return buildListing(records, this.opts.held.list(this.identity.scope));
   }
 
   private async find(name: string): Promise<DirectoryEntry | undefined> {

@@ -9,6 +9,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
+import { HeldUploads } from '../transfer/held-uploads.ts';
 import { authenticate, type LoginContext } from './sftp-login.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
 import { serveRequests } from './sftp-requests.ts';
@@ -27,8 +28,10 @@ export interface SftpChannelOptions {
   maxUploadBytes?: number;
   /** ZIP archives' cap (ZIP_MAX_TOTAL_BYTES); unset: the PDF cap */
   maxArchiveBytes?: number;
-  /** temporary uploads (x.pdf.filepart) one session may hold before renaming them */
-  maxPendingPerSession?: number;
+  /** temporary uploads (x.pdf.filepart) one account-and-mode may have waiting for their rename */
+  maxHeldPerAccount?: number;
+  /** how long a temporary upload waits for its rename (any session of the account and mode) */
+  tempUploadHoldMs: number;
   maxOpenUploads?: number;
 }
 
@@ -44,6 +47,7 @@ export class SftpChannel {
   private server?: ssh2.Server;
   private readonly clients = new Map<SftpSession, Connection>();
   private readonly perAccount = new Map<string, Set<SftpSession>>();
+  private readonly held: HeldUploads;
   private draining = false;
   private listening = false;
   port = 0;
@@ -51,7 +55,13 @@ export class SftpChannel {
   constructor(
     private readonly options: SftpChannelOptions,
     private readonly deps: SftpChannelDeps,
-  ) {}
+  ) {
+    this.held = new HeldUploads({
+      maxPerScope: options.maxHeldPerAccount ?? 4,
+      holdMs: options.tempUploadHoldMs,
+      onExpired: (scope, name) => deps.log.info({ ...scope, name }, 'sftp temporary upload never renamed: dropped'),
+    });
+  }
 
   get url(): string {
     return `sftp://${this.options.host}:${this.port}`;
@@ -88,6 +98,7 @@ export class SftpChannel {
     while (Date.now() < deadline && [...this.clients.keys()].some((s) => s.busy)) await sleep(50);
     for (const client of this.clients.values()) client.end();
     await Promise.race([closed, sleep(1000)]);
+    this.held.clear();
     this.listening = false;
   }
 
@@ -124,7 +135,7 @@ export class SftpChannel {
       const l = session.login!;
       session.dir = new UploadDirectory(
         { scope: l.scope, sender: `${l.username}@${session.address}`, traceId: session.traceId },
-        { receiver: deps.receiver, listLimit: options.listLimit, maxPending: options.maxPendingPerSession ?? 4, onError: (err) => deps.log.error({ err, session: session.id }, 'sftp directory could not be read') },
+        { receiver: deps.receiver, listLimit: options.listLimit, held: this.held, onError: (err) => deps.log.error({ err, session: session.id }, 'sftp directory could not be read') },
       );
       client.on('session', (accept) => {
         const channel = accept();
@@ -172,6 +183,6 @@ export class SftpChannel {
     const dropped = session.end();
     for (const _ of dropped.uploads) deps.metrics.transferEnded();
     if (dropped.uploads.length) deps.metrics.inc('uploadsAborted', dropped.uploads.length);
-    if (dropped.uploads.length || dropped.held.length) deps.log.info({ session: session.id, ...dropped }, 'sftp session ended with unfinished uploads: dropped');
+    if (dropped.uploads.length) deps.log.info({ session: session.id, ...dropped }, 'sftp session ended with unfinished uploads: dropped');
   }
 }

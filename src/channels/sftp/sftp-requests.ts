@@ -171,6 +171,12 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     if (h.buffer.tooLarge) return sftp.status(id, S.FAILURE, `File too large: at most ${h.buffer.maxBytes} bytes; nothing was received`);
     session.closing++;
     try {
+      // the key may have been rotated while the file streamed: nothing is handed in with it then
+      if (!(await ctx.stillValid(session))) {
+        metrics.inc('uploadsAborted');
+        sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed: nothing was received, log in again');
+        return ctx.expel(session);
+      }
       const accepted = await dir.accept(h.path, h.buffer.bytes());
       if (accepted.kind === 'held') {
         metrics.inc('tempUploadsHeld');

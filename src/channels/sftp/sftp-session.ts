@@ -75,12 +75,12 @@ export class SftpSession {
     this.idleTimer.unref();
   }
 
-  /** The connection is gone: open uploads and held temporary uploads are dropped. */
-  end(): { uploads: string[]; held: string[] } {
+  /** The connection is gone: open uploads are dropped (held temporary uploads wait for a rename). */
+  end(): { uploads: string[] } {
     this.closed = true;
     clearTimeout(this.idleTimer);
     const uploads = [...this.handles.values()].flatMap((h) => (h.kind === 'upload' ? [h.path] : []));
     this.handles.clear();
-    return { uploads, held: this.dir?.discardPending() ?? [] };
+    return { uploads };
   }
 }

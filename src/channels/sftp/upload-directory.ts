@@ -1,11 +1,13 @@
 // The flat directory one SFTP session sees, over the intake pipeline: final uploads go to the
-// pipeline, temporary ones (rclone/WinSCP `x.pdf.filepart`, `x.tmp`) are held by the session until
-// renamed to a final name, and the listing is the account-and-mode's recent records with their
-// `.error.txt` files (directory-listing.ts, shared with FTP). Nothing is stored on disk.
+// pipeline, temporary ones (WinSCP's `x.pdf.filepart`, `x.tmp`) are held in memory until renamed
+// to a final name (held-uploads.ts: per account and mode, so a later session may rename them), and
+// the listing is the account-and-mode's recent records with their `.error.txt` files
+// (directory-listing.ts, shared with FTP). Nothing is stored on disk.
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
-import { buildListing, findEntry, type DirectoryEntry, type PendingUpload } from '../transfer/directory-listing.ts';
+import { buildListing, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
+import { renameHeld, type HeldUploads } from '../transfer/held-uploads.ts';
 import { classifyUploadName, clientBaseName } from '../transfer/upload-names.ts';
 
 /** A refusal the SFTP layer turns into a status code: the message goes to the client. */
@@ -28,20 +30,20 @@ export interface Uploader {
 export type Accepted = { kind: 'received'; record: IntakeRecord } | { kind: 'held'; name: string };
 
 export class UploadDirectory {
-  private readonly pending = new Map<string, { bytes: Buffer; at: Date }>();
-
   constructor(
     readonly who: Uploader,
-    private readonly o: { receiver: IntakeReceiver; listLimit: number; maxPending: number; onError(err: unknown): void },
+    private readonly o: { receiver: IntakeReceiver; listLimit: number; held: HeldUploads; onError(err: unknown): void },
   ) {}
+
+  private get held(): HeldUploads {
+    return this.o.held;
+  }
 
   /** The base name an upload to `path` would get, or why it cannot be uploaded (checked at open). */
   uploadName(path: string): { name: string; temp: boolean } {
     const verdict = classifyUploadName(path);
     if (verdict.kind === 'refused') throw new Refused('permission', verdict.reason);
-    if (verdict.kind === 'temp' && !this.pending.has(verdict.name) && this.pending.size >= this.o.maxPending) {
-      throw new Refused('failure', `At most ${this.o.maxPending} temporary uploads can wait for their rename`);
-    }
+    if (verdict.kind === 'temp' && !this.held.canHold(this.who.scope, verdict.name)) throw this.heldFull();
     return { name: verdict.name, temp: verdict.kind === 'temp' };
   }
 
@@ -49,38 +51,28 @@ export class UploadDirectory {
   async accept(path: string, bytes: Buffer): Promise<Accepted> {
     const { name, temp } = this.uploadName(path);
     if (temp) {
-      this.pending.set(name, { bytes, at: new Date() });
+      if (!this.held.hold(this.who.scope, name, bytes)) throw this.heldFull();
       return { kind: 'held', name };
     }
     return { kind: 'received', record: await this.receive(name, bytes) };
   }
 
-  /** Only a temporary upload of this session can be renamed; to a final name it goes to the pipeline. */
+  /** Only a held temporary upload can be renamed; to a final name it goes to the pipeline. */
   async rename(from: string, to: string): Promise<Accepted> {
     const source = clientBaseName(from);
     if (!source.ok) throw new Refused('permission', source.reason);
-    const held = this.pending.get(source.name);
-    if (!held) {
-      if (await this.find(source.name)) throw new Refused('permission', `${source.name} was already handed to intake; upload the file again under the new name`);
-      throw new Refused('no-such-file', `No such file: ${source.name}`);
-    }
     const target = classifyUploadName(to);
     if (target.kind === 'refused') throw new Refused('permission', target.reason);
-    if (target.kind === 'temp') {
-      this.pending.delete(source.name);
-      this.pending.set(target.name, held);
-      return { kind: 'held', name: target.name };
-    }
-    // kept until the pipeline has it, so a failed hand-over can be retried with another rename
-    const record = await this.receive(target.name, held.bytes);
-    this.pending.delete(source.name);
-    return { kind: 'received', record };
+    const renamed = await renameHeld(this.held, this.who.scope, source.name, { name: target.name, temp: target.kind === 'temp' }, (bytes) => this.receive(target.name, bytes));
+    if (renamed) return renamed.kind === 'held' ? renamed : { kind: 'received', record: renamed.result };
+    if (await this.find(source.name)) throw new Refused('permission', `${source.name} was already handed to intake; upload the file again under the new name`);
+    throw new Refused('no-such-file', `No such file: ${source.name}`);
   }
 
   /** A client may drop its own temporary upload; received files cannot be deleted. */
   remove(path: string): void {
     const base = clientBaseName(path);
-    if (base.ok && this.pending.delete(base.name)) return;
+    if (base.ok && this.held.remove(this.who.scope, base.name)) return;
     throw new Refused('permission', 'Permission denied: uploaded files cannot be deleted');
   }
 
@@ -92,7 +84,7 @@ export class UploadDirectory {
       this.o.onError(err);
       throw new Refused('failure', 'The directory cannot be read right now, try again later');
     }
-    return buildListing(records, this.pendingUploads());
+    return buildListing(records, this.held.list(this.who.scope));
   }
 
   async find(path: string): Promise<DirectoryEntry | undefined> {
@@ -100,15 +92,8 @@ export class UploadDirectory {
     return base.ok ? findEntry(await this.entries(), base.name) : undefined;
   }
 
-  pendingUploads(): PendingUpload[] {
-    return [...this.pending].map(([name, p]) => ({ name, size: p.bytes.length, at: p.at }));
-  }
-
-  /** The session ends: temporary uploads never renamed are dropped. */
-  discardPending(): string[] {
-    const names = [...this.pending.keys()];
-    this.pending.clear();
-    return names;
+  private heldFull(): Refused {
+    return new Refused('failure', `At most ${this.held.options.maxPerScope} temporary uploads can wait for their rename`);
   }
 
   private receive(filename: string, bytes: Buffer): Promise<IntakeRecord> {

@@ -1,0 +1,122 @@
+// Temporary uploads (WinSCP's `x.pdf.filepart`, `x.pdf.part`, lftp's `.in.x.pdf`) waiting for
+// their rename to the final `.pdf` name, held in this node's memory per account and mode rather
+// than per session: rclone runs every command in a session of its own (`copyto` a temporary name,
+// then `moveto`), and so do scripts that call curl once per step. Nothing reaches the pipeline
+// before the rename; an upload never renamed is dropped `holdMs` after it was held.
+import type { Scope } from '../../domain/scope.ts';
+import type { PendingUpload } from './directory-listing.ts';
+
+export interface HeldUpload {
+  bytes: Buffer;
+  at: Date;
+}
+
+interface Entry extends HeldUpload {
+  timer: NodeJS.Timeout;
+}
+
+export interface HeldUploadsOptions {
+  /** temporary uploads one account-and-mode may have waiting at once (each up to the size cap) */
+  maxPerScope: number;
+  /** how long one waits for its rename */
+  holdMs: number;
+  onExpired?: (scope: Scope, name: string) => void;
+}
+
+const keyOf = (scope: Scope) => `${scope.accountId}:${scope.mode}`;
+
+export class HeldUploads {
+  private readonly scopes = new Map<string, Map<string, Entry>>();
+
+  constructor(readonly options: HeldUploadsOptions) {}
+
+  /** Whether an upload under this temporary name may be held (a new name counts against the limit). */
+  canHold(scope: Scope, name: string): boolean {
+    const held = this.scopes.get(keyOf(scope));
+    return !held || held.has(name) || held.size < this.options.maxPerScope;
+  }
+
+  /** Holds an upload (replacing one of the same name); false when the scope's limit is reached. */
+  hold(scope: Scope, name: string, bytes: Buffer, at = new Date(), overLimit = false): boolean {
+    if (!overLimit && !this.canHold(scope, name)) return false;
+    this.remove(scope, name);
+    const key = keyOf(scope);
+    const held = this.scopes.get(key) ?? new Map<string, Entry>();
+    const timer = setTimeout(() => {
+      if (held.get(name)?.timer !== timer) return;
+      this.remove(scope, name);
+      this.options.onExpired?.(scope, name);
+    }, this.options.holdMs);
+    timer.unref();
+    this.scopes.set(key, held.set(name, { bytes, at, timer }));
+    return true;
+  }
+
+  has(scope: Scope, name: string): boolean {
+    return Boolean(this.scopes.get(keyOf(scope))?.has(name));
+  }
+
+  /** Takes a held upload out (a rename hands it on); undefined when there is none. */
+  take(scope: Scope, name: string): HeldUpload | undefined {
+    const held = this.scopes.get(keyOf(scope));
+    const entry = held?.get(name);
+    if (!entry) return undefined;
+    this.remove(scope, name);
+    return { bytes: entry.bytes, at: entry.at };
+  }
+
+  /** Drops a held upload (the client deleted it); false when there is none. */
+  remove(scope: Scope, name: string): boolean {
+    const key = keyOf(scope);
+    const held = this.scopes.get(key);
+    const entry = held?.get(name);
+    if (!entry) return false;
+    clearTimeout(entry.timer);
+    held!.delete(name);
+    if (!held!.size) this.scopes.delete(key);
+    return true;
+  }
+
+  /** What the listing shows with status `uploading`. */
+  list(scope: Scope): PendingUpload[] {
+    return [...(this.scopes.get(keyOf(scope)) ?? [])].map(([name, e]) => ({ name, size: e.bytes.length, at: e.at }));
+  }
+
+  /** The server stops: everything held is dropped; returns how many. */
+  clear(): number {
+    let n = 0;
+    for (const held of this.scopes.values()) {
+      for (const e of held.values()) clearTimeout(e.timer);
+      n += held.size;
+    }
+    this.scopes.clear();
+    return n;
+  }
+}
+
+/**
+ * A rename of a held upload: to another temporary name it stays held; to a final name `handOver`
+ * gets it, and it leaves the store only once that resolved (a failed hand-over can be retried).
+ * Two sessions renaming the same upload at once: the second finds nothing.
+ */
+export async function renameHeld<T>(
+  store: HeldUploads,
+  scope: Scope,
+  from: string,
+  to: { name: string; temp: boolean },
+  handOver: (bytes: Buffer) => Promise<T>,
+): Promise<{ kind: 'held'; name: string } | { kind: 'received'; result: T } | undefined> {
+  const held = store.take(scope, from);
+  if (!held) return undefined;
+  if (to.temp) {
+    store.hold(scope, to.name, held.bytes, held.at, true);
+    return { kind: 'held', name: to.name };
+  }
+  try {
+    return { kind: 'received', result: await handOver(held.bytes) };
+  } catch (err) {
+    // back in its place even if other uploads took the room meanwhile
+    store.hold(scope, from, held.bytes, held.at, true);
+    throw err;
+  }
+}
