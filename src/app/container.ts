@@ -108,7 +108,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // every process that commits events queues them at once; the worker role sweeps for the rest
   const outbox = new EventOutbox(db, eventPresenter(config), () => void dispatcher.soon());
   const scheduler = new BullIntakeScheduler(intakeQueue);
-  const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events);
+  const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   const documents = new DocumentService(db, pdf, outbox);
   events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)

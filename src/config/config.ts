@@ -131,6 +131,10 @@ const schema = {
   // a worker that dies holds its jobs this long before another takes them over (BullMQ lock)
   intakeLockMs: { env: 'INTAKE_LOCK_MS', parse: int(1000), fallback: 30_000 },
   pdfCheckThreads: { env: 'PDF_CHECK_THREADS', parse: int(1, 64), fallback: 1 },
+  // ZIP archives (docs/intake.md): entries per archive, and the uncompressed total, which also caps
+  // an archive's upload size (every channel holds an archive in memory while it is unpacked)
+  zipMaxEntries: { env: 'ZIP_MAX_ENTRIES', parse: int(1, 100_000), fallback: 1000 },
+  zipMaxTotalBytes: { env: 'ZIP_MAX_TOTAL_BYTES', parse: int(1024), fallback: 200 * 1024 * 1024 },
   // ftp
   ftpPort: { env: 'FTP_PORT', parse: int(0, 65535), fallback: 2121 },
   ftpHost: { env: 'FTP_HOST', parse: str(), fallback: '0.0.0.0' },

@@ -26,7 +26,7 @@ const AdminImport = Type.Object({
   sender: Type.String(),
   filename: Type.String(),
   size: Type.Integer(),
-  status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed'] }),
+  status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'] }),
   invoice: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
   receivedAt: Type.String({ format: 'date-time' }),
@@ -77,7 +77,7 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
   app.get('/admin/imports', {
     schema: {
       tags, security: adminSecurity, summary: 'Intake records of every account, newest first (status=failed: what needs a look, refused files included)',
-      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ enum: ['received', 'waiting', 'attached', 'failed'] })) }),
+      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'] })) }),
       response: { 200: Paged(AdminImport), ...commonErrors() },
     },
   }, async (req) => {
