@@ -4,7 +4,10 @@
 # type-checks and fails the build on an error); the runtime stage runs dist/ with production
 # dependencies only, no TypeScript loader in the process.
 
-# Node 24 (LTS, security releases until April 2028); the code also runs on Node 20.19+ and 22
+# Node 24 (LTS, security releases until April 2028; Node 20 left maintenance on 2026-04-30).
+# Dependencies want Node >= 22 at run time (content-disposition 3 under @fastify/static, cookie 2
+# under @fastify/cookie); the build, start-up and API edge tests pass on Node 24.21. Development
+# still works on Node 20.19+ (engines in package.json), where the whole suite runs.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: all dependencies, type-check and compile -----------------------------------------

@@ -1,5 +1,6 @@
-// The benchmark's baseline: a bare Fastify + pg handler that reads the same invoice row the
-// service reads (same join) and answers JSON, with nothing else: no auth, no limiter, no scope.
+// The benchmark's baseline: a bare Fastify + pg server that reads the same invoice row the
+// service reads (same join, a named prepared statement as the service uses) and inserts an
+// invoice with one prepared statement, with nothing else: no auth, no limiter, no scope.
 import Fastify from 'fastify';
 import pg from 'pg';
 
@@ -9,25 +10,20 @@ const app = Fastify({ logger: false });
 const READ = `select t.id, t.status, t.invoice_number, t.invoice_date::text as invoice_date, t.invoice_duedate::text as invoice_duedate,
     t.total_cents, t.balance_cents, t.customer_id, c.customer_code, c.name as customer_name, d.filename as document
   from invoices t join customers c on c.id = t.customer_id left join documents d on d.id = t.document_id where t.id = $1`;
+const INSERT = `insert into invoices (id, account_id, mode, customer_id, invoice_number, invoice_date, invoice_duedate, total_cents, balance_cents, status)
+  values ($1, $2, 'live', $3, $4, $5, $6, 48000, 48000, 'open') returning id, invoice_number`;
 
-// /invoices/:id plans the query on every call, as most handlers are written; /prepared/:id
-// uses a named prepared statement, as the service does for its reads by id.
-for (const [path, name] of [['/invoices/:id', undefined], ['/prepared/:id', 'read_invoice']] as const) {
-  app.get<{ Params: { id: string } }>(path, async (req, reply) => {
-    const { rows } = await pool.query({ name, text: READ, values: [req.params.id] });
-    if (!rows[0]) return reply.code(404).send({ status: 404 });
-    return rows[0];
-  });
-}
+app.get<{ Params: { id: string } }>('/invoices/:id', async (req, reply) => {
+  const { rows } = await pool.query({ name: 'read_invoice', text: READ, values: [req.params.id] });
+  if (!rows[0]) return reply.code(404).send({ status: 404 });
+  return rows[0];
+});
 
 let n = 0;
 app.post<{ Body: Record<string, string> }>('/invoices', async (req, reply) => {
   const b = req.body;
-  const { rows } = await pool.query(
-    `insert into invoices (id, account_id, mode, customer_id, invoice_number, invoice_date, invoice_duedate, total_cents, balance_cents, status)
-     values ($1, $2, 'live', $3, $4, $5, $6, 48000, 48000, 'open') returning id, invoice_number`,
-    [`inv_bare${process.pid}_${n++}`, b.account, b.customer, b.invoiceNumber, '2026-02-01', '2026-03-01'],
-  );
+  const values = [`inv_bare${process.pid}_${n++}`, b.account, b.customer, b.invoiceNumber, '2026-02-01', '2026-03-01'];
+  const { rows } = await pool.query({ name: 'insert_invoice', text: INSERT, values });
   return reply.code(201).send(rows[0]);
 });
 

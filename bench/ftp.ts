@@ -1,8 +1,9 @@
 // FTP benchmark: 1,000 PDFs of 100 KB uploaded over FTPS on 8 parallel connections until every
 // one is `attached` (PDFs/s, upload-done -> attached p50/p99, the service's peak RSS), against the
-// same uploads to a stock ftp-srv that writes them to disk, in the same run (ratio). The service
-// runs as `npm start` runs it (one process, roles api + worker + ftp) on a fresh PostgreSQL
-// database and a private redis-server; each FTP server runs in its own process.
+// same uploads to vsftpd (Debian's, the reference: what an FTP server can do) and to a stock
+// ftp-srv, both writing them to disk, in the same run (ratios). The service runs as `npm start`
+// runs it (one process, roles api + worker + ftp) on a fresh PostgreSQL database and a private
+// redis-server; each FTP server runs in its own process(es).
 //
 //   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--warmup 300] [--split] [--profile <dir>]
 //
@@ -23,6 +24,7 @@ import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
+import { startVsftpd, treeCpuMs } from './vsftpd.ts';
 
 const { values } = parseArgs({
   options: {
@@ -52,13 +54,14 @@ function peakRssMb(pid: number): number {
 }
 
 /** FTPS connections, opened before the clock starts (retried: a stock ftp-srv can lose its AUTH TLS race, above all while cold). */
-async function connectAll(what: string, port: number, user: string, password: string): Promise<Client[]> {
+async function connectAll(what: string, port: number, user: string, password: string, dir?: string): Promise<Client[]> {
   let retries = 0;
   const clients = await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
     for (let attempt = 1; ; attempt++) {
       const c = new Client(5000);
       try {
         await c.access({ host: '127.0.0.1', port, user, password, secure: true, secureOptions: { rejectUnauthorized: false } });
+        if (dir) await c.cd(dir);
         return c;
       } catch (e) {
         c.close();
@@ -137,6 +140,7 @@ async function main() {
   fs.mkdirSync(bareDir);
   const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/ftp-bare-server.ts', bareDir, cert, key, String(pasv + 50), String(pasv + 99)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const barePort = Number(await waitForLine(bare));
+  const vsftpd = await startVsftpd({ folder: path.join(work, 'vsftpd'), port: await freePort(), cert, key, pasv: [pasv + 100, pasv + 149] });
   const sql = new pg.Client({ connectionString: db.url });
   const base = `https://127.0.0.1:${port}`;
   // the API serves HTTPS with the self-signed certificate too
@@ -175,9 +179,11 @@ async function main() {
     // warm-up of both servers (JIT, TLS, pools, threads), not measured
     const svcClients = await connectAll('service', ftpPort, account.ftpUsername, liveKey);
     const bareClients = await connectAll('bare ftp-srv', barePort, 'bench', 'bench');
+    const vsClients = await connectAll('vsftpd', vsftpd.port, 'anonymous', 'bench', 'upload');
     const warm = contents.slice(0, Number(values.warmup));
     await uploadAll('service warm-up', svcClients, warm.map(() => 'WARM.pdf'), warm);
     await uploadAll('bare ftp-srv warm-up', bareClients, warm.map(() => 'WARM.pdf'), warm);
+    await uploadAll('vsftpd warm-up', vsClients, warm.map(() => 'WARM.pdf'), warm);
     for (;;) {
       const [{ n }] = (await sql.query(`select count(*)::int as n from intake_records where status in ('received', 'waiting')`)).rows;
       if (n === 0) break;
@@ -246,7 +252,17 @@ async function main() {
     const written = fs.readdirSync(bareDir).filter((n) => n.startsWith('BENCH-')).length;
     if (written !== FILES) throw new Error(`bare ftp-srv wrote ${written} files`);
 
-    // 3. one connection uploading in sequence (a simple client's case): reply latency, not CPU
+    // 3. vsftpd writing the same files to disk (its CPU: the listener and every session's processes)
+    const vsCpu0 = treeCpuMs(vsftpd.proc.pid!);
+    const vsClient0 = process.cpuUsage();
+    const vsRun = await uploadAll('vsftpd', vsClients, names, contents);
+    const vsCpu = treeCpuMs(vsftpd.proc.pid!) - vsCpu0;
+    const vsClient = process.cpuUsage(vsClient0);
+    for (const c of vsClients) c.close();
+    const vsWritten = fs.readdirSync(vsftpd.dir).filter((n) => n.startsWith('BENCH-')).length;
+    if (vsWritten !== FILES) throw new Error(`vsftpd wrote ${vsWritten} files`);
+
+    // 4. one connection uploading in sequence (a simple client's case): reply latency, not CPU
     const sequential = async (what: string, port: number, user: string, password: string) => {
       const [client] = await connectAll(what, port, user, password);
       const run = await uploadAll(what, [client], names.slice(0, SEQUENTIAL), contents.slice(0, SEQUENTIAL));
@@ -259,23 +275,32 @@ async function main() {
     const attachedRate = FILES / attachedSeconds;
     const uploadRate = FILES / up.seconds;
     const bareRate = FILES / bareRun.seconds;
+    const vsRate = FILES / vsRun.seconds;
+    const p99 = pct(latencies, 99);
     console.log(`FTP benchmark: ${FILES} PDFs of ${contents[0].length} bytes over ${CONNECTIONS} FTPS connections (basic-ftp), PostgreSQL, ${os.cpus().length} CPUs`);
     console.log(`service, upload -> attached  : ${attachedRate.toFixed(1)} PDFs/s (${attachedSeconds.toFixed(2)} s; uploads (226) done in ${up.seconds.toFixed(2)} s = ${uploadRate.toFixed(1)} uploads/s)`);
     console.log(`  upload done -> attached    : p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
     if (values.split) console.log(`  peak RSS (VmHWM)           : ftp process ${rss[1].toFixed(0)} MB, api + worker process ${rss[0].toFixed(0)} MB`);
     else console.log(`  service peak RSS (VmHWM)   : ${rss[0].toFixed(0)} MB (api + worker + ftp roles in one process)`);
+    console.log(`vsftpd to disk (reference)   : ${vsRate.toFixed(1)} uploads/s (${vsRun.seconds.toFixed(2)} s)`);
     console.log(`bare ftp-srv to disk         : ${bareRate.toFixed(1)} uploads/s (${bareRun.seconds.toFixed(2)} s)`);
-    console.log(`ratio attached / bare        : ${(attachedRate / bareRate).toFixed(2)}   (uploads only: ${(uploadRate / bareRate).toFixed(2)})`);
+    console.log(`ratio attached / vsftpd      : ${(attachedRate / vsRate).toFixed(2)}   (uploads only: ${(uploadRate / vsRate).toFixed(2)}; target >= 0.8: ${attachedRate / vsRate >= 0.8 ? 'met' : 'MISSED'})`);
+    console.log(`ratio attached / bare ftp-srv: ${(attachedRate / bareRate).toFixed(2)}   (uploads only: ${(uploadRate / bareRate).toFixed(2)})`);
+    console.log(`targets                      : p99 upload -> attached < 1 s: ${p99 < 1000 ? 'met' : 'MISSED'}; peak RSS < 350 MB: ${Math.max(...rss) < 350 ? 'met' : 'MISSED'}`);
     console.log(`one connection, in sequence  : service ${seqService.toFixed(1)} uploads/s, bare ftp-srv ${seqBare.toFixed(1)} uploads/s (${SEQUENTIAL} files; ratio ${(seqService / seqBare).toFixed(2)})`);
     const per = (n: number) => `${(n / FILES).toFixed(1)} ms`;
     const threads = (i: number) => `${per(svcCpu.each[i])}: main thread ${per(svcCpu.main[i])}`;
     const processes = values.split ? `ftp process ${threads(1)}; api + worker process ${threads(0)}` : `service process ${threads(0)}`;
     console.log(`CPU per PDF, service         : ${per(svcCpu.service + svcCpu.pg)} (${processes}, PostgreSQL ${per(svcCpu.pg)}); the client ${per(svcCpu.client)}`);
     console.log(`CPU per PDF, bare ftp-srv    : ${per(bareCpu.bare)}; the client ${per(bareCpu.client)}`);
+    console.log(`CPU per PDF, vsftpd          : ${per(vsCpu)}; the client ${per((vsClient.user + vsClient.system) / 1000)}`);
+    const share = (cpu: number, seconds: number) => `${((100 * cpu) / (seconds * 1000 * os.cpus().length)).toFixed(0)} %`;
+    console.log(`client CPU share of machine  : ${share(svcCpu.client, attachedSeconds)} (service run), ${share((vsClient.user + vsClient.system) / 1000, vsRun.seconds)} (vsftpd run)`);
     console.log(`machine load average (1 min) : ${os.loadavg()[0].toFixed(1)} at the end, ${os.cpus().length} CPUs`);
   } finally {
     await sql.end().catch(() => {});
     bare.kill('SIGTERM');
+    await vsftpd.stop();
     await Promise.all(services.map((p) => stopChild(p)));
     await db.drop();
     await redis.stop();

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config/config.ts';
-import { createLogger } from './platform/logger.ts';
+import { createLogger, logDestination } from './platform/logger.ts';
 import { startService, type RunningService } from './app/start-service.ts';
+import { startUpSummary } from './app/start-up-summary.ts';
 import { DatabaseLockedError } from './db/pglite.ts';
 
 // `--role worker` (repeatable, or comma-separated) overrides ROLES.
@@ -33,7 +34,7 @@ async function main() {
   }
   // read by V8 at every full GC, so it applies from the first one (see HEAP_GROWING_PERCENT)
   if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
-  const log = createLogger(config.logLevel, undefined, { secrets: [config.adminToken, config.metricsToken] });
+  const log = createLogger(config.logLevel, await logDestination(), { secrets: [config.adminToken, config.metricsToken] });
   log.info({ roles: config.roles as Role[] }, 'starting invoice-intake');
 
   // Signals are handled from the start: one that arrives during start-up stops the service as
@@ -59,7 +60,11 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  service = startService(config, log).catch((err) => {
+  service = startService(config, log).then((running) => {
+    const summary = startUpSummary(config, running);
+    log.info({ startUp: summary.fields }, summary.text);
+    return running;
+  }, (err) => {
     log.fatal({ err }, 'start-up failed');
     // the one line people need, without digging through JSON logs
     if (err instanceof DatabaseLockedError) console.error(err.message);

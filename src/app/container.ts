@@ -30,6 +30,7 @@ import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
 import { BullDeliveryScheduler, createWebhookQueue } from '../webhooks/webhook-queue.ts';
 import { webhookEventRepository } from '../repositories/webhook-event-repository.ts';
 import { UserService } from '../services/user-service.ts';
+import { IntakeHistoryService } from '../services/intake-history-service.ts';
 import { smtpInviteMailer } from '../platform/invite-mailer.ts';
 import { SignInThrottle } from '../platform/sign-in-throttle.ts';
 import { connectionDetails } from './connection-details.ts';
@@ -40,7 +41,7 @@ import { settledBefore, withTimeout } from '../platform/timeouts.ts';
 import type { HttpDeps } from '../http/http-deps.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { Logger } from '../platform/logger.ts';
-import { RedisRequestGate } from '../platform/request-gate.ts';
+import { RequestGate } from '../platform/request-gate.ts';
 
 export interface Container extends HttpDeps {
   db: Database;
@@ -96,6 +97,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const metrics = new Metrics({ roles: config.roles });
   metrics.queues.watch(intakeQueue);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
+  const intakeHistory = new IntakeHistoryService(db);
+  events.on('intakeStatus', (e) => void intakeHistory.record(e).catch((err) => log.warn({ err: err.message, intakeId: e.intakeId }, 'intake history not written')));
   const webhookQueue = createWebhookQueue(config, redis);
   webhookQueue.on('error', (err) => log.warn({ err: err.message }, 'webhook queue redis error'));
   metrics.queues.watch(webhookQueue);
@@ -105,7 +108,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // every process that commits events queues them at once; the worker role sweeps for the rest
   const outbox = new EventOutbox(db, eventPresenter(config), () => void dispatcher.soon());
   const scheduler = new BullIntakeScheduler(intakeQueue);
-  const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events);
+  const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   const documents = new DocumentService(db, pdf, outbox);
   events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
@@ -113,10 +116,11 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // (auto-pipelining: concurrent requests' commands share one socket write)
   const gateRedis = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, enableAutoPipelining: true });
   gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
-  const gate = new RedisRequestGate(gateRedis, config.redisPrefix);
-  closers.push(() => gate.close());
   const keyCache = new KeyCache(config.keyCacheMs);
-  gate.onConnectionLost(() => keyCache.clear());
+  const subRedis = redis.duplicate();
+  subRedis.on('error', () => {});
+  const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, keyCache);
+  closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
   stops.add('queues', 'webhook queue', async () => {
     await dispatcher.idle();
@@ -147,6 +151,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     importActions: new IntakeActions(db, scheduler, documents, outbox, events),
     connections: connectionDetails(config),
     users: new UserService(db, config.dashboardIdleMinutes),
+    intakeHistory,
     signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, windowMs: config.dashboardSignInWindowMs }),
     inviteMailer: config.smtpUrl ? smtpInviteMailer(config.smtpUrl, config.mailReplyFrom ?? config.importAddress) : undefined,
     gate,

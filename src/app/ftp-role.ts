@@ -62,6 +62,7 @@ export async function startFtpRole(
       maxConnections: config.ftpMaxConnections,
       maxConnectionsPerAccount: config.ftpMaxConnectionsPerAccount,
       listLimit: config.ftpListLimit,
+      maxArchiveBytes: config.zipMaxTotalBytes,
       tempUploadHoldMs: config.ftpTempUploadHoldMs,
       libraryLogLevel: ['debug', 'trace'].includes(config.logLevel) ? 'debug' : 'silent',
     },

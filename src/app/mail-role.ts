@@ -26,7 +26,7 @@ export interface MailRoleDeps {
   /** where files go (the intake pipeline) */
   receiver: IntakeReceiver;
   /** reads intake records (their final status decides the replies) */
-  records: { get(scope: Scope, id: string): Promise<IntakeRecord> };
+  records: { get(scope: Scope, id: string): Promise<IntakeRecord>; archiveFiles(scope: Scope, archiveId: string): Promise<IntakeRecord[]> };
   /** a reply transport other than SMTP_URL (tests) */
   sender?: ReplySender;
   /** settings other than the container's (a second poller in tests, benchmarks) */
@@ -80,6 +80,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
       reconnectMinMs: config.mailReconnectMinMs,
       reconnectMaxMs: config.mailReconnectMaxMs,
       maxMessageBytes: config.mailMaxMessageBytes,
+      maxArchiveBytes: config.zipMaxTotalBytes,
       batchSize: config.mailBatchSize,
       concurrency: config.mailConcurrency,
       recheckMs: config.mailClaimLeaseMs,
@@ -87,11 +88,14 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     log,
   );
   // a record that is gone (purged) is no outcome; any other error is retried by the caller
-  const readRecord = (scope: Scope, id: string) =>
-    deps.records.get(scope, id).catch((e) => {
+  const readRecord = async (scope: Scope, id: string): Promise<IntakeRecord[]> => {
+    const record = await deps.records.get(scope, id).catch((e) => {
       if (e instanceof DomainError && e.kind === 'not_found') return undefined;
       throw e;
     });
+    if (!record) return [];
+    return record.status === 'unpacked' ? deps.records.archiveFiles(scope, id) : [record];
+  };
   const feedback = sender
     ? new MailFeedback(c.db, readRecord, sender, {
         from: replyFrom,

@@ -25,6 +25,7 @@ export async function startSftpRole(
       maxConnections: config.sftpMaxConnections,
       maxConnectionsPerAccount: config.ftpMaxConnectionsPerAccount,
       listLimit: config.ftpListLimit,
+      maxArchiveBytes: config.zipMaxTotalBytes,
       tempUploadHoldMs: config.ftpTempUploadHoldMs,
     },
     {

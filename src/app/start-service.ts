@@ -175,7 +175,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   };
 }
 
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
+export const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /** Stops accepting, lets in-flight requests finish until the deadline, then cuts what is left. */
 async function closeHttp(app: FastifyInstance, deadline: number): Promise<void> {

@@ -1,4 +1,4 @@
-// A small client for the admin API (DESIGN.md "Admin API"), for the CLI and scripts.
+// A small client for the admin API (its OpenAPI document: /admin/openapi.json), for the CLI and scripts.
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';

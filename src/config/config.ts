@@ -19,6 +19,12 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (raw
   if (n < min || n > max) throw new Error(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
 };
+// rate-limiter-flexible keeps its Redis windows in whole seconds
+const wholeSeconds = (): Parser<number> => (raw, name) => {
+  const n = int(1000)(raw, name);
+  if (n % 1000) throw new Error(`${name} must be whole seconds (a multiple of 1000), got ${n}`);
+  return n;
+};
 const bool = (): Parser<boolean> => (raw, name) => {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
@@ -83,6 +89,9 @@ const schema = {
   // X-Forwarded-For/-Proto/-Host are believed only from these proxies (off: never)
   trustProxy: { env: 'TRUST_PROXY', parse: trustProxy(), fallback: false as false | number | string[] },
   publicUrl: { env: 'PUBLIC_URL', parse: optional(url('http', 'https')) },
+  // a request whose headers and body have not all arrived by then is answered 408 (slow clients
+  // cannot hold connections open); long enough for a 5 MB PDF in Base64 over a slow line
+  requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', parse: int(100), fallback: 120_000 },
   dataDir: { env: 'DATA_DIR', parse: str(), fallback: './data' },
   databaseUrl: { env: 'DATABASE_URL', parse: optional(url('postgres', 'postgresql')), secret: true },
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', parse: int(1, 500), fallback: 20 },
@@ -100,8 +109,8 @@ const schema = {
   logLevel: { env: 'LOG_LEVEL', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), fallback: 'info' },
   maxAmountCents: { env: 'MAX_AMOUNT', parse: amount(), fallback: 999_999_999 },
   rateLimitMax: { env: 'RATE_LIMIT_MAX', parse: int(1), fallback: 6000 },
-  rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', parse: int(100), fallback: 60_000 },
-  // per-node API key cache (0: off); a rotation still fails the old key at once on every node
+  rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', parse: wholeSeconds(), fallback: 60_000 },
+  // per-node API key cache (0: off); a rotation still fails the old key on every node within 1 s
   keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },
@@ -122,6 +131,10 @@ const schema = {
   // a worker that dies holds its jobs this long before another takes them over (BullMQ lock)
   intakeLockMs: { env: 'INTAKE_LOCK_MS', parse: int(1000), fallback: 30_000 },
   pdfCheckThreads: { env: 'PDF_CHECK_THREADS', parse: int(1, 64), fallback: 1 },
+  // ZIP archives (docs/intake.md): entries per archive, and the uncompressed total, which also caps
+  // an archive's upload size (every channel holds an archive in memory while it is unpacked)
+  zipMaxEntries: { env: 'ZIP_MAX_ENTRIES', parse: int(1, 100_000), fallback: 1000 },
+  zipMaxTotalBytes: { env: 'ZIP_MAX_TOTAL_BYTES', parse: int(1024), fallback: 200 * 1024 * 1024 },
   // ftp
   ftpPort: { env: 'FTP_PORT', parse: int(0, 65535), fallback: 2121 },
   ftpHost: { env: 'FTP_HOST', parse: str(), fallback: '0.0.0.0' },

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Row } from './database.ts';
 
+const SHARED_BUFFERS = '16MB';
+
 /**
  * Embedded PostgreSQL in WASM. It is single-process: a lock file in the data directory makes a
  * second process fail with a clear message instead of corrupting the database.
@@ -17,6 +19,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   }
   const db = await PGlite.create(dataDir ? path.join(dataDir, 'pglite') : undefined, {
     parsers: { 20: (v: string) => Number(v) },
+    // PostgreSQL's 128 MB of shared buffers sit in the WASM heap from the start (about 130 MB of
+    // an idle process's memory); the files it reads are in the OS page cache anyway
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
   });
   return {
     kind: 'pglite',

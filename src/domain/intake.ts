@@ -1,7 +1,8 @@
 // An intake record: what happened to one received file, as every channel and the API show it.
 
 export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
-export type IntakeStatus = 'received' | 'waiting' | 'attached' | 'failed';
+/** `unpacked`: a ZIP archive whose files became records of their own (domain/archive.ts) */
+export type IntakeStatus = 'received' | 'waiting' | 'attached' | 'failed' | 'unpacked';
 /** How an attached file found its invoice (docs/intake.md, "Matching"). */
 export type MatchedBy = 'invoice_id' | 'invoice_number' | 'einvoice' | 'subject' | 'name_token' | 'manual';
 
@@ -17,6 +18,8 @@ export interface IntakeRecord {
   documentId: string | null;
   /** why it failed or what it is waiting for, in words for people */
   reason: string | null;
+  /** the record of the ZIP archive this file came in (null or absent: it came on its own) */
+  archiveId?: string | null;
   receivedAt: Date;
   updatedAt: Date;
   attachedAt: Date | null;

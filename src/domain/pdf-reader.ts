@@ -16,7 +16,9 @@ const isText = (o: PDFObject | undefined): o is PDFString | PDFHexString => o in
 const num = (o: PDFObject | undefined, fallback: number) => (o instanceof PDFNumber ? o.asNumber() : fallback);
 
 export async function readPdf(bytes: Uint8Array): Promise<PdfVerdict> {
-  const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+  // parseSpeed Infinity: pdf-lib by default yields to a timer every 100 objects, which in a
+  // thread of its own only adds 1 ms waits to a file with many objects
+  const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false, parseSpeed: Infinity });
   if (doc.isEncrypted) {
     const security = securityOf(doc);
     if (!security || !opensWithoutPassword(security)) return { ok: false, reason: PASSWORD_REASON };

@@ -27,10 +27,19 @@ export function clientErrorResponse(code: string | undefined): string {
   return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/hal+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
+const answered = new WeakSet<Socket>();
+// how long a refused client may go on sending before its connection is cut
+const DRAIN_MS = 2000;
+
 export function handleClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
-  // a reset connection has nobody left to answer
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // a reset connection has nobody left to answer; the parser may report a socket more than once
+  if (err.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+  answered.add(socket);
   this.log.debug({ code: err.code }, 'request refused by the HTTP parser');
-  if (socket.writable) socket.end(clientErrorResponse(err.code));
-  socket.destroy();
+  if (!socket.writable) return void socket.destroy();
+  // Closed with bytes of the request still unread, the connection would be reset and the client
+  // could lose the answer (a 64 KB URL is refused after its first 16 KB): the answer goes out with
+  // a FIN, what still comes is read and dropped until the client closes, or DRAIN_MS pass.
+  socket.setTimeout(DRAIN_MS, () => socket.destroy());
+  socket.end(clientErrorResponse(err.code));
 }

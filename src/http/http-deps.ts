@@ -7,7 +7,7 @@ import type { IntakeService } from '../intake/intake-service.ts';
 import type { InviteMailer } from '../platform/invite-mailer.ts';
 import type { SignInThrottle } from '../platform/sign-in-throttle.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { RedisRequestGate } from '../platform/request-gate.ts';
+import type { RequestGate } from '../platform/request-gate.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { CustomerService } from '../services/customer-service.ts';
 import type { DocumentService } from '../services/document-service.ts';
@@ -18,6 +18,7 @@ import type { PaymentService } from '../services/payment-service.ts';
 import type { SshKeyService } from '../services/ssh-key-service.ts';
 import type { WebhookService } from '../services/webhook-service.ts';
 import type { UserService } from '../services/user-service.ts';
+import type { IntakeHistoryService } from '../services/intake-history-service.ts';
 
 export interface HttpDeps {
   config: Config;
@@ -30,8 +31,8 @@ export interface HttpDeps {
   idempotency: IdempotencyService;
   /** SSH public keys registered for SFTP logins (admin API) */
   sshKeys: SshKeyService;
-  /** rate limit + key revocation check, one Redis round trip per API request */
-  gate: RedisRequestGate;
+  /** the per-key rate limit, and whether the key cache hears revocations */
+  gate: RequestGate;
   /** the intake pipeline behind /v2/imports */
   intake: IntakeService;
   webhooks: WebhookService;
@@ -39,6 +40,8 @@ export interface HttpDeps {
   importActions: IntakeActions;
   /** FTP/FTPS (and later SFTP) connection details for GET /v2/account and the dashboard */
   connections: () => ConnectionDetails;
+  /** every status an intake record went through (the dashboard's history of a file) */
+  intakeHistory: IntakeHistoryService;
   /** the dashboard's people, invites and sessions */
   users: UserService;
   /** failed dashboard sign-ins per address and e-mail (Redis) */

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { parse as parseQuery } from 'node:querystring';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { HttpDeps } from './http-deps.ts';
 import { secretMasker } from '../platform/logger.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
+import { registerOpenApi } from './openapi.ts';
 import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
 import { ApiError } from './api-error.ts';
 import { handleClientError } from './client-errors.ts';
@@ -19,6 +18,7 @@ import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { documentRoutes } from './routes/documents.ts';
+import { homeRoute } from './routes/home.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import { paymentRoutes } from './routes/payments.ts';
@@ -52,6 +52,9 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
     https,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
+    requestTimeout: config.requestTimeoutMs,
+    // Node looks for timed-out requests this often (30 s by default, a long wait past a short timeout)
+    http: { connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.requestTimeoutMs / 4)) },
     clientErrorHandler: handleClientError,
     // the request id is the trace id of everything the request starts (an import's intake id and
     // its worker's log lines carry it too): one log key across HTTP, FTP and e-mail
@@ -100,24 +103,10 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
   registerMethodNotAllowed(app);
   app.addSchema(ErrorSchema);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: { title: 'invoice-intake API', version: '2.0.0', description: 'Customers, invoices, documents, payments and document imports. Field and query names match case-insensitively.' },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'live_... or test_... API key' },
-          adminAuth: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app, config);
 
   await app.register(healthRoutes(opts.readiness ?? new Map()));
-  // a person who opens the bare address lands on the API's documentation
-  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/docs', 302));
+  await app.register(homeRoute);
   await app.register(async (v2) => {
     await registerApiAuth(v2, c);
     for (const routes of [accountRoutes(c), customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {

@@ -14,13 +14,21 @@ export type NameVerdict =
  */
 export function normaliseFileName(raw: string): NameVerdict {
   const name = raw.normalize('NFC').trim();
-  if (/[\\/]/.test(name)) return { ok: false, reason: `The file name ${quote(raw)} has path parts; send a plain name like <invoice_number>.pdf` };
-  if (/[\u0000-\u001f\u007f]/.test(name)) return { ok: false, reason: `The file name ${quote(raw)} contains control characters` };
+  const unsafe = unsafeNameReason(raw);
+  if (unsafe) return { ok: false, reason: unsafe };
   const hasExtension = /\.pdf$/i.test(name);
   const stem = (hasExtension ? name.slice(0, -4) : name).trim();
   if (!stem || stem === '.' || stem === '..') return { ok: false, reason: `The file name ${quote(raw)} has no invoice id or number before .pdf` };
   if (stem.length > MAX_MATCH_NAME) return { ok: false, reason: `The file name is longer than any invoice number (${MAX_MATCH_NAME} characters)` };
   return { ok: true, matchName: stem, documentName: hasExtension ? name : `${stem}.pdf` };
+}
+
+/** Why a name cannot be taken as it is (path parts, control characters), whatever it is matched against. */
+export function unsafeNameReason(raw: string): string | undefined {
+  const name = raw.normalize('NFC').trim();
+  if (/[\\/]/.test(name)) return `The file name ${quote(raw)} has path parts; send a plain name like <invoice_number>.pdf`;
+  if (/[\u0000-\u001f\u007f]/.test(name)) return `The file name ${quote(raw)} contains control characters`;
+  return undefined;
 }
 
 /** The reason a file gets when its window ends without a matching invoice. */

@@ -24,6 +24,8 @@ export interface IntakeReceiver {
    * Stages the file durably and enqueues its job. Resolves only after both, so the channel may
    * acknowledge the file to its sender; rejects when either failed (the channel must not ack).
    * A file that is refused at once (e.g. not a PDF) still gets a record, with status `failed`.
+   * A `.zip` name is a ZIP archive: it resolves once every file in it is staged and queued, with
+   * the archive's record (status `unpacked`, or `failed` when refused whole).
    */
   receive(file: IncomingFile): Promise<IntakeRecord>;
   /** A failed record for something received that carried no file (e.g. an e-mail without PDF). */

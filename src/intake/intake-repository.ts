@@ -11,7 +11,7 @@ import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRe
 const source: ScopedSource = {
   table: 'intake_records',
   columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason,
-    s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by`,
+    s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by, s.archive_id`,
   joins: 'join intake_staging s on s.id = t.id',
   // discarded files (DELETE /v2/imports/{id}) keep a tombstone
   tombstones: true,
@@ -19,7 +19,7 @@ const source: ScopedSource = {
 
 const toRecord = (r: any): IntakeRecord => ({
   id: r.id, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, sha256: r.sha256, status: r.status,
-  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null,
+  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, archiveId: r.archive_id ?? null,
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
   matchedBy: r.matched_by ?? null,
 });
@@ -28,8 +28,10 @@ export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender
   /** null for files refused at once: their bytes are never needed */
   content: Buffer | null;
   traceId: string | null;
-  status: Extract<IntakeStatus, 'received' | 'failed'>;
+  status: Extract<IntakeStatus, 'received' | 'failed' | 'unpacked'>;
   matchName: string | null;
+  /** the archive's record, for a file unpacked from a ZIP archive */
+  archiveId?: string | null;
   subject: string | null;
 }
 
@@ -60,19 +62,19 @@ export const intakeRepository = {
   async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
     const rows = await q.query(
       `with s as (
-         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject)
-         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14) returning id, received_at
+         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id)
+         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15) returning id, received_at
        )
        insert into intake_records (id, account_id, mode, status, match_name, reason)
        select s.id, $2::text, $3::text, $11, $12, $13 from s
        returning updated_at, (select received_at from s) as received_at`,
-      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.subject],
+      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.subject, f.archiveId ?? null],
       { prepare: true },
     );
     const r = rows[0];
     return {
       id: f.id, channel: f.channel, sender: f.sender, filename: f.filename, size: f.size, sha256: f.sha256, status: f.status,
-      invoiceId: null, documentId: null, reason: f.reason, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
+      invoiceId: null, documentId: null, reason: f.reason, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
     };
   },
 
@@ -110,6 +112,12 @@ export const intakeRepository = {
     return { ...page, items: page.items.map(toRecord) };
   },
 
+  async archiveFiles(q: Queryable, scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
+    const w = scopeWhere(scope);
+    const rows = await q.query(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and s.archive_id = $3 and t.deleted_at is null order by t.seq`, [...w.params, archiveId]);
+    return rows.map(toRecord);
+  },
+
   async recent(q: Queryable, scope: Scope, limit: number): Promise<IntakeRecord[]> {
     const w = scopeWhere(scope);
     const rows = await q.query(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);
@@ -137,11 +145,11 @@ export const intakeRepository = {
     return rows.map((r) => ({ ...toRecord(r), invoiceNumber: r.invoice_number ?? null }));
   },
 
-  /** Files received since `since`, counted by channel and status. */
+  /** Files received since `since`, counted by channel and status (an unpacked archive is no file: its files count). */
   async counts(q: Queryable, scope: Scope, since: Date): Promise<IntakeCount[]> {
     const w = scopeWhere(scope);
     const rows = await q.query(
-      `select s.channel, t.status, count(*)::int as n from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null and s.received_at >= $3 group by 1, 2`,
+      `select s.channel, t.status, count(*)::int as n from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null and t.status <> 'unpacked' and s.received_at >= $3 group by 1, 2`,
       [...w.params, since],
     );
     return rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) }));
@@ -204,10 +212,10 @@ export const intakeRepository = {
     return rows.length > 0;
   },
 
-  /** Undoes a staging whose job could not be enqueued (the channel will not acknowledge it). */
+  /** Undoes a staging whose job could not be enqueued (the channel will not acknowledge it); an archive's files go with it. */
   async remove(q: Queryable, scope: Scope, id: string): Promise<void> {
-    const w = scopeWhereId(scope, id);
-    await q.query(`delete from intake_staging t where ${w.sql}`, w.params);
+    const w = scopeWhere(scope);
+    await q.query(`delete from intake_staging t where ${w.sql} and (t.id = $3 or t.archive_id = $3)`, [...w.params, id]);
   },
 
   /** Pending records of the scope whose name could be this invoice's id or number (case folded). */
@@ -216,6 +224,7 @@ export const intakeRepository = {
     const rows = await q.query<{ id: string }>(
       `select t.id from intake_records t where ${w.sql} and t.status in ('received', 'waiting') and t.deleted_at is null and lower(t.match_name) = any($3::text[])`,
       [...w.params, names.map((n) => n.toLowerCase())],
+      { prepare: true }, // every POST /v2/invoices runs it
     );
     return rows.map((r) => r.id);
   },

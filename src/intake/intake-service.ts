@@ -1,6 +1,5 @@
 // The producer side of intake: channels hand files here (IntakeReceiver); the API reads records;
 // newly created invoices wake the files that wait for them.
-import { createHash } from 'node:crypto';
 import type { Logger } from '../platform/logger.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -11,16 +10,18 @@ import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
-import { normaliseFileName } from './file-name.ts';
-import type { IntakeScheduler } from './intake-jobs.ts';
+import { isArchiveName, type ArchiveLimits } from '../domain/archive.ts';
+import { EMPTY_SHA256, queueArchiveFiles, sha256Of, stageArchive } from './archive-intake.ts';
+import { normaliseFileName, unsafeNameReason } from './file-name.ts';
+import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver } from './intake-port.ts';
 import type { IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus } from '../domain/intake.ts';
 import { intakeRepository as repo, type AdminIntakeRecord, type NewIntake } from './intake-repository.ts';
 import { accountRepository as accounts } from '../repositories/account-repository.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
-export const INTAKE_STATUSES: IntakeStatus[] = ['received', 'waiting', 'attached', 'failed'];
-const EMPTY_SHA256 = createHash('sha256').digest('hex');
+export const INTAKE_STATUSES: IntakeStatus[] = ['received', 'waiting', 'attached', 'failed', 'unpacked'];
+const DISABLED = 'The account is disabled: files sent to it are not processed';
 
 export class IntakeService implements IntakeReceiver {
   constructor(
@@ -29,6 +30,7 @@ export class IntakeService implements IntakeReceiver {
     private readonly outbox: EventOutbox,
     private readonly log: Logger,
     private readonly events?: DomainEvents,
+    private readonly archiveLimits: ArchiveLimits = { maxEntries: 1000, maxTotalBytes: 200 * 1024 * 1024 },
   ) {}
 
   /** set when this process also runs workers: they take the bytes from here (staged-bytes-cache.ts) */
@@ -47,20 +49,23 @@ export class IntakeService implements IntakeReceiver {
     return this.outbox.change(scope, `import.${f.status}`, (q) => repo.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
   }
 
-  async receive(file: IncomingFile): Promise<IntakeRecord> {
-    const id = newId('imp');
-    const sha256 = createHash('sha256').update(file.bytes).digest('hex');
+  /** The record a file gets: cheap permanent problems are decided here, so the channel can tell its sender at once. */
+  private toNew(file: IncomingFile, disabled: boolean, archiveId: string | null = null): NewIntake {
     const name = normaliseFileName(file.filename);
-    // Cheap permanent problems are decided here, so the channel can tell its sender at once.
     const refused = !name.ok ? name.reason : sniffPdf(file.bytes);
-    const reason = (await accounts.isDisabled(this.db, file.scope.accountId))
-      ? 'The account is disabled: files sent to it are not processed'
-      : typeof refused === 'string' ? refused : refused && !refused.ok ? refused.reason : null;
-    const record = await this.insert(file.scope, {
-      id, channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256,
+    const reason = disabled ? DISABLED : typeof refused === 'string' ? refused : refused && !refused.ok ? refused.reason : null;
+    return {
+      id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
       content: reason ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null,
-      status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason,
-    });
+      status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason, archiveId,
+    };
+  }
+
+  async receive(file: IncomingFile): Promise<IntakeRecord> {
+    const disabled = await accounts.isDisabled(this.db, file.scope.accountId);
+    if (isArchiveName(file.filename)) return this.receiveArchive(file, disabled);
+    const record = await this.insert(file.scope, this.toNew(file, disabled));
+    const { id, reason } = record;
     const log = this.log.child({ intakeId: id, channel: file.channel, traceId: file.traceId });
     if (reason) {
       log.info({ reason, filename: file.filename }, 'intake refused at once');
@@ -70,7 +75,7 @@ export class IntakeService implements IntakeReceiver {
     // cached before the enqueue: a worker of this process may take the job at once
     this.stagedBytes?.put(id, file.bytes);
     try {
-      await this.scheduler.enqueue({ intakeId: id, accountId: file.scope.accountId, mode: file.scope.mode, ...(file.traceId ? { traceId: file.traceId } : {}) });
+      await this.scheduler.enqueue(jobRef(file, id));
     } catch (err) {
       this.stagedBytes?.take(id);
       // Not acknowledged, so the sender will send again: drop this copy. If even that fails, the
@@ -84,6 +89,27 @@ export class IntakeService implements IntakeReceiver {
     return record;
   }
 
+  /** A ZIP archive: its files staged with it in one transaction, then their jobs queued (archive-intake.ts). */
+  private async receiveArchive(file: IncomingFile, disabled: boolean): Promise<IntakeRecord> {
+    const started = Date.now();
+    // an archive's name is never matched: only a name that cannot be taken as it is refuses it
+    const refusal = disabled ? DISABLED : (unsafeNameReason(file.filename) ?? null);
+    const staged = await stageArchive(this.outbox, file, this.archiveLimits, refusal, (f, archiveId) => this.toNew(f, false, archiveId));
+    const log = this.log.child({ intakeId: staged.archive.id, channel: file.channel, traceId: file.traceId });
+    await queueArchiveFiles(
+      staged,
+      (r) => this.scheduler.enqueue(jobRef(file, r.id)),
+      () => repo.remove(this.db, file.scope, staged.archive.id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged archive')),
+    ).catch((err) => {
+      log.error({ err }, 'archive files not enqueued');
+      throw err;
+    });
+    const failed = staged.files.filter((f) => f.status === 'failed').length;
+    log.info({ filename: file.filename, size: file.bytes.length, status: staged.archive.status, reason: staged.archive.reason, files: staged.files.length, failed, ms: Date.now() - started }, 'zip archive received');
+    for (const r of [staged.archive, ...staged.files]) this.emit(file.scope, r);
+    return staged.archive;
+  }
+
   async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: string): Promise<IntakeRecord> {
     const name = normaliseFileName(file.filename);
     const record = await this.insert(file.scope, {
@@ -93,6 +119,11 @@ export class IntakeService implements IntakeReceiver {
     this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason }, 'intake failure recorded');
     this.emit(file.scope, record);
     return record;
+  }
+
+  /** The records of the files unpacked from a ZIP archive, in the archive's order. */
+  archiveFiles(scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
+    return repo.archiveFiles(this.db, scope, archiveId);
   }
 
   recent(scope: Scope, limit: number): Promise<IntakeRecord[]> {
@@ -150,6 +181,10 @@ export class IntakeService implements IntakeReceiver {
     }
   }
 }
+
+const jobRef = (file: IncomingFile, intakeId: string): IntakeJobRef => ({
+  intakeId, accountId: file.scope.accountId, mode: file.scope.mode, ...(file.traceId ? { traceId: file.traceId } : {}),
+});
 
 export function parseIntakeStatus(raw: string | undefined): IntakeStatus | undefined {
   if (raw === undefined || raw === '') return undefined;

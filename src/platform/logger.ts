@@ -72,4 +72,15 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
+/**
+ * Where the service logs: human-readable lines (pino-pretty, in this process) when stdout is a
+ * terminal, JSON lines (for log collectors) otherwise.
+ */
+export async function logDestination(): Promise<pino.DestinationStream | undefined> {
+  if (!process.stdout.isTTY) return undefined;
+  const { default: pretty } = await import('pino-pretty');
+  // synchronous: the last lines before process.exit are not lost
+  return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,startUp' });
+}
+
 export type { Logger };

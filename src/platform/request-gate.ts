@@ -1,88 +1,92 @@
-// One Redis round trip per API request: the per-key rate limit (a fixed window shared by every
-// node with the same prefix) and the check for a key revocation marker, in one Lua script.
-// Keys are hash-tagged ({...}) so both live in one Redis Cluster slot.
+// The API's per-request gate, from kept parts. Rate limit: rate-limiter-flexible, counted in Redis for
+// every node with the same prefix, a key over budget blocked in memory until its window ends, and a
+// per-node in-memory insurance limiter while Redis is away. Nodes take a key's budget in slices of
+// 1 % (at most 100), so one request in a slice pays a Redis round trip; a slice dies with its window:
+// together nodes never exceed the limit, and fall short by at most a slice each. Revocations: Redis
+// pub/sub; a node trusts its key cache only while a PING sent on its subscription under 1 s ago has
+// come back (replies follow the messages published before them): a rotated key fails within 1 s.
 import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.ts';
-import type { KeyRevocations } from '../services/key-cache.ts';
+import type { KeyCache, KeyRevocations } from '../services/key-cache.ts';
 
-export interface GateResult {
-  /** requests in the current window, this one included */
-  count: number;
-  /** milliseconds until the window ends */
-  ttlMs: number;
-  /** the presented key was replaced: do not trust a cached lookup */
-  revoked: boolean;
-}
+const TRUST_MS = 1000;
 
-const HIT = `
-local current = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-local revoked = 0
-if #KEYS > 1 then revoked = redis.call('EXISTS', KEYS[2]) end
-return {current, ttl, revoked}`;
+export class RequestGate implements KeyRevocations {
+  private readonly limiter: RateLimiterRedis;
+  private confirmed = 0; // when the last answered PING was sent
+  private lostAt = 0; // when the subscription last dropped: a PING sent before proves nothing
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly slice: number;
+  private readonly slices = new Map<string, { left: number; remaining: number; until: number }>();
+  private readonly reserving = new Map<string, Promise<boolean | undefined>>();
 
-type GateRedis = Redis & { gateHit(...args: (string | number)[]): Promise<[number, number, number]> };
-
-export class RedisRequestGate implements KeyRevocations {
-  private readonly redis: GateRedis;
-  private lostListeners: (() => void)[] = [];
-
-  /** `redis` is a dedicated, fail-fast connection (no offline queue, short command timeout). */
-  constructor(
-    redis: Redis,
-    private readonly prefix: string,
-  ) {
-    redis.defineCommand('gateHit', { lua: HIT });
-    this.redis = redis as GateRedis;
-    // markers written while we were away may be gone (a restarted Redis): callers drop caches
-    for (const event of ['close', 'reconnecting']) redis.on(event, () => this.lostListeners.forEach((fn) => fn()));
+  /** `redis`: a fail-fast connection (no offline queue, short timeout); `sub` a fresh one for the subscription. */
+  constructor(private readonly redis: Redis, private readonly sub: Redis, private readonly prefix: string, limit: { max: number; windowMs: number }, cache: KeyCache) {
+    const duration = limit.windowMs / 1000;
+    this.slice = Math.max(1, Math.min(100, Math.floor(limit.max / 100)));
+    this.limiter = new RateLimiterRedis({
+      storeClient: redis, keyPrefix: `${prefix}:rl`, points: limit.max, duration, rejectIfRedisNotReady: true,
+      inMemoryBlockOnConsumed: limit.max, insuranceLimiter: new RateLimiterMemory({ points: limit.max, duration }),
+    });
+    sub.on('message', (_channel: string, hashes: string) => hashes.split(',').forEach((h) => cache.forget(h)));
+    sub.on('close', () => { this.lostAt = Date.now(); cache.clear(); }); // messages sent while away are lost
+    void sub.subscribe(`${prefix}:key-revoked`).catch(() => {}); // ioredis subscribes again after each reconnect
+    this.heartbeat = setInterval(() => {
+      const sent = Date.now();
+      if (sub.status === 'ready') sub.ping().then(() => sent > this.lostAt && (this.confirmed = Math.max(this.confirmed, sent)), () => {});
+      if (this.slices.size > 1000) for (const [bucket, s] of this.slices) if (s.until < sent) this.slices.delete(bucket);
+    }, TRUST_MS / 4).unref();
   }
 
-  private counterKey = (bucket: string) => `${this.prefix}:rl:{${bucket}}`;
-  private markerKey = (hash: string) => `${this.prefix}:kr:{k:${hash}}`;
-
-  /** Counts a request of `bucket`; null when Redis cannot answer (callers then fail open, uncached). */
-  async hit(bucket: string, keyHash: string | undefined, windowMs: number): Promise<GateResult | null> {
-    if (this.redis.status !== 'ready') return null;
-    try {
-      const keys = keyHash ? [this.counterKey(bucket), this.markerKey(keyHash)] : [this.counterKey(bucket)];
-      const [count, ttlMs, revoked] = await this.redis.gateHit(keys.length, ...keys, windowMs);
-      return { count, ttlMs, revoked: revoked === 1 };
-    } catch {
-      return null;
+  /** Counts a request of `bucket`: the budget left and when its window ends; undefined if no limiter answered (fail open). */
+  async consume(bucket: string): Promise<{ allowed: boolean; remaining: number; resetMs: number } | undefined> {
+    for (;;) {
+      const s = this.slices.get(bucket);
+      const resetMs = (s?.until ?? 0) - Date.now();
+      if (s && resetMs > 0 && s.left > 0) return { allowed: true, remaining: s.remaining + --s.left, resetMs };
+      let reserved = this.reserving.get(bucket);
+      if (!reserved) this.reserving.set(bucket, (reserved = this.reserve(bucket).finally(() => this.reserving.delete(bucket))));
+      const outcome = await reserved;
+      if (outcome === undefined) return undefined;
+      if (!outcome) return { allowed: false, remaining: 0, resetMs: Math.max(0, (this.slices.get(bucket)?.until ?? 0) - Date.now()) };
     }
   }
 
-  async markRevoked(hashes: string[], ttlMs: number): Promise<void> {
+  /** Takes the next slice of `bucket`'s budget: true if some of it was left, false if none. */
+  private async reserve(bucket: string): Promise<boolean | undefined> {
+    const set = (left: number, res: RateLimiterRes) => {
+      this.slices.set(bucket, { left, remaining: res.remainingPoints, until: Date.now() + res.msBeforeNext });
+      return left > 0;
+    };
+    try {
+      return set(this.slice, await this.limiter.consume(bucket, this.slice));
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) return undefined;
+      // over the limit: what was left before this slice is still ours (0 when blocked in memory)
+      return set(e.consumedPoints > 0 ? Math.max(0, this.limiter.points - (e.consumedPoints - this.slice)) : 0, e);
+    }
+  }
+
+  /** Whether every revocation published more than 1 s ago has reached this node. */
+  cacheTrusted(): boolean {
+    return this.sub.status === 'ready' && this.confirmed > this.lostAt && Date.now() - this.confirmed < TRUST_MS;
+  }
+
+  async announceRevoked(hashes: string[]): Promise<void> {
     if (this.redis.status !== 'ready') throw DomainError.unavailable('Redis is unavailable, so other nodes could not be told; the key was not changed. Retry shortly');
-    // one SET per key (each its own cluster slot); any failure rejects, so the rotation is not committed
-    await Promise.all(hashes.map((h) => this.redis.set(this.markerKey(h), '1', 'PX', ttlMs)));
+    await this.redis.publish(`${this.prefix}:key-revoked`, hashes.join(','));
   }
 
-  /** fn runs whenever the connection drops */
-  onConnectionLost(fn: () => void): void {
-    this.lostListeners.push(fn);
-  }
-
-  /** resolves when the connection is ready, fails, or after `ms` (never holds start-up for Redis) */
-  async ready(ms: number): Promise<void> {
-    if (this.redis.status === 'ready') return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        for (const e of ['ready', 'error', 'close']) this.redis.off(e, done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      for (const e of ['ready', 'error', 'close']) this.redis.once(e, done);
-    });
+  /** resolves when the cache may be trusted, Redis failed, or after `ms` (never holds start-up for Redis) */
+  async ready(ms: number, until = Date.now() + ms): Promise<void> {
+    const connecting = () => [this.redis, this.sub].every((c) => ['wait', 'connecting', 'connect', 'ready'].includes(c.status));
+    while (!this.cacheTrusted() && connecting() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   }
 
   close(): void {
+    clearInterval(this.heartbeat);
+    this.sub.disconnect();
     this.redis.disconnect();
   }
 }

@@ -34,10 +34,10 @@ export const sshKeyRepository = {
     return (await q.query<{ id: string }>('delete from ssh_keys where account_id = $1 and id = $2 returning id', [accountId, id])).length > 0;
   },
 
-  /** The account (by FTP user name) and mode this key blob logs into, and the key's id. */
+  /** The account (by FTP user name) and mode this key blob logs into, and the key's id; none for a disabled account. */
   async findForLogin(q: Queryable, ftpUsername: string, fingerprint: string): Promise<{ scope: Scope; keyId: string } | undefined> {
     const rows = await q.query<{ id: string; account_id: string; mode: Mode }>(
-      'select k.id, k.account_id, k.mode from ssh_keys k join accounts a on a.id = k.account_id where a.ftp_username = $1 and k.fingerprint = $2',
+      'select k.id, k.account_id, k.mode from ssh_keys k join accounts a on a.id = k.account_id where a.ftp_username = $1 and k.fingerprint = $2 and a.disabled_at is null',
       [ftpUsername, fingerprint],
     );
     return rows[0] && { scope: { accountId: rows[0].account_id, mode: rows[0].mode }, keyId: rows[0].id };

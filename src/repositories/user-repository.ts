@@ -10,6 +10,8 @@ export interface UserRow {
   password_hash: string | null;
   invite_expires_at: Date | null;
   created_at: Date;
+  /** a TOTP second factor is on */
+  second_factor: boolean;
 }
 
 export interface SessionRow {
@@ -20,7 +22,7 @@ export interface SessionRow {
   last_seen_at: Date;
 }
 
-const USER_COLUMNS = 'id, account_id, email, password_hash, invite_expires_at, created_at';
+const USER_COLUMNS = 'id, account_id, email, password_hash, invite_expires_at, created_at, (totp_secret is not null) as second_factor';
 
 export const userRepository = {
   /** A new user, or a new invite for an existing one of the same account (a password reset). */
@@ -47,10 +49,10 @@ export const userRepository = {
     return (await q.query<UserRow>(`select ${USER_COLUMNS} from account_users where lower(email) = lower($1)`, [email.trim()]))[0];
   },
 
-  /** Takes a valid invite (once): sets the password, clears the invite, ends the user's sessions. */
+  /** Takes a valid invite (once): sets the password, clears the invite and the second factor, ends the user's sessions. */
   async acceptInvite(q: Queryable, inviteHash: string, passwordHash: string): Promise<UserRow | undefined> {
     const rows = await q.query<UserRow>(
-      `update account_users set password_hash = $2, invite_hash = null, invite_expires_at = null
+      `update account_users set password_hash = $2, invite_hash = null, invite_expires_at = null, totp_secret = null, totp_last_step = null
        where invite_hash = $1 and invite_expires_at > now() returning ${USER_COLUMNS}`,
       [inviteHash, passwordHash],
     );
@@ -60,6 +62,21 @@ export const userRepository = {
 
   async findInvite(q: Queryable, inviteHash: string): Promise<UserRow | undefined> {
     return (await q.query<UserRow>(`select ${USER_COLUMNS} from account_users where invite_hash = $1 and invite_expires_at > now()`, [inviteHash]))[0];
+  },
+
+  async totpSecret(q: Queryable, userId: string): Promise<string | undefined> {
+    return (await q.query<{ totp_secret: string | null }>('select totp_secret from account_users where id = $1', [userId]))[0]?.totp_secret ?? undefined;
+  },
+
+  /** Turns the second factor on (with the step of the code that proved it) or off (null). */
+  async setTotp(q: Queryable, userId: string, secret: string | null, step: number | null): Promise<void> {
+    await q.query('update account_users set totp_secret = $2, totp_last_step = $3 where id = $1', [userId, secret, step]);
+  },
+
+  /** Records a code's step as used; false when that step (or a later one) was used already. */
+  async useTotpStep(q: Queryable, userId: string, step: number): Promise<boolean> {
+    const rows = await q.query('update account_users set totp_last_step = $2 where id = $1 and totp_secret is not null and (totp_last_step is null or totp_last_step < $2) returning id', [userId, step]);
+    return rows.length > 0;
   },
 
   async insertSession(q: Queryable, hash: string, userId: string): Promise<void> {

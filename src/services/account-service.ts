@@ -8,12 +8,6 @@ import type { Mode, Scope } from '../domain/scope.ts';
 import { accountRepository as accounts, type AccountRow } from '../repositories/account-repository.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
 
-/**
- * How authenticate() may use the per-node key cache: `use` when the caller has just confirmed
- * the key carries no revocation marker; `evict` when it carries one; `bypass` otherwise.
- */
-export type KeyCacheUse = 'use' | 'evict' | 'bypass';
-
 export class AccountService {
   constructor(
     private readonly db: Database,
@@ -56,56 +50,61 @@ export class AccountService {
   }
 
   /**
-   * Switches an account off or on. Off, its keys fail at once on every node (as after a rotation:
-   * the cached keys are marked in Redis), FTP/SFTP logins are refused and files sent to its import
-   * addresses are recorded as failed.
+   * Switches an account off or on. Off, its keys fail on every node within a second (as after a
+   * rotation), FTP/SFTP logins are refused and files sent to its import addresses are recorded as failed.
    */
   async setDisabled(id: string, disabled: boolean): Promise<AccountView> {
-    const { cache, revocations } = this.keys;
+    let revoked: string[] = [];
     const row = await this.db.transaction(async (tx) => {
       const row = await accounts.setDisabled(tx, id, disabled);
       if (!row) throw DomainError.notFound('account', id);
-      if (disabled) {
-        const hashes = [...(await accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })), ...(await accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' }))];
-        if (cache && cache.ttlMs > 0 && revocations && hashes.length) await revocations.markRevoked(hashes, 2 * cache.ttlMs + 1000);
-        for (const hash of hashes) cache?.forget(hash);
-      }
+      if (disabled) revoked = [...(await accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })), ...(await accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' }))];
+      await this.announceRevoked(revoked);
       return row;
     });
+    await this.afterRevocation(revoked);
     return this.view(row);
   }
 
-  /** A new key for the mode; the old one stops working at once. */
+  /** A new key for the mode; the old one stops working on every node within a second. */
   async rotateKey(id: string, mode: Mode): Promise<string> {
     const key = generateKey(mode);
-    const { cache, revocations } = this.keys;
+    let old: string[] = [];
     await this.db.transaction(async (tx) => {
       if (!(await accounts.find(tx, id))) throw DomainError.notFound('account', id);
-      const old = await accounts.lockActiveKeys(tx, { accountId: id, mode });
-      // Marked before the commit: if Redis fails nothing changes; if the commit fails the old
-      // key merely goes uncached for a while. Markers outlive any cache entry made before.
-      if (cache && cache.ttlMs > 0 && revocations && old.length) await revocations.markRevoked(old, 2 * cache.ttlMs + 1000);
+      old = await accounts.lockActiveKeys(tx, { accountId: id, mode });
+      await this.announceRevoked(old);
       await accounts.replaceKey(tx, { accountId: id, mode }, hashKey(key), keyHint(key));
-      for (const hash of old) cache?.forget(hash);
     });
+    await this.afterRevocation(old);
     return key;
   }
 
-  /** The scope a presented key opens, or undefined; a disabled account's key throws 'unauthorized'. */
-  async authenticate(key: string, cacheUse: KeyCacheUse = 'bypass', hash = hashKey(key)): Promise<Scope | undefined> {
+  // Announced before the commit, so that when Redis cannot tell the other nodes nothing changes;
+  // and after it, for a node that looked the old key up in between. (When that second one fails,
+  // Redis went away, and every node stops trusting its cache within a second anyway.)
+  private announceRevoked(hashes: string[]): Promise<void> {
+    const { cache, revocations } = this.keys;
+    return cache && cache.ttlMs > 0 && revocations && hashes.length ? revocations.announceRevoked(hashes) : Promise.resolve();
+  }
+
+  private async afterRevocation(hashes: string[]): Promise<void> {
+    for (const hash of hashes) this.keys.cache?.forget(hash);
+    await this.announceRevoked(hashes).catch(() => {});
+  }
+
+  /** The scope a presented key opens, or undefined; a disabled account's key throws 'unauthorized'. `cached`: the node's cache may answer. */
+  async authenticate(key: string, cached = false, hash = hashKey(key)): Promise<Scope | undefined> {
     if (!keyMode(key)) return undefined;
-    const { cache } = this.keys;
-    if (cacheUse === 'use') {
-      const cached = cache?.get(hash);
-      if (cached) return cached;
-    } else if (cacheUse === 'evict') {
-      cache?.forget(hash);
-    }
+    const cache = cached ? this.keys.cache : undefined;
+    const hit = cache?.get(hash);
+    if (hit) return hit;
+    const since = cache?.generation;
     const owner = await accounts.findKey(this.db, hash);
     if (!owner) return undefined;
     if (owner.disabled) throw DomainError.unauthorized('This account is disabled; its operator can enable it again');
     const scope: Scope = { accountId: owner.accountId, mode: owner.mode };
-    if (cacheUse === 'use') cache?.set(hash, scope);
+    cache?.set(hash, scope, since);
     return scope;
   }
 

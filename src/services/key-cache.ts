@@ -1,18 +1,18 @@
 // Which scope an API key hash opens, remembered for a short while so that most requests do not
 // pay a database round trip for their key. Only known keys are cached (a new key works at once).
-// Whether a cached entry may be used is the caller's call: the API uses it only after Redis has
-// confirmed, in the same round trip as the rate limit, that the key carries no revocation
-// marker (see KeyRevocations), so a rotated key fails at once on every node.
+// Whether the cache may be used is the caller's call (the API asks the request gate, which hears
+// revocations); a lookup that overlapped a revocation stores nothing (see `generation`).
 import type { Scope } from '../domain/scope.ts';
 
-/** Where rotations leave a marker every node checks before trusting its cache. */
+/** Tells every node that these key hashes no longer open anything. */
 export interface KeyRevocations {
-  /** marks the hashes as revoked for at least `ttlMs` */
-  markRevoked(hashes: string[], ttlMs: number): Promise<void>;
+  announceRevoked(hashes: string[]): Promise<void>;
 }
 
 export class KeyCache {
   private readonly entries = new Map<string, { scope: Scope; expires: number }>();
+  /** changes on every forget/clear: set() ignores a lookup that began before one */
+  generation = 0;
 
   constructor(
     readonly ttlMs: number,
@@ -21,23 +21,24 @@ export class KeyCache {
 
   get(hash: string): Scope | undefined {
     const e = this.entries.get(hash);
-    if (!e) return undefined;
-    if (e.expires > Date.now()) return e.scope;
-    this.entries.delete(hash);
-    return undefined;
+    if (e && e.expires > Date.now()) return e.scope;
+    if (e) this.entries.delete(hash);
   }
 
-  set(hash: string, scope: Scope): void {
-    if (this.ttlMs <= 0) return;
+  /** `since`: the generation read before the lookup that found `scope` */
+  set(hash: string, scope: Scope, since = this.generation): void {
+    if (this.ttlMs <= 0 || since !== this.generation) return;
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { scope, expires: Date.now() + this.ttlMs });
   }
 
   forget(hash: string): void {
+    this.generation++;
     this.entries.delete(hash);
   }
 
   clear(): void {
+    this.generation++;
     this.entries.clear();
   }
 }

@@ -8,6 +8,7 @@ import type { Mode } from '../domain/scope.ts';
 import { accountRepository as accounts } from '../repositories/account-repository.ts';
 import { userRepository as users, type SessionRow, type UserRow } from '../repositories/user-repository.ts';
 import { dummyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
+import { totpStep } from './second-factor.ts';
 
 export const INVITE_HOURS = 24;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,}$/;
@@ -68,10 +69,34 @@ export class UserService {
   }
 
   /** The user when the e-mail and password match; the same work is done when the e-mail is unknown. */
-  async verify(email: string, password: string): Promise<UserView | undefined> {
+  async verify(email: string, password: string): Promise<(UserView & { secondFactor: boolean }) | undefined> {
     const row = await users.findByEmail(this.db, email);
     const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
-    return row?.password_hash && ok ? view(row) : undefined;
+    return row?.password_hash && ok ? { ...view(row), secondFactor: row.second_factor } : undefined;
+  }
+
+  async hasSecondFactor(userId: string): Promise<boolean> {
+    return (await users.totpSecret(this.db, userId)) !== undefined;
+  }
+
+  /** Whether the code is the user's current one, used now for the first time (a code signs in once). */
+  async checkSecondFactor(userId: string, code: string): Promise<boolean> {
+    const secret = await users.totpSecret(this.db, userId);
+    const step = secret ? totpStep(secret, code) : undefined;
+    return step !== undefined && (await users.useTotpStep(this.db, userId, step));
+  }
+
+  /** Turns the second factor on with a secret the person's app holds, proved by a current code. */
+  async enableSecondFactor(userId: string, secret: string, code: string): Promise<void> {
+    const step = /^[A-Z2-7]{32}$/.test(secret) ? totpStep(secret, code) : undefined;
+    if (step === undefined) throw DomainError.invalid('The code does not match: enter the 6 digits your app shows now', 'code');
+    await users.setTotp(this.db, userId, secret, step);
+  }
+
+  /** Turns the second factor off; a current code proves the person still holds it. */
+  async disableSecondFactor(userId: string, code: string): Promise<void> {
+    if (!(await this.checkSecondFactor(userId, code))) throw DomainError.invalid('The code does not match: enter the 6 digits your app shows now', 'code');
+    await users.setTotp(this.db, userId, null, null);
   }
 
   /** A new session for the user; the token goes into the cookie and nowhere else. */

@@ -53,7 +53,8 @@ export function deliveryHandler(deps: DeliveryDeps) {
       return 'delivered';
     }
     const why = result.error ?? `HTTP ${result.statusCode}`;
-    const span = deps.disableAfterMs >= 3_600_000 ? `${Math.round(deps.disableAfterMs / 3_600_000)} hours` : `${Math.round(deps.disableAfterMs / 1000)} seconds`;
+    const [n, unit] = deps.disableAfterMs >= 3_600_000 ? [Math.round(deps.disableAfterMs / 3_600_000), 'hour'] : [Math.round(deps.disableAfterMs / 1000), 'second'];
+    const span = `${n} ${unit}${n === 1 ? '' : 's'}`;
     const reason = `Every delivery failed for ${span}; the last one: ${why}`;
     const enabled = await webhooks.recordFailure(db, scope, ref.webhookId, deps.disableAfterMs, reason);
     if (!enabled || now() - task.createdAt.getTime() >= deps.retryWindowMs) {

@@ -38,6 +38,9 @@ describe('admin API: account users', () => {
     await expect(t.c.users.acceptInvite(token(res.body.inviteUrl), 'another password!')).rejects.toMatchObject({ kind: 'gone' });
     const user = await t.c.users.verify('ann@example.com', 'correct horse battery');
     expect(user?.status).toBe('active');
+    // memory-hard: scrypt with N=2^15, r=8 (32 MB per hash), the parameters kept beside the hash
+    const [{ password_hash: stored }] = await t.db.query<{ password_hash: string }>('select password_hash from account_users where id = $1', [res.body.id]);
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
     expect(await t.c.users.verify('ann@example.com', 'wrong password!!')).toBeUndefined();
     const session = await t.c.users.startSession(user!.id);
     expect(await t.c.users.session(session)).toMatchObject({ account_id: a.id, mode: 'live' });
@@ -68,6 +71,17 @@ describe('admin API: account users', () => {
     await t.c.users.acceptInvite(token(again.body.inviteUrl), 'second password 2');
     expect(await t.c.users.verify('carl@example.com', 'first password 1')).toBeUndefined();
     expect(await t.c.users.verify('carl@example.com', 'second password 2')).toBeDefined();
+  });
+
+  it('an invite link works for 24 hours', async () => {
+    const res = await t.request('POST', `/admin/accounts/${a.id}/users`, { headers: admin(), body: { email: 'eve@example.com' } });
+    expect(await t.c.users.inviteEmail(token(res.body.inviteUrl))).toBe('eve@example.com');
+    const [{ left }] = await t.db.query<{ left: number }>('select extract(epoch from invite_expires_at - now())::int as left from account_users where id = $1', [res.body.id]);
+    expect(left).toBeGreaterThan(24 * 3600 - 60);
+    expect(left).toBeLessThanOrEqual(24 * 3600);
+    await t.db.query(`update account_users set invite_expires_at = now() - interval '1 second' where id = $1`, [res.body.id]);
+    expect(await t.c.users.inviteEmail(token(res.body.inviteUrl))).toBeUndefined(); // the invite page answers 410
+    await expect(t.c.users.acceptInvite(token(res.body.inviteUrl), 'too late password')).rejects.toMatchObject({ kind: 'gone' });
   });
 
   it('`npm run admin -- invite <account-id> <email>` prints the link', async () => {

@@ -1,5 +1,6 @@
-// API keys are cached per node, yet a rotated key fails at once on every node: each request's
-// one Redis round trip (the rate limit) also checks the key's revocation marker.
+// API keys are cached per node, yet a rotated key fails on every node: the rotation is announced
+// over Redis pub/sub (promised within 1 s; on one machine it arrives before the next request, which
+// these tests hold to; test/ops/gate-nodes.test.ts checks the promise with two processes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';

@@ -3,6 +3,7 @@ import { describe, expect } from 'vitest';
 import { apiTest as it } from '../helpers/api-test.ts';
 import { createCustomer, createInvoice, makePdf } from '../helpers/fixtures.ts';
 import type { TestApp } from '../helpers/test-app.ts';
+import { makeZip } from '../helpers/zip-archives.ts';
 
 it.override('appOptions', { config: { testDataRetentionDays: 7 } });
 
@@ -70,5 +71,20 @@ describe('test data purge', () => {
     // 2 days: this invoice (3 days) and the 6-day-old one of the first test
     expect((await t.c.maintenance.purgeTestData(2)).invoices).toBe(2);
     expect((await t.request('GET', `/v2/invoices/${x.inv.id}`, { key: acct.testKey })).status).toBe(404);
+  });
+
+  it('an old test-mode ZIP archive and its files are purged, except a file that is an invoice\'s document', async ({ t, acct }) => {
+    const scope = { accountId: acct.id, mode: 'test' as const };
+    const inv = await createInvoice(t, acct.testKey);
+    const zip = await makeZip([{ name: 'kept.pdf', bytes: await makePdf('kept') }, { name: 'gone.pdf', bytes: await makePdf('gone') }]);
+    const archive = await t.c.intake.receive({ scope, channel: 'http', sender: 'purge', filename: 'old.zip', bytes: zip });
+    const [kept, gone] = await t.c.intake.archiveFiles(scope, archive.id);
+    await t.c.importActions.attach(scope, kept.id, inv.id); // its bytes are the document's now
+    await t.db.query(`update intake_staging set received_at = now() - make_interval(days => 8) where id = any($1)`, [[archive.id, kept.id, gone.id]]);
+
+    await t.c.maintenance.purgeTestData();
+    const left = await t.db.query<{ id: string; archive_id: string | null }>('select id, archive_id from intake_staging where id = any($1)', [[archive.id, kept.id, gone.id]]);
+    expect(left).toEqual([{ id: kept.id, archive_id: null }]);
+    expect((await t.request('GET', `/v2/documents/${inv.id}/content`, { key: acct.testKey })).status).toBe(200);
   });
 });

@@ -1,9 +1,20 @@
 // The OpenAPI document covers every /v2 route and is built from the schemas the routes validate
-// with; every /v2 route needs a key; docs and health endpoints answer.
+// with; every /v2 route needs a key; it and the admin API's document pass Redocly's lint; docs and
+// health endpoints answer.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect } from 'vitest';
+import { importRoutes } from '../../src/http/routes/imports.ts';
+import { webhookRoutes } from '../../src/http/routes/webhooks.ts';
+import { ROOT } from '../../testkit/paths.ts';
 import { apiTest } from '../helpers/api-test.ts';
 import type { TestApp } from '../helpers/test-app.ts';
 
+// every /v2 route the service has, the intake and webhook routes included
+apiTest.override('appOptions', { server: (c) => ({ apiRoutes: [importRoutes(c), webhookRoutes(c)] }) });
 const it = apiTest.extend('spec', { scope: 'file' }, async ({ t }): Promise<any> => (await t.request('GET', '/v2/openapi.json')).body);
 
 /** Every (method, path) the server has, read from app.printRoutes() (a tree, one node per line). */
@@ -76,6 +87,42 @@ describe('OpenAPI', () => {
     const err = spec.paths['/v2/invoices/{invoice_id}'].get.responses['404'].content['application/hal+json'].schema;
     expect(Object.keys(err.properties)).toEqual(['status', 'title', 'detail', 'field']);
     expect(spec.paths['/v2/documents/{document_id}/content'].get.responses['200'].content['application/pdf']).toBeDefined();
+  });
+});
+
+describe('the OpenAPI documents', () => {
+  it('list the servers, keep the admin routes in a document of their own, behind the admin token', async ({ t, spec }) => {
+    expect(spec.servers).toEqual([{ url: '/', description: 'this installation' }]);
+    expect(Object.keys(spec.paths).filter((p) => !p.startsWith('/v2/'))).toEqual([]);
+    expect(spec.paths['/v2/imports'].post).toBeDefined();
+    expect(spec.paths['/v2/webhooks'].post).toBeDefined();
+    expect((await t.request('GET', '/admin/openapi.json')).status).toBe(401);
+    const admin = (await t.request('GET', '/admin/openapi.json', { headers: { authorization: `Bearer ${t.adminToken}` } })).body;
+    expect(admin.servers).toEqual(spec.servers);
+    expect(Object.keys(admin.paths).length).toBeGreaterThanOrEqual(6);
+    expect(Object.keys(admin.paths).filter((p) => !p.startsWith('/admin/'))).toEqual([]);
+    expect(admin.paths['/admin/accounts'].get.security).toEqual([{ adminAuth: [] }]);
+    // one path for the document routes, each operation naming the id it takes
+    const docs = spec.paths['/v2/documents/{id}'];
+    expect(Object.keys(docs).sort()).toEqual(['delete', 'get', 'post']);
+    expect(docs.post.parameters[0].description).toMatch(/invoice/i);
+  });
+
+  it('pass `redocly lint` with its recommended rules and no error', async ({ t, spec }) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-openapi-'));
+    const admin = (await t.request('GET', '/admin/openapi.json', { headers: { authorization: `Bearer ${t.adminToken}` } })).body;
+    for (const [name, doc] of [['api', spec], ['admin', admin]] as const) {
+      const file = path.join(dir, `${name}.json`);
+      fs.writeFileSync(file, JSON.stringify(doc));
+      const { stdout } = await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/redocly'), ['lint', '--extends', 'recommended', '--format', 'json', file], {
+        cwd: dir, // no redocly.yaml here: the built-in recommended rules only
+        env: { PATH: process.env.PATH, HOME: dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      }).catch((e) => e as { stdout: string });
+      const report = JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string }[] };
+      expect(report.problems.filter((p) => p.severity === 'error'), name).toEqual([]);
+      expect(report.totals.errors, name).toBe(0);
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 

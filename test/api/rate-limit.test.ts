@@ -1,6 +1,7 @@
 // 429 per key, with Retry-After and the spec's error body, counted in Redis so that every node
 // with the same prefix shares one budget.
 import { describe, expect } from 'vitest';
+import { hashKey } from '../../src/domain/api-keys.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { apiTest as it } from '../helpers/api-test.ts';
 import type { TestApp } from '../helpers/test-app.ts';
@@ -57,27 +58,42 @@ describe('rate limit', () => {
     }
   });
 
+  it('a key over its budget is refused from the node\'s memory until the window ends, without asking Redis', async ({ t }) => {
+    const acct = await t.createAccount();
+    for (let i = 0; i < 3; i++) expect((await hit(t, acct.liveKey)).status).toBe(200);
+    expect((await hit(t, acct.liveKey)).status).toBe(429);
+    // the count in Redis is gone: a node that asks Redis lets the key through, this one still refuses
+    expect(await t.c.redis.del(`${prefix}:rl:k:${hashKey(acct.liveKey)}`)).toBe(1);
+    const t2 = await t.anotherNode({ config: { ...limit, redisPrefix: prefix } });
+    try {
+      expect((await hit(t2, acct.liveKey)).status).toBe(200);
+      expect((await hit(t, acct.liveKey)).status).toBe(429);
+    } finally {
+      await t2.close();
+    }
+  });
+
   it('the budget comes back after the window', async ({ t }) => {
-    const short = await t.anotherNode({ config: { rateLimitMax: 1, rateLimitWindowMs: 500 } });
+    const short = await t.anotherNode({ config: { rateLimitMax: 1, rateLimitWindowMs: 1000 } });
     try {
       const acct = await short.createAccount();
       expect((await hit(short, acct.liveKey)).status).toBe(200);
       const limited = await hit(short, acct.liveKey);
       expect(limited.status).toBe(429);
-      // the 500 ms window ends: a request is let through again
+      // the 1 s window ends: a request is let through again
       await expect.poll(async () => (await hit(short, acct.liveKey)).status, { timeout: 10_000, interval: 50 }).toBe(200);
     } finally {
       await short.close();
     }
   });
 
-  it('with Redis unreachable, requests still go through (and /readyz says not ready)', async ({ t }) => {
+  it('with Redis unreachable, requests still go through, limited by the node alone (and /readyz says not ready)', async ({ t }) => {
     const down = await t.anotherNode({ config: { ...limit, redisUrl: 'redis://127.0.0.1:1' } });
     try {
       const acct = await down.createAccount();
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await hit(down, acct.liveKey)).status);
-      expect(statuses).toEqual([200, 200, 200, 200, 200]);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
       const ready = await down.request('GET', '/readyz');
       expect(ready.status).toBe(503);
       expect(ready.body.checks.redis).toMatch(/^failing/);

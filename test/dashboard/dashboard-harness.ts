@@ -1,6 +1,7 @@
 // The real service (api + worker roles) on a random port with a fresh database, a headless
 // Debian chromium driven by playwright-core, and helpers to make accounts and people through the
 // admin API as an operator would.
+import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
@@ -9,6 +10,9 @@ import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
+
+/** where the docs' screenshots are written */
+export const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -22,7 +26,7 @@ export interface DashboardApp {
   /** a fresh account, its keys and admin view */
   account(): Promise<{ id: string; name: string; liveKey: string; testKey: string; ftpUsername: string; importAddresses: { live: string; test: string } }>;
   /** invites a person and sets their password through the invite page; returns their credentials */
-  person(accountId: string, page: Page): Promise<{ email: string; password: string }>;
+  person(accountId: string, page: Page, email?: string): Promise<{ email: string; password: string }>;
   signIn(page: Page, who: { email: string; password: string }): Promise<void>;
   close(): Promise<void>;
 }
@@ -49,8 +53,7 @@ export async function startDashboardApp(overrides: Partial<Config> = {}): Promis
       if (res.status !== 201) throw new Error(`account: ${res.status}`);
       return res.body;
     },
-    async person(accountId, page) {
-      const email = `p${randomToken(8).toLowerCase()}@example.com`;
+    async person(accountId, page, email = `p${randomToken(8).toLowerCase()}@example.com`) {
       const password = `pw-${randomToken(16)}`;
       const invite = await api('POST', `/admin/accounts/${accountId}/users`, { auth: 'admin', body: { email } });
       if (invite.status !== 201) throw new Error(`invite: ${invite.status}`);

@@ -1,49 +1,20 @@
 // A worker process killed with SIGKILL in the middle of a batch of 200 files, then started
 // again: every file is attached exactly once. Private redis-server, fresh PostgreSQL database,
 // workers as child processes started the way `npm start` starts them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/platform/logger.ts';
-import { startService, type RunningService } from '../../src/app/start-service.ts';
-import type { Config } from '../../src/config/config.ts';
+import { describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { testConfig } from '../helpers/test-app.ts';
-import { createPgDatabase } from '../../testkit/postgres.ts';
-import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { until } from '../../testkit/wait.ts';
-import { spawnWorker } from './intake-harness.ts';
+import { crashRig } from './intake-harness.ts';
 
 const FILES = 200;
-let redis: PrivateRedis;
-let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
-let config: Config;
-let svc: RunningService;
-const children: ReturnType<typeof spawnWorker>[] = [];
+const rig = crashRig();
+const workerEnv = () => ({ ...rig.env(), INTAKE_CONCURRENCY: '8', INTAKE_LOCK_MS: '10000', RECONCILE_INTERVAL_MS: '5000' });
 
-beforeAll(async () => {
-  redis = await startPrivateRedis();
-  pgdb = await createPgDatabase();
-  // this process only receives (api role): the workers are the child processes
-  config = testConfig({ roles: ['api'], redisUrl: redis.url, databaseUrl: pgdb.url });
-  svc = await startService(config, createLogger(config.logLevel));
-});
-
-afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  await svc?.stop();
-  await pgdb?.drop();
-  await redis?.stop();
-});
-
-const workerEnv = () => ({
-  DATABASE_URL: pgdb.url, REDIS_URL: redis.url, REDIS_PREFIX: config.redisPrefix, DATA_DIR: config.dataDir,
-  INTAKE_CONCURRENCY: '8', INTAKE_LOCK_MS: '10000', RECONCILE_INTERVAL_MS: '5000',
-});
-
-const attachedCount = async () => (await svc.container.db.query<{ n: number }>(`select count(*)::int as n from intake_records where status = 'attached'`))[0].n;
+const attachedCount = async () => (await rig.svc.container.db.query<{ n: number }>(`select count(*)::int as n from intake_records where status = 'attached'`))[0].n;
 
 describe('crash', () => {
   it('SIGKILL mid-batch, restart: all 200 files attached exactly once', async () => {
-    const c = svc.container;
+    const c = rig.svc.container;
     const acct = await c.accounts.create('crash');
     const scope = { accountId: acct.id, mode: 'live' as const };
     const { customer } = await c.customers.create(scope, { customerCode: 'C-CRASH', name: 'Crash BV' }, false);
@@ -58,8 +29,7 @@ describe('crash', () => {
       await c.intake.receive({ scope, channel: 'ftp', sender: 'crash@127.0.0.1', filename: `CR-${i}.pdf`, bytes });
     }
 
-    const first = spawnWorker(workerEnv());
-    children.push(first);
+    const first = rig.spawn(workerEnv());
     await until(async () => (await attachedCount()) >= 30, 60_000, `30 files attached by the first worker\n${first.output()}`);
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
@@ -67,8 +37,7 @@ describe('crash', () => {
     expect(first.signalCode).toBe('SIGKILL');
     expect(atKill).toBeLessThan(FILES); // it really died mid-batch
 
-    const second = spawnWorker(workerEnv());
-    children.push(second);
+    const second = rig.spawn(workerEnv());
     await until(async () => (await attachedCount()) === FILES, 120_000, `all files attached after the restart\n${second.output().slice(-3000)}`);
 
     const perInvoice = await c.db.query<{ invoice_id: string; n: number }>(

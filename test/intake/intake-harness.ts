@@ -2,6 +2,7 @@
 // over real HTTP, plus worker child processes for crash tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -10,6 +11,8 @@ import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import { queuePrefix } from '../../src/intake/queue/intake-queue.ts';
 import { ROOT } from '../../testkit/paths.ts';
+import { createPgDatabase } from '../../testkit/postgres.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { waitForImport } from '../helpers/imports.ts';
 import { testConfig } from '../helpers/test-app.ts';
@@ -75,10 +78,10 @@ export async function dropQueueKeys(config: Config): Promise<void> {
   }
 }
 
-/** `node --import tsx src/main.ts --role worker`, as `npm start` runs it, with this environment. */
-export function spawnWorker(env: Record<string, string>): ChildProcess & { output: () => string } {
+/** `node --import tsx src/main.ts --role worker` (or another role), as `npm start` runs it, with this environment. */
+export function spawnWorker(env: Record<string, string>, role = 'worker'): ChildProcess & { output: () => string } {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'worker'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,4 +89,45 @@ export function spawnWorker(env: Record<string, string>): ChildProcess & { outpu
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   return Object.assign(child, { output: () => out });
+}
+
+export interface CrashRig {
+  svc: RunningService;
+  config: Config;
+  /** the environment child processes need to share this rig's database, Redis and prefix */
+  env(): Record<string, string>;
+  /** starts `src/main.ts --role <role>` as a child; it is killed after the file's tests */
+  spawn(env: Record<string, string>, role?: string): ReturnType<typeof spawnWorker>;
+}
+
+/**
+ * For a test file that kills processes: a private redis-server, a fresh PostgreSQL database, this
+ * process as the api role only (the workers and channels are the child processes), all removed
+ * after the file's tests.
+ */
+export function crashRig(): CrashRig {
+  let redis: PrivateRedis;
+  let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
+  const children: ReturnType<typeof spawnWorker>[] = [];
+  // svc and config are set before the first test
+  const rig = {} as CrashRig;
+  rig.env = () => ({ DATABASE_URL: pgdb.url, REDIS_URL: redis.url, REDIS_PREFIX: rig.config.redisPrefix, DATA_DIR: rig.config.dataDir });
+  rig.spawn = (env, role) => {
+    const child = spawnWorker(env, role);
+    children.push(child);
+    return child;
+  };
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    pgdb = await createPgDatabase();
+    rig.config = testConfig({ roles: ['api'], redisUrl: redis.url, databaseUrl: pgdb.url });
+    rig.svc = await startService(rig.config, createLogger(rig.config.logLevel));
+  });
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await rig.svc?.stop();
+    await pgdb?.drop();
+    await redis?.stop();
+  });
+  return rig;
 }

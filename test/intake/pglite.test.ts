@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/database.ts';
+import { archiveImports, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
 
 let t: IntakeApp;
@@ -46,5 +47,13 @@ describe('matching on PGlite', () => {
     expect(await t.waitFor(acct.liveKey, ids[4])).toMatchObject({ status: 'attached', invoice: late.id });
     const list = await t.request('GET', '/v2/imports?status=attached', { key: acct.liveKey });
     expect(list.body.imports.map((r: any) => r.id)).toEqual([...ids].reverse());
+  });
+
+  it('a ZIP archive: its files staged in one transaction on the embedded database, each attached', async () => {
+    const invoices = [await invoice('LZ-0'), await invoice('LZ-1'), await invoice('LZ-2')];
+    const archive = await t.svc.intake.receive({ scope: acct.live, channel: 'ftp', sender: 'lite', filename: 'lite.zip', bytes: await makeZip(await pdfsNamed('LZ-', 3)) });
+    expect(archive).toMatchObject({ status: 'unpacked', reason: 'Unpacked into 3 files' });
+    const files = await archiveImports(t.request, acct.liveKey, archive.id, 3);
+    expect(files.map((f) => [f.status, f.invoice])).toEqual(invoices.map((i) => ['attached', i.id]));
   });
 });

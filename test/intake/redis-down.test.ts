@@ -5,6 +5,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { testConfig } from '../helpers/test-app.ts';
+import { makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 
@@ -35,6 +36,16 @@ describe('Redis down', () => {
       .rejects.toThrow(/did not answer|Connection is closed|ECONNREFUSED/);
     const rows = await svc.container.db.query<{ filename: string }>('select filename from intake_staging where account_id = $1 order by received_at', [acct.id]);
     expect(rows.map((r) => r.filename)).toEqual(['UP-1.pdf']);
+  });
+
+  it('a ZIP archive: receive() rejects and leaves neither the archive nor its files staged', async () => {
+    const acct = await svc.container.accounts.create('down-zip');
+    const scope = { accountId: acct.id, mode: 'live' as const };
+    const zip = await makeZip(await pdfsNamed('DZ-', 3));
+    await redis.stop(); // already stopped by the test above when it ran first
+    await expect(svc.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: 'day.zip', bytes: zip })).rejects.toThrow(/did not answer|Connection is closed|ECONNREFUSED/);
+    const rows = await svc.container.db.query('select filename from intake_staging where account_id = $1', [acct.id]);
+    expect(rows).toEqual([]);
   });
 
   it('POST /v2/imports answers 503 with Retry-After and the spec body, at once', async () => {

@@ -69,6 +69,13 @@ describe('the build (npm start)', () => {
     expect(failed.reason).toMatch(/PDF/);
   }, 120_000);
 
+  it('serves the dashboard from dist/: its pages under a strict CSP and its assets from the package', async () => {
+    const page = await fetch(`${base}/dashboard/sign-in`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'; style-src 'self'");
+    for (const asset of ['htmx.min.js', 'dashboard.js', 'dashboard.css']) expect((await fetch(`${base}/dashboard/assets/${asset}`)).status, asset).toBe(200);
+  });
+
   it('SIGTERM to the `npm start` process stops the service: no process is left', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-npm-start-'));
     // npm start in a folder laid out like the checkout (package.json, dist/, node_modules) with the

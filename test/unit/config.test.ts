@@ -46,6 +46,12 @@ describe('loadConfig', () => {
     expect(problems({ HEAP_GROWING_PERCENT: '1000' }).problems).toEqual(['HEAP_GROWING_PERCENT must be between 0 and 400, got 1000']);
   });
 
+  it('takes the rate limit window in whole seconds (rate-limiter-flexible counts in seconds)', () => {
+    expect(loadConfig({ RATE_LIMIT_WINDOW_MS: '2000' }).rateLimitWindowMs).toBe(2000);
+    expect(problems({ RATE_LIMIT_WINDOW_MS: '1500' }).problems).toEqual(['RATE_LIMIT_WINDOW_MS must be whole seconds (a multiple of 1000), got 1500']);
+    expect(problems({ RATE_LIMIT_WINDOW_MS: '500' }).problems).toEqual(['RATE_LIMIT_WINDOW_MS must be between 1000 and 9007199254740991, got 500']);
+  });
+
   it('checks settings that belong together', () => {
     expect(problems({ TLS_CERT: '/x.crt' }).problems).toEqual(['TLS_CERT and TLS_KEY must be set together']);
     expect(problems({ FTP_REQUIRE_TLS: 'true' }).problems).toEqual(['FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY']);

@@ -38,4 +38,18 @@ describe('KeyCache', () => {
     small.set('c', scope);
     expect([small.get('a'), small.get('b'), small.get('c')]).toEqual([undefined, scope, scope]);
   });
+
+  it('stores nothing from a lookup that began before a forget or clear (it may have read a revoked key)', () => {
+    const cache = new KeyCache(60_000);
+    const since = cache.generation;
+    cache.forget('other');
+    cache.set('h1', scope, since);
+    expect(cache.get('h1')).toBeUndefined();
+    const again = cache.generation;
+    cache.set('h1', scope, again);
+    expect(cache.get('h1')).toEqual(scope);
+    cache.clear();
+    cache.set('h2', scope, again);
+    expect(cache.get('h2')).toBeUndefined();
+  });
 });

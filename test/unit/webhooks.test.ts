@@ -1,9 +1,11 @@
+import dns from 'node:dns';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { newSecret } from '../../src/services/webhook-service.ts';
-import { isBlockedAddress, urlProblem } from '../../src/services/webhook-url.ts';
+import { checkWebhookUrl, isBlockedAddress, urlProblem } from '../../src/services/webhook-url.ts';
 import { postWebhook } from '../../src/webhooks/http-delivery.ts';
 import { signatureHeaders } from '../../src/webhooks/signature.ts';
 import { webhookBackoff, webhookJobOptions } from '../../src/webhooks/webhook-queue.ts';
@@ -53,6 +55,44 @@ describe('webhook addresses', () => {
     const redirected = await postWebhook(url, 'test', {}, '{}', { allowPrivate: true }, 1000);
     expect(redirected).toMatchObject({ statusCode: 302, success: false });
     expect(hits).toBe(1);
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('judges the address a name resolves to at delivery (a name that passes the URL check but resolves to loopback)', async () => {
+    let hits = 0;
+    const server = http.createServer((_req, res) => {
+      hits++;
+      res.writeHead(200).end('x'.repeat(5000));
+    });
+    // the machine's own name: not a name the URL check knows, but /etc/hosts points it at this machine
+    const name = os.hostname();
+    const { address } = await dns.promises.lookup(name);
+    expect(isBlockedAddress(address)).toBe(true);
+    await new Promise<void>((r) => server.listen(0, address, r));
+    const port = (server.address() as AddressInfo).port;
+    expect(urlProblem(`http://${name}:${port}/hook`, 'test', { allowPrivate: false })).toBeUndefined();
+    const refused = await postWebhook(`http://${name}:${port}/hook`, 'test', {}, '{}', { allowPrivate: false }, 1000);
+    expect(refused).toMatchObject({ statusCode: null, success: false, error: expect.stringMatching(/resolves only to loopback, private/) });
+    expect(hits).toBe(0);
+    await expect(checkWebhookUrl(`https://${name}/hook`, 'test', { allowPrivate: false })).rejects.toMatchObject({ kind: 'unprocessable', field: 'url' });
+    // with the flag it goes through; the log keeps the first 1 KB of the answer
+    const allowed = await postWebhook(`http://${name}:${port}/hook`, 'test', {}, '{}', { allowPrivate: true }, 1000);
+    expect(allowed).toMatchObject({ statusCode: 200, success: true });
+    expect(allowed.response).toHaveLength(1024);
+    server.closeAllConnections();
+    server.close();
+  });
+});
+
+describe('webhook timeout', () => {
+  it('an endpoint that does not answer within the timeout is a failed attempt', async () => {
+    const server = http.createServer(() => {}); // takes the request, never answers
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
+    const result = await postWebhook(url, 'test', {}, '{}', { allowPrivate: true }, 300);
+    expect(result).toMatchObject({ statusCode: null, success: false, error: 'No answer within 300 ms' });
+    expect(result.durationMs).toBeGreaterThanOrEqual(290);
     server.closeAllConnections();
     server.close();
   });

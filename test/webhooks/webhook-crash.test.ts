@@ -36,7 +36,7 @@ afterAll(async () => {
 function worker(): ServiceProcess {
   const p = spawnService(['worker'], {
     DATABASE_URL: pgdb.url, REDIS_URL: config.redisUrl, REDIS_PREFIX: config.redisPrefix, DATA_DIR: config.dataDir,
-    WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DISPATCH_INTERVAL_MS: '200', WEBHOOK_REQUEUE_AFTER_MS: '1000',
+    LOG_LEVEL: 'debug', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DISPATCH_INTERVAL_MS: '200', WEBHOOK_REQUEUE_AFTER_MS: '1000',
   });
   children.push(p);
   return p;
@@ -75,6 +75,10 @@ describe('webhook crash', () => {
     expect(again.headers['webhook-id']).toBe(eventId);
     expect(new Webhook(secret).verify(again.body, again.headers)).toMatchObject({ type: 'invoice.paid', data: { id: invoice.id } });
     await expect.poll(() => state(eventId)).toBe('delivered');
+    // the workers logged each delivery (debug) and never the secret that signed it
+    const logs = JSON.stringify(children.map((c) => c.logs));
+    expect(logs).toContain(eventId);
+    expect(logs).not.toContain(secret.slice('whsec_'.length));
   }, 120_000);
 
   it('an event committed by a process that died before queuing it is delivered by the sweep', async () => {

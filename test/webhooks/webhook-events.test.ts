@@ -66,6 +66,7 @@ describe('webhook events', () => {
       expect(new Date(r.json.created).toISOString()).toBe(r.json.created);
     }
     // distinct events, one delivery each
+    expect(rx.received.filter((r) => r.path === '/all')).toHaveLength(10);
     expect(new Set(rx.received.filter((r) => r.path === '/all').map((r) => r.headers['webhook-id'])).size).toBe(10);
     expect(rx.of('invoice.paid', '/all').map((r) => r.json.data.id).sort()).toEqual([inv1.id, inv2.id].sort());
     expect(rx.of('payment.created', '/all')[0].json.data).toMatchObject({ resource: 'payment', amount: '480.00', invoice: { id: inv1.id } });
@@ -128,6 +129,17 @@ describe('webhook events', () => {
     expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, r)).toThrow();
     expect(r.json.data).toMatchObject({ resource: 'webhook', id: hook.id });
     expect(rx.of('webhook.ping', '/other')).toHaveLength(0);
+    // the old secret signs for 24 hours; then (its end moved to now) only the new one does
+    const [{ left }] = await t.db.query(`select extract(epoch from previous_secret_until - now())::int as left from webhooks where id = $1`, [hook.id]);
+    expect(left).toBeGreaterThan(24 * 3600 - 60);
+    expect(left).toBeLessThanOrEqual(24 * 3600);
+    await t.db.query(`update webhooks set previous_secret_until = now() where id = $1`, [hook.id]);
+    await t.request('POST', `/v2/webhooks/${hook.id}/ping`, { key: acct.testKey });
+    await expect.poll(() => rx.of('webhook.ping', '/rotate').length, { timeout: 10_000 }).toBe(2);
+    const later = rx.of('webhook.ping', '/rotate')[1];
+    expect(later.headers['webhook-signature'].split(' ')).toHaveLength(1);
+    verify(rotated.body.secret, later);
+    expect(() => verify(hook.secret, later)).toThrow();
     for (const id of [hook.id, other.id]) await t.request('DELETE', `/v2/webhooks/${id}`, { key: acct.testKey });
   });
 

@@ -38,6 +38,8 @@ export interface FtpChannelOptions {
   maxConnectionsPerAccount: number;
   listLimit: number;
   maxUploadBytes?: number;
+  /** ZIP archives' cap (ZIP_MAX_TOTAL_BYTES); unset: the PDF cap */
+  maxArchiveBytes?: number;
   /** temporary uploads (x.pdf.filepart) one account-and-mode may have waiting for their rename */
   maxHeldPerAccount?: number;
   /** how long a temporary upload waits for its rename (any session of the account and mode) */
@@ -177,6 +179,7 @@ export class FtpChannel {
       secureContext: this.secureContext,
       requireTls: options.requireTls,
       maxUploadBytes: options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
+      maxArchiveBytes: options.maxArchiveBytes ?? options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
       transferTimeoutMs: options.transferTimeoutMs,
       truncationGraceMs: options.truncationGraceMs ?? 250,
       metrics: deps.metrics,

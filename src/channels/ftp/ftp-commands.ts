@@ -27,6 +27,8 @@ export interface CommandContext {
   secureContext?: SecureContext;
   requireTls: boolean;
   maxUploadBytes: number;
+  /** the cap for ZIP archives (ZIP_MAX_TOTAL_BYTES) */
+  maxArchiveBytes: number;
   transferTimeoutMs: number;
   /** wait for a disconnect this long before staging an upload that does not end like a PDF */
   truncationGraceMs: number;

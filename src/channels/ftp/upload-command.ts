@@ -10,7 +10,7 @@ import type { ParsedCommand } from './ftp-srv-internals.ts';
 import { FtpReplyError, type AcceptResult } from './intake-file-system.ts';
 import { PassiveConnector } from './passive-connector.ts';
 import { settleDelayMs } from './upload-completeness.ts';
-import { classifyUploadName } from '../transfer/upload-names.ts';
+import { classifyUploadName, uploadCap } from '../transfer/upload-names.ts';
 import { readUpload } from './upload-transfer.ts';
 
 /** The text of a 226 (or RNTO's 250): the intake record, or that a temporary upload is held. */
@@ -61,12 +61,13 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
     // sent before the data connection's TLS handshake has ended: see passive-connector.ts
     await connection.reply(150, `Ready to receive ${name}`);
     let capReplied = false;
-    const tooLarge = `${name} is larger than ${ctx.maxUploadBytes} bytes (5 MB): refused, nothing was received`;
+    const cap = uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes });
+    const tooLarge = `${name} is larger than ${cap} bytes: refused, nothing was received`;
     const outcome = await readUpload(socket, {
-      maxBytes: ctx.maxUploadBytes,
+      maxBytes: cap,
       stallMs: ctx.transferTimeoutMs,
       signal: abort.signal,
-      // bytes a client sends after the 552 are dropped, up to one more cap's worth
+      // bytes a client sends after the 552 are dropped, up to one more PDF cap's worth
       drainBytes: ctx.maxUploadBytes,
       onTooLarge: () => {
         capReplied = true;

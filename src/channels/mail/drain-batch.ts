@@ -101,7 +101,7 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
   }
   for (const m of large) {
     if (ctx.stopping()) await intake.fail(m.row, new Error('poller stopping')).catch(() => {});
-    else await handOver(m, () => loadPdfParts(session, m.meta, log));
+    else await handOver(m, () => loadPdfParts(session, m.meta, log, settings.maxArchiveBytes));
   }
 
   // every hand-over of the batch staged in one commit, then moved

@@ -27,7 +27,8 @@ export interface FeedbackSettings {
   maxSendAttempts?: number;
 }
 
-export type ReadRecord = (scope: Scope, id: string) => Promise<IntakeRecord | undefined>;
+/** A message's file as it ended: its record, or for an unpacked ZIP archive its files' records; none when gone. */
+export type ReadRecord = (scope: Scope, id: string) => Promise<IntakeRecord[]>;
 
 const FINAL = new Set(['attached', 'failed']);
 
@@ -84,18 +85,17 @@ export class MailFeedback {
       return replies.settleReply(this.db, reply.message_id, 'pending', 'expired', 'the files never reached a final status');
     }
     const files = await claims.files(this.db, reply.message_id);
-    const records = await Promise.all(files.map((f) => this.readRecord(scope, f.intake_id)));
-    const open = records.filter((r) => r && !FINAL.has(r.status));
+    // a file from an archive is named as it was inside it
+    const outcomes = (await Promise.all(files.map(async (f) => (await this.readRecord(scope, f.intake_id)).map((r) => ({ filename: r.archiveId ? r.filename : f.filename, r })))))
+      .flat();
+    const open = outcomes.filter(({ r }) => !FINAL.has(r.status));
     if (open.length) {
       // a file waiting for its invoice may wait for hours: look less often
-      const waiting = open.some((r) => r!.status === 'waiting');
+      const waiting = open.some(({ r }) => r.status === 'waiting');
       await replies.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
       return false;
     }
-    const problems = files
-      .map((f, i) => ({ f, r: records[i] }))
-      .filter(({ r }) => r?.status === 'failed')
-      .map(({ f, r }) => ({ filename: f.filename, reason: r!.reason ?? 'could not be processed' }));
+    const problems = outcomes.filter(({ r }) => r.status === 'failed').map(({ filename, r }) => ({ filename, reason: r.reason ?? 'could not be processed' }));
     if (!problems.length) return replies.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
 
     let nextAt: Date | undefined;

@@ -5,7 +5,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import pMap from 'p-map';
 import type { Logger } from '../../platform/logger.ts';
 import type { Database } from '../../db/database.ts';
-import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
@@ -22,7 +21,7 @@ export const NO_PDF_REASON = 'No PDF attached';
 /** The content of a claimed message: whole, or (too large to download whole) only its candidate parts. */
 export type MessageContent =
   | { kind: 'whole'; source: Buffer }
-  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; skipped: { filename: string; size: number }[]; notPdf: string[] };
+  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; skipped: { filename: string; size: number; maxBytes: number }[]; notPdf: string[] };
 
 export interface MailIntakeOptions {
   mailbox: string;
@@ -203,7 +202,7 @@ export class MailIntake {
       });
     }
     for (const [i, tooLarge] of skipped.entries()) {
-      const reason = `The attachment is larger than ${MAX_DOCUMENT_BYTES} bytes (${tooLarge.size} bytes encoded) and was not downloaded`;
+      const reason = `The attachment is larger than ${tooLarge.maxBytes} bytes (${tooLarge.size} bytes encoded) and was not downloaded`;
       const filename = tooLarge.filename;
       handOvers.push({ slot: `large:${i}`, filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, reason) });
     }

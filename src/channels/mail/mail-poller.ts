@@ -18,6 +18,8 @@ export interface PollerSettings {
   reconnectMinMs: number;
   reconnectMaxMs: number;
   maxMessageBytes: number;
+  /** the largest ZIP attachment fetched from a message over maxMessageBytes (ZIP_MAX_TOTAL_BYTES) */
+  maxArchiveBytes?: number;
   batchSize: number;
   concurrency: number;
   /** how soon to look again at messages another poller held or that failed (the claim lease) */

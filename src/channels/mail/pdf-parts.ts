@@ -1,6 +1,8 @@
 // Which parts of a message are PDF files: every part whose bytes say PDF (`%PDF-`), whatever
-// its declared type (application/octet-stream too) or disposition (inline too). Pure.
+// its declared type (application/octet-stream too) or disposition (inline too); and ZIP archives
+// (named `.zip` or typed as ZIP: Office files are ZIP bytes too), which intake unpacks. Pure.
 import type { MessageStructureObject } from 'imapflow';
+import { isArchiveName, isZipBytes } from '../../domain/archive.ts';
 import { cleanFileName } from './mime-names.ts';
 
 /** Readers accept `%PDF-` within the first 1 KB (some generators prepend junk). */
@@ -19,16 +21,25 @@ export interface MessagePart {
 export interface PdfFile {
   /** position among the message's PDFs, 0-based: identifies the file when a claim resumes */
   index: number;
+  /** a ZIP archive's name ends in .zip */
   filename: string;
   bytes: Buffer;
+}
+
+/** What a part is, from its (first) bytes, its name and its declared type; undefined: not a file for intake. */
+export function partKind(start: Uint8Array, filename: string | undefined, contentType: string | undefined): 'pdf' | 'zip' | undefined {
+  if (isZipBytes(start) && (filename ? isArchiveName(filename) : /zip/i.test(contentType ?? ''))) return 'zip';
+  return isPdfBytes(start) ? 'pdf' : undefined;
 }
 
 export function selectPdfs(parts: MessagePart[]): PdfFile[] {
   const out: PdfFile[] = [];
   for (const p of parts) {
-    if (!isPdfBytes(p.content)) continue;
+    const name = cleanFileName(p.filename);
+    const kind = partKind(p.content, name, p.contentType);
+    if (!kind) continue;
     const index = out.length;
-    out.push({ index, filename: cleanFileName(p.filename) ?? `attachment-${index + 1}.pdf`, bytes: p.content });
+    out.push({ index, filename: name ?? `attachment-${index + 1}.${kind}`, bytes: p.content });
   }
   return out;
 }

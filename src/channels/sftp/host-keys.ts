@@ -19,8 +19,19 @@ export interface HostKeys {
   source: string;
 }
 
+// ssh2 1.17 drops a leading zero byte of about 1 in 170 Ed25519 public keys and then cannot read
+// the key it wrote: such a pair is made again
+const readable = (pair: { private: string }) => {
+  const k = ssh2.utils.parseKey(pair.private);
+  return !(k instanceof Error) && !Array.isArray(k) && k.isPrivateKey();
+};
+const ed25519 = (): { private: string; public: string } => {
+  const pair = ssh2.utils.generateKeyPairSync('ed25519');
+  return readable(pair) ? pair : ed25519();
+};
+
 const GENERATED = [
-  { file: 'ssh_host_ed25519_key', make: () => ssh2.utils.generateKeyPairSync('ed25519') },
+  { file: 'ssh_host_ed25519_key', make: ed25519 },
   { file: 'ssh_host_rsa_key', make: () => ssh2.utils.generateKeyPairSync('rsa', { bits: 3072 }) },
 ];
 

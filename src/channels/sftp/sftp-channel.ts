@@ -27,6 +27,8 @@ export interface SftpChannelOptions {
   maxConnectionsPerAccount: number;
   listLimit: number;
   maxUploadBytes?: number;
+  /** ZIP archives' cap (ZIP_MAX_TOTAL_BYTES); unset: the PDF cap */
+  maxArchiveBytes?: number;
   /** temporary uploads (x.pdf.filepart) one account-and-mode may have waiting for their rename */
   maxHeldPerAccount?: number;
   /** how long a temporary upload waits for its rename (any session of the account and mode) */
@@ -146,6 +148,7 @@ export class SftpChannel {
           sftp.on('error', (err: Error) => deps.log.debug({ session: session.id, err: err.message }, 'sftp stream error'));
           serveRequests(sftp, session, {
             maxUploadBytes: options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
+            maxArchiveBytes: options.maxArchiveBytes ?? options.maxUploadBytes ?? MAX_DOCUMENT_BYTES,
             maxOpenUploads: options.maxOpenUploads ?? 8,
             metrics: deps.metrics,
             log: deps.log,

@@ -7,7 +7,7 @@ import ssh2, { type Attributes, type SFTPWrapper } from 'ssh2';
 import type { Logger } from '../../platform/logger.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { lsLine, type DirectoryEntry } from '../transfer/directory-listing.ts';
-import { isRootPath, clientBaseName } from '../transfer/upload-names.ts';
+import { isRootPath, clientBaseName, uploadCap } from '../transfer/upload-names.ts';
 import type { SftpSession } from './sftp-session.ts';
 import { UploadBuffer } from './upload-buffer.ts';
 import { Refused } from './upload-directory.ts';
@@ -16,6 +16,8 @@ const { STATUS_CODE: S, OPEN_MODE } = ssh2.utils.sftp;
 
 export interface RequestContext {
   maxUploadBytes: number;
+  /** the cap for ZIP archives (ZIP_MAX_TOTAL_BYTES) */
+  maxArchiveBytes: number;
   /** open uploads one session may hold at once (each up to maxUploadBytes in memory) */
   maxOpenUploads: number;
   metrics: TransferMetrics;
@@ -115,7 +117,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
       const uploads = [...session.handles.values()].filter((handle) => handle.kind === 'upload').length;
       if (uploads >= ctx.maxOpenUploads) throw new Refused('failure', `At most ${ctx.maxOpenUploads} uploads at once per connection`);
       metrics.transferStarted();
-      return sftp.handle(id, session.open({ kind: 'upload', path: name, buffer: new UploadBuffer(ctx.maxUploadBytes) }));
+      return sftp.handle(id, session.open({ kind: 'upload', path: name, buffer: new UploadBuffer(uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes })) }));
     }
     const entry = await dir.find(path);
     if (!entry) throw new Refused('no-such-file', `No such file: ${path}`);
@@ -131,9 +133,9 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     if (handle.buffer.write(offset, data)) return sftp.status(id, S.OK);
     if (!wasTooLarge) {
       metrics.inc('uploadsRefusedTooLarge');
-      log.info({ session: session.id, name: handle.path, limit: ctx.maxUploadBytes }, 'sftp upload refused: too large');
+      log.info({ session: session.id, name: handle.path, limit: handle.buffer.maxBytes }, 'sftp upload refused: too large');
     }
-    sftp.status(id, S.FAILURE, `File too large: at most ${ctx.maxUploadBytes} bytes`);
+    sftp.status(id, S.FAILURE, `File too large: at most ${handle.buffer.maxBytes} bytes`);
   });
 
   on('READ', false, (id, raw: Buffer, offset: number, len: number) => {
@@ -166,7 +168,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     session.handles.delete(key);
     if (handle.kind !== 'upload') return sftp.status(id, S.OK);
     metrics.transferEnded();
-    if (handle.buffer.tooLarge) return sftp.status(id, S.FAILURE, `File too large: at most ${ctx.maxUploadBytes} bytes; nothing was received`);
+    if (handle.buffer.tooLarge) return sftp.status(id, S.FAILURE, `File too large: at most ${handle.buffer.maxBytes} bytes; nothing was received`);
     session.closing++;
     try {
       // the key may have been rotated while the file streamed: nothing is handed in with it then

@@ -8,7 +8,7 @@ export class UploadBuffer {
   /** set by the first write past the cap; everything held is dropped then */
   tooLarge = false;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {}
 
   get size(): number {
     return this.end;

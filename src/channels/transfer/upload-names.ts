@@ -1,6 +1,6 @@
 // Which names an FTP or SFTP client may upload into its flat virtual directory. Pure.
 //
-// Final names end in `.pdf` (any case) and go to the intake pipeline at once. Temporary names are
+// Final names end in `.pdf` or `.zip` (a ZIP archive of PDFs; any case) and go to the intake pipeline at once. Temporary names are
 // what WinSCP (`x.pdf.filepart`), lftp (`.in.x.pdf.`, `x.pdf.part`) and scripts (`x.tmp`) upload
 // before renaming to the final name; they are held until that rename (FTP's intake-file-system.ts,
 // SFTP's upload-directory.ts).
@@ -33,8 +33,14 @@ export function clientBaseName(raw: string | null | undefined): { ok: true; name
 }
 
 export function isFinalName(name: string): boolean {
-  return /\.pdf$/i.test(name) && name.length > 4 && !/^\.+pdf$/i.test(name);
+  return /\.(pdf|zip)$/i.test(name) && !/^\.+(pdf|zip)$/i.test(name);
 }
+
+/** A ZIP archive, or a temporary name of one (`x.zip.part`): its upload may be as large as ZIP_MAX_TOTAL_BYTES. */
+export const isArchiveUpload = (name: string): boolean => /\.zip(\.|$)/i.test(name);
+
+/** The most bytes an upload under this name may have. */
+export const uploadCap = (name: string, caps: { pdf: number; archive: number }): number => (isArchiveUpload(name) ? caps.archive : caps.pdf);
 
 function hasTempPrefix(name: string): boolean {
   const lower = name.toLowerCase();
@@ -54,7 +60,7 @@ export function classifyUploadName(raw: string | null | undefined): NameVerdict 
   if (hasTempPrefix(base.name)) return { kind: 'temp', name: base.name };
   if (isFinalName(base.name)) return { kind: 'final', name: base.name };
   if (isTempName(base.name)) return { kind: 'temp', name: base.name };
-  return { kind: 'refused', reason: 'Only PDF files (<invoice_number>.pdf or <invoice_id>.pdf) can be uploaded' };
+  return { kind: 'refused', reason: 'Only PDF files (<invoice_number>.pdf or <invoice_id>.pdf) and ZIP archives of them can be uploaded' };
 }
 
 /** True for the arguments that name the (only) directory: none, `.`, `/`, `./`, and `ls` flags. */

@@ -54,11 +54,11 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
   app.post<{ Params: { mode: string }; Body: Form }>('/dashboard/settings/keys/:mode', onlySignedIn, async (req, reply) => {
     const { mode } = req.params;
     if (mode !== 'live' && mode !== 'test') return reply.code(404).view('message.eta', { title: 'Not found', message: 'No such key.' });
-    if (req.body?.confirm !== 'yes') return reply.code(400).view('settings.eta', { ...(await settingsView(c, req)), error: `Tick the box to confirm: the current ${mode} key stops working at once.` });
+    if (req.body?.confirm !== 'yes') return reply.code(400).view('settings.eta', await settingsView(c, req, { error: `Tick the box to confirm: the current ${mode} key stops working at once.` }));
     const key = await c.accounts.rotateKey(signed(req).scope.accountId, mode);
     req.log.info({ mode, userId: signed(req).userId }, 'API key rotated from the dashboard');
     // rendered, not redirected: the key is shown on this one page and stored nowhere
-    return reply.view('settings.eta', await settingsView(c, req, { mode, key }));
+    return reply.view('settings.eta', await settingsView(c, req, { newKey: { mode, key } }));
   });
 
   app.post<{ Body: Form }>('/dashboard/mode', onlySignedIn, async (req, reply) => {

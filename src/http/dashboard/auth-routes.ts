@@ -1,10 +1,10 @@
-// Sign-in (throttled per address and per e-mail through Redis), sign-out, and the invite link
-// where a person sets their password.
-import type { FastifyInstance } from 'fastify';
+// Sign-in (throttled per address and per e-mail through Redis; a TOTP code as second step for a
+// person who turned it on), sign-out, and the invite link where a person sets their password.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { MIN_PASSWORD_LENGTH } from '../../services/passwords.ts';
-import { clearSessionCookie, setSessionCookie } from './session.ts';
+import { clearPendingSecondFactor, clearSessionCookie, pendingSecondFactor, setPendingSecondFactor, setSessionCookie } from './session.ts';
 
 type Form = Record<string, string | undefined>;
 const field = (body: unknown, name: string) => {
@@ -16,6 +16,20 @@ const EXPIRED = { title: 'Invite expired', message: 'This invite link was used a
 
 export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<void> {
   const signInPage = (error?: string, email = '') => ({ title: 'Sign in', error, email });
+  const codePage = (error?: string) => ({ title: 'Sign in', error });
+
+  /** Seconds until the address and the e-mail may try again (0: now), and the words for it. */
+  const throttle = async (req: FastifyRequest, email: string) => {
+    const waitMs = await c.signInThrottle.blockedFor(req.ip, email);
+    const minutes = Math.ceil(waitMs / 60_000);
+    return { seconds: Math.ceil(waitMs / 1000), error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` };
+  };
+  const signedIn = async (req: FastifyRequest, reply: FastifyReply, user: { id: string; email: string }) => {
+    await c.signInThrottle.recordSuccess(req.ip, user.email);
+    if (req.signed) await c.users.endSession(req.signed.token);
+    setSessionCookie(reply, await c.users.startSession(user.id));
+    return reply.redirect('/dashboard', 303);
+  };
 
   app.get('/dashboard/sign-in', async (req, reply) => {
     if (req.signed) return reply.redirect('/dashboard', 303);
@@ -25,20 +39,30 @@ export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
   app.post('/dashboard/sign-in', async (req, reply) => {
     const email = field(req.body, 'email').trim();
     const password = field(req.body, 'password');
-    const waitMs = await c.signInThrottle.blockedFor(req.ip, email);
-    if (waitMs > 0) {
-      const minutes = Math.ceil(waitMs / 60_000);
-      return reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000))).view('sign-in.eta', signInPage(`Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email));
-    }
+    const wait = await throttle(req, email);
+    if (wait.seconds) return reply.code(429).header('retry-after', String(wait.seconds)).view('sign-in.eta', signInPage(wait.error, email));
     const user = email && password ? await c.users.verify(email, password) : undefined;
     if (!user) {
       await c.signInThrottle.recordFailure(req.ip, email);
       return reply.code(401).view('sign-in.eta', signInPage('The e-mail address or the password is not right.', email));
     }
-    await c.signInThrottle.recordSuccess(req.ip, email);
-    if (req.signed) await c.users.endSession(req.signed.token);
-    setSessionCookie(reply, await c.users.startSession(user.id));
-    return reply.redirect('/dashboard', 303);
+    if (!user.secondFactor) return signedIn(req, reply, user);
+    setPendingSecondFactor(reply, user);
+    return reply.view('sign-in-code.eta', codePage());
+  });
+
+  // the second step for a person with TOTP on: failures count like wrong passwords
+  app.post('/dashboard/sign-in/code', async (req, reply) => {
+    const pending = pendingSecondFactor(req);
+    if (!pending) return reply.code(401).view('sign-in.eta', signInPage('The sign-in took too long. Enter your e-mail address and password again.'));
+    const wait = await throttle(req, pending.email);
+    if (wait.seconds) return reply.code(429).header('retry-after', String(wait.seconds)).view('sign-in-code.eta', codePage(wait.error));
+    if (!(await c.users.checkSecondFactor(pending.userId, field(req.body, 'code')))) {
+      await c.signInThrottle.recordFailure(req.ip, pending.email);
+      return reply.code(401).view('sign-in-code.eta', codePage('The code is not right, or was used already. Enter the code your app shows now.'));
+    }
+    clearPendingSecondFactor(reply);
+    return signedIn(req, reply, { id: pending.userId, email: pending.email });
   });
 
   app.post('/dashboard/sign-out', async (req, reply) => {

@@ -17,6 +17,7 @@ import { authRoutes } from './auth-routes.ts';
 import { format } from './format.ts';
 import { liveUpdates } from './live-updates.ts';
 import { pageRoutes } from './page-routes.ts';
+import { secondFactorRoutes } from './second-factor-routes.ts';
 import { COOKIE_PATH, loadSession } from './session.ts';
 
 declare module 'fastify' {
@@ -69,5 +70,6 @@ export const dashboard = (c: HttpDeps): FastifyPluginAsync => async (app) => {
   await authRoutes(app, c);
   await pageRoutes(app, c);
   await actionRoutes(app, c);
+  await secondFactorRoutes(app, c);
   liveUpdates(app, c);
 };

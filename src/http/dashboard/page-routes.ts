@@ -44,7 +44,7 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
   app.get<{ Querystring: Query }>('/dashboard/files', onlySignedIn, async (req, reply) => {
     const { filter, values } = filterOf(req.query);
     const files = await c.intake.search(signed(req).scope, filter);
-    return reply.view('files.eta', { title: 'Received files', account: await account(req), files, values, query: queryString(values), limit: LIST_LIMIT, statuses: STATUSES, channels: CHANNELS });
+    return reply.view('files.eta', { title: 'Received files', account: await account(req), files, values, discarded: req.query.discarded === '1', query: queryString(values), limit: LIST_LIMIT, statuses: STATUSES, channels: CHANNELS });
   });
 
   // the rows alone: what the live update (and the filters, with htmx) swap in
@@ -57,8 +57,8 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     const { scope } = signed(req);
     const file = await c.intake.get(scope, req.params.id);
     const invoice = file.invoiceId ? await c.invoices.get(scope, file.invoiceId).catch(() => undefined) : undefined;
-    const open = file.status === 'attached' ? [] : await c.invoices.openWithoutDocument(scope, 200);
-    return reply.view('file.eta', { title: file.filename, account: await account(req), file, invoice, open, done: req.query.done, error: req.query.error });
+    const [open, history] = await Promise.all([file.status === 'attached' ? [] : c.invoices.openWithoutDocument(scope, 200), c.intakeHistory.list(scope, file.id)]);
+    return reply.view('file.eta', { title: file.filename, account: await account(req), file, invoice, open, history, done: req.query.done, error: req.query.error });
   });
 
   app.get<{ Params: { id: string } }>('/dashboard/files/:id/download', onlySignedIn, async (req, reply) => {
@@ -74,12 +74,23 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     return reply.view('invoices.eta', { title: 'Invoices without a document', account: await account(req), invoices });
   });
 
-  app.get('/dashboard/settings', onlySignedIn, async (req, reply) => reply.view('settings.eta', await settingsView(c, req)));
+  app.get<{ Querystring: Query }>('/dashboard/settings', onlySignedIn, async (req, reply) => reply.view('settings.eta', await settingsView(c, req, { done: req.query.done })));
 }
 
-/** The connection settings page's data; `newKey` is shown once, right after a rotation. */
-export async function settingsView(c: HttpDeps, req: FastifyRequest, newKey?: { mode: string; key: string }) {
-  const { scope } = signed(req);
-  const [account, details, hints] = await Promise.all([c.accounts.get(scope.accountId), accountDetails(c, scope, req.hostname), c.accounts.keyHints(scope.accountId)]);
-  return { title: 'Connection settings', account, details, hints, newKey };
+/** What the settings page shows once: a new key right after its rotation, a second factor being set up. */
+export interface SettingsExtra {
+  newKey?: { mode: string; key: string };
+  totpSetup?: { secret: string; uri: string; qr: string; error?: string };
+  error?: string;
+  done?: string;
+}
+
+/** The connection settings page's data, with the mode's webhooks and the person's second factor. */
+export async function settingsView(c: HttpDeps, req: FastifyRequest, extra: SettingsExtra = {}) {
+  const { scope, userId } = signed(req);
+  const [account, details, hints, hooks, secondFactor] = await Promise.all([
+    c.accounts.get(scope.accountId), accountDetails(c, scope, req.hostname), c.accounts.keyHints(scope.accountId),
+    c.webhooks.list(scope, { limit: 100 }), c.users.hasSecondFactor(userId),
+  ]);
+  return { title: 'Connection settings', account, details, hints, webhooks: hooks.items, secondFactor, ...extra };
 }

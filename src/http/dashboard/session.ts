@@ -30,6 +30,33 @@ export function clearSessionCookie(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' });
 }
 
+// Between the password and the TOTP code: who passed the password, in a signed cookie that lasts
+// a few minutes. It opens nothing but the code form.
+const PENDING_COOKIE = 'ii_pending';
+const PENDING_MS = 5 * 60_000;
+
+export function setPendingSecondFactor(reply: FastifyReply, user: { id: string; email: string }): void {
+  const value = Buffer.from(JSON.stringify({ u: user.id, e: user.email, x: Date.now() + PENDING_MS })).toString('base64url');
+  reply.setCookie(PENDING_COOKIE, value, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true, maxAge: PENDING_MS / 1000 });
+}
+
+/** The person who passed the password within the last minutes, or undefined. */
+export function pendingSecondFactor(req: FastifyRequest): { userId: string; email: string } | undefined {
+  const raw = req.cookies[PENDING_COOKIE];
+  const unsigned = raw ? req.unsignCookie(raw) : undefined;
+  if (!unsigned?.valid || !unsigned.value) return undefined;
+  try {
+    const { u, e, x } = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8'));
+    return typeof u === 'string' && typeof e === 'string' && x > Date.now() ? { userId: u, email: e } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function clearPendingSecondFactor(reply: FastifyReply): void {
+  reply.clearCookie(PENDING_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true });
+}
+
 /** onRequest: resolves the cookie to a session (or null). */
 export const loadSession = (users: UserService) => async (req: FastifyRequest) => {
   req.signed = null;

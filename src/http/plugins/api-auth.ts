@@ -1,14 +1,14 @@
-// Every /v2 route: one Redis round trip for the per-key rate limit and the key's revocation
-// marker, then the Bearer key (from the node's cache when Redis vouches for it, otherwise from
-// the database), then Idempotency-Key handling for POST. The limit comes first so that floods
-// of bad keys are throttled (by address) before they cost a key lookup.
+// Every /v2 route: the per-key rate limit (the request gate), then the Bearer key (from the
+// node's cache while the gate says revocations reach it, otherwise from the database), then
+// Idempotency-Key handling for POST. The limit comes first so that floods of bad keys are
+// throttled (by address) before they cost a key lookup.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { hashKey, keyMode } from '../../domain/api-keys.ts';
 import { ApiError } from '../api-error.ts';
 import { IdempotencyService } from '../../services/idempotency-service.ts';
-import { HAL } from '../schemas/common.ts';
 import { bearerToken } from './admin-auth.ts';
+import { HAL } from '../schemas/common.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,35 +16,27 @@ declare module 'fastify' {
   }
 }
 
-/** "1 minute", "30 seconds": the window in words for the 429 detail */
-function windowText(ms: number): string {
-  if (ms % 60_000 === 0) return ms === 60_000 ? '1 minute' : `${ms / 60_000} minutes`;
-  if (ms % 1000 === 0) return ms === 1000 ? '1 second' : `${ms / 1000} seconds`;
-  return `${ms} ms`;
-}
+/** "1 minute", "30 seconds": the window in words for the 429 detail (whole seconds, see config) */
+const windowText = (ms: number) => (ms % 60_000 === 0 ? (ms === 60_000 ? '1 minute' : `${ms / 60_000} minutes`) : ms === 1000 ? '1 second' : `${ms / 1000} seconds`);
 
 export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promise<void> {
   const { rateLimitMax: max, rateLimitWindowMs: windowMs } = c.config;
-  // start limiting from the first request when Redis is there; never hold start-up for it
+  // start limiting (and caching) from the first request when Redis is there; never hold start-up for it
   app.addHook('onReady', () => c.gate.ready(2000));
 
   app.decorateRequest('scope', null);
   app.addHook('onRequest', async (req, reply) => {
     const key = bearerToken(req.headers.authorization);
-    const usable = key !== undefined && keyMode(key) !== undefined;
-    const hash = usable ? hashKey(key) : undefined;
+    const hash = key !== undefined && keyMode(key) !== undefined ? hashKey(key) : undefined;
     // one budget per key; requests without a usable key share their address's budget
-    const gate = await c.gate.hit(hash ? `k:${hash}` : `ip:${req.ip}`, hash, windowMs);
+    const gate = await c.gate.consume(hash ? `k:${hash}` : `ip:${req.ip}`);
     if (gate) {
-      const resetS = Math.ceil(gate.ttlMs / 1000);
-      reply.header('x-ratelimit-limit', max).header('x-ratelimit-remaining', Math.max(0, max - gate.count)).header('x-ratelimit-reset', resetS);
-      if (gate.count > max) {
-        throw new ApiError(429, `Rate limit of ${max} requests per ${windowText(windowMs)} reached; retry after ${resetS} s`, undefined, { 'retry-after': String(resetS) });
-      }
+      const resetS = Math.ceil(gate.resetMs / 1000);
+      reply.header('x-ratelimit-limit', max).header('x-ratelimit-remaining', gate.remaining).header('x-ratelimit-reset', resetS);
+      if (!gate.allowed) throw new ApiError(429, `Rate limit of ${max} requests per ${windowText(windowMs)} reached; retry after ${resetS} s`, undefined, { 'retry-after': String(resetS) });
     }
     if (!key) throw ApiError.unauthorized('Send the API key as Authorization: Bearer <key>');
-    // the cache is trusted only when Redis just said the key was not replaced
-    const scope = hash && (await c.accounts.authenticate(key, gate ? (gate.revoked ? 'evict' : 'use') : 'bypass', hash));
+    const scope = hash && (await c.accounts.authenticate(key, c.gate.cacheTrusted(), hash));
     if (!scope) throw ApiError.unauthorized('The API key is invalid or has been replaced');
     req.scope = scope;
   });

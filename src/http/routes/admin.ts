@@ -26,7 +26,7 @@ const AdminImport = Type.Object({
   sender: Type.String(),
   filename: Type.String(),
   size: Type.Integer(),
-  status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed'] }),
+  status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'] }),
   invoice: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
   receivedAt: Type.String({ format: 'date-time' }),
@@ -46,6 +46,7 @@ export interface AdminRouteOptions {
 export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions = {}): FastifyPluginAsyncTypebox => async (app) => {
   app.addHook('onRequest', bearerGuard(token, 'Send the admin token as Authorization: Bearer <ADMIN_TOKEN>'));
   const tags = ['admin'];
+  app.get('/admin/openapi.json', { schema: { hide: true } }, async () => app.adminSwagger());
 
   app.post('/admin/accounts', {
     schema: { tags, security: adminSecurity, summary: 'Create an account with a live and a test key (shown once)', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 250 }) }), response: { 201: AccountWithKeys, ...commonErrors() } },
@@ -76,7 +77,7 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
   app.get('/admin/imports', {
     schema: {
       tags, security: adminSecurity, summary: 'Intake records of every account, newest first (status=failed: what needs a look, refused files included)',
-      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ enum: ['received', 'waiting', 'attached', 'failed'] })) }),
+      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'] })) }),
       response: { 200: Paged(AdminImport), ...commonErrors() },
     },
   }, async (req) => {

@@ -18,10 +18,14 @@ export const ImportSchema = Type.Object(
     filename: Type.String({ description: 'The name as received' }),
     size: Type.Integer(),
     sha256: Type.String(),
-    status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed'], description: 'waiting: no invoice with that id or number yet; the file is retried until the match window ends' }),
+    status: Type.String({
+      enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'],
+      description: 'waiting: no invoice with that id or number yet; the file is retried until the match window ends. unpacked: a ZIP archive whose files became imports of their own (their archive field names it)',
+    }),
     invoice: Nullable(Type.String({ description: 'The invoice it was matched to' })),
     document: Nullable(Type.String({ description: 'The document it became' })),
     reason: Nullable(Type.String({ description: 'Why it failed, or what it waits for, in words for people' })),
+    archive: Nullable(Type.String({ description: 'The import of the ZIP archive this file was unpacked from' })),
     receivedAt: Time,
     updatedAt: Time,
     attachedAt: Nullable(Time),
@@ -29,7 +33,7 @@ export const ImportSchema = Type.Object(
       enum: ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'manual'],
       description: 'How the attached file found its invoice: its name is the invoice id or number, the e-invoice inside the PDF, the e-mail subject, a number inside its name, or assigned by a person',
     })),
-    _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link) }),
+    _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link), archive: Type.Optional(Link) }),
   },
   { $id: 'Import' },
 );
@@ -46,6 +50,7 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
   invoice: r.invoiceId,
   document: r.documentId,
   reason: r.reason,
+  archive: r.archiveId ?? null,
   receivedAt: r.receivedAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
   attachedAt: r.attachedAt ? r.attachedAt.toISOString() : null,
@@ -54,14 +59,15 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
     self: { href: `${base}/v2/imports/${r.id}`, type: HAL } as const,
     ...(r.invoiceId ? { invoice: { href: `${base}/v2/invoices/${r.invoiceId}`, type: HAL } as const } : {}),
     ...(r.documentId ? { document: { href: `${base}/v2/documents/${r.documentId}`, type: HAL } as const } : {}),
+    ...(r.archiveId ? { archive: { href: `${base}/v2/imports/${r.archiveId}`, type: HAL } as const } : {}),
   },
 });
 
 const CreateBody = Type.Object({
-  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf; otherwise the e-invoice inside the PDF or an invoice number inside the name (docs/intake.md)' }),
+  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf; otherwise the e-invoice inside the PDF or an invoice number inside the name (docs/intake.md); a name ending in .zip is a ZIP archive whose PDFs each become an import' }),
   // no maxLength: contentBytes checks the length, because ajv's maxLength counts code points one
   // by one, which costs about a millisecond on a 100 KB file's Base64
-  content: Type.String({ description: `The PDF in Base64, at most ${MAX_CONTENT_CHARS} characters` }),
+  content: Type.String({ description: `The PDF (or ZIP archive) in Base64, at most ${MAX_CONTENT_CHARS} characters` }),
 });
 const Params = Type.Object({ import_id: Id('Import id (imp_...)') });
 
@@ -73,7 +79,7 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
     schema: {
       tags, security, body: CreateBody, response: { 202: ImportSchema, ...commonErrors(415) },
       summary: 'Hand in a PDF to be matched to an invoice by its file name, like an FTP upload or an e-mail',
-      description: 'Answers 202 with the import record once the file is stored and queued. A file that is refused at once (not a PDF, empty, a name with path parts) is recorded with status failed and its reason. Poll GET /v2/imports/{id} for the outcome.',
+      description: 'Answers 202 with the import record once the file is stored and queued. A file that is refused at once (not a PDF, empty, a name with path parts) is recorded with status failed and its reason. A ZIP archive answers 202 once every file in it is stored and queued: its record has status unpacked (or failed, with the reason, when the archive as a whole is refused) and each file is an import of its own whose archive field names it. Poll GET /v2/imports/{id} for the outcome.',
     },
   }, async (req, reply) => {
     const scope = scopeOf(req);
@@ -84,7 +90,7 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
 
   listRoute(app, c.config.publicUrl, {
     path: '/v2/imports', key: 'imports', item: ImportSchema, tags, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
-    filter: { name: 'status', description: 'received, waiting, attached or failed' }, list: (scope, page, status) => c.intake.list(scope, page, status), present: presentImport,
+    filter: { name: 'status', description: 'received, waiting, attached, failed or unpacked' }, list: (scope, page, status) => c.intake.list(scope, page, status), present: presentImport,
   });
 
   app.get('/v2/imports/:import_id', {

@@ -1,0 +1,48 @@
+// What a person starting the service reads first: where each part listens, where the admin
+// token is, and what to do next. One log line: its message is the text, its `startUp` field the
+// same facts for machines (left out of the terminal's lines, which show the text).
+import type { Config } from '../config/config.ts';
+import { adminTokenFile } from '../platform/admin-token.ts';
+import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
+import { isLoopback, type RunningService } from './start-service.ts';
+
+export interface StartUpSummary {
+  text: string;
+  fields: Record<string, string>;
+}
+
+export function startUpSummary(config: Config, svc: RunningService): StartUpSummary {
+  const roles = new Set(config.roles);
+  const fields: Record<string, string> = {};
+  const rows: [string, string][] = [];
+  const add = (key: string, label: string, value: string, note = '') => {
+    fields[key] = value;
+    rows.push([label, note ? `${value}   (${note})` : value]);
+  };
+  const at = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (svc.apiUrl) {
+    add('api', 'API', `${svc.apiUrl}/v2`, config.tlsCert ? 'HTTPS' : `plain HTTP${isLoopback(config.host) ? ', this machine only' : ': put a TLS-terminating proxy in front'}`);
+    add('docs', 'API docs', `${svc.apiUrl}/docs`);
+    add('dashboard', 'Dashboard', `${svc.apiUrl}/dashboard`, 'account holders sign in after an invite');
+    const token = config.adminToken === 'disabled' ? 'off (ADMIN_TOKEN=disabled)' : config.adminToken ? 'ADMIN_TOKEN, as set' : adminTokenFile(config.dataDir);
+    add('adminToken', 'Admin token', token, config.adminToken === 'disabled' ? '' : `admin API ${svc.apiUrl}/admin, queues ${svc.apiUrl}/admin/queues`);
+  } else if (svc.httpUrl) {
+    add('health', 'Health', `${svc.httpUrl}/readyz`);
+  }
+  if (svc.ftpPort !== undefined) {
+    const tls = config.tlsCert ? 'FTPS with TLS_CERT' : config.ftpAllowPlain ? 'plain FTP allowed' : 'FTPS with a self-signed certificate';
+    add('ftp', 'FTP', at(config.ftpHost, svc.ftpPort), tls);
+  }
+  if (svc.sftpPort !== undefined) add('sftp', 'SFTP', at(config.sftpHost, svc.sftpPort));
+  if (svc.mail && config.imapUrl) add('mail', 'E-mail', describeImapUrl(parseImapUrl(config.imapUrl)), `files mailed to ${config.importAddress}`);
+  else if (roles.has('mail')) add('mail', 'E-mail', 'off', 'set IMAP_URL to read a mailbox');
+  if (roles.has('worker')) add('worker', 'Workers', 'matching imported files to invoices');
+  add('database', 'Database', config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`);
+
+  const next = svc.apiUrl && config.adminToken !== 'disabled'
+    ? 'Next: create an account with `npm run admin -- create-account "Your company"`; it prints the account\'s API keys once. Then read the API docs.'
+    : 'Next: start the api role somewhere (ROLES=api) to create accounts and reach the docs.';
+  const width = Math.max(...rows.map(([l]) => l.length));
+  const text = [`invoice-intake is running (roles: ${config.roles.join(', ')})`, ...rows.map(([l, v]) => `  ${l.padEnd(width)}  ${v}`), next].join('\n');
+  return { text, fields };
+}

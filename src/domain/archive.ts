@@ -1,0 +1,78 @@
+// ZIP archives received by any channel: which names and bytes are archives, and the limits that
+// refuse an archive or one of its entries before anything is decompressed. Pure: the reader
+// (intake/zip-reader.ts) hands over what the central directory declares, and yauzl makes sure an
+// entry never inflates past its declared size.
+import { MAX_DOCUMENT_BYTES } from './pdf.ts';
+
+/** Above this, an entry is refused as a zip bomb: PDFs rarely compress better than 2:1. */
+export const MAX_COMPRESSION_RATIO = 100;
+
+export interface ArchiveLimits {
+  maxEntries: number;
+  /** the sum of the entries' uncompressed sizes */
+  maxTotalBytes: number;
+}
+
+/** What the central directory says about one entry. */
+export interface ZipEntryInfo {
+  /** the path inside the archive, `/`-separated */
+  path: string;
+  compressedSize: number;
+  uncompressedSize: number;
+  encrypted: boolean;
+}
+
+export const isArchiveName = (name: string): boolean => /\.zip$/i.test(name.trim());
+
+/** `PK\x03\x04` (an archive with entries) or `PK\x05\x06` (an empty one). */
+export function isZipBytes(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
+}
+
+/** The entry's own name: the last path part (the rest never matters: nothing is written to disk). */
+export const entryBaseName = (path: string): string => path.split(/[/\\]/).filter(Boolean).pop() ?? '';
+
+/** Folders, and the resource forks macOS's Finder adds (`__MACOSX/`, `._x.pdf`), are no files. */
+export const isIgnoredEntry = (path: string): boolean =>
+  path.endsWith('/') || path.split('/').includes('__MACOSX') || entryBaseName(path).startsWith('._') || entryBaseName(path) === '.DS_Store';
+
+const nestedReason = (name: string) => `${name} is an archive inside the ZIP archive; nested archives are not unpacked`;
+const NESTED = /\.(zip|rar|7z|tar|tgz|gz|bz2|xz|jar|cab|arj|lz|lzh|zipx)$/i;
+
+/** Whether the archive as a whole is refused, from its entry count (known before any entry is read). */
+export function entryCountRefusal(entryCount: number, limits: ArchiveLimits): string | undefined {
+  if (entryCount > limits.maxEntries) return `The ZIP archive has ${entryCount} entries; at most ${limits.maxEntries} are accepted`;
+  if (entryCount === 0) return 'The ZIP archive is empty';
+  return undefined;
+}
+
+/** Whether the archive as a whole is refused, from its entries' declared sizes. */
+export function totalSizeRefusal(entries: ZipEntryInfo[], limits: ArchiveLimits): string | undefined {
+  const total = entries.reduce((sum, e) => sum + e.uncompressedSize, 0);
+  if (total > limits.maxTotalBytes) return `The ZIP archive unpacks to ${total} bytes; at most ${limits.maxTotalBytes} are accepted`;
+  return undefined;
+}
+
+/** Why one entry is refused without being decompressed, or undefined when it may be read. */
+export function entryRefusal(e: ZipEntryInfo): string | undefined {
+  const name = entryBaseName(e.path);
+  if (e.encrypted) return `${name} in the ZIP archive is encrypted; send it without a password`;
+  if (NESTED.test(name)) return nestedReason(name);
+  if (e.uncompressedSize > MAX_DOCUMENT_BYTES) return `${name} in the ZIP archive is larger than ${MAX_DOCUMENT_BYTES} bytes (${e.uncompressedSize} bytes)`;
+  const ratio = e.uncompressedSize / Math.max(1, e.compressedSize);
+  if (ratio > MAX_COMPRESSION_RATIO) {
+    return `${name} in the ZIP archive is compressed ${Math.round(ratio)} to 1 (above ${MAX_COMPRESSION_RATIO} to 1): refused as a possible zip bomb`;
+  }
+  return undefined;
+}
+
+/** An entry whose bytes are an archive whatever its name; other bytes get the rules of any file (pdf.ts). */
+export function nestedArchiveRefusal(name: string, bytes: Uint8Array): string | undefined {
+  return isZipBytes(bytes) ? nestedReason(name) : undefined;
+}
+
+/** The archive record's reason once it is unpacked (each file's record says what became of it). */
+export function unpackedReason(files: number, refused: number): string {
+  const unpacked = `Unpacked into ${files} ${files === 1 ? 'file' : 'files'}`;
+  return refused ? `${unpacked}, ${refused} of them refused` : unpacked;
+}

@@ -1,0 +1,122 @@
+// A ZIP archive handed in by a channel: unpacked in memory, then the archive's record and one
+// record per file in it staged in ONE transaction, so a crash while unpacking stages nothing (the
+// channel has not acknowledged, the sender sends again) and a finished archive is staged whole.
+// The jobs are queued after the commit; the reconciler queues any a crash left out.
+// Memory: the archive's bytes plus one file at a time (each at most 5 MB, checked before inflating).
+import { createHash } from 'node:crypto';
+import pMap from 'p-map';
+import type { Queryable } from '../db/database.ts';
+import {
+  entryBaseName, entryCountRefusal, entryRefusal, isIgnoredEntry, nestedArchiveRefusal, totalSizeRefusal, unpackedReason,
+  type ArchiveLimits,
+} from '../domain/archive.ts';
+import { newId } from '../domain/ids.ts';
+import type { IntakeRecord } from '../domain/intake.ts';
+import type { Scope } from '../domain/scope.ts';
+import type { EventOutbox, RecordEvent } from '../services/event-outbox.ts';
+import type { IncomingFile } from './intake-port.ts';
+import { intakeRepository as repo, type NewIntake } from './intake-repository.ts';
+import { openZip, type ListedEntry, type OpenZip } from './zip-reader.ts';
+
+export const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+export const EMPTY_SHA256 = sha256Of(new Uint8Array());
+
+/** How a file (an archive's, or one on its own) becomes a staged record: the service's rules. */
+export type ToNewIntake = (file: IncomingFile, archiveId: string | null) => NewIntake;
+
+export interface StagedArchive {
+  archive: IntakeRecord;
+  /** the records of the files in it, in the archive's order */
+  files: IntakeRecord[];
+}
+
+type Opened = { zip: OpenZip; entries: ListedEntry[] } | { reason: string };
+
+const unreadable = (e: unknown) => `The ZIP archive cannot be read: ${(e as Error).message.slice(0, 200)}`;
+
+/** The central directory, or why the archive as a whole is refused (nothing inflated yet). */
+async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
+  if (bytes.length > limits.maxTotalBytes) return { reason: `The ZIP archive is larger than ${limits.maxTotalBytes} bytes` };
+  let zip: OpenZip;
+  try {
+    zip = await openZip(bytes);
+  } catch (e) {
+    return { reason: unreadable(e) };
+  }
+  try {
+    const tooMany = entryCountRefusal(zip.entryCount, limits);
+    const entries = tooMany ? [] : (await zip.list()).filter((e) => !isIgnoredEntry(e.path));
+    const reason = tooMany ?? (entries.length ? totalSizeRefusal(entries, limits) : 'The ZIP archive has no files');
+    if (!reason) return { zip, entries };
+    zip.close();
+    return { reason };
+  } catch (e) {
+    zip.close();
+    return { reason: unreadable(e) };
+  }
+}
+
+/** One entry as a file of the archive's sender and channel: its bytes, or why it has none. */
+async function entryFile(zip: OpenZip, e: ListedEntry, archive: IncomingFile): Promise<{ file: IncomingFile; refused?: string }> {
+  const filename = entryBaseName(e.path);
+  // an e-mail's subject speaks of the message, not of each file in its archive: never matched
+  const base = { ...archive, filename, bytes: Buffer.alloc(0), subject: undefined };
+  const refused = entryRefusal(e);
+  if (refused) return { file: base, refused };
+  let bytes: Buffer;
+  try {
+    bytes = await zip.read(e);
+  } catch (err) {
+    return { file: base, refused: `${filename} in the ZIP archive cannot be read: ${(err as Error).message.slice(0, 200)}` };
+  }
+  return { file: { ...base, bytes }, refused: nestedArchiveRefusal(filename, bytes) };
+}
+
+async function insert(tx: Queryable, record: RecordEvent, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
+  const r = await repo.insert(tx, scope, f);
+  if (f.status !== 'unpacked') await record(scope, `import.${f.status}`, () => ({ resource: 'import', record: r }));
+  return r;
+}
+
+/**
+ * Unpacks and stages the archive (`refusal`: why it is refused before unpacking, e.g. a disabled
+ * account). Jobs are not queued here: see queueArchiveFiles.
+ */
+export async function stageArchive(
+  outbox: EventOutbox, archive: IncomingFile, limits: ArchiveLimits, refusal: string | null, toNew: ToNewIntake,
+): Promise<StagedArchive> {
+  const { scope } = archive;
+  const opened: Opened = refusal ? { reason: refusal } : await open(archive.bytes, limits);
+  const own: NewIntake = { ...toNew({ ...archive, bytes: Buffer.alloc(0) }, null), size: archive.bytes.length, sha256: sha256Of(archive.bytes), matchName: null };
+  if ('reason' in opened) {
+    const failed = { ...own, status: 'failed' as const, reason: opened.reason };
+    return { archive: await outbox.transaction((tx, record) => insert(tx, record, scope, failed)), files: [] };
+  }
+  const { zip, entries } = opened;
+  try {
+    // the files first (the foreign key is deferred), so the archive's record is the newest
+    return await outbox.transaction(async (tx, record) => {
+      const files: IntakeRecord[] = [];
+      for (const e of entries) {
+        const { file, refused } = await entryFile(zip, e, archive);
+        const f = toNew(file, own.id);
+        files.push(await insert(tx, record, scope, refused ? { ...f, status: 'failed', reason: refused, content: null } : f));
+      }
+      const failed = files.filter((f) => f.status === 'failed').length;
+      const parent = await insert(tx, record, scope, { ...own, status: 'unpacked', reason: unpackedReason(files.length, failed) });
+      return { archive: parent, files };
+    });
+  } finally {
+    zip.close();
+  }
+}
+
+/** Queues the staged files' jobs; when one cannot be queued the archive's staging is undone and this throws. */
+export async function queueArchiveFiles(staged: StagedArchive, enqueue: (r: IntakeRecord) => Promise<void>, undo: () => Promise<void>): Promise<void> {
+  try {
+    await pMap(staged.files.filter((f) => f.status === 'received'), enqueue, { concurrency: 16 });
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+}

@@ -1,0 +1,70 @@
+// A ZIP archive read in memory with yauzl: the central directory first (names and declared sizes,
+// nothing decompressed), then one entry at a time on demand. Entry paths are only names here:
+// nothing is ever written to disk, so yauzl's path checks (`..`, absolute paths), which would
+// refuse the whole archive, are left off and the name is decoded without them.
+import yauzl from 'yauzl';
+import type { ZipEntryInfo } from '../domain/archive.ts';
+
+// yauzl 3's decoder (UTF-8 flag, Info-ZIP Unicode path field, CP437); @types/yauzl 2.10 lacks it
+const decodeName = (yauzl as unknown as { getFileNameLowLevel(flag: number, raw: Buffer, extra: yauzl.Entry['extraFields'], strict: boolean): string })
+  .getFileNameLowLevel;
+
+export interface ListedEntry extends ZipEntryInfo {
+  entry: yauzl.Entry;
+}
+
+export interface OpenZip {
+  /** from the end-of-central-directory record: known before any entry is listed */
+  entryCount: number;
+  /** every entry the central directory lists, in order */
+  list(): Promise<ListedEntry[]>;
+  /** one entry's bytes; yauzl fails the read when it inflates past its declared size */
+  read(e: ListedEntry): Promise<Buffer>;
+  close(): void;
+}
+
+export function openZip(bytes: Buffer): Promise<OpenZip> {
+  return new Promise((resolve, reject) => {
+    const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true };
+    yauzl.fromBuffer(bytes, options, (err, zip) => {
+      if (err) return reject(err);
+      resolve({
+        entryCount: zip.entryCount,
+        list: () => listEntries(zip),
+        read: (e) => readEntry(zip, e.entry),
+        close: () => zip.close(),
+      });
+    });
+  });
+}
+
+function listEntries(zip: yauzl.ZipFile): Promise<ListedEntry[]> {
+  return new Promise((resolve, reject) => {
+    const out: ListedEntry[] = [];
+    zip.on('entry', (entry: yauzl.Entry) => {
+      out.push({
+        entry,
+        path: decodeName(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false),
+        compressedSize: entry.compressedSize,
+        uncompressedSize: entry.uncompressedSize,
+        encrypted: entry.isEncrypted(),
+      });
+      zip.readEntry();
+    });
+    zip.once('end', () => resolve(out));
+    zip.once('error', reject);
+    zip.readEntry();
+  });
+}
+
+function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    zip.openReadStream(entry, (err, stream) => {
+      if (err) return reject(err);
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.once('end', () => resolve(Buffer.concat(chunks)));
+      stream.once('error', reject);
+    });
+  });
+}
