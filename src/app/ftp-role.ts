@@ -8,7 +8,7 @@ import type { IntakeReceiver } from '../intake/intake-port.ts';
 import { FtpChannel } from '../channels/ftp/ftp-channel.ts';
 import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 import { ftpTlsPolicy } from '../channels/ftp/ftp-tls-policy.ts';
-import { LoginLockout } from '../channels/transfer/login-lockout.ts';
+import { startListening, transferDeps } from './transfer-role-parts.ts';
 import { ensureSelfSignedCert } from '../channels/ftp/self-signed-cert.ts';
 
 /** PASV answers with an IPv4 address (ftp-srv needs an IP): a host name is resolved once at start. */
@@ -68,16 +68,10 @@ export async function startFtpRole(
     },
     {
       accounts: c.accounts,
-      receiver,
-      lockout: new LoginLockout(c.redis, config.redisPrefix, { attempts: config.ftpLockoutAttempts, lockoutMs: config.ftpLockoutMs }),
-      metrics: opts.metrics,
-      log,
+      ...transferDeps(c, receiver, opts.metrics, log),
     },
   );
-  await channel.start();
-  opts.readiness?.set('ftp', async () => {
-    if (!channel.ready) throw new Error('FTP server not listening');
-  });
+  await startListening(channel, 'ftp', opts.readiness);
   log.info(
     { url: channel.url, tls: Boolean(tls), requireTls: policy.requireTls, implicitFtpsPort: channel.implicitPort, pasv: `${config.ftpPasvUrl} ${config.ftpPasvRange.join('-')}` },
     'ftp listening',

@@ -1,10 +1,11 @@
 // The `sftp` role: the SFTP channel built from the validated configuration, feeding `receiver`.
-// The only file of the channel that knows the container: it picks the narrow ports out of it.
+// With transfer-role-parts.ts the only file of the channel that knows the container: it picks the
+// narrow ports out of it.
 import type { Container } from './container.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
 import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
-import { LoginLockout } from '../channels/transfer/login-lockout.ts';
+import { startListening, transferDeps } from './transfer-role-parts.ts';
 import { loadHostKeys } from '../channels/sftp/host-keys.ts';
 import { SftpChannel } from '../channels/sftp/sftp-channel.ts';
 
@@ -35,17 +36,10 @@ export async function startSftpRole(
         keyStamp: (scope) => c.accounts.keyStamp(scope),
         sshKeyRegistered: (id) => c.sshKeys.stillRegistered(id),
       },
-      receiver,
-      // the FTP lockout: the same counters, so failures on either channel add up
-      lockout: new LoginLockout(c.redis, config.redisPrefix, { attempts: config.ftpLockoutAttempts, lockoutMs: config.ftpLockoutMs }),
-      metrics: opts.metrics,
-      log,
+      ...transferDeps(c, receiver, opts.metrics, log),
     },
   );
-  await channel.start();
-  opts.readiness?.set('sftp', async () => {
-    if (!channel.ready) throw new Error('SFTP server not listening');
-  });
+  await startListening(channel, 'sftp', opts.readiness);
   log.info({ url: channel.url, hostKeys: hostKeys.fingerprints, source: hostKeys.source }, 'sftp listening');
   return channel;
 }
