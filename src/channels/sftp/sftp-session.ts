@@ -48,7 +48,7 @@ export class SftpSession {
 
   /** Whether an upload is open or being staged (graceful shutdown waits for these). */
   get busy(): boolean {
-    return this.closing > 0 || [...this.handles.values()].some((h) => h.kind === 'upload');
+    return this.closing > 0 || [...this.handles.values()].some((handle) => handle.kind === 'upload');
   }
 
   open(handle: OpenHandle): Buffer {
@@ -79,7 +79,7 @@ export class SftpSession {
   end(): { uploads: string[] } {
     this.closed = true;
     clearTimeout(this.idleTimer);
-    const uploads = [...this.handles.values()].flatMap((h) => (h.kind === 'upload' ? [h.path] : []));
+    const uploads = [...this.handles.values()].flatMap((handle) => (handle.kind === 'upload' ? [handle.path] : []));
     this.handles.clear();
     return { uploads };
   }
