@@ -19,12 +19,11 @@ import { listenImplicitFtps } from './implicit-ftps-listener.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
 import { HeldUploads } from '../transfer/held-uploads.ts';
+import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
 import { PortRange } from './passive-connector.ts';
 import { boundedLockout, type LoginLockout } from '../transfer/login-lockout.ts';
 
-export interface FtpChannelOptions {
-  host: string;
-  port: number;
+export interface FtpChannelOptions extends TransferServerOptions {
   /** the address PASV announces (an IP); local clients get their own address */
   pasvAddress: string;
   pasvRange: [number, number];
@@ -32,18 +31,7 @@ export interface FtpChannelOptions {
   requireTls: boolean;
   /** implicit FTPS (TLS from the first byte) on this port too; needs `tls` */
   implicitPort?: number;
-  idleTimeoutMs: number;
   transferTimeoutMs: number;
-  maxConnections: number;
-  maxConnectionsPerAccount: number;
-  listLimit: number;
-  maxUploadBytes?: number;
-  /** ZIP archives' cap (ZIP_MAX_TOTAL_BYTES); unset: the PDF cap */
-  maxArchiveBytes?: number;
-  /** temporary uploads (x.pdf.filepart) one account-and-mode may have waiting for their rename */
-  maxHeldPerAccount?: number;
-  /** how long a temporary upload waits for its rename (any session of the account and mode) */
-  tempUploadHoldMs: number;
   truncationGraceMs?: number;
   /** ftp-srv's own log lines (debug only: it logs every refused command as an error) */
   libraryLogLevel?: string;
@@ -69,8 +57,7 @@ export class FtpChannel {
   private secureContext?: SecureContext;
   private ports: PortRange;
   private readonly held: HeldUploads;
-  private draining = false;
-  private listening = false;
+  private readonly state = new ListenerState();
   port = 0;
   /** the implicit FTPS port, when it runs */
   implicitPort?: number;
@@ -89,7 +76,7 @@ export class FtpChannel {
 
   /** Whether the server is accepting connections (readiness). */
   get ready(): boolean {
-    return this.listening && !this.draining;
+    return this.state.ready;
   }
 
   async start(): Promise<void> {
@@ -129,21 +116,19 @@ export class FtpChannel {
       });
       this.implicitPort = boundPort(this.implicit.address(), options.implicitPort);
     }
-    this.listening = true;
+    this.state.listening = true;
   }
 
   /** Stops accepting, lets running uploads finish within graceMs, then closes every connection. */
   async stop(graceMs = 0): Promise<void> {
     const srv = this.srv;
-    if (!srv || this.draining) return;
-    this.draining = true;
+    if (!srv || !this.state.beginDrain()) return;
     listeningSocket(srv).close();
     this.implicit?.close();
-    const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline && [...this.sessions.values()].some((s) => s.transfer)) await sleep(50);
+    await this.state.uploadsSettled(() => [...this.sessions.values()].some((s) => s.transfer), graceMs);
     await srv.close();
     this.held.clear();
-    this.listening = false;
+    this.state.listening = false;
   }
 
   private onConnect(connection: ControlConnection) {
@@ -167,9 +152,9 @@ export class FtpChannel {
     // 'end'/'close' of the TLS control socket are re-emitted on the raw one (ftp-srv's AUTH TLS)
     raw.once('end', () => session.markClosed());
     raw.once('close', () => session.markClosed());
-    if (this.draining || connectionCount(this.srv!) > options.maxConnections) {
+    if (this.state.draining || connectionCount(this.srv!) > options.maxConnections) {
       deps.metrics.inc('connectionsRefused');
-      deps.log.warn({ address: session.address, draining: this.draining }, 'ftp connection refused: too many connections');
+      deps.log.warn({ address: session.address, draining: this.state.draining }, 'ftp connection refused: too many connections');
       // written before ftp-srv's greeting, which then finds the socket closed
       raw.end('421 Too many connections, try again later\r\n');
       return;

@@ -3,7 +3,6 @@
 // Nothing else an SSH server offers is served: no shell, no exec, no port forwarding (ssh2
 // refuses every channel and request that has no listener here).
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import ssh2, { type Connection } from 'ssh2';
 import type { Logger } from '../../platform/logger.ts';
 import { settledBefore } from '../../platform/timeouts.ts';
@@ -11,28 +10,16 @@ import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { HeldUploads } from '../transfer/held-uploads.ts';
+import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
 import { authenticate, type LoginContext } from './sftp-login.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
 import { serveRequests } from './sftp-requests.ts';
 import { SftpSession } from './sftp-session.ts';
 import { UploadDirectory } from './upload-directory.ts';
 
-export interface SftpChannelOptions {
-  host: string;
-  port: number;
+export interface SftpChannelOptions extends TransferServerOptions {
   /** private host keys (OpenSSH or PEM text) */
   hostKeys: string[];
-  idleTimeoutMs: number;
-  maxConnections: number;
-  maxConnectionsPerAccount: number;
-  listLimit: number;
-  maxUploadBytes?: number;
-  /** ZIP archives' cap (ZIP_MAX_TOTAL_BYTES); unset: the PDF cap */
-  maxArchiveBytes?: number;
-  /** temporary uploads (x.pdf.filepart) one account-and-mode may have waiting for their rename */
-  maxHeldPerAccount?: number;
-  /** how long a temporary upload waits for its rename (any session of the account and mode) */
-  tempUploadHoldMs: number;
   maxOpenUploads?: number;
 }
 
@@ -49,9 +36,13 @@ export class SftpChannel {
   private readonly clients = new Map<SftpSession, Connection>();
   private readonly perAccount = new Map<string, Set<SftpSession>>();
   private readonly held: HeldUploads;
-  private draining = false;
-  private listening = false;
+  private readonly state = new ListenerState();
   port = 0;
+
+  /** Whether the server is accepting connections (readiness). */
+  get ready(): boolean {
+    return this.state.ready;
+  }
 
   constructor(
     private readonly options: SftpChannelOptions,
@@ -62,11 +53,6 @@ export class SftpChannel {
 
   get url(): string {
     return `sftp://${this.options.host}:${this.port}`;
-  }
-
-  /** Whether the server is accepting connections (readiness). */
-  get ready(): boolean {
-    return this.listening && !this.draining;
   }
 
   async start(): Promise<void> {
@@ -82,21 +68,19 @@ export class SftpChannel {
     });
     const address = server.address();
     this.port = typeof address === 'object' && address ? address.port : this.options.port;
-    this.listening = true;
+    this.state.listening = true;
   }
 
   /** Stops accepting, lets open uploads finish (and be staged) within graceMs, then ends every connection. */
   async stop(graceMs = 0): Promise<void> {
     const server = this.server;
-    if (!server || this.draining) return;
-    this.draining = true;
+    if (!server || !this.state.beginDrain()) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline && [...this.clients.keys()].some((s) => s.busy)) await sleep(50);
+    await this.state.uploadsSettled(() => [...this.clients.keys()].some((s) => s.busy), graceMs);
     for (const client of this.clients.values()) client.end();
     await settledBefore(closed, Date.now() + 1000);
     this.held.clear();
-    this.listening = false;
+    this.state.listening = false;
   }
 
   private onConnection(client: Connection, ip: string) {
@@ -106,9 +90,9 @@ export class SftpChannel {
       client.end();
     });
     client.on('error', (err) => deps.log.debug({ session: session.id, err: err.message }, 'sftp connection error'));
-    if (this.draining || this.clients.size >= options.maxConnections) {
+    if (this.state.draining || this.clients.size >= options.maxConnections) {
       deps.metrics.inc('connectionsRefused');
-      deps.log.warn({ address: session.address, draining: this.draining }, 'sftp connection refused: too many connections');
+      deps.log.warn({ address: session.address, draining: this.state.draining }, 'sftp connection refused: too many connections');
       client.end();
       return;
     }
