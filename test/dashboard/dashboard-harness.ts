@@ -28,6 +28,8 @@ export interface DashboardApp {
   /** invites a person and sets their password through the invite page; returns their credentials */
   person(accountId: string, page: Page, email?: string): Promise<{ email: string; password: string }>;
   signIn(page: Page, who: { email: string; password: string }): Promise<void>;
+  /** the service's database, for setting up what no request can (a file received days ago) */
+  db: Database;
   close(): Promise<void>;
 }
 
@@ -47,7 +49,7 @@ export async function startDashboardApp(overrides: Partial<Config> = {}): Promis
     return { status: res.status, body: /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text };
   };
   const app: DashboardApp = {
-    svc, config, url, browser, api,
+    svc, config, url, browser, api, db,
     async account() {
       const res = await api('POST', '/admin/accounts', { auth: 'admin', body: { name: `Acme ${randomToken(4)}` } });
       if (res.status !== 201) throw new Error(`account: ${res.status}`);

@@ -203,10 +203,11 @@ describe('dashboard walk-through', () => {
     await row(page, `${number}.pdf`, 'attached').waitFor({ timeout: 30_000 });
 
     const listed = () => page.locator('#rows tr[data-id]').evaluateAll((rows) => rows.map((r) => `${r.querySelector('a')!.textContent} ${(r as HTMLElement).dataset.status}`));
-    const filter = async (o: { q?: string; status?: string; channel?: string }) => {
+    const filter = async (o: { q?: string; status?: string; channel?: string; period?: string }) => {
       await page.getByLabel('File name or invoice number').fill(o.q ?? '');
       await page.getByLabel('Status').selectOption(o.status ?? '');
       await page.getByLabel('Channel').selectOption(o.channel ?? '');
+      await page.getByLabel('Received', { exact: true }).selectOption(o.period ?? '');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.waitForURL(/\/dashboard\/files\?/);
     };
@@ -218,6 +219,12 @@ describe('dashboard walk-through', () => {
     expect(await listed()).toEqual([`${number}.pdf attached`]);
     await filter({ q: 'junk' });
     expect(await listed()).toEqual(['junk-scan.pdf failed']);
+    // the period: one file received three days ago
+    await t.db.query(`update intake_staging set received_at = now() - interval '3 days' where account_id = $1 and filename = 'unknown-supplier.pdf'`, [acct.id]);
+    await filter({ status: 'failed', period: '24h' });
+    expect(await listed()).toEqual(['junk-scan.pdf failed']);
+    await filter({ status: 'failed', period: '7d' });
+    expect((await listed()).sort()).toEqual(['junk-scan.pdf failed', 'unknown-supplier.pdf failed']);
 
     await page.getByRole('link', { name: 'junk-scan.pdf' }).click();
     await page.getByLabel('Yes, discard this file').check();
