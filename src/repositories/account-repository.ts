@@ -59,7 +59,11 @@ export const accountRepository = {
 
   /** The hash of the scope's active key: it changes when the key is rotated. */
   async activeKeyHash(q: Queryable, scope: Scope): Promise<string | undefined> {
-    const rows = await q.query<{ hash: string }>('select hash from api_keys where account_id = $1 and mode = $2 and revoked_at is null', [scope.accountId, scope.mode], { prepare: true });
+    const rows = await q.query<{ hash: string }>(
+      'select k.hash from api_keys k join accounts a on a.id = k.account_id where k.account_id = $1 and k.mode = $2 and k.revoked_at is null and a.disabled_at is null',
+      [scope.accountId, scope.mode],
+      { prepare: true },
+    );
     return rows[0]?.hash;
   },
 

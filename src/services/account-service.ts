@@ -116,7 +116,7 @@ export class AccountService {
     return scope && scope.accountId === account.id ? scope : undefined;
   }
 
-  /** A stamp of the scope's active API key that changes when it is rotated (SFTP sessions end then). */
+  /** A stamp of the scope's active API key that changes when it is rotated, none while the account is disabled (SFTP sessions end then). */
   keyStamp(scope: Scope): Promise<string | undefined> {
     return accounts.activeKeyHash(this.db, scope);
   }

@@ -52,13 +52,29 @@ describe('logins', () => {
     const rotated = await admin(app, 'POST', `/admin/accounts/${fresh.id}/keys/live`);
     expect(rotated.status).toBe(201);
     expect((await refusal(writeFile(live.sftp, 'late.pdf', pdf))).message).toMatch(/The key was replaced or removed/);
-    expect((await refusal(close(streaming.sftp, handle))).message).toMatch(/The key was replaced or removed: nothing was received/);
+    expect((await refusal(close(streaming.sftp, handle))).message).toMatch(/The key was replaced or removed, or the account disabled: nothing was received/);
     for (const c of [live, streaming]) await vi.waitFor(() => expect((c.client as any)._sock?.destroyed ?? true).toBe(true));
     expect(await importNamed(rotated.body.key, 'streaming.pdf')).toEqual([]);
     await expect(readdir(test.sftp)).resolves.toBeDefined();
     test.client.end();
     await expect(login(fresh, fresh.liveKey, '127.0.0.12')).rejects.toThrow(/authentication/i);
     const again = await login(fresh, rotated.body.key);
+    again.client.end();
+  });
+
+  it('disabling the account ends its open sessions at their next operation; enabling lets it log in again', async () => {
+    const fresh = await app.ftpAccount();
+    const live = await login(fresh);
+    const test = await login(fresh, fresh.testKey);
+    expect((await admin(app, 'PATCH', `/admin/accounts/${fresh.id}`, { disabled: true })).status).toBe(200);
+    const pdf = await bigPdf(10);
+    for (const c of [live, test]) {
+      expect((await refusal(writeFile(c.sftp, 'late.pdf', pdf))).message).toMatch(/or the account disabled/);
+      await vi.waitFor(() => expect((c.client as any)._sock?.destroyed ?? true).toBe(true));
+    }
+    await expect(login(fresh, fresh.liveKey, '127.0.0.13')).rejects.toThrow(/authentication/i);
+    expect((await admin(app, 'PATCH', `/admin/accounts/${fresh.id}`, { disabled: false })).status).toBe(200);
+    const again = await login(fresh, fresh.liveKey, '127.0.0.13');
     again.client.end();
   });
 

@@ -138,7 +138,7 @@ export class SftpChannel {
             log: deps.log,
             stillValid: (s) => this.stillValid(s),
             expel: (s) => {
-              deps.log.info({ session: s.id, accountId: s.login?.scope.accountId, mode: s.login?.scope.mode }, 'sftp session closed: its key was rotated or removed');
+              deps.log.info({ session: s.id, accountId: s.login?.scope.accountId, mode: s.login?.scope.mode }, 'sftp session closed: its key was rotated or removed, or its account disabled');
               client.end();
             },
           });

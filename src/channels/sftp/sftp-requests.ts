@@ -70,7 +70,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
       session.touch();
       const run = async () => {
         if (checked && !(await ctx.stillValid(session))) {
-          sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed: log in again');
+          sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed, or the account disabled: log in again');
           return ctx.expel(session);
         }
         await fn(id, ...args);
@@ -174,7 +174,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
       // the key may have been rotated while the file streamed: nothing is handed in with it then
       if (!(await ctx.stillValid(session))) {
         metrics.inc('uploadsAborted');
-        sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed: nothing was received, log in again');
+        sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed, or the account disabled: nothing was received, log in again');
         return ctx.expel(session);
       }
       const accepted = await dir.accept(handle.path, handle.buffer.bytes());
