@@ -4,7 +4,6 @@ import type { Logger } from '../platform/logger.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { Invoice } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
