@@ -12,8 +12,6 @@ import type { KeyCache, KeyRevocations } from '../services/key-cache.ts';
 
 const TRUST_MS = 1000;
 
-export type GateResult = { allowed: boolean; remaining: number; resetMs: number };
-
 export class RequestGate implements KeyRevocations {
   private readonly limiter: RateLimiterRedis;
   private confirmed = 0; // when the last answered PING was sent
@@ -41,18 +39,12 @@ export class RequestGate implements KeyRevocations {
     }, TRUST_MS / 4).unref();
   }
 
-  /** Counts a request of `bucket` from the slice this node holds, without waiting; undefined when it holds none. */
-  take(bucket: string): GateResult | undefined {
-    const s = this.slices.get(bucket);
-    const resetMs = (s?.until ?? 0) - Date.now();
-    if (s && resetMs > 0 && s.left > 0) return { allowed: true, remaining: s.remaining + --s.left, resetMs };
-  }
-
   /** Counts a request of `bucket`: the budget left and when its window ends; undefined if no limiter answered (fail open). */
-  async consume(bucket: string): Promise<GateResult | undefined> {
+  async consume(bucket: string): Promise<{ allowed: boolean; remaining: number; resetMs: number } | undefined> {
     for (;;) {
-      const taken = this.take(bucket);
-      if (taken) return taken;
+      const s = this.slices.get(bucket);
+      const resetMs = (s?.until ?? 0) - Date.now();
+      if (s && resetMs > 0 && s.left > 0) return { allowed: true, remaining: s.remaining + --s.left, resetMs };
       let reserved = this.reserving.get(bucket);
       if (!reserved) this.reserving.set(bucket, (reserved = this.reserve(bucket).finally(() => this.reserving.delete(bucket))));
       const outcome = await reserved;

@@ -33,20 +33,13 @@ export function scopeWhereId(scope: Scope, id: string): { sql: string; params: u
 /** One row by id inside the scope, tombstones included (deleted_at tells the caller to answer 410). */
 export async function findScoped<T extends Row>(q: Queryable, src: ScopedSource, scope: Scope, id: string, lock = false): Promise<T | undefined> {
   const w = scopeWhereId(scope, id);
-  const rows = await q.query<T>(findSql(src, w.sql)[lock ? 1 : 0], w.params, { prepare: true }); // the hot read of every GET by id
+  const deleted = src.tombstones ? ', t.deleted_at' : '';
+  const rows = await q.query<T>(
+    `select ${src.columns}${deleted} from ${src.table} t ${src.joins ?? ''} where ${w.sql}${lock ? ' for update of t' : ''}`,
+    w.params,
+    { prepare: true }, // one text per table and lock flag: the hot read of every GET by id
+  );
   return rows[0];
-}
-
-// One text per source and lock flag, built once: the same string each time costs the prepared
-// statement's name lookup no flattening or hashing of a new string.
-const findSqls = new WeakMap<ScopedSource, [string, string]>();
-function findSql(src: ScopedSource, where: string): [string, string] {
-  let sql = findSqls.get(src);
-  if (!sql) {
-    const text = `select ${src.columns}${src.tombstones ? ', t.deleted_at' : ''} from ${src.table} t ${src.joins ?? ''} where ${where}`;
-    findSqls.set(src, (sql = [text, `${text} for update of t`]));
-  }
-  return sql;
 }
 
 /** A row of a table with tombstones: the record, and whether it was deleted (410 rather than 404). */

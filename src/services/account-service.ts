@@ -94,11 +94,6 @@ export class AccountService {
   }
 
   /** The scope a presented key opens, or undefined; a disabled account's key throws 'unauthorized'. `cached`: the node's cache may answer. */
-  /** The scope of a key hash this node has cached: the API's answer without waiting, when the gate trusts the cache. */
-  cachedScope(hash: string): Scope | undefined {
-    return this.keys.cache?.get(hash);
-  }
-
   async authenticate(key: string, cached = false, hash = hashKey(key)): Promise<Scope | undefined> {
     if (!keyMode(key)) return undefined;
     const cache = cached ? this.keys.cache : undefined;

@@ -3,7 +3,6 @@
 // Idempotency-Key handling for POST. The limit comes first so that floods of bad keys are
 // throttled (by address) before they cost a key lookup.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GateResult } from '../../platform/request-gate.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { hashKey, keyMode } from '../../domain/api-keys.ts';
 import { ApiError } from '../api-error.ts';
@@ -26,31 +25,20 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
   app.addHook('onReady', () => c.gate.ready(2000));
 
   app.decorateRequest('scope', null);
-  const limited = (reply: FastifyReply, gate: GateResult | undefined) => {
-    if (!gate) return;
-    const resetS = Math.ceil(gate.resetMs / 1000);
-    reply.header('x-ratelimit-limit', max).header('x-ratelimit-remaining', gate.remaining).header('x-ratelimit-reset', resetS);
-    if (!gate.allowed) throw new ApiError(429, `Rate limit of ${max} requests per ${windowText(windowMs)} reached; retry after ${resetS} s`, undefined, { 'retry-after': String(resetS) });
-  };
-  const admit = async (req: FastifyRequest, reply: FastifyReply, key: string | undefined, hash: string | undefined, bucket: string) => {
-    limited(reply, await c.gate.consume(bucket));
+  app.addHook('onRequest', async (req, reply) => {
+    const key = bearerToken(req.headers.authorization);
+    const hash = key !== undefined && keyMode(key) !== undefined ? hashKey(key) : undefined;
+    // one budget per key; requests without a usable key share their address's budget
+    const gate = await c.gate.consume(hash ? `k:${hash}` : `ip:${req.ip}`);
+    if (gate) {
+      const resetS = Math.ceil(gate.resetMs / 1000);
+      reply.header('x-ratelimit-limit', max).header('x-ratelimit-remaining', gate.remaining).header('x-ratelimit-reset', resetS);
+      if (!gate.allowed) throw new ApiError(429, `Rate limit of ${max} requests per ${windowText(windowMs)} reached; retry after ${resetS} s`, undefined, { 'retry-after': String(resetS) });
+    }
     if (!key) throw ApiError.unauthorized('Send the API key as Authorization: Bearer <key>');
     const scope = hash && (await c.accounts.authenticate(key, c.gate.cacheTrusted(), hash));
     if (!scope) throw ApiError.unauthorized('The API key is invalid or has been replaced');
     req.scope = scope;
-  };
-  app.addHook('onRequest', (req, reply, done) => {
-    const key = bearerToken(req.headers.authorization);
-    const hash = key !== undefined && keyMode(key) !== undefined ? hashKey(key) : undefined;
-    // one budget per key; requests without a usable key share their address's budget
-    const bucket = hash ? `k:${hash}` : `ip:${req.ip}`;
-    // most requests: a slice of the budget held here and a cached key decide without waiting
-    const scope = hash && c.gate.cacheTrusted() ? c.accounts.cachedScope(hash) : undefined;
-    const taken = scope && c.gate.take(bucket);
-    if (!taken) return void admit(req, reply, key, hash, bucket).then(() => done(), done);
-    limited(reply, taken);
-    req.scope = scope;
-    done();
   });
 
   // Idempotency-Key: only POST routes carry these hooks, so reads pay nothing for them, and
