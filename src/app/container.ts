@@ -110,7 +110,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const scheduler = new BullIntakeScheduler(intakeQueue);
   const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   const documents = new DocumentService(db, pdf, outbox);
-  events.on('invoiceCreated', (e) => intake.onInvoiceCreated(e.scope, e.invoice));
+  events.on('invoiceCreated', (e) => intake.wakeWaiting(e.pendingIntakes));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
   // would queue commands and hold requests.
   // (auto-pipelining: concurrent requests' commands share one socket write)

@@ -20,7 +20,7 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   const log = c.log.child({ role: 'worker' });
   c.pdfPool?.warm();
   // files received by this process go to its workers without a trip through the database
-  const stagedBytes = new StagedBytesCache(32 * 1024 * 1024);
+  const stagedBytes = new StagedBytesCache(64 * 1024 * 1024);
   c.intake.handOffBytesTo(stagedBytes);
   const processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.checkPdf, {
     windowMs: config.intakeMatchWindowMs, einvoice: config.intakeMatchEinvoice, subject: config.intakeMatchSubject, nameToken: config.intakeMatchNameToken,

@@ -218,17 +218,6 @@ export const intakeRepository = {
     await q.query(`delete from intake_staging t where ${w.sql} and (t.id = $3 or t.archive_id = $3)`, [...w.params, id]);
   },
 
-  /** Pending records of the scope whose name could be this invoice's id or number (case folded). */
-  async findPendingNamed(q: Queryable, scope: Scope, names: string[]): Promise<string[]> {
-    const w = scopeWhere(scope);
-    const rows = await q.query<{ id: string }>(
-      `select t.id from intake_records t where ${w.sql} and t.status in ('received', 'waiting') and t.deleted_at is null and lower(t.match_name) = any($3::text[])`,
-      [...w.params, names.map((n) => n.toLowerCase())],
-      { prepare: true }, // every POST /v2/invoices runs it
-    );
-    return rows.map((r) => r.id);
-  },
-
   /** System-wide (reconciler): pending records after `afterSeq`, oldest first. */
   async listPending(q: Queryable, afterSeq: number, limit: number): Promise<PendingRef[]> {
     const rows = await q.query(

@@ -4,7 +4,6 @@ import type { Logger } from '../platform/logger.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { Invoice } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -162,12 +161,12 @@ export class IntakeService implements IntakeReceiver {
   }
 
   /**
-   * A new invoice: files waiting for its id or number run now instead of at their next backoff
-   * tick. A job that is running right now may be about to wait: look again shortly.
+   * A new invoice: the files that were waiting for its id or number (found by its insert) run now
+   * instead of at their next backoff tick. A job that is running right now may be about to wait:
+   * look again shortly.
    */
-  async onInvoiceCreated(scope: Scope, invoice: Invoice): Promise<void> {
-    const ids = await repo.findPendingNamed(this.db, scope, [invoice.id, invoice.invoiceNumber]);
-    await Promise.all(ids.map((id) => this.wake(id)));
+  async wakeWaiting(intakeIds: string[]): Promise<void> {
+    await Promise.all(intakeIds.map((id) => this.wake(id)));
   }
 
   private async wake(intakeId: string, tries = 20): Promise<void> {

@@ -83,7 +83,8 @@ export const accountRepository = {
   },
 
   async isDisabled(q: Queryable, id: string): Promise<boolean> {
-    return (await q.query('select 1 from accounts where id = $1 and disabled_at is not null', [id])).length > 0;
+    // prepared: every received file asks
+    return (await q.query('select 1 from accounts where id = $1 and disabled_at is not null', [id], { prepare: true })).length > 0;
   },
 
   /** Sets or clears disabled_at (kept from the first disable); undefined when there is no such account. */

@@ -12,7 +12,9 @@ export interface IntakeHistoryEntry {
 
 export const intakeHistoryRepository = {
   async insert(q: Queryable, scope: Scope, intakeId: string, e: IntakeHistoryEntry): Promise<void> {
-    await q.query('insert into intake_history (intake_id, account_id, mode, at, status, reason) values ($1, $2, $3, $4, $5, $6)', [intakeId, scope.accountId, scope.mode, e.at, e.status, e.reason]);
+    await q.query('insert into intake_history (intake_id, account_id, mode, at, status, reason) values ($1, $2, $3, $4, $5, $6)', [intakeId, scope.accountId, scope.mode, e.at, e.status, e.reason], {
+      prepare: true, // twice for every file
+    });
   },
 
   async list(q: Queryable, scope: Scope, intakeId: string): Promise<IntakeHistoryEntry[]> {

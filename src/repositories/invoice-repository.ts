@@ -82,13 +82,14 @@ export const invoiceRepository = {
   },
 
   /**
-   * Inserts the invoice for a live customer of the scope, in one statement, and returns it.
+   * Inserts the invoice for a live customer of the scope, in one statement, and returns it with
+   * the intake files waiting for its id or number (so that POST /v2/invoices is one round trip).
    * Undefined when nothing was inserted: the customer is missing or deleted, or the number is
    * taken. The customer row is key-share-locked (as the foreign key check would), so a
    * concurrent customer delete (which locks it for update before counting invoices) either sees
    * this invoice or makes this insert miss.
    */
-  async insertForCustomer(q: Queryable, scope: Scope, inv: NewInvoice): Promise<Invoice | undefined> {
+  async insertForCustomer(q: Queryable, scope: Scope, inv: NewInvoice): Promise<{ invoice: Invoice; pendingIntakes: string[] } | undefined> {
     const rows = await q.query(
       `with c as (
          select id, customer_code, name from customers t where t.id = $4 and t.account_id || '' = $2 and t.mode = $3 and t.deleted_at is null for key share
@@ -98,11 +99,14 @@ export const invoiceRepository = {
          on conflict (account_id, mode, invoice_number) where deleted_at is null do nothing
          returning id, status, invoice_number, invoice_date::text as invoice_date, invoice_duedate::text as invoice_duedate, total_cents, balance_cents, customer_id
        )
-       select ins.*, c.customer_code, c.name as customer_name, null as document from ins join c on c.id = ins.customer_id`,
+       select ins.*, c.customer_code, c.name as customer_name, null as document,
+         array(select r.id from intake_records r where r.account_id = $2 and r.mode = $3 and r.status in ('received', 'waiting')
+           and r.deleted_at is null and lower(r.match_name) in (lower($1), lower($5))) as pending_intakes
+       from ins join c on c.id = ins.customer_id`,
       [inv.id, scope.accountId, scope.mode, inv.customerId, inv.invoiceNumber, inv.invoiceDate, inv.invoiceDuedate, inv.totalCents, inv.balanceCents, inv.status],
       { prepare: true },
     );
-    return rows[0] && toInvoice(rows[0]);
+    return rows[0] && { invoice: toInvoice(rows[0]), pendingIntakes: rows[0].pending_intakes };
   },
 
   async update(q: Queryable, scope: Scope, id: string, patch: InvoicePatch & { documentId?: string | null }): Promise<void> {

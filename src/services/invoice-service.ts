@@ -53,13 +53,13 @@ export class InvoiceService {
     };
     checkBalance(fields.totalCents, fields.balanceCents);
     // one statement on the happy path; only a refusal pays for finding out why
-    const invoice = await invoices.insertForCustomer(this.db, scope, { id: newId('inv'), customerId: input.customer, invoiceNumber: number, ...fields });
-    if (!invoice) {
+    const created = await invoices.insertForCustomer(this.db, scope, { id: newId('inv'), customerId: input.customer, invoiceNumber: number, ...fields });
+    if (!created) {
       DomainError.unlessDeleted(await customers.find(this.db, scope, input.customer), 'customer', input.customer, 'customer');
       throw DomainError.conflict(`An invoice with number ${number} already exists.`, 'invoiceNumber');
     }
-    this.events.emit('invoiceCreated', { scope, invoice });
-    return invoice;
+    this.events.emit('invoiceCreated', { scope, ...created });
+    return created.invoice;
   }
 
   async get(scope: Scope, id: string): Promise<Invoice> {

@@ -50,25 +50,27 @@ const discarded = (node: any): number =>
   (node['Rows Removed by Join Filter'] ?? 0) +
   (node.Plans ?? []).reduce((n: number, p: any) => n + discarded(p), 0);
 
-/** Runs `fn` against a recorder, then each statement it sent under EXPLAIN ANALYZE: rows discarded per statement. */
+const ROLLBACK = new Error('rollback');
+/** Runs `fn` in a transaction that is rolled back, so that a call changes nothing. */
+const rolledBack = (fn: (q: Queryable) => Promise<unknown>) =>
+  t.db.transaction(async (tx) => (await fn(tx), Promise.reject(ROLLBACK))).catch((e) => { if (e !== ROLLBACK) throw e; });
+
+/**
+ * Runs `fn` against a recorder, then each statement it sent, in order, under EXPLAIN ANALYZE (each
+ * sees what the statements before it did; both runs are rolled back): rows discarded per statement.
+ */
 async function rowsDiscarded(fn: (q: Queryable) => Promise<unknown>): Promise<{ sql: string; discarded: number }[]> {
   const sent: { sql: string; params?: unknown[] }[] = [];
-  const recorder: Queryable = { query: (sql, params) => (sent.push({ sql, params }), t.db.query(sql, params)) };
-  await fn(recorder);
+  await rolledBack((tx) => fn({ query: (sql, params) => (sent.push({ sql, params }), tx.query(sql, params)) }));
   expect(sent.length).toBeGreaterThan(0);
   const out: { sql: string; discarded: number }[] = [];
-  for (const s of sent) {
-    // inside a transaction that is rolled back: updates change nothing
-    const explained = await t.db
-      .transaction(async (tx) => {
-        const rows = await tx.query(`explain (analyze, format json) ${s.sql}`, s.params);
-        throw Object.assign(new Error('rollback'), { rows });
-      })
-      .catch((e) => e.rows);
-    const raw = explained[0]['QUERY PLAN'];
-    const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw)[0].Plan;
-    out.push({ sql: s.sql.replace(/\s+/g, ' ').slice(0, 100), discarded: discarded(plan) });
-  }
+  await rolledBack(async (tx) => {
+    for (const s of sent) {
+      const raw = (await tx.query(`explain (analyze, format json) ${s.sql}`, s.params))[0]['QUERY PLAN'];
+      const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw)[0].Plan;
+      out.push({ sql: s.sql.replace(/\s+/g, ' ').slice(0, 100), discarded: discarded(plan) });
+    }
+  });
   return out;
 }
 
@@ -89,8 +91,12 @@ function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][
     ['document attach', (q) => documentRepository.attach(q, scope, { id: `doc_${randomToken(8)}`, invoiceId: `inv_${n}`, filename: 'f.pdf', mediaType: 'application/pdf', size: 3, sha256: randomToken(8), source: 'api', content: { bytes: Buffer.from('%PDF') } })],
     ['intake record with its staged file', (q) => intakeRepository.loadStaged(q, scope, `imp_${n}`)],
     ['intake record marked waiting', (q) => intakeRepository.markWaiting(q, scope, `imp_${n}`, 'waiting')],
-    ['intake records waiting for a name', (q) => intakeRepository.findPendingNamed(q, scope, ['INV-300'])],
-    // last: it ends the record's pending state that the lookups above need
+    ['invoice insert, with the intake files waiting for its number', async (q) => {
+      await invoiceRepository.markDeleted(q, scope, `inv_${n}`); // frees the number INV-300, which a file waits for
+      const fields = { invoiceDate: '2026-01-01', invoiceDuedate: '2026-02-01', totalCents: 1, balanceCents: 1, status: 'open' as const };
+      const created = await invoiceRepository.insertForCustomer(q, scope, { id: `inv_${randomToken(8)}`, customerId: `cus_${n}`, invoiceNumber: 'INV-300', ...fields });
+      expect(created?.pendingIntakes).toEqual([`imp_${n}`]);
+    }],
     ['intake record marked attached', (q) => intakeRepository.markAttached(q, scope, `imp_${n}`, `inv_${n}`, `doc_${n}`, null, 'invoice_number')],
     ['a list page from a cursor', (q) => pageScoped(q, { table: 'invoices', columns: 't.id', tombstones: true }, scope, { from: `inv_${n}`, limit: 2 })],
   ];
