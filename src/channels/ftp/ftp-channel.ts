@@ -21,7 +21,7 @@ import { failureDelayMs } from '../transfer/lockout-policy.ts';
 import { HeldUploads } from '../transfer/held-uploads.ts';
 import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
 import { PortRange } from './passive-connector.ts';
-import { boundedLockout, type LoginLockout } from '../transfer/login-lockout.ts';
+import type { LoginLockout } from '../transfer/login-lockout.ts';
 
 export interface FtpChannelOptions extends TransferServerOptions {
   /** the address PASV announces (an IP); local clients get their own address */
@@ -202,7 +202,7 @@ export class FtpChannel {
     const user = username.slice(0, 128);
     let scope: Scope | undefined;
     try {
-      const locked = await boundedLockout(deps.lockout.locked(address, username));
+      const locked = await deps.lockout.locked(address, username);
       if (locked) {
         deps.metrics.inc('loginsRefusedLockedOut');
         deps.log.warn({ session: session.id, address, username: user, subject: locked }, 'ftp login refused: locked out');
@@ -211,7 +211,7 @@ export class FtpChannel {
       scope = await deps.accounts.authenticateFtp(username, password);
       if (!scope) {
         deps.metrics.inc('loginsFailed');
-        const { counts, locked: nowLocked } = await boundedLockout(deps.lockout.recordFailure(address, username));
+        const { counts, locked: nowLocked } = await deps.lockout.recordFailure(address, username);
         deps.log.info({ session: session.id, address, username: user, failures: counts }, 'ftp login failed');
         for (const subject of nowLocked) {
           deps.log.warn({ address, username: user, subject, lockoutMs: deps.lockout.settings.lockoutMs }, 'ftp login locked out after repeated failures');
@@ -220,7 +220,7 @@ export class FtpChannel {
         await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
         throw new LoginRefused('Login incorrect');
       }
-      await boundedLockout(deps.lockout.recordSuccess(address, username));
+      await deps.lockout.recordSuccess(address, username);
     } catch (err) {
       if (err instanceof LoginRefused) throw err;
       deps.log.error({ err, session: session.id }, 'ftp login could not be checked');

@@ -7,7 +7,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { acceptedSignature } from '../../domain/ssh-public-keys.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
-import { boundedLockout, type LoginLockout } from '../transfer/login-lockout.ts';
+import type { LoginLockout } from '../transfer/login-lockout.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
 import type { Login, SftpSession } from './sftp-session.ts';
 
@@ -37,7 +37,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
   const at = { session: session.id, address: session.address, username: user, method: ctx.method };
   if (ctx.method !== 'password' && ctx.method !== 'publickey') return ctx.reject(METHODS);
   try {
-    const locked = await boundedLockout(lockout.locked(session.address, ctx.username));
+    const locked = await lockout.locked(session.address, ctx.username);
     if (locked) {
       metrics.inc('loginsRefusedLockedOut');
       log.warn({ ...at, subject: locked }, 'sftp login refused: locked out');
@@ -59,7 +59,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
     }
     if (!login) {
       metrics.inc('loginsFailed');
-      const { counts, locked: nowLocked } = await boundedLockout(lockout.recordFailure(session.address, ctx.username));
+      const { counts, locked: nowLocked } = await lockout.recordFailure(session.address, ctx.username);
       log.info({ ...at, failures: counts }, 'sftp login failed');
       for (const subject of nowLocked) {
         log.warn({ ...at, subject, lockoutMs: lockout.settings.lockoutMs }, 'sftp login locked out after repeated failures');
@@ -68,7 +68,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
       await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
       return ctx.reject(METHODS);
     }
-    await boundedLockout(lockout.recordSuccess(session.address, ctx.username));
+    await lockout.recordSuccess(session.address, ctx.username);
     const refusal = lc.admit(session, login);
     if (refusal) {
       metrics.inc('connectionsRefused');

@@ -11,11 +11,10 @@ local n = redis.call('INCR', KEYS[1])
 if n == 1 or n == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n`;
 
-// Redis commands wait while Redis is away (maxRetriesPerRequest: null): a login must not.
+// Redis commands wait while Redis is away (maxRetriesPerRequest: null): a login must not, so
+// every call here fails once Redis has not answered for 5 s.
 const LOCKOUT_TIMEOUT_MS = 5000;
-
-/** A lockout call as a login makes it: an error once Redis has not answered for 5 s. */
-export const boundedLockout = <T>(p: Promise<T>) => withTimeout(p, LOCKOUT_TIMEOUT_MS, `no answer from Redis within ${LOCKOUT_TIMEOUT_MS} ms`);
+const bounded = <T>(p: Promise<T>) => withTimeout(p, LOCKOUT_TIMEOUT_MS, `no answer from Redis within ${LOCKOUT_TIMEOUT_MS} ms`);
 
 export class LoginLockout {
   constructor(
@@ -27,7 +26,7 @@ export class LoginLockout {
   /** The subject that is locked out now, if any. */
   async locked(address: string, username: string): Promise<LockoutSubject | undefined> {
     const keys = lockoutKeys(this.prefix, address, username);
-    const [a, u] = await this.redis.mget(keys.address, keys.user);
+    const [a, u] = await bounded(this.redis.mget(keys.address, keys.user));
     return lockedSubject({ address: Number(a ?? 0), user: Number(u ?? 0) }, this.settings);
   }
 
@@ -35,16 +34,18 @@ export class LoginLockout {
   async recordFailure(address: string, username: string): Promise<{ counts: FailureCounts; locked: LockoutSubject[] }> {
     const keys = lockoutKeys(this.prefix, address, username);
     const { lockoutMs, attempts } = this.settings;
-    const [a, u] = await Promise.all([
-      this.redis.eval(RECORD_FAILURE, 1, keys.address, lockoutMs, attempts) as Promise<number>,
-      this.redis.eval(RECORD_FAILURE, 1, keys.user, lockoutMs, attempts) as Promise<number>,
-    ]);
+    const [a, u] = await bounded(
+      Promise.all([
+        this.redis.eval(RECORD_FAILURE, 1, keys.address, lockoutMs, attempts) as Promise<number>,
+        this.redis.eval(RECORD_FAILURE, 1, keys.user, lockoutMs, attempts) as Promise<number>,
+      ]),
+    );
     const counts = { address: Number(a), user: Number(u) };
     return { counts, locked: newlyLocked(counts, this.settings) };
   }
 
   async recordSuccess(address: string, username: string): Promise<void> {
     const keys = lockoutKeys(this.prefix, address, username);
-    await this.redis.del(keys.address, keys.user);
+    await bounded(this.redis.del(keys.address, keys.user));
   }
 }
