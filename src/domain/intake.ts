@@ -2,9 +2,11 @@
 
 export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
 /** `unpacked`: a ZIP archive whose files became records of their own (domain/archive.ts) */
-export type IntakeStatus = 'received' | 'waiting' | 'attached' | 'failed' | 'unpacked';
+export const INTAKE_STATUSES = ['received', 'waiting', 'attached', 'failed', 'unpacked'] as const;
+export type IntakeStatus = (typeof INTAKE_STATUSES)[number];
 /** How an attached file found its invoice (docs/intake.md, "Matching"). */
-export type MatchedBy = 'invoice_id' | 'invoice_number' | 'einvoice' | 'subject' | 'name_token' | 'manual';
+export const MATCHED_BY = ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'manual'] as const;
+export type MatchedBy = (typeof MATCHED_BY)[number];
 
 export interface IntakeRecord {
   id: string;

@@ -14,12 +14,11 @@ import { EMPTY_SHA256, queueArchiveFiles, sha256Of, stageArchive } from './archi
 import { normaliseFileName, unsafeNameReason } from './file-name.ts';
 import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver } from './intake-port.ts';
-import type { IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus } from '../domain/intake.ts';
+import { INTAKE_STATUSES, type IntakeCount, type IntakeFilter, type IntakeListItem, type IntakeRecord, type IntakeStatus } from '../domain/intake.ts';
 import { intakeRepository as repo, type AdminIntakeRecord, type NewIntake } from './intake-repository.ts';
 import { accountRepository as accounts } from '../repositories/account-repository.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
-export const INTAKE_STATUSES: IntakeStatus[] = ['received', 'waiting', 'attached', 'failed', 'unpacked'];
 const DISABLED = 'The account is disabled: files sent to it are not processed';
 
 export class IntakeService implements IntakeReceiver {

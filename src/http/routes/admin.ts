@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/typ
 import type { HttpDeps } from '../http-deps.ts';
 import { bearerGuard } from '../plugins/admin-auth.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
+import { INTAKE_STATUSES } from '../../domain/intake.ts';
 import { commonErrors, PageQuery } from '../schemas/common.ts';
 import { adminUserRoutes } from './admin-users.ts';
 
@@ -26,7 +27,7 @@ const AdminImport = Type.Object({
   sender: Type.String(),
   filename: Type.String(),
   size: Type.Integer(),
-  status: Type.String({ enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'] }),
+  status: Type.String({ enum: [...INTAKE_STATUSES] }),
   invoice: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
   receivedAt: Type.String({ format: 'date-time' }),
@@ -77,7 +78,7 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
   app.get('/admin/imports', {
     schema: {
       tags, security: adminSecurity, summary: 'Intake records of every account, newest first (status=failed: what needs a look, refused files included)',
-      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'] })) }),
+      querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ enum: [...INTAKE_STATUSES] })) }),
       response: { 200: Paged(AdminImport), ...commonErrors() },
     },
   }, async (req) => {

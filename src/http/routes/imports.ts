@@ -2,7 +2,7 @@
 // which goes through the same pipeline and matching as FTP and e-mail.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
-import type { IntakeRecord } from '../../domain/intake.ts';
+import { INTAKE_STATUSES, MATCHED_BY, type IntakeRecord } from '../../domain/intake.ts';
 import { linkBase, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/common.ts';
 import { contentBytes, MAX_CONTENT_CHARS } from './documents.ts';
@@ -19,7 +19,7 @@ export const ImportSchema = Type.Object(
     size: Type.Integer(),
     sha256: Type.String(),
     status: Type.String({
-      enum: ['received', 'waiting', 'attached', 'failed', 'unpacked'],
+      enum: [...INTAKE_STATUSES],
       description: 'waiting: no invoice with that id or number yet; the file is retried until the match window ends. unpacked: a ZIP archive whose files became imports of their own (their archive field names it)',
     }),
     invoice: Nullable(Type.String({ description: 'The invoice it was matched to' })),
@@ -30,7 +30,7 @@ export const ImportSchema = Type.Object(
     updatedAt: Time,
     attachedAt: Nullable(Time),
     matchedBy: Nullable(Type.String({
-      enum: ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'manual'],
+      enum: [...MATCHED_BY],
       description: 'How the attached file found its invoice: its name is the invoice id or number, the e-invoice inside the PDF, the e-mail subject, a number inside its name, or assigned by a person',
     })),
     _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link), archive: Type.Optional(Link) }),
