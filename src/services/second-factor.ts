@@ -11,6 +11,9 @@ const totp = (secret: string, label = '') => new TOTP({ issuer: ISSUER, label, s
 /** A new random secret (160 bits), base32 as authenticator apps take it. */
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32;
 
+/** Whether a secret sent back by the set-up form has the shape newTotpSecret gives. */
+export const isTotpSecret = (secret: string): boolean => /^[A-Z2-7]{32}$/.test(secret);
+
 /** The otpauth:// URI an authenticator app reads from the QR code. */
 export const totpUri = (secret: string, email: string): string => totp(secret, email).toString();
 

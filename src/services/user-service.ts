@@ -8,7 +8,7 @@ import type { Mode } from '../domain/scope.ts';
 import { accountRepository as accounts } from '../repositories/account-repository.ts';
 import { userRepository as users, type SessionRow, type UserRow } from '../repositories/user-repository.ts';
 import { dummyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
-import { totpStep } from './second-factor.ts';
+import { isTotpSecret, totpStep } from './second-factor.ts';
 
 export const INVITE_HOURS = 24;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,}$/;
@@ -88,7 +88,7 @@ export class UserService {
 
   /** Turns the second factor on with a secret the person's app holds, proved by a current code. */
   async enableSecondFactor(userId: string, secret: string, code: string): Promise<void> {
-    const step = /^[A-Z2-7]{32}$/.test(secret) ? totpStep(secret, code) : undefined;
+    const step = isTotpSecret(secret) ? totpStep(secret, code) : undefined;
     if (step === undefined) throw DomainError.invalid('The code does not match: enter the 6 digits your app shows now', 'code');
     await users.setTotp(this.db, userId, secret, step);
   }

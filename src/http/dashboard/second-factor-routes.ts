@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { renderSVG } from 'uqr';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { newTotpSecret, totpUri } from '../../services/second-factor.ts';
+import { isTotpSecret, newTotpSecret, totpUri } from '../../services/second-factor.ts';
 import { settingsView } from './page-routes.ts';
 import { onlySignedIn, signed } from './session.ts';
 
@@ -28,7 +28,7 @@ export async function secondFactorRoutes(app: FastifyInstance, c: HttpDeps): Pro
       await c.users.enableSecondFactor(userId, secret, req.body?.code ?? '');
     } catch (e) {
       if (!(e instanceof DomainError && e.kind === 'invalid')) throw e;
-      return reply.code(400).view('settings.eta', await settingsView(c, req, setup(email, /^[A-Z2-7]{32}$/.test(secret) ? secret : undefined, e.detail)));
+      return reply.code(400).view('settings.eta', await settingsView(c, req, setup(email, isTotpSecret(secret) ? secret : undefined, e.detail)));
     }
     req.log.info({ userId }, 'two-step sign-in turned on');
     return reply.redirect(`${DONE}${encodeURIComponent('Two-step sign-in is on.')}#second-factor-title`, 303);
