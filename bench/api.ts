@@ -16,8 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../testkit/ports.ts';
-import { pollFor } from '../testkit/wait.ts';
-import { buildService, cpuMs, runBench, stopChild } from './bench-kit.ts';
+import { buildService, cpuMs, runBench, stopChild, waitUntilReady } from './bench-kit.ts';
 import { ensureWrk, runWrk, type WrkResult } from './wrk.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,12 +36,6 @@ function start(name: string, args: string[], env: Record<string, string>): Child
   child.stderr!.on('data', (d) => process.stderr.write(`[${name}] ${d}`));
   children.push(child);
   return child;
-}
-
-/** Resolves once `url` answers below 500 (a refused connection counts as not yet). */
-async function waitFor(url: string, ms = 60_000): Promise<void> {
-  const status = await pollFor(async () => (await fetch(url)).status, (s) => s < 500, { ms, everyMs: 200, tolerateErrors: true });
-  if (status >= 500) throw new Error(`${url} did not come up`);
 }
 
 async function json(url: string, init: RequestInit & { body?: string } = {}) {
@@ -91,10 +84,10 @@ async function main() {
       ADMIN_TOKEN: adminToken, REDIS_PREFIX: `iibench${rand()}`, RATE_LIMIT_MAX: '1000000000',
     });
     const service = `http://127.0.0.1:${servicePort}`;
-    await waitFor(`${service}/readyz`);
+    await waitUntilReady(async () => (await fetch(`${service}/readyz`)).status < 500, `${service}/readyz`, 60_000);
     const bareProcess = start('bare', [...(process.env.BARE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(barePort), DATABASE_URL: dbUrl.toString() });
     const bare = `http://127.0.0.1:${barePort}`;
-    await waitFor(`${bare}/invoices/none`);
+    await waitUntilReady(async () => (await fetch(`${bare}/invoices/none`)).status < 500, `${bare}/invoices/none`, 60_000);
 
     const account = await json(`${service}/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ name: 'bench' }) });
     const auth = { authorization: `Bearer ${account.liveKey}`, 'content-type': 'application/json' };

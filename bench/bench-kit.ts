@@ -54,9 +54,38 @@ function statCpuMs(file: string): number {
   }
 }
 
-/** Polls `ready` every 100 ms (errors count as not ready) until it says yes; throws after ~30 s. */
-export async function waitUntilReady(ready: () => Promise<boolean>, what = 'the service'): Promise<void> {
-  if (!(await pollFor(ready, Boolean, { ms: 30_000, everyMs: 100, tolerateErrors: true }))) throw new Error(`${what} did not start`);
+/**
+ * CPU of the PostgreSQL backends serving `dbName` from now until the returned function is called
+ * (ms). Sampled every 200 ms, so that backends the pool closes mid-phase still count with their
+ * last reading (new ones start from zero).
+ */
+export function postgresCpuMeter(sql: { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> }, dbName: string): () => Promise<number> {
+  const backends = async () => (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let started = false;
+  const sample = async () => {
+    for (const pid of await backends()) {
+      const v = cpuMs([pid]);
+      if (!first.has(pid)) first.set(pid, started ? 0 : v);
+      last.set(pid, v);
+    }
+  };
+  const ready = sample().then(() => (started = true));
+  const timer = setInterval(() => void sample().catch(() => {}), 200);
+  return async () => {
+    await ready;
+    await sample();
+    clearInterval(timer);
+    let pg = 0;
+    for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
+    return pg;
+  };
+}
+
+/** Polls `ready` every 100 ms (errors count as not ready) until it says yes; throws after `ms`. */
+export async function waitUntilReady(ready: () => Promise<boolean>, what = 'the service', ms = 30_000): Promise<void> {
+  if (!(await pollFor(ready, Boolean, { ms, everyMs: 100, tolerateErrors: true }))) throw new Error(`${what} did not start`);
 }
 
 /** JSON calls to the service with a Bearer token; anything but 2xx throws with the answer. */

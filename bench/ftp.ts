@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'basic-ftp';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
-import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct, runBench, stopChild } from './bench-kit.ts';
+import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct, postgresCpuMeter, runBench, stopChild } from './bench-kit.ts';
 import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
@@ -194,27 +194,11 @@ async function main() {
     // CPU of the service, its PostgreSQL backends, the stock server and this client: figures that
     // the other load on a shared machine distorts less than PDFs/s
     const dbName = new URL(db.url).pathname.slice(1);
-    const backends = async () => (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
     const meter = () => {
-      const first = new Map<number, number>();
-      const last = new Map<number, number>();
       const start = { service: services.map((p) => cpuMs([p.pid!])), main: services.map((p) => mainThreadCpuMs(p.pid!)), bare: cpuMs([bare.pid!]), client: process.cpuUsage() };
-      let started = false;
-      const sample = async () => {
-        for (const pid of await backends()) {
-          const v = cpuMs([pid]);
-          if (!first.has(pid)) first.set(pid, started ? 0 : v);
-          last.set(pid, v);
-        }
-      };
-      const ready = sample().then(() => (started = true));
-      const timer = setInterval(() => void sample().catch(() => {}), 200);
+      const pgCpu = postgresCpuMeter(sql, dbName);
       return async () => {
-        await ready;
-        await sample();
-        clearInterval(timer);
-        let pg = 0;
-        for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
+        const pg = await pgCpu();
         const c = process.cpuUsage(start.client);
         const each = services.map((p, i) => cpuMs([p.pid!]) - start.service[i]);
         const main = services.map((p, i) => mainThreadCpuMs(p.pid!) - start.main[i]);

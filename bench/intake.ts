@@ -22,7 +22,7 @@ import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
-import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, pool, waitUntilReady, runBench, stopChild } from './bench-kit.ts';
+import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, pool, postgresCpuMeter, waitUntilReady, runBench, stopChild } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -100,31 +100,12 @@ async function main() {
     // CPU of the service process and of the PostgreSQL backends serving its database: a figure
     // that the other load on a shared machine does not distort as much as files/s
     const dbName = new URL(db.url).pathname.slice(1);
-    const backends = async () => (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
-    /**
-     * CPU used during a phase: sampled every 200 ms, so that backends the pool closes mid-phase
-     * still count with their last reading (new ones start from zero).
-     */
+    /** CPU used during a phase by the service process and by PostgreSQL */
     const meter = () => {
-      const first = new Map<number, number>();
-      const last = new Map<number, number>();
       const serviceStart = cpuMs([service.pid!]);
-      const sample = async () => {
-        for (const pid of await backends()) {
-          const v = cpuMs([pid]);
-          if (!first.has(pid)) first.set(pid, started ? 0 : v);
-          last.set(pid, v);
-        }
-      };
-      let started = false;
-      const ready = sample().then(() => (started = true));
-      const timer = setInterval(() => void sample().catch(() => {}), 200);
+      const pgCpu = postgresCpuMeter(sql, dbName);
       return async () => {
-        await ready;
-        await sample();
-        clearInterval(timer);
-        let pg = 0;
-        for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
+        const pg = await pgCpu();
         return { service: cpuMs([service.pid!]) - serviceStart, pg };
       };
     };
