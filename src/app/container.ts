@@ -30,6 +30,7 @@ import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
 import { BullDeliveryScheduler, createWebhookQueue } from '../webhooks/webhook-queue.ts';
 import { webhookEventRepository } from '../repositories/webhook-event-repository.ts';
 import { UserService } from '../services/user-service.ts';
+import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
 import { IntakeHistoryService } from '../services/intake-history-service.ts';
 import { smtpInviteMailer } from '../platform/invite-mailer.ts';
 import { SignInThrottle } from '../platform/sign-in-throttle.ts';
@@ -105,12 +106,6 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   metrics.webhooks.observeBacklog(() => webhookEventRepository.oldestUndeliveredAgeSeconds(db));
   const deliveries = new BullDeliveryScheduler(webhookQueue);
   const dispatcher = new OutboxDispatcher(db, deliveries, log.child({ part: 'webhook-dispatcher' }));
-  // every process that commits events queues them at once; the worker role sweeps for the rest
-  const outbox = new EventOutbox(db, eventPresenter(config), () => void dispatcher.soon());
-  const scheduler = new BullIntakeScheduler(intakeQueue);
-  const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
-  const documents = new DocumentService(db, pdf, outbox);
-  events.on('invoiceCreated', (e) => intake.wakeWaiting(e.pendingIntakes));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
   // would queue commands and hold requests.
   // (auto-pipelining: concurrent requests' commands share one socket write)
@@ -119,7 +114,18 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const keyCache = new KeyCache(config.keyCacheMs);
   const subRedis = redis.duplicate();
   subRedis.on('error', () => {});
-  const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, keyCache);
+  const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
+  // which keys open which scope, and which event types each scope's webhooks want: kept while
+  // this node hears every node's announcements (the gate's pub/sub)
+  gate.listen('key-revoked', { forget: (hashes) => hashes.split(',').forEach((h) => keyCache.forget(h)), clear: () => keyCache.clear() });
+  const subscriptions = new WebhookSubscriptions(config.keyCacheMs, () => gate.cacheTrusted(), (scope) => gate.announce('webhooks-changed', scope, 'webhook'));
+  gate.listen('webhooks-changed', subscriptions);
+  // every process that commits events queues them at once; the worker role sweeps for the rest
+  const outbox = new EventOutbox(db, eventPresenter(config), subscriptions, () => void dispatcher.soon());
+  const scheduler = new BullIntakeScheduler(intakeQueue);
+  const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
+  const documents = new DocumentService(db, pdf, outbox);
+  events.on('invoiceCreated', (e) => intake.wakeWaiting(e.pendingIntakes));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
   stops.add('queues', 'webhook queue', async () => {
@@ -140,7 +146,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     invoices: new InvoiceService(db, config.maxAmountCents, events, outbox),
     documents,
     payments: new PaymentService(db, config.maxAmountCents, outbox),
-    webhooks: new WebhookService(db, outbox, deliveries, { allowPrivate: config.webhookAllowPrivate }),
+    webhooks: new WebhookService(db, outbox, deliveries, { allowPrivate: config.webhookAllowPrivate }, subscriptions),
     idempotency: new IdempotencyService(db, config.idempotencyTtlHours, config.idempotencyLeaseMs),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
     intakeQueue,

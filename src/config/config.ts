@@ -110,7 +110,8 @@ const schema = {
   maxAmountCents: { env: 'MAX_AMOUNT', parse: amount(), fallback: 999_999_999 },
   rateLimitMax: { env: 'RATE_LIMIT_MAX', parse: int(1), fallback: 6000 },
   rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', parse: wholeSeconds(), fallback: 60_000 },
-  // per-node API key cache (0: off); a rotation still fails the old key on every node within 1 s
+  // per-node cache of API keys and of the webhook events each scope wants (0: off); a rotation or a
+  // webhook change still counts on every node within 1 s
   keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },

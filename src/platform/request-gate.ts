@@ -2,15 +2,22 @@
 // every node with the same prefix, a key over budget blocked in memory until its window ends, and a
 // per-node in-memory insurance limiter while Redis is away. Nodes take a key's budget in slices of
 // 1 % (at most 100), so one request in a slice pays a Redis round trip; a slice dies with its window:
-// together nodes never exceed the limit, and fall short by at most a slice each. Revocations: Redis
-// pub/sub; a node trusts its key cache only while a PING sent on its subscription under 1 s ago has
-// come back (replies follow the messages published before them): a rotated key fails within 1 s.
+// together nodes never exceed the limit, and fall short by at most a slice each. Announcements (key
+// revocations, webhook changes): Redis pub/sub; a node trusts its caches only while a PING sent on
+// its subscription under 1 s ago has come back (replies follow the messages published before them):
+// a rotated key fails, and a new webhook endpoint is heard of, on every node within 1 s.
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.ts';
-import type { KeyCache, KeyRevocations } from '../services/key-cache.ts';
+import type { KeyRevocations } from '../services/key-cache.ts';
 
 const TRUST_MS = 1000;
+
+/** A cache kept by announcements: what one says to forget, and what to forget when some may have been missed. */
+export interface AnnouncedCache {
+  forget(message: string): void;
+  clear(): void;
+}
 
 export class RequestGate implements KeyRevocations {
   private readonly limiter: RateLimiterRedis;
@@ -20,18 +27,21 @@ export class RequestGate implements KeyRevocations {
   private readonly slice: number;
   private readonly slices = new Map<string, { left: number; remaining: number; until: number }>();
   private readonly reserving = new Map<string, Promise<boolean | undefined>>();
+  private readonly caches = new Map<string, AnnouncedCache>();
 
   /** `redis`: a fail-fast connection (no offline queue, short timeout); `sub` a fresh one for the subscription. */
-  constructor(private readonly redis: Redis, private readonly sub: Redis, private readonly prefix: string, limit: { max: number; windowMs: number }, cache: KeyCache) {
+  constructor(private readonly redis: Redis, private readonly sub: Redis, private readonly prefix: string, limit: { max: number; windowMs: number }) {
     const duration = limit.windowMs / 1000;
     this.slice = Math.max(1, Math.min(100, Math.floor(limit.max / 100)));
     this.limiter = new RateLimiterRedis({
       storeClient: redis, keyPrefix: `${prefix}:rl`, points: limit.max, duration, rejectIfRedisNotReady: true,
       inMemoryBlockOnConsumed: limit.max, insuranceLimiter: new RateLimiterMemory({ points: limit.max, duration }),
     });
-    sub.on('message', (_channel: string, hashes: string) => hashes.split(',').forEach((h) => cache.forget(h)));
-    sub.on('close', () => { this.lostAt = Date.now(); cache.clear(); }); // messages sent while away are lost
-    void sub.subscribe(`${prefix}:key-revoked`).catch(() => {}); // ioredis subscribes again after each reconnect
+    sub.on('message', (channel: string, message: string) => this.caches.get(channel)?.forget(message));
+    sub.on('close', () => { // messages sent while away are lost
+      this.lostAt = Date.now();
+      for (const cache of this.caches.values()) cache.clear();
+    });
     this.heartbeat = setInterval(() => {
       const sent = Date.now();
       if (sub.status === 'ready') sub.ping().then(() => sent > this.lostAt && (this.confirmed = Math.max(this.confirmed, sent)), () => {});
@@ -73,9 +83,20 @@ export class RequestGate implements KeyRevocations {
     return this.sub.status === 'ready' && this.confirmed > this.lostAt && Date.now() - this.confirmed < TRUST_MS;
   }
 
-  async announceRevoked(hashes: string[]): Promise<void> {
-    if (this.redis.status !== 'ready') throw DomainError.unavailable('Redis is unavailable, so other nodes could not be told; the key was not changed. Retry shortly');
-    await this.redis.publish(`${this.prefix}:key-revoked`, hashes.join(','));
+  /** `cache` hears every node's announcements on `topic` from now on. */
+  listen(topic: string, cache: AnnouncedCache): void {
+    this.caches.set(`${this.prefix}:${topic}`, cache);
+    void this.sub.subscribe(`${this.prefix}:${topic}`).catch(() => {}); // ioredis subscribes again after each reconnect
+  }
+
+  /** Tells every node's cache of `topic`; throws `unavailable` when Redis cannot (the caller then changes nothing). */
+  async announce(topic: string, message: string, what: string): Promise<void> {
+    if (this.redis.status !== 'ready') throw DomainError.unavailable(`Redis is unavailable, so other nodes could not be told; the ${what} was not changed. Retry shortly`);
+    await this.redis.publish(`${this.prefix}:${topic}`, message);
+  }
+
+  announceRevoked(hashes: string[]): Promise<void> {
+    return this.announce('key-revoked', hashes.join(','), 'key');
   }
 
   /** resolves when the cache may be trusted, Redis failed, or after `ms` (never holds start-up for Redis) */

@@ -80,6 +80,16 @@ export const webhookRepository = {
     return rows.length > 0;
   },
 
+  /** Every event type some enabled endpoint of the scope wants (what WebhookSubscriptions remembers). */
+  async subscribedTypes(q: Queryable, scope: Scope): Promise<string[]> {
+    const rows = await q.query<{ type: string }>(
+      `select distinct unnest(t.events) as type from webhooks t where t.account_id = $1 and t.mode = $2 and t.enabled`,
+      [scope.accountId, scope.mode],
+      { prepare: true },
+    );
+    return rows.map((r) => r.type);
+  },
+
   /** A delivery succeeded: the endpoint's run of failures is over. */
   async recordSuccess(q: Queryable, scope: Scope, id: string): Promise<void> {
     const w = scopeWhereId(scope, id);

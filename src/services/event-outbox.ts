@@ -1,13 +1,13 @@
 // The outbox: a webhook event is written in the transaction of the change it reports, so the
 // change and its event commit together or not at all; a dispatcher (webhooks/dispatcher.ts)
 // queues the deliveries afterwards. Nothing is written when no enabled endpoint of the account
-// and mode wants the event type: accounts without webhooks pay one indexed read per change.
+// and mode wants the event type; which types are wanted, WebhookSubscriptions remembers.
 import type { Database, Queryable } from '../db/database.ts';
 import { newId } from '../domain/ids.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { EventPresenter, EventSubject } from '../domain/webhooks.ts';
 import { webhookEventRepository as events } from '../repositories/webhook-event-repository.ts';
-import { webhookRepository as webhooks } from '../repositories/webhook-repository.ts';
+import type { WebhookSubscriptions } from './webhook-subscriptions.ts';
 
 /** The subject of an event, read inside the transaction only when someone wants the event. */
 export type SubjectLoader = () => EventSubject | undefined | Promise<EventSubject | undefined>;
@@ -19,6 +19,7 @@ export class EventOutbox {
   constructor(
     private readonly db: Database,
     private readonly present: EventPresenter,
+    private readonly subscriptions: Pick<WebhookSubscriptions, 'wants'>,
     /** told after a commit that wrote events (the dispatcher queues them at once) */
     private readonly onCommitted: () => void = () => {},
   ) {}
@@ -33,7 +34,7 @@ export class EventOutbox {
 
   private recorder(q: Queryable, wrote: { any: boolean }): RecordEvent {
     return async (scope, type, load) => {
-      if (!(await webhooks.anySubscribed(q, scope, type))) return;
+      if (!(await this.subscriptions.wants(q, scope, type))) return;
       const subject = await load();
       if (!subject) return;
       await this.write(q, scope, type, subject);
@@ -55,7 +56,7 @@ export class EventOutbox {
    * change runs may miss it: it subscribed to what happens after its creation.
    */
   async change<T>(scope: Scope, type: string, run: (q: Queryable) => Promise<T>, subject: (q: Queryable, result: T) => SubjectLoader): Promise<T> {
-    if (!(await webhooks.anySubscribed(this.db, scope, type))) return run(this.db);
+    if (!(await this.subscriptions.wants(this.db, scope, type))) return run(this.db);
     return this.transaction(async (tx, record) => {
       const result = await run(tx);
       await record(scope, type, subject(tx, result));

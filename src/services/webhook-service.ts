@@ -11,6 +11,7 @@ import { webhookEventRepository as events, type DeliveryRef } from '../repositor
 import { webhookRepository as webhooks, type WebhookPatch } from '../repositories/webhook-repository.ts';
 import type { EventOutbox } from './event-outbox.ts';
 import { checkWebhookUrl, type UrlPolicy } from './webhook-url.ts';
+import type { WebhookSubscriptions } from './webhook-subscriptions.ts';
 
 /** How long a replaced secret keeps signing beside the new one. */
 export const SECRET_OVERLAP_SECONDS = 24 * 3600;
@@ -45,6 +46,7 @@ export class WebhookService {
     private readonly outbox: EventOutbox,
     private readonly scheduler: DeliveryScheduler,
     private readonly policy: UrlPolicy,
+    private readonly subscriptions: Pick<WebhookSubscriptions, 'changing'>,
   ) {}
 
   private async checkUrl(scope: Scope, url: string): Promise<string> {
@@ -58,7 +60,8 @@ export class WebhookService {
   async create(scope: Scope, input: WebhookInput): Promise<{ webhook: Webhook; secret: string }> {
     const url = await this.checkUrl(scope, input.url);
     const secret = newSecret();
-    const webhook = await webhooks.insert(this.db, scope, { id: newId('whk'), url, events: parseEvents(input.events), secret });
+    const events = parseEvents(input.events);
+    const webhook = await this.subscriptions.changing(scope, () => webhooks.insert(this.db, scope, { id: newId('whk'), url, events, secret }));
     return { webhook, secret };
   }
 
@@ -78,13 +81,13 @@ export class WebhookService {
       events: input.events === undefined ? undefined : parseEvents(input.events),
       enabled: input.enabled,
     };
-    const webhook = await webhooks.update(this.db, scope, id, patch);
+    const webhook = await this.subscriptions.changing(scope, () => webhooks.update(this.db, scope, id, patch));
     if (!webhook) throw DomainError.notFound('webhook', id);
     return webhook;
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
-    if (!(await webhooks.remove(this.db, scope, id))) throw DomainError.notFound('webhook', id);
+    if (!(await this.subscriptions.changing(scope, () => webhooks.remove(this.db, scope, id)))) throw DomainError.notFound('webhook', id);
   }
 
   /** A new secret, shown this once; the old one signs beside it for 24 hours. */
