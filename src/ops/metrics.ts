@@ -87,11 +87,18 @@ export class Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    // each label set's children, kept: prom-client would otherwise hash the labels twice per request
+    const series = new Map<string, { total: Counter.Internal; duration: Histogram.Internal<string> }>();
     this.http = {
       observe(method, route, status, seconds) {
-        const labels = { method, route, status_code: String(status) };
-        httpTotal.inc(labels);
-        httpDuration.observe(labels, seconds);
+        const key = `${method} ${status} ${route}`;
+        let s = series.get(key);
+        if (!s) {
+          const labels = { method, route, status_code: String(status) };
+          series.set(key, (s = { total: httpTotal.labels(labels), duration: httpDuration.labels(labels) }));
+        }
+        s.total.inc();
+        s.duration.observe(seconds);
       },
     };
 

@@ -7,10 +7,10 @@ import type { Metrics } from '../../ops/metrics.ts';
 
 export function metricsPlugin(metrics: Metrics, token?: string): FastifyPluginAsync {
   const plugin = async (app: FastifyInstance) => {
-    app.addHook('onResponse', async (req, reply) => {
+    app.addHook('onResponse', (req, reply, done) => {
       // the route pattern, never the raw URL (ids would explode the series); unrouted: one label
-      const route = req.routeOptions.url ?? 'unmatched';
-      metrics.http.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+      metrics.http.observe(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      done();
     });
     const guard = token ? bearerGuard(token, 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>') : undefined;
     app.get('/metrics', { schema: { hide: true }, ...(guard ? { onRequest: guard } : {}) }, async (_req, reply) => {
