@@ -68,7 +68,7 @@ export class IntakeProcessor {
   async process(ref: IntakeJobRef, attempt: Attempt): Promise<ProcessOutcome> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
     const cached = this.cache?.take(ref.intakeId);
-    const staged = await repo.loadStaged(this.db, scope, ref.intakeId, !cached);
+    const staged = await repo.loadStaged(this.db, scope, ref.intakeId, !cached, true);
     if (!staged) return { status: 'skipped', why: 'no intake record (purged)' };
     const { record } = staged;
     if (record.status === 'attached') return { status: 'skipped', why: 'already attached' };
@@ -85,7 +85,9 @@ export class IntakeProcessor {
     if (!staged.hasContent) return fail('The staged file is no longer available');
     const bytes = cached ?? staged.content!;
 
-    let match = await this.matchName(scope, name.matchName);
+    // the number rule was answered with the record when its stored match name is this one
+    const known = staged.matchName === name.matchName ? staged.invoiceByNumber : undefined;
+    let match = await this.matchName(scope, name.matchName, known);
     let einvoice: string[] | undefined;
     if (!match) {
       // Check now, so that a broken file fails at once instead of waiting for its invoice; the
@@ -143,12 +145,12 @@ export class IntakeProcessor {
 
 
   /** The spec's rules: invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
-  private async matchName(scope: Scope, name: string): Promise<Match> {
+  private async matchName(scope: Scope, name: string, knownByNumber?: string | null): Promise<Match> {
     // only names with the id prefix can be ids: bulk uploads named by number skip that query
     const byId = name.startsWith(INVOICE_ID_PREFIX) ? await invoices.find(this.db, scope, name) : undefined;
     if (byId && !byId.deleted) return { invoiceId: byId.record.id, by: 'invoice_id' };
-    const byNumber = await invoices.findByNumber(this.db, scope, name);
-    if (byNumber) return { invoiceId: byNumber.id, by: 'invoice_number' };
+    const byNumber = knownByNumber === undefined ? (await invoices.findByNumber(this.db, scope, name))?.id : knownByNumber;
+    if (byNumber) return { invoiceId: byNumber, by: 'invoice_number' };
     return byId ? { deletedId: byId.record.id } : undefined;
   }
 

@@ -48,7 +48,15 @@ export interface StagedIntake {
   subject: string | null;
   content: Buffer | null;
   hasContent: boolean;
+  /** with `byNumber`: the live invoice its match name names by the spec's number rule (exact, else case-insensitive when unambiguous) */
+  invoiceByNumber?: string | null;
 }
+
+// The spec's number rule in one probe of the lower() index: an exact match wins (numbers are
+// unique per scope), otherwise a case-insensitive one only when it is the only one.
+const INVOICE_BY_NUMBER = `(select case when count(*) filter (where i.invoice_number = t.match_name) > 0 then min(i.id) filter (where i.invoice_number = t.match_name)
+    when count(*) = 1 then min(i.id) end
+  from invoices i where i.account_id = t.account_id and i.mode = t.mode and i.deleted_at is null and lower(i.invoice_number) = lower(t.match_name)) as invoice_by_number`;
 
 export interface PendingRef {
   seq: number;
@@ -80,12 +88,19 @@ export const intakeRepository = {
 
   find: (q: Queryable, scope: Scope, id: string): Promise<Found<IntakeRecord>> => findWithTombstone(q, source, scope, id, toRecord),
 
-  /** The record and, when `withContent`, the staged bytes (`content` says only whether they exist otherwise). */
-  async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true): Promise<StagedIntake | undefined> {
+  /**
+   * The record and, when `withContent`, the staged bytes (`content` says only whether they exist
+   * otherwise); `byNumber`: also the invoice its name names (the worker's first question, in the same round trip).
+   */
+  async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true, byNumber = false): Promise<StagedIntake | undefined> {
     const w = scopeWhereId(scope, id);
     const content = withContent ? 's.content' : '(s.content is not null) as has_content';
-    const r = (await q.query(`select ${source.columns}, s.subject, ${content} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`, w.params, { prepare: true }))[0];
-    return r && { record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, content: withContent ? toBuffer(r.content) : null, hasContent: withContent ? r.content != null : r.has_content };
+    const sql = `select ${source.columns}, s.subject, ${content}${byNumber ? `, ${INVOICE_BY_NUMBER}` : ''} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`;
+    const r = (await q.query(sql, w.params, { prepare: true }))[0];
+    return r && {
+      record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, content: withContent ? toBuffer(r.content) : null,
+      hasContent: withContent ? r.content != null : r.has_content, ...(byNumber ? { invoiceByNumber: r.invoice_by_number ?? null } : {}),
+    };
   },
 
   /** System-wide (operators): every account's records, newest first. */

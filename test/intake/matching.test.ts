@@ -64,6 +64,21 @@ describe('matching', () => {
     expect(await t.waitFor(acct.liveKey, rb.id)).toMatchObject({ status: 'attached', invoice: b.id });
   });
 
+  it('an exact number wins over numbers that differ only in case; a case-only match among several is not guessed', async () => {
+    const n = `Inv-Dup-${seq++}`;
+    const upper = await invoice(acct.liveKey, n.toUpperCase());
+    const lower = await invoice(acct.liveKey, n.toLowerCase());
+    const exact = await upload(acct.liveKey, `${n.toUpperCase()}.pdf`, await makePdf('exact'));
+    const exactLower = await upload(acct.liveKey, `${n.toLowerCase()}.pdf`, await makePdf('exact lower'));
+    const neither = await upload(acct.liveKey, `${n}.pdf`, await makePdf('neither'));
+    expect(await t.waitFor(acct.liveKey, exact.id)).toMatchObject({ status: 'attached', invoice: upper.id, matchedBy: 'invoice_number' });
+    expect(await t.waitFor(acct.liveKey, exactLower.id)).toMatchObject({ status: 'attached', invoice: lower.id, matchedBy: 'invoice_number' });
+    const failed = await t.waitFor(acct.liveKey, neither.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.reason).toContain(upper.invoiceNumber);
+    expect(failed.reason).toContain(lower.invoiceNumber);
+  });
+
   it('matches names in either Unicode normal form (NFC)', async () => {
     const composed = `Fact-caf\u00e9-${seq++}`; // é as one code point
     const inv = await invoice(acct.liveKey, composed);
