@@ -98,8 +98,6 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const metrics = new Metrics({ roles: config.roles });
   metrics.queues.watch(intakeQueue);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
-  const intakeHistory = new IntakeHistoryService(db);
-  events.on('intakeStatus', (e) => void intakeHistory.record(e).catch((err) => log.warn({ err: err.message, intakeId: e.intakeId }, 'intake history not written')));
   const webhookQueue = createWebhookQueue(config, redis);
   webhookQueue.on('error', (err) => log.warn({ err: err.message }, 'webhook queue redis error'));
   metrics.queues.watch(webhookQueue);
@@ -157,7 +155,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     importActions: new IntakeActions(db, scheduler, documents, outbox, events),
     connections: connectionDetails(config),
     users: new UserService(db, config.dashboardIdleMinutes),
-    intakeHistory,
+    intakeHistory: new IntakeHistoryService(db),
     signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, windowMs: config.dashboardSignInWindowMs }),
     inviteMailer: config.smtpUrl ? smtpInviteMailer(config.smtpUrl, config.mailReplyFrom ?? config.importAddress) : undefined,
     gate,

@@ -1,5 +1,6 @@
 // Every SQL side effect of the intake pipeline. Business queries are scoped through scoped.ts;
-// the reconciler's and the purge's system-wide queries are marked as such.
+// the reconciler's and the purge's system-wide queries are marked as such. Every statement that
+// sets a record's status also writes its line in intake_history (see HISTORY).
 import type { Queryable } from '../db/database.ts';
 import { toBuffer } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -65,17 +66,29 @@ export interface PendingRef {
   mode: Mode;
 }
 
+/** What a status change returns of each record it changed (the CTE `r`), for its history line. */
+const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason';
+/**
+ * The history line of each record in `r`, written by the statement that changed the status, so
+ * the line commits with the change or not at all. clock_timestamp(), not now() (the transaction's
+ * start): the time the change was made, in the order the changes were made.
+ */
+const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, status, reason)
+       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, r.reason from r`;
+
 export const intakeRepository = {
-  /** Stages the file and creates its record in one statement (atomic without a transaction). */
+  /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
   async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
     const rows = await q.query(
       `with s as (
          insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id)
          values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15) returning id, received_at
-       )
-       insert into intake_records (id, account_id, mode, status, match_name, reason)
-       select s.id, $2::text, $3::text, $11, $12, $13 from s
-       returning updated_at, (select received_at from s) as received_at`,
+       ), r as (
+         insert into intake_records (id, account_id, mode, status, match_name, reason)
+         select s.id, $2::text, $3::text, $11, $12, $13 from s
+         returning id, account_id, mode, status, reason, updated_at
+       ), h as (${HISTORY})
+       select r.updated_at, s.received_at from r, s`,
       [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.subject, f.archiveId ?? null],
       { prepare: true },
     );
@@ -170,35 +183,53 @@ export const intakeRepository = {
     return rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) }));
   },
 
+  /**
+   * Waiting, with a line only when it starts waiting: a later try that only updates the reason
+   * writes none. The old status is read under the row's lock, so two runs at once write one line.
+   */
   async markWaiting(q: Queryable, scope: Scope, id: string, reason: string): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
-      `update intake_records t set status = 'waiting', reason = $4, updated_at = now() where ${w.sql} and t.status <> 'attached' and t.deleted_at is null`,
+      `with r as (
+         update intake_records t set status = 'waiting', reason = $4, updated_at = now()
+         from (select t.id, t.status from intake_records t where ${w.sql} and t.status <> 'attached' and t.deleted_at is null for update) prior
+         where t.id = prior.id returning ${CHANGED}, prior.status as prior_status
+       )
+       ${HISTORY} where r.prior_status <> 'waiting'`,
       [...w.params, reason],
       { prepare: true },
     );
   },
 
-  /** Attached: the staged bytes are dropped unless the document it ended on shares them (it was made from this file). */
+  /**
+   * Attached, once: a second run (two workers, or a hand and a worker at once) changes nothing.
+   * The staged bytes are dropped unless the document it ended on shares them (it was made from this file).
+   */
   async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: string | null, matchedBy: MatchedBy): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
       `with r as (
          update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, reason = $6, matched_by = $7, updated_at = now(), attached_at = now()
-         where ${w.sql} returning t.id
+         where ${w.sql} and t.status <> 'attached' returning ${CHANGED}
+       ), dropped as (
+         update intake_staging s set content = null from r
+         where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)
        )
-       update intake_staging s set content = null from r
-       where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)`,
+       ${HISTORY}`,
       [...w.params, invoiceId, documentId, reason, matchedBy],
       { prepare: true },
     );
   },
 
+  /** Failed, with a line each time it applies (a file that fails again says why again); never an attached record. */
   async markFailed(q: Queryable, scope: Scope, id: string, reason: string, invoiceId: string | null = null): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
-      `update intake_records t set status = 'failed', reason = $4, invoice_id = coalesce($5, t.invoice_id), updated_at = now()
-       where ${w.sql} and t.status <> 'attached' and t.deleted_at is null`,
+      `with r as (
+         update intake_records t set status = 'failed', reason = $4, invoice_id = coalesce($5, t.invoice_id), updated_at = now()
+         where ${w.sql} and t.status <> 'attached' and t.deleted_at is null returning ${CHANGED}
+       )
+       ${HISTORY}`,
       [...w.params, reason, invoiceId],
       { prepare: true },
     );
@@ -208,7 +239,10 @@ export const intakeRepository = {
   async markRetried(q: Queryable, scope: Scope, id: string): Promise<boolean> {
     const w = scopeWhereId(scope, id);
     const rows = await q.query(
-      `update intake_records t set status = 'received', reason = null, updated_at = now() where ${w.sql} and t.status = 'failed' and t.deleted_at is null returning t.id`,
+      `with r as (
+         update intake_records t set status = 'received', reason = null, updated_at = now() where ${w.sql} and t.status = 'failed' and t.deleted_at is null returning ${CHANGED}
+       )
+       ${HISTORY} returning intake_id`,
       w.params,
     );
     return rows.length > 0;
