@@ -5,7 +5,7 @@
 // runs it (one process, roles api + worker + ftp) on a fresh PostgreSQL database and a private
 // redis-server; each FTP server runs in its own process(es).
 //
-//   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--warmup 300] [--split] [--profile <dir>]
+//   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--client-threads 2] [--warmup 300] [--split] [--profile <dir>]
 //
 // --split runs the ftp role in a process of its own and api + worker in another, and reports the
 // peak RSS of each.
@@ -14,9 +14,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { Client } from 'basic-ftp';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
 import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct, postgresCpuMeter, runBench, stopChild } from './bench-kit.ts';
@@ -25,12 +23,15 @@ import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
 import { startVsftpd, treeCpuMs } from './vsftpd.ts';
+import { FtpClients } from './ftp-clients.ts';
 
 const { values } = parseArgs({
   options: {
     files: { type: 'string', default: '1000' },
     size: { type: 'string', default: String(100 * 1024) },
     connections: { type: 'string', default: '8' },
+    // the client's threads (basic-ftp): one event loop would cap a fast server near 220 uploads/s
+    'client-threads': { type: 'string', default: '2' },
     // uploads (not measured) that let V8 optimise the hot paths of both servers first, as in a
     // service that has been running for a while
     warmup: { type: 'string', default: '300' },
@@ -43,6 +44,7 @@ const { values } = parseArgs({
 const FILES = Number(values.files);
 const SIZE = Number(values.size);
 const CONNECTIONS = Number(values.connections);
+const CLIENT_THREADS = Number(values['client-threads']);
 const SEQUENTIAL = Math.min(50, FILES);
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
@@ -51,47 +53,6 @@ const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
-}
-
-/** FTPS connections, opened before the clock starts (retried: a stock ftp-srv can lose its AUTH TLS race, above all while cold). */
-async function connectAll(what: string, port: number, user: string, password: string, dir?: string): Promise<Client[]> {
-  let retries = 0;
-  const clients = await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    for (let attempt = 1; ; attempt++) {
-      const c = new Client(5000);
-      try {
-        await c.access({ host: '127.0.0.1', port, user, password, secure: true, secureOptions: { rejectUnauthorized: false } });
-        if (dir) await c.cd(dir);
-        return c;
-      } catch (e) {
-        c.close();
-        retries++;
-        if (attempt >= 20) throw new Error(`${what}: could not connect: ${(e as Error).message}`);
-        await sleep(100);
-      }
-    }
-  }));
-  if (retries) console.log(`(${what}: ${retries} connection attempts failed and were retried)`);
-  return clients;
-}
-
-/** Uploads every file once over the connections; returns when each 226 came, by file index. */
-async function uploadAll(what: string, clients: Client[], names: string[], contents: Buffer[]): Promise<{ doneAt: number[]; replies: string[]; seconds: number }> {
-  const doneAt: number[] = [];
-  const replies: string[] = [];
-  let next = 0;
-  const t0 = Date.now();
-  await Promise.all(clients.map(async (c) => {
-    while (next < names.length) {
-      const i = next++;
-      const res = await c.uploadFrom(Readable.from([contents[i]]), names[i]).catch((e: Error) => {
-        throw new Error(`${what}: upload of ${names[i]} failed: ${e.message}`);
-      });
-      doneAt[i] = Date.now();
-      replies[i] = res.message;
-    }
-  }));
-  return { doneAt, replies, seconds: (Date.now() - t0) / 1000 };
 }
 
 function canConnect(port: number): Promise<boolean> {
@@ -177,13 +138,14 @@ async function main() {
     await sql.connect();
 
     // warm-up of both servers (JIT, TLS, pools, threads), not measured
-    const svcClients = await connectAll('service', ftpPort, account.ftpUsername, liveKey);
-    const bareClients = await connectAll('bare ftp-srv', barePort, 'bench', 'bench');
-    const vsClients = await connectAll('vsftpd', vsftpd.port, 'anonymous', 'bench', 'upload');
-    const warm = contents.slice(0, Number(values.warmup));
-    await uploadAll('service warm-up', svcClients, warm.map(() => 'WARM.pdf'), warm);
-    await uploadAll('bare ftp-srv warm-up', bareClients, warm.map(() => 'WARM.pdf'), warm);
-    await uploadAll('vsftpd warm-up', vsClients, warm.map(() => 'WARM.pdf'), warm);
+    const open = (what: string, target: { port: number; user: string; password: string; dir?: string }, connections = CONNECTIONS) =>
+      FtpClients.open(what, target, connections, CLIENT_THREADS, contents);
+    const svcClients = await open('service', { port: ftpPort, user: account.ftpUsername, password: liveKey });
+    const bareClients = await open('bare ftp-srv', { port: barePort, user: 'bench', password: 'bench' });
+    const vsClients = await open('vsftpd', { port: vsftpd.port, user: 'anonymous', password: 'bench', dir: 'upload' });
+    const all = names.map((_, i) => i);
+    const warm = all.slice(0, Number(values.warmup));
+    for (const c of [svcClients, bareClients, vsClients]) await c.upload(warm, warm.map(() => 'WARM.pdf'));
     for (;;) {
       const [{ n }] = (await sql.query(`select count(*)::int as n from intake_records where status in ('received', 'waiting')`)).rows;
       if (n === 0) break;
@@ -191,25 +153,24 @@ async function main() {
     }
     const warmIds = new Set((await sql.query('select id from intake_records')).rows.map((r) => r.id));
 
-    // CPU of the service, its PostgreSQL backends, the stock server and this client: figures that
+    // CPU of the service, its PostgreSQL backends and the stock server: figures that
     // the other load on a shared machine distorts less than PDFs/s
     const dbName = new URL(db.url).pathname.slice(1);
     const meter = () => {
-      const start = { service: services.map((p) => cpuMs([p.pid!])), main: services.map((p) => mainThreadCpuMs(p.pid!)), bare: cpuMs([bare.pid!]), client: process.cpuUsage() };
+      const start = { service: services.map((p) => cpuMs([p.pid!])), main: services.map((p) => mainThreadCpuMs(p.pid!)), bare: cpuMs([bare.pid!]) };
       const pgCpu = postgresCpuMeter(sql, dbName);
       return async () => {
         const pg = await pgCpu();
-        const c = process.cpuUsage(start.client);
         const each = services.map((p, i) => cpuMs([p.pid!]) - start.service[i]);
         const main = services.map((p, i) => mainThreadCpuMs(p.pid!) - start.main[i]);
-        return { service: each.reduce((a, b) => a + b, 0), each, main, pg, bare: cpuMs([bare.pid!]) - start.bare, client: (c.user + c.system) / 1000 };
+        return { service: each.reduce((a, b) => a + b, 0), each, main, pg, bare: cpuMs([bare.pid!]) - start.bare };
       };
     };
 
     // 1. the service: FTPS upload -> staged -> queued -> matched -> attached
     const svcMeter = meter();
     const t0 = Date.now();
-    const up = await uploadAll('service', svcClients, names, contents);
+    const up = await svcClients.upload(all, names);
     for (;;) {
       const [{ pending, failed }] = (await sql.query(
         `select count(*) filter (where status in ('received', 'waiting'))::int as pending, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
@@ -226,31 +187,29 @@ async function main() {
     const attachedSeconds = (Math.max(...attachedAt.values()) - t0) / 1000;
     const docs = (await sql.query(`select count(*)::int as n from documents d join invoices i on i.id = d.invoice_id where i.invoice_number like 'BENCH-%' and d.deleted_at is null and d.source = 'ftp'`)).rows[0].n;
     if (docs !== FILES) throw new Error(`expected ${FILES} FTP documents, found ${docs}`);
-    for (const c of svcClients) c.close();
+    await svcClients.close();
 
     // 2. stock ftp-srv writing the same files to disk
     const bareMeter = meter();
-    const bareRun = await uploadAll('bare ftp-srv', bareClients, names, contents);
+    const bareRun = await bareClients.upload(all, names);
     const bareCpu = await bareMeter();
-    for (const c of bareClients) c.close();
+    await bareClients.close();
     const written = fs.readdirSync(bareDir).filter((n) => n.startsWith('BENCH-')).length;
     if (written !== FILES) throw new Error(`bare ftp-srv wrote ${written} files`);
 
     // 3. vsftpd writing the same files to disk (its CPU: the listener and every session's processes)
     const vsCpu0 = treeCpuMs(vsftpd.proc.pid!);
-    const vsClient0 = process.cpuUsage();
-    const vsRun = await uploadAll('vsftpd', vsClients, names, contents);
+    const vsRun = await vsClients.upload(all, names);
     const vsCpu = treeCpuMs(vsftpd.proc.pid!) - vsCpu0;
-    const vsClient = process.cpuUsage(vsClient0);
-    for (const c of vsClients) c.close();
+    await vsClients.close();
     const vsWritten = fs.readdirSync(vsftpd.dir).filter((n) => n.startsWith('BENCH-')).length;
     if (vsWritten !== FILES) throw new Error(`vsftpd wrote ${vsWritten} files`);
 
     // 4. one connection uploading in sequence (a simple client's case): reply latency, not CPU
     const sequential = async (what: string, port: number, user: string, password: string) => {
-      const [client] = await connectAll(what, port, user, password);
-      const run = await uploadAll(what, [client], names.slice(0, SEQUENTIAL), contents.slice(0, SEQUENTIAL));
-      client.close();
+      const client = await open(what, { port, user, password }, 1);
+      const run = await client.upload(all.slice(0, SEQUENTIAL), names.slice(0, SEQUENTIAL));
+      await client.close();
       return SEQUENTIAL / run.seconds;
     };
     const seqService = await sequential('service, one connection', ftpPort, account.ftpUsername, liveKey);
@@ -261,7 +220,7 @@ async function main() {
     const bareRate = FILES / bareRun.seconds;
     const vsRate = FILES / vsRun.seconds;
     const p99 = pct(latencies, 99);
-    console.log(`FTP benchmark: ${FILES} PDFs of ${contents[0].length} bytes over ${CONNECTIONS} FTPS connections (basic-ftp), PostgreSQL, ${os.cpus().length} CPUs`);
+    console.log(`FTP benchmark: ${FILES} PDFs of ${contents[0].length} bytes over ${CONNECTIONS} FTPS connections (basic-ftp in ${CLIENT_THREADS} client threads), PostgreSQL, ${os.cpus().length} CPUs`);
     console.log(`service, upload -> attached  : ${attachedRate.toFixed(1)} PDFs/s (${attachedSeconds.toFixed(2)} s; uploads (226) done in ${up.seconds.toFixed(2)} s = ${uploadRate.toFixed(1)} uploads/s)`);
     console.log(`  upload done -> attached    : p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
     if (values.split) console.log(`  peak RSS (VmHWM)           : ftp process ${rss[1].toFixed(0)} MB, api + worker process ${rss[0].toFixed(0)} MB`);
@@ -275,11 +234,11 @@ async function main() {
     const per = (n: number) => `${(n / FILES).toFixed(1)} ms`;
     const threads = (i: number) => `${per(svcCpu.each[i])}: main thread ${per(svcCpu.main[i])}`;
     const processes = values.split ? `ftp process ${threads(1)}; api + worker process ${threads(0)}` : `service process ${threads(0)}`;
-    console.log(`CPU per PDF, service         : ${per(svcCpu.service + svcCpu.pg)} (${processes}, PostgreSQL ${per(svcCpu.pg)}); the client ${per(svcCpu.client)}`);
-    console.log(`CPU per PDF, bare ftp-srv    : ${per(bareCpu.bare)}; the client ${per(bareCpu.client)}`);
-    console.log(`CPU per PDF, vsftpd          : ${per(vsCpu)}; the client ${per((vsClient.user + vsClient.system) / 1000)}`);
+    console.log(`CPU per PDF, service         : ${per(svcCpu.service + svcCpu.pg)} (${processes}, PostgreSQL ${per(svcCpu.pg)}); the client ${per(up.clientCpuMs)}`);
+    console.log(`CPU per PDF, bare ftp-srv    : ${per(bareCpu.bare)}; the client ${per(bareRun.clientCpuMs)}`);
+    console.log(`CPU per PDF, vsftpd          : ${per(vsCpu)}; the client ${per(vsRun.clientCpuMs)}`);
     const share = (cpu: number, seconds: number) => `${((100 * cpu) / (seconds * 1000 * os.cpus().length)).toFixed(0)} %`;
-    console.log(`client CPU share of machine  : ${share(svcCpu.client, attachedSeconds)} (service run), ${share((vsClient.user + vsClient.system) / 1000, vsRun.seconds)} (vsftpd run)`);
+    console.log(`client CPU share of machine  : ${share(up.clientCpuMs, up.seconds)} (service run), ${share(vsRun.clientCpuMs, vsRun.seconds)} (vsftpd run)`);
     console.log(`machine load average (1 min) : ${os.loadavg()[0].toFixed(1)} at the end, ${os.cpus().length} CPUs`);
   } finally {
     await sql.end().catch(() => {});
