@@ -30,6 +30,7 @@ import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
 import { BullDeliveryScheduler, createWebhookQueue } from '../webhooks/webhook-queue.ts';
 import { webhookEventRepository } from '../repositories/webhook-event-repository.ts';
 import { UserService } from '../services/user-service.ts';
+import { AnnouncedMemo } from '../services/announced-memo.ts';
 import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
 import { IntakeHistoryService } from '../services/intake-history-service.ts';
 import { smtpInviteMailer } from '../platform/invite-mailer.ts';
@@ -116,12 +117,17 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // which keys open which scope, and which event types each scope's webhooks want: kept while
   // this node hears every node's announcements (the gate's pub/sub)
   gate.listen('key-revoked', { forget: (hashes) => hashes.split(',').forEach((h) => keyCache.forget(h)), clear: () => keyCache.clear() });
-  const subscriptions = new WebhookSubscriptions(config.keyCacheMs, () => gate.cacheTrusted(), (scope) => gate.announce('webhooks-changed', scope, 'webhook'));
-  gate.listen('webhooks-changed', subscriptions);
+  const remembered = <V>(topic: string, what: string) => {
+    const memo = new AnnouncedMemo<V>(config.keyCacheMs, () => gate.cacheTrusted(), (key) => gate.announce(topic, key, what));
+    gate.listen(topic, memo);
+    return memo;
+  };
+  const subscriptions = new WebhookSubscriptions(remembered('webhooks-changed', 'webhook'));
+  const accounts = new AccountService(db, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account') });
   // every process that commits events queues them at once; the worker role sweeps for the rest
   const outbox = new EventOutbox(db, eventPresenter(config), subscriptions, () => void dispatcher.soon());
   const scheduler = new BullIntakeScheduler(intakeQueue);
-  const intake = new IntakeService(db, scheduler, outbox, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
+  const intake = new IntakeService(db, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   const documents = new DocumentService(db, pdf, outbox);
   events.on('invoiceCreated', (e) => intake.wakeWaiting(e.pendingIntakes));
   closers.push(() => gate.close());
@@ -138,7 +144,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     events,
     checkPdf: pdf,
     pdfPool,
-    accounts: new AccountService(db, config.importAddress, { cache: keyCache, revocations: gate }),
+    accounts,
     sshKeys: new SshKeyService(db),
     customers: new CustomerService(db),
     invoices: new InvoiceService(db, config.maxAmountCents, events, outbox),

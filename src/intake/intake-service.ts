@@ -16,7 +16,7 @@ import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver } from './intake-port.ts';
 import { INTAKE_STATUSES, type IntakeCount, type IntakeFilter, type IntakeListItem, type IntakeRecord, type IntakeStatus } from '../domain/intake.ts';
 import { intakeRepository as repo, type AdminIntakeRecord, type NewIntake } from './intake-repository.ts';
-import { accountRepository as accounts } from '../repositories/account-repository.ts';
+import type { AccountService } from '../services/account-service.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
 const DISABLED = 'The account is disabled: files sent to it are not processed';
@@ -26,6 +26,7 @@ export class IntakeService implements IntakeReceiver {
     private readonly db: Database,
     private readonly scheduler: IntakeScheduler,
     private readonly outbox: EventOutbox,
+    private readonly accounts: Pick<AccountService, 'isDisabled'>,
     private readonly log: Logger,
     private readonly events?: DomainEvents,
     private readonly archiveLimits: ArchiveLimits = { maxEntries: 1000, maxTotalBytes: 200 * 1024 * 1024 },
@@ -60,7 +61,7 @@ export class IntakeService implements IntakeReceiver {
   }
 
   async receive(file: IncomingFile): Promise<IntakeRecord> {
-    const disabled = await accounts.isDisabled(this.db, file.scope.accountId);
+    const disabled = await this.accounts.isDisabled(file.scope.accountId);
     if (isArchiveName(file.filename)) return this.receiveArchive(file, disabled);
     const record = await this.insert(file.scope, this.toNew(file, disabled));
     const { id, reason } = record;

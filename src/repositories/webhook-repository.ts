@@ -70,16 +70,6 @@ export const webhookRepository = {
     return r && { current: r.secret, previous: r.previous ?? null };
   },
 
-  /** Whether an enabled endpoint of the scope wants this event type (the outbox records nothing otherwise). */
-  async anySubscribed(q: Queryable, scope: Scope, type: string): Promise<boolean> {
-    const rows = await q.query(
-      `select 1 as x from webhooks t where t.account_id = $1 and t.mode = $2 and t.enabled and $3 = any(t.events) limit 1`,
-      [scope.accountId, scope.mode, type],
-      { prepare: true },
-    );
-    return rows.length > 0;
-  },
-
   /** Every event type some enabled endpoint of the scope wants (what WebhookSubscriptions remembers). */
   async subscribedTypes(q: Queryable, scope: Scope): Promise<string[]> {
     const rows = await q.query<{ type: string }>(

@@ -6,14 +6,22 @@ import type { AccountView } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { accountRepository as accounts, type AccountRow } from '../repositories/account-repository.ts';
+import type { AnnouncedMemo } from './announced-memo.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
 
 export class AccountService {
   constructor(
     private readonly db: Database,
     private readonly importAddress: string,
-    private readonly keys: { cache?: KeyCache; revocations?: KeyRevocations } = {},
+    /** the key cache and how revocations reach every node; `disabled`: each node's memory of which accounts are disabled */
+    private readonly keys: { cache?: KeyCache; revocations?: KeyRevocations; disabled?: AnnouncedMemo<boolean> } = {},
   ) {}
+
+  /** Whether the account is disabled (every received file asks: remembered per node, told of changes). */
+  isDisabled(id: string): Promise<boolean> {
+    const read = () => accounts.isDisabled(this.db, id);
+    return this.keys.disabled ? this.keys.disabled.get(id, read) : read();
+  }
 
   async create(name: string): Promise<AccountView & { liveKey: string; testKey: string }> {
     const trimmed = name?.trim();
@@ -54,6 +62,10 @@ export class AccountService {
    * rotation), FTP/SFTP logins are refused and files sent to its import addresses are recorded as failed.
    */
   async setDisabled(id: string, disabled: boolean): Promise<AccountView> {
+    return this.keys.disabled ? this.keys.disabled.changing(id, () => this.switchDisabled(id, disabled)) : this.switchDisabled(id, disabled);
+  }
+
+  private async switchDisabled(id: string, disabled: boolean): Promise<AccountView> {
     let revoked: string[] = [];
     const row = await this.db.transaction(async (tx) => {
       const row = await accounts.setDisabled(tx, id, disabled);

@@ -1,11 +1,12 @@
-// Which event types an account's webhooks want is remembered per node (a change pays no query to
-// learn that nobody listens), yet a webhook created, changed or deleted on one node counts on every
-// node at once: the change is announced over Redis pub/sub as key rotations are. Events here are
-// payment.created, counted in the outbox table (no workers needed).
+// What each node remembers so that every change or received file does not ask the database
+// (src/services/announced-memo.ts): which event types an account's webhooks want, and whether an
+// account is disabled. A change made on one node counts on every node at once: it is announced over
+// Redis pub/sub as key rotations are. Webhook events here are payment.created, counted in the
+// outbox table (no workers needed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { webhookRoutes } from '../../src/http/routes/webhooks.ts';
-import { createInvoice } from '../helpers/fixtures.ts';
+import { createInvoice, makePdf } from '../helpers/fixtures.ts';
 import { startTestApp, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 
 let a: TestApp; // node A
@@ -104,5 +105,31 @@ describe('webhook subscriptions per node', () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe('disabled accounts per node', () => {
+  const receive = async (node: TestApp, acct: TestAccount) =>
+    node.c.intake.receive({ scope: { accountId: acct.id, mode: 'live' }, channel: 'mail', sender: 'a@example.com', filename: `OFF-${randomToken(6)}.pdf`, bytes: await makePdf('off') });
+  const setDisabled = (node: TestApp, acct: TestAccount, disabled: boolean) =>
+    node.request('PATCH', `/admin/accounts/${acct.id}`, { headers: { authorization: `Bearer ${node.adminToken}` }, body: { disabled } });
+
+  it('are really remembered: disabled in the database alone, a node that looked still takes files', async () => {
+    const acct = await a.createAccount();
+    expect((await receive(b, acct)).status).toBe('received');
+    await a.db.query('update accounts set disabled_at = now() where id = $1', [acct.id]);
+    expect((await receive(b, acct)).status).toBe('received'); // from B's memory
+    expect((await receive(uncached, acct)).reason).toMatch(/account is disabled/);
+  });
+
+  it('an account disabled on node A refuses files on node B at once, and takes them again once enabled', async () => {
+    const acct = await a.createAccount();
+    expect((await receive(b, acct)).status).toBe('received');
+    expect((await setDisabled(a, acct, true)).status).toBe(200);
+    const refused = await receive(b, acct);
+    expect(refused).toMatchObject({ status: 'failed', reason: expect.stringMatching(/account is disabled/) });
+    expect((await receive(a, acct)).status).toBe('failed'); // A now remembers it disabled
+    expect((await setDisabled(b, acct, false)).status).toBe(200);
+    expect((await receive(a, acct)).status).toBe('received');
   });
 });
