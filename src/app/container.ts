@@ -8,7 +8,7 @@ import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
 import { openPostgres } from '../db/postgres.ts';
-import type { PdfChecker } from '../domain/pdf.ts';
+import { structureFirst, type PdfChecker } from '../domain/pdf.ts';
 import { IntakeActions } from '../intake/intake-actions.ts';
 import { IntakeService } from '../intake/intake-service.ts';
 import { createPdfCheckPool, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
@@ -128,7 +128,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const outbox = new EventOutbox(db, eventPresenter(config), subscriptions, () => void dispatcher.soon());
   const scheduler = new BullIntakeScheduler(intakeQueue);
   const intake = new IntakeService(db, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
-  const documents = new DocumentService(db, pdf, outbox);
+  // a document needs no e-invoice numbers: a sound structure spares it the full parse
+  const documents = new DocumentService(db, structureFirst(pdf), outbox);
   events.on('invoiceCreated', (e) => intake.wakeWaiting(e.pendingIntakes));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());

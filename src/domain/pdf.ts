@@ -2,6 +2,8 @@
 // (the intake workers run it in a worker thread so 5 MB files never stall the event loop).
 // pdf-lib is loaded by the first check, so only the threads that run checks carry it (not the
 // main thread of every process, which only sniffs)
+import { pageCountByStructure } from './pdf-structure.ts';
+
 const reader = () => import('./pdf-reader.ts');
 
 export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
@@ -38,3 +40,13 @@ export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
 }
 
 export type PdfChecker = (bytes: Uint8Array) => Promise<PdfVerdict>;
+
+/**
+ * For a document that only has to be a usable PDF (no e-invoice numbers needed): when its
+ * structure alone shows a page tree with pages (pdf-structure.ts, microseconds), that is the
+ * verdict; otherwise `full` decides, as for every file before.
+ */
+export const structureFirst = (full: PdfChecker): PdfChecker => async (bytes) => {
+  const pages = sniffPdf(bytes) ? undefined : pageCountByStructure(bytes);
+  return pages ? { ok: true, pages, einvoiceNumbers: [] } : full(bytes);
+};
