@@ -75,8 +75,8 @@ export class IntakeProcessor {
     const emit = (status: IntakeStatus, reason: string | null) =>
       this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason });
     const fail = async (reason: string, invoiceId: string | null = null): Promise<ProcessOutcome> => {
-      await changeIntakeStatus(this.outbox, scope, record.id, 'failed', (q) => repo.markFailed(q, scope, record.id, reason, invoiceId));
-      emit('failed', reason);
+      // attached meanwhile (another run): nothing changed, nothing to announce
+      if (await changeIntakeStatus(this.outbox, scope, record.id, 'failed', (q) => repo.markFailed(q, scope, record.id, reason, invoiceId))) emit('failed', reason);
       return { status: 'failed', reason };
     };
 
@@ -138,7 +138,7 @@ export class IntakeProcessor {
   /** The job's retries are used up on a transient error: the record says why it stopped. */
   async giveUp(ref: IntakeJobRef, reason: string): Promise<void> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
-    await changeIntakeStatus(this.outbox, scope, ref.intakeId, 'failed', (q) => repo.markFailed(q, scope, ref.intakeId, reason));
+    if (!(await changeIntakeStatus(this.outbox, scope, ref.intakeId, 'failed', (q) => repo.markFailed(q, scope, ref.intakeId, reason)))) return;
     const record = (await repo.find(this.db, scope, ref.intakeId))?.record;
     if (record) this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status: 'failed', reason });
   }

@@ -222,17 +222,19 @@ export const intakeRepository = {
   },
 
   /** Failed, with a line each time it applies (a file that fails again says why again); never an attached record. */
-  async markFailed(q: Queryable, scope: Scope, id: string, reason: string, invoiceId: string | null = null): Promise<void> {
+  /** false when it did not apply (attached or discarded meanwhile) */
+  async markFailed(q: Queryable, scope: Scope, id: string, reason: string, invoiceId: string | null = null): Promise<boolean> {
     const w = scopeWhereId(scope, id);
-    await q.query(
+    const rows = await q.query(
       `with r as (
          update intake_records t set status = 'failed', reason = $4, invoice_id = coalesce($5, t.invoice_id), updated_at = now()
          where ${w.sql} and t.status <> 'attached' and t.deleted_at is null returning ${CHANGED}
        )
-       ${HISTORY}`,
+       ${HISTORY} returning intake_id`,
       [...w.params, reason, invoiceId],
       { prepare: true },
     );
+    return rows.length > 0;
   },
 
   /** A failed file goes back to the queue's start (retry); false when it was not failed any more. */

@@ -1,5 +1,6 @@
 // An intake record's status change and its `import.<status>` webhook event, committed together
-// (the outbox writes the event only when an endpoint of the scope wants that type).
+// (the outbox writes the event only when an endpoint of the scope wants that type, and only when
+// the change applied: a `run` that resolves to false changed nothing, and reports nothing).
 import type { Queryable } from '../db/database.ts';
 import type { IntakeStatus } from '../domain/intake.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -7,7 +8,8 @@ import type { EventOutbox } from '../services/event-outbox.ts';
 import { intakeRepository as repo } from './intake-repository.ts';
 
 export function changeIntakeStatus<T>(outbox: EventOutbox, scope: Scope, id: string, status: IntakeStatus, run: (q: Queryable) => Promise<T>): Promise<T> {
-  return outbox.change(scope, `import.${status}`, run, (q) => async () => {
+  return outbox.change(scope, `import.${status}`, run, (q, applied) => async () => {
+    if (applied === false) return undefined;
     const record = (await repo.find(q, scope, id))?.record;
     return record && { resource: 'import', record };
   });

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/domain/scope.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../../src/intake/intake-processor.ts';
+import { DomainEvents } from '../../src/services/domain-events.ts';
 import { intakeRepository as repo } from '../../src/intake/intake-repository.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/database.ts';
@@ -20,6 +21,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
     let accountId: string;
     let key: string;
     let processor: IntakeProcessor;
+    const announced: string[] = []; // the statuses the second worker's processor announced
 
     beforeAll(async () => {
       const db = await openTestDatabase(kind);
@@ -32,7 +34,9 @@ for (const kind of ['pglite', 'postgres'] as const) {
       key = acct.liveKey;
       const c = t.svc.container;
       // a second worker's run of the same job
-      processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.checkPdf, { windowMs: t.config.intakeMatchWindowMs, einvoice: true, subject: true, nameToken: true });
+      const events = new DomainEvents();
+      events.on('intakeStatus', (e) => void announced.push(e.status));
+      processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.checkPdf, { windowMs: t.config.intakeMatchWindowMs, einvoice: true, subject: true, nameToken: true }, events);
     });
     afterAll(async () => {
       await t?.close();
@@ -79,8 +83,10 @@ for (const kind of ['pglite', 'postgres'] as const) {
       expect((await t.waitFor(key, id)).status).toBe('attached');
       const before = (await repo.find(t.db, scope, id))!.record;
 
-      await repo.markFailed(t.db, scope, id, 'Too late');
+      expect(await repo.markFailed(t.db, scope, id, 'Too late')).toBe(false);
+      announced.length = 0;
       await processor.giveUp({ intakeId: id, accountId, mode: scope.mode }, 'Gave up');
+      expect(announced).toEqual([]); // nothing changed: no failed status for metrics or the dashboard
       await repo.markWaiting(t.db, scope, id, 'Waiting again');
       expect(await repo.markRetried(t.db, scope, id)).toBe(false);
       await repo.markAttached(t.db, scope, id, before.invoiceId!, 'doc_other', 'Attached twice', 'manual');
