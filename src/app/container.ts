@@ -114,8 +114,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const subRedis = redis.duplicate();
   subRedis.on('error', () => {});
   const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
-  // which keys open which scope, and which event types each scope's webhooks want: kept while
-  // this node hears every node's announcements (the gate's pub/sub)
+  // which keys open which scope, which event types each scope's webhooks want, which accounts are
+  // disabled: kept while this node hears every node's announcements (the gate's pub/sub)
   gate.listen('key-revoked', { forget: (hashes) => hashes.split(',').forEach((h) => keyCache.forget(h)), clear: () => keyCache.clear() });
   const remembered = <V>(topic: string, what: string) => {
     const memo = new AnnouncedMemo<V>(config.keyCacheMs, () => gate.cacheTrusted(), (key) => gate.announce(topic, key, what));

@@ -3,9 +3,9 @@
 // per-node in-memory insurance limiter while Redis is away. Nodes take a key's budget in slices of
 // 1 % (at most 100), so one request in a slice pays a Redis round trip; a slice dies with its window:
 // together nodes never exceed the limit, and fall short by at most a slice each. Announcements (key
-// revocations, webhook changes): Redis pub/sub; a node trusts its caches only while a PING sent on
-// its subscription under 1 s ago has come back (replies follow the messages published before them):
-// a rotated key fails, and a new webhook endpoint is heard of, on every node within 1 s.
+// revocations, webhook and account changes): Redis pub/sub; a node trusts its caches only while a
+// PING sent on its subscription under 1 s ago has come back (replies follow the messages published
+// before them): a rotated key fails, and a changed webhook or account counts, on every node within 1 s.
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.ts';
