@@ -106,6 +106,14 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
   return exited;
 }
 
+// A bench that fails halfway must not leave its servers running: they would load the machine
+// under the next measurement. Whatever way the process ends, its children that are left go too.
+process.on('exit', () => {
+  try {
+    execFileSync('pkill', ['-KILL', '-P', String(process.pid)]);
+  } catch {} // none left
+});
+
 /** Runs a benchmark's main and exits: 0 when it finished, 1 with the error printed. */
 export function runBench(main: () => Promise<void>): void {
   main().then(() => process.exit(), (err) => {

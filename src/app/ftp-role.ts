@@ -67,7 +67,12 @@ export async function startFtpRole(
       libraryLogLevel: ['debug', 'trace'].includes(config.logLevel) ? 'debug' : 'silent',
     },
     {
-      accounts: c.accounts,
+      accounts: {
+        authenticateFtp: (username, password) => c.accounts.authenticateFtp(username, password),
+        // a session's key, checked again at every file: from the node's memory while the gate
+        // hears revocations (as the API does), so a key rotated elsewhere fails here within 1 s
+        authenticate: (key) => c.accounts.authenticate(key, c.gate.cacheTrusted()),
+      },
       ...transferDeps(c, receiver, opts.metrics, log),
     },
   );

@@ -111,7 +111,8 @@ export function ftpTestFile(opts: FtpAppOptions = {}): FtpTestFile {
   return file;
 }
 
-export type FtpAppOptions = { config?: Partial<Config>; tls?: boolean };
+/** `db`: another node's database (this node then leaves it open, and the queue keys, when it closes) */
+export type FtpAppOptions = { config?: Partial<Config>; tls?: boolean; db?: Database };
 
 export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
   const cert = opts.tls === false ? undefined : await makeCertificate();
@@ -137,7 +138,7 @@ export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
     intakeBackoffMaxMs: 60_000,
     ...opts.config,
   });
-  const db = await openTestDatabase();
+  const db = opts.db ?? (await openTestDatabase());
   const svc = await startService(config, createLogger(config.logLevel, sink), { db });
   if (!svc.ftpPort) {
     await svc.stop();
@@ -167,8 +168,10 @@ export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
     waitFor: (key, id, done, ms = 30_000) => waitForImport(request, key, id, done, ms),
     async close() {
       await svc.stop();
-      await dropQueueKeys(config);
-      await db.close();
+      if (!opts.db) {
+        await dropQueueKeys(config);
+        await db.close();
+      }
       if (cert) fs.rmSync(cert.dir, { recursive: true, force: true });
     },
     port: svc.ftpPort,

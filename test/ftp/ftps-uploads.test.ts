@@ -73,7 +73,7 @@ describe('uploads over FTPS with basic-ftp', () => {
     }
   });
 
-  it('a rotated key stops working for FTP at once, also in sessions opened with it; the new key works', async () => {
+  it('a rotated key stops working for FTP at once on the node that rotated it, also in sessions opened with it; the new key works', async () => {
     const a = await t.ftpAccount();
     const open = await connectFtp(t.port, a.ftpUsername, a.liveKey);
     const other = await connectFtp(t.port, a.ftpUsername, a.testKey);
