@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pMap from 'p-map';
+import pg from 'pg';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { pollFor } from '../testkit/wait.ts';
 
@@ -81,6 +82,30 @@ export function postgresCpuMeter(sql: { query(text: string, values?: unknown[]):
     for (const [pid, v] of last) pg += v - (first.get(pid) ?? 0);
     return pg;
   };
+}
+
+/**
+ * The floor under any intake that keeps what it receives in PostgreSQL before answering (ours
+ * does, see DESIGN.md): the same files inserted by `connections` clients at once, one prepared
+ * insert each into a table stored as intake_staging is (bytes out of line, uncompressed), nothing
+ * else. Files per second, and the CPU of PostgreSQL's backends per file (ms).
+ */
+export async function storeInPostgres(url: string, files: Buffer[], connections: number): Promise<{ perSecond: number; pgMsPerFile: number }> {
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  const meter = new pg.Client({ connectionString: url }); // apart, so that it never measures itself
+  await meter.connect();
+  try {
+    await pool.query('create table bench_floor (id text primary key, content bytea); alter table bench_floor alter column content set storage external');
+    await Promise.all(Array.from({ length: connections }, () => pool.query('select 1'))); // every connection open before the clock
+    const pgCpu = postgresCpuMeter(meter, new URL(url).pathname.slice(1));
+    const t0 = performance.now();
+    await pMap(files, (bytes, i) => pool.query({ name: 'floor', text: 'insert into bench_floor (id, content) values ($1, $2)', values: [`f${i}`, bytes] }), { concurrency: connections });
+    const seconds = (performance.now() - t0) / 1000;
+    return { perSecond: files.length / seconds, pgMsPerFile: (await pgCpu()) / files.length };
+  } finally {
+    await pool.query('drop table if exists bench_floor').catch(() => {});
+    await Promise.all([pool.end(), meter.end()]);
+  }
 }
 
 /** Polls `ready` every 100 ms (errors count as not ready) until it says yes; throws after `ms`. */

@@ -1,7 +1,8 @@
 // FTP benchmark: 1,000 PDFs of 100 KB uploaded over FTPS on 8 parallel connections until every
 // one is `attached` (PDFs/s, upload-done -> attached p50/p99, the service's peak RSS), against the
 // same uploads to vsftpd (Debian's, the reference: what an FTP server can do) and to a stock
-// ftp-srv, both writing them to disk, in the same run (ratios). The service runs as `npm start`
+// ftp-srv, both writing them to disk, in the same run (ratios), and against PostgreSQL alone
+// inserting the same files (the floor of staging them in the database). The service runs as `npm start`
 // runs it (one process, roles api + worker + ftp) on a fresh PostgreSQL database and a private
 // redis-server; each FTP server runs in its own process(es).
 //
@@ -17,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
-import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct, postgresCpuMeter, runBench, stopChild } from './bench-kit.ts';
+import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct, postgresCpuMeter, runBench, stopChild, storeInPostgres } from './bench-kit.ts';
 import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
@@ -215,6 +216,9 @@ async function main() {
     const seqService = await sequential('service, one connection', ftpPort, account.ftpUsername, liveKey);
     const seqBare = await sequential('bare ftp-srv, one connection', barePort, 'bench', 'bench');
 
+    // 5. what PostgreSQL alone takes to store the same files, the floor of staging them there
+    const floor = await storeInPostgres(db.url, contents, CONNECTIONS);
+
     const attachedRate = FILES / attachedSeconds;
     const uploadRate = FILES / up.seconds;
     const bareRate = FILES / bareRun.seconds;
@@ -227,8 +231,10 @@ async function main() {
     else console.log(`  service peak RSS (VmHWM)   : ${rss[0].toFixed(0)} MB (api + worker + ftp roles in one process)`);
     console.log(`vsftpd to disk (reference)   : ${vsRate.toFixed(1)} uploads/s (${vsRun.seconds.toFixed(2)} s)`);
     console.log(`bare ftp-srv to disk         : ${bareRate.toFixed(1)} uploads/s (${bareRun.seconds.toFixed(2)} s)`);
+    console.log(`PostgreSQL alone, same files : ${floor.perSecond.toFixed(1)} inserts/s with ${CONNECTIONS} connections, ${floor.pgMsPerFile.toFixed(1)} ms of PostgreSQL CPU each (the floor of staging in the database)`);
     console.log(`ratio attached / vsftpd      : ${(attachedRate / vsRate).toFixed(2)}   (uploads only: ${(uploadRate / vsRate).toFixed(2)}; target >= 0.8: ${attachedRate / vsRate >= 0.8 ? 'met' : 'MISSED'})`);
     console.log(`ratio attached / bare ftp-srv: ${(attachedRate / bareRate).toFixed(2)}   (uploads only: ${(uploadRate / bareRate).toFixed(2)})`);
+    console.log(`ratio attached / PostgreSQL alone: ${(attachedRate / floor.perSecond).toFixed(2)}`);
     console.log(`targets                      : p99 upload -> attached < 1 s: ${p99 < 1000 ? 'met' : 'MISSED'}; peak RSS < 350 MB: ${Math.max(...rss) < 350 ? 'met' : 'MISSED'}`);
     console.log(`one connection, in sequence  : service ${seqService.toFixed(1)} uploads/s, bare ftp-srv ${seqBare.toFixed(1)} uploads/s (${SEQUENTIAL} files; ratio ${(seqService / seqBare).toFixed(2)})`);
     const per = (n: number) => `${(n / FILES).toFixed(1)} ms`;

@@ -1,6 +1,7 @@
 // Intake benchmark: 1,000 PDFs of 100 KB through POST /v2/imports until every one is `attached`
 // (files/s, received->attached p50/p99), against the same 1,000 files attached directly with
-// POST /v2/documents in the same run (ratio). The service runs as `npm start` runs it (one
+// POST /v2/documents in the same run (ratio), and against PostgreSQL alone inserting the same
+// files (the floor of staging them in the database). The service runs as `npm start` runs it (one
 // process, roles api + worker) on a fresh PostgreSQL database and a private redis-server.
 //
 //   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rate 275]
@@ -22,7 +23,7 @@ import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
-import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, pool, postgresCpuMeter, waitUntilReady, runBench, stopChild } from './bench-kit.ts';
+import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, pool, postgresCpuMeter, waitUntilReady, runBench, stopChild, storeInPostgres } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -163,6 +164,9 @@ async function main() {
     const docCpu = { ...(await docMeter()), client: clientMs(docClient0) };
     docLat.sort((a, b) => a - b);
 
+    // 3. what PostgreSQL alone takes to store the same files, the floor of staging them there
+    const floor = await storeInPostgres(db.url, contents.map((c) => Buffer.from(c, 'base64')), 8);
+
     const docRate = FILES / docSeconds;
     const latency = (l: number[]) => `p50 ${ms(pct(l, 50))}, p99 ${ms(pct(l, 99))}, max ${ms(l[l.length - 1])}`;
     const perFile = (x: { service: number; pg: number }) => `${((x.service + x.pg) / FILES).toFixed(1)} ms (service ${(x.service / FILES).toFixed(1)}, PostgreSQL ${(x.pg / FILES).toFixed(1)})`;
@@ -175,6 +179,7 @@ async function main() {
     }
     console.log(`POST /v2/documents (direct), full speed : ${docRate.toFixed(1)} files/s (${docSeconds.toFixed(2)} s), request p50 ${ms(pct(docLat, 50))}, p99 ${ms(pct(docLat, 99))}`);
     console.log(`ratio imports / documents (full speed)  : ${(flood.rate / docRate).toFixed(2)}`);
+    console.log(`PostgreSQL alone, same files            : ${floor.perSecond.toFixed(1)} inserts/s with 8 connections, ${floor.pgMsPerFile.toFixed(1)} ms of PostgreSQL CPU each (the floor of staging in the database); ratio imports / that ${(flood.rate / floor.perSecond).toFixed(2)}`);
     console.log(`target >= ${TARGET} files/s imported         : ${flood.rate >= TARGET ? 'met' : 'MISSED'} at full speed${paced ? `, ${paced.rate >= TARGET ? 'met' : 'MISSED'} paced` : ''}`);
     console.log(`client CPU (this process)               : ${share(flood.cpu.client, flood.seconds)} at full speed${paced ? `, ${share(paced.cpu.client, paced.seconds)} paced` : ''}, ${share(docCpu.client, docSeconds)} documents`);
     console.log(`CPU per file, imports at full speed     : ${perFile(flood.cpu)}`);
