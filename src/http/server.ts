@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync }
 import type { HttpDeps } from './http-deps.ts';
 import { secretMasker } from '../platform/logger.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
+import { LIFT_MIN_CHARS, liftContent } from './lifted-json.ts';
 import { registerOpenApi } from './openapi.ts';
 import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
 import { ApiError } from './api-error.ts';
@@ -86,9 +87,19 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
   // JSON (also application/hal+json and other +json types). An empty body is no body: clients
   // that send Content-Type: application/json on every request still get a DELETE through.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser(/^application\/([\w.-]+\+)?json(;|$)/, { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined);
-    parseJson(req, body as string, done);
+  app.decorateRequest('liftedContent', null);
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json(;|$)/, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, raw, done) => {
+    const body = raw as Buffer;
+    // a document's Base64 content stays bytes (lifted-json.ts); anything odd is parsed as it came
+    const lifted = body.length > LIFT_MIN_CHARS ? liftContent(body) : undefined;
+    const text = lifted?.text ?? body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    if (!lifted) return parseJson(req, text, done);
+    parseJson(req, text, (err, value) => {
+      if (err) return parseJson(req, body.toString('utf8'), done); // the error as the whole body gives it
+      req.liftedContent = lifted.lifted;
+      done(null, value);
+    });
   });
   registerErrorHandler(app);
   // The OpenAPI document states the media types the API really speaks.

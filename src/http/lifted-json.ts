@@ -1,0 +1,115 @@
+// A document's Base64 content in a JSON body is kept as bytes: the body is parsed with that string
+// replaced by a short marker, and the route takes the bytes behind the marker (contentBytes in
+// routes/documents.ts). A 100 KB PDF is a 136 KB string; a string that size is a V8 "large
+// object", given fresh memory on every request, and an upload made two of them (the body text,
+// then the parsed value): about 70 page faults, which on virtual machines where a fault is dear
+// cost more than the rest of the request. Decoding goes by 64 KB pieces, ordinary heap strings.
+import { decodeBase64 } from '../domain/base64.ts';
+
+/** Shorter strings are parsed as they are: only large objects are worth keeping out of the heap. */
+export const LIFT_MIN_CHARS = 65_536;
+const PIECE = 65_536; // a multiple of 4: Base64 pieces that decode on their own
+
+/** A `content` string kept out of the parsed body: its text without JSON's escapes. */
+export interface LiftedString {
+  text: Buffer;
+  /** its length as JSON.parse would have given it (for the length limit) */
+  chars: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+// escapes found in Base64: PHP's json_encode writes \/ ; line-wrapping encoders \n or \r\n,
+// which Base64 skips (-1: dropped from the text)
+const ESCAPED: Record<number, number | undefined> = { 0x2f: 0x2f, 0x6e: -1, 0x72: -1 };
+const KEY = Buffer.from('"content"');
+
+/**
+ * The body's text with each long `content` string replaced by a marker, and those strings by
+ * marker; undefined when there is none. A marker is `\uffffcontent:<n>` (U+FFFF is a noncharacter
+ * that clients do not send), the same for the same body, so Idempotency-Key fingerprints hold.
+ */
+export function liftContent(body: Buffer): { text: string; lifted: Map<string, LiftedString> } | undefined {
+  const parts: Buffer[] = [];
+  const lifted = new Map<string, LiftedString>();
+  let copied = 0;
+  for (let open = body.indexOf(QUOTE); open >= 0; open = body.indexOf(QUOTE, open + 1)) {
+    const close = closingQuote(body, open);
+    if (close < 0) break;
+    const isContent = close - open - 1 >= LIFT_MIN_CHARS && keyBefore(body, open);
+    if (isContent) {
+      const text = unescape(body.subarray(open + 1, close));
+      if (text) {
+        const marker = `\uffffcontent:${lifted.size}`;
+        lifted.set(marker, text);
+        parts.push(body.subarray(copied, open + 1), Buffer.from(`\\uffffcontent:${lifted.size - 1}`));
+        copied = close;
+      }
+    }
+    open = close;
+  }
+  if (!lifted.size) return undefined;
+  parts.push(body.subarray(copied));
+  return { text: Buffer.concat(parts).toString('utf8'), lifted };
+}
+
+/** Where the string opened at `open` ends: the next quote not escaped by a backslash. */
+function closingQuote(body: Buffer, open: number): number {
+  for (let q = body.indexOf(QUOTE, open + 1); q >= 0; q = body.indexOf(QUOTE, q + 1)) {
+    let slashes = 0;
+    while (body[q - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q;
+  }
+  return -1;
+}
+
+/** Whether `"content"` (any case) and a colon come just before the string opened at `open`. */
+function keyBefore(body: Buffer, open: number): boolean {
+  let k = open - 1;
+  while (k >= 0 && isSpace(body[k])) k--;
+  if (body[k] !== 0x3a) return false;
+  k--;
+  while (k >= 0 && isSpace(body[k])) k--;
+  const start = k - KEY.length + 1;
+  if (start < 0) return false;
+  for (let n = 0; n < KEY.length; n++) if ((body[start + n] | 0x20) !== (KEY[n] | 0x20)) return false;
+  return true;
+}
+
+const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+/** The string's text, its escapes undone and line breaks dropped; undefined for an escape Base64 never needs (parsed as usual then). */
+function unescape(raw: Buffer): LiftedString | undefined {
+  let at = raw.indexOf(BACKSLASH);
+  if (at < 0) return { text: raw, chars: raw.length };
+  const out = Buffer.allocUnsafe(raw.length);
+  let o = 0;
+  let from = 0;
+  let escapes = 0;
+  for (; at >= 0; at = raw.indexOf(BACKSLASH, from)) {
+    const c = ESCAPED[raw[at + 1]];
+    if (c === undefined) return undefined;
+    o += raw.copy(out, o, from, at);
+    if (c >= 0) out[o++] = c;
+    escapes++;
+    from = at + 2;
+  }
+  o += raw.copy(out, o, from);
+  return { text: out.subarray(0, o), chars: raw.length - escapes };
+}
+
+/** The bytes of lifted Base64 text: what decodeBase64 gives for the same string, without the string. */
+export function decodeLifted(s: LiftedString): Buffer | undefined {
+  const t = s.text;
+  const pad = t[t.length - 1] === 0x3d ? (t[t.length - 2] === 0x3d ? 2 : 1) : 0;
+  const body = t.length - pad;
+  if (body % 4 !== 1 && (pad === 0 || t.length % 4 === 0)) {
+    const pieces: Buffer[] = [];
+    for (let k = 0; k < t.length; k += PIECE) pieces.push(Buffer.from(t.toString('latin1', k, Math.min(t.length, k + PIECE)), 'base64'));
+    const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
+    // Node's decoder skips what is not Base64: output of the promised length proves the text clean
+    if (bytes.length === Math.floor((body * 3) / 4)) return bytes;
+  }
+  // blanks or junk: the string's own rules, on the string (rare)
+  return decodeBase64(t.toString('utf8'));
+}
