@@ -111,7 +111,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const gateRedis = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, enableAutoPipelining: true });
   gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
   const keyCache = new KeyCache(config.keyCacheMs);
-  const subRedis = redis.duplicate();
+  const subRedis = redis.duplicate({ autoResubscribe: false }); // the gate subscribes again itself
   subRedis.on('error', () => {});
   const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
   // which keys open which scope, which event types each scope's webhooks want, which accounts are

@@ -6,6 +6,9 @@
 // revocations, webhook and account changes): Redis pub/sub; a node trusts its caches only while a
 // PING sent on its subscription under 1 s ago has come back (replies follow the messages published
 // before them): a rotated key fails, and a changed webhook or account counts, on every node within 1 s.
+// The gate subscribes again itself after each reconnect (`sub` must have autoResubscribe off):
+// ioredis 5.11.1's own resubscription leaves a failure as an unhandled rejection, which ends the
+// process (redis/ioredis#2187, not released), and nothing would tell that the channels are gone.
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.ts';
@@ -23,6 +26,7 @@ export class RequestGate implements KeyRevocations {
   private readonly limiter: RateLimiterRedis;
   private confirmed = 0; // when the last answered PING was sent
   private lostAt = 0; // when the subscription last dropped: a PING sent before proves nothing
+  private subscribedAt = 0; // when every channel was last subscribed on this connection (0: not since it dropped)
   private readonly heartbeat: NodeJS.Timeout;
   private readonly slice: number;
   private readonly slices = new Map<string, { left: number; remaining: number; until: number }>();
@@ -40,11 +44,13 @@ export class RequestGate implements KeyRevocations {
     sub.on('message', (channel: string, message: string) => this.caches.get(channel)?.forget(message));
     sub.on('close', () => { // messages sent while away are lost
       this.lostAt = Date.now();
+      this.subscribedAt = 0;
       for (const cache of this.caches.values()) cache.clear();
     });
+    sub.on('ready', () => this.subscribe());
     this.heartbeat = setInterval(() => {
       const sent = Date.now();
-      if (sub.status === 'ready') sub.ping().then(() => sent > this.lostAt && (this.confirmed = Math.max(this.confirmed, sent)), () => {});
+      if (sub.status === 'ready') sub.ping().then(() => this.subscribedAt && sent > this.lostAt && (this.confirmed = Math.max(this.confirmed, sent)), () => {});
       if (this.slices.size > 1000) for (const [bucket, s] of this.slices) if (s.until < sent) this.slices.delete(bucket);
     }, TRUST_MS / 4).unref();
   }
@@ -86,7 +92,15 @@ export class RequestGate implements KeyRevocations {
   /** `cache` hears every node's announcements on `topic` from now on. */
   listen(topic: string, cache: AnnouncedCache): void {
     this.caches.set(`${this.prefix}:${topic}`, cache);
-    void this.sub.subscribe(`${this.prefix}:${topic}`).catch(() => {}); // ioredis subscribes again after each reconnect
+    this.subscribe();
+  }
+
+  /** (Re)subscribes every channel; the caches count as heard only once that has been answered. */
+  private subscribe(): void {
+    if (this.sub.status !== 'ready' || !this.caches.size) return;
+    const lostAt = this.lostAt;
+    this.subscribedAt = 0;
+    this.sub.subscribe(...this.caches.keys()).then(() => lostAt === this.lostAt && (this.subscribedAt = Date.now()), () => {});
   }
 
   /** Tells every node's cache of `topic`; throws `unavailable` when Redis cannot (the caller then changes nothing). */
