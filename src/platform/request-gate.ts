@@ -86,7 +86,7 @@ export class RequestGate implements KeyRevocations {
 
   /** Whether every revocation published more than 1 s ago has reached this node. */
   cacheTrusted(): boolean {
-    return this.sub.status === 'ready' && this.confirmed > this.lostAt && Date.now() - this.confirmed < TRUST_MS;
+    return this.sub.status === 'ready' && this.subscribedAt > 0 && this.confirmed > this.lostAt && Date.now() - this.confirmed < TRUST_MS;
   }
 
   /** `cache` hears every node's announcements on `topic` from now on. */

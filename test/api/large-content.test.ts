@@ -1,8 +1,8 @@
-// Documents of more than 48 KB in JSON bodies: their Base64 content is kept as bytes while the body
-// is parsed (src/http/lifted-json.ts). Sent by the clients people use, over real HTTP: PHP's
-// json_encode (which writes every / of the Base64 as \/) and Python's json with urllib; the bytes
-// that come back are the bytes sent. Limits, refusals and Idempotency-Key replays are as for a
-// small body.
+// Documents of more than 48 KB in JSON or form bodies: their Base64 content is kept as bytes while
+// the body is parsed (src/http/lifted-content.ts). Sent by the clients people use, over real HTTP:
+// PHP's json_encode (which writes every / of the Base64 as \/) and http_build_query, and Python's
+// json with urllib; the bytes that come back are the bytes sent. Limits, refusals and
+// Idempotency-Key replays are as for a small body.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 const contentOf = async (documentId: string) => (await t.request('GET', `/v2/documents/${documentId}/content`, { key: acct.liveKey })).raw;
 
-describe('large documents in JSON bodies', () => {
+describe('large documents in request bodies', () => {
   it("PHP's json_encode (Base64 with \\/ escapes) attaches the same bytes", async () => {
     const inv = await createInvoice(t, acct.liveKey);
     const php = `
@@ -49,6 +49,19 @@ describe('large documents in JSON bodies', () => {
     const { stdout } = await run('php', ['-r', php, path.join(dir, 'large.pdf'), `${url}/v2/documents/${inv.id}`, acct.liveKey]);
     const doc = JSON.parse(stdout);
     expect(doc).toMatchObject({ resource: 'document', invoice: inv.id, filename: 'php.pdf', size: pdf.length });
+    expect((await contentOf(doc.id)).equals(pdf)).toBe(true);
+  });
+
+  it("PHP's http_build_query (form fields) attaches the same bytes", async () => {
+    const inv = await createInvoice(t, acct.liveKey);
+    const php = `
+      $body = http_build_query(['filename' => 'form.pdf', 'mediatype' => 'application/pdf', 'content' => base64_encode(file_get_contents($argv[1]))]);
+      $ctx = stream_context_create(['http' => ['method' => 'POST', 'ignore_errors' => true,
+        'header' => "Content-Type: application/x-www-form-urlencoded\r\nAuthorization: Bearer $argv[3]\r\n", 'content' => $body]]);
+      echo file_get_contents($argv[2], false, $ctx);`;
+    const { stdout } = await run('php', ['-r', php, path.join(dir, 'large.pdf'), `${url}/v2/documents/${inv.id}`, acct.liveKey]);
+    const doc = JSON.parse(stdout);
+    expect(doc).toMatchObject({ resource: 'document', filename: 'form.pdf', size: pdf.length });
     expect((await contentOf(doc.id)).equals(pdf)).toBe(true);
   });
 

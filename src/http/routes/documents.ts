@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { HttpDeps } from '../http-deps.ts';
 import type { FastifyRequest } from 'fastify';
 import { decodeBase64 } from '../../domain/base64.ts';
-import { decodeLifted } from '../lifted-json.ts';
+import { decodeLifted } from '../lifted-content.ts';
 import { ApiError } from '../api-error.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
@@ -22,7 +22,7 @@ const BodyForPath = Type.Object({ invoice: Type.Optional(Id('Ignored: the path n
 const InvoiceParams = Type.Object({ invoice_id: Id('Service invoice id') });
 const DocParams = Type.Object({ document_id: Id('Document id, or the id of the invoice whose document is meant') });
 
-/** The Content field's bytes (`req` may hold them already, see lifted-json.ts); text that is not Base64 is not PDF content. */
+/** The Content field's bytes (`req` may hold them already, see lifted-content.ts); text that is not Base64 is not PDF content. */
 export function contentBytes(content: string, req: FastifyRequest): Buffer {
   const lifted = req.liftedContent?.get(content);
   if ((lifted?.chars ?? content.length) > MAX_CONTENT_CHARS) throw ApiError.badRequest(`Field content is longer than ${MAX_CONTENT_CHARS} characters`, 'content');

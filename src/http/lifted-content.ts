@@ -1,6 +1,6 @@
-// A document's Base64 content in a JSON body is kept as bytes: the body is parsed with that string
-// replaced by a short marker, and the route takes the bytes behind the marker (contentBytes in
-// routes/documents.ts). A 100 KB PDF is a 136 KB string; a string that size is a V8 "large
+// A document's Base64 content in a request body (JSON, or form fields) is kept as bytes: the body
+// is parsed with that value replaced by a short marker, and the route takes the bytes behind the
+// marker (contentBytes in routes/documents.ts). A 100 KB PDF is a 136 KB string; a string that size is a V8 "large
 // object", given fresh memory on every request, and an upload made two of them (the body text,
 // then the parsed value): about 70 page faults, which on virtual machines where a fault is dear
 // cost more than the rest of the request. Decoding goes by 64 KB pieces, ordinary heap strings.
@@ -96,6 +96,53 @@ function unescape(raw: Buffer): LiftedString | undefined {
   }
   o += raw.copy(out, o, from);
   return { text: out.subarray(0, o), chars: raw.length - escapes };
+}
+
+const AMPERSAND = 0x26;
+const PERCENT = 0x25;
+const PLUS = 0x2b;
+const FORM_KEY = Buffer.from('content=');
+const FORM_MARKER = (n: number) => Buffer.from(`%EF%BF%BFcontent%3A${n}`); // the same marker, percent-encoded
+
+/** The same for a form body (`content=...&...`): its text with a long `content` value replaced by the marker. */
+export function liftFormContent(body: Buffer): { text: string; lifted: Map<string, LiftedString> } | undefined {
+  for (let at = 0; at < body.length; ) {
+    const next = body.indexOf(AMPERSAND, at);
+    const end = next < 0 ? body.length : next;
+    if (end - at - FORM_KEY.length >= LIFT_MIN_CHARS && sameKey(body, at)) {
+      const text = percentDecode(body.subarray(at + FORM_KEY.length, end));
+      if (!text) return undefined;
+      const lifted = new Map([[`\uffffcontent:0`, { text, chars: text.length }]]);
+      return { text: Buffer.concat([body.subarray(0, at + FORM_KEY.length), FORM_MARKER(0), body.subarray(end)]).toString('utf8'), lifted };
+    }
+    at = end + 1;
+  }
+  return undefined;
+}
+
+const HEX = new Int8Array(256).fill(-1);
+for (const [n, c] of [...'0123456789abcdef'].entries()) HEX[c.charCodeAt(0)] = HEX[c.toUpperCase().charCodeAt(0)] = n;
+
+const sameKey = (body: Buffer, at: number) => FORM_KEY.every((c, n) => (body[at + n] | 0x20) === c);
+
+/** Percent-decoded bytes; undefined for a `+` (a space in forms, never Base64: left to the usual path) or a broken escape. */
+function percentDecode(raw: Buffer): Buffer | undefined {
+  if (raw.indexOf(PLUS) >= 0) return undefined;
+  let at = raw.indexOf(PERCENT);
+  if (at < 0) return raw;
+  const out = Buffer.allocUnsafe(raw.length);
+  let o = 0;
+  let from = 0;
+  for (; at >= 0; at = raw.indexOf(PERCENT, from)) {
+    const hi = HEX[raw[at + 1]];
+    const lo = HEX[raw[at + 2]];
+    if (hi < 0 || lo < 0 || at + 2 >= raw.length) return undefined;
+    o += raw.copy(out, o, from, at);
+    out[o++] = hi * 16 + lo;
+    from = at + 3;
+  }
+  o += raw.copy(out, o, from);
+  return out.subarray(0, o);
 }
 
 /** The bytes of lifted Base64 text: what decodeBase64 gives for the same string, without the string. */

@@ -1,10 +1,11 @@
-// A document's Base64 content kept out of the parsed JSON body (src/http/lifted-json.ts): the body
+// A document's Base64 content kept out of the parsed JSON body (src/http/lifted-content.ts): the body
 // parses to what JSON.parse gives with the content behind a marker, and the marked bytes decode to
 // exactly what decodeBase64 gives for the parsed string, for the ways clients write Base64.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { decodeBase64 } from '../../src/domain/base64.ts';
-import { decodeLifted, LIFT_MIN_CHARS, liftContent } from '../../src/http/lifted-json.ts';
+import { parse as parseQuery } from 'node:querystring';
+import { decodeLifted, LIFT_MIN_CHARS, liftContent, liftFormContent } from '../../src/http/lifted-content.ts';
 
 /** Parses `body` as the server does; the parsed body with the marked content put back as decoded bytes. */
 function parseLifted(body: string) {
@@ -91,5 +92,37 @@ describe('liftContent', () => {
     const lifted = liftContent(Buffer.from(`{"content":"${long}",}`))!;
     expect(() => JSON.parse(lifted.text)).toThrow();
     expect(liftContent(Buffer.from(`{"content":"${long}`))).toBeUndefined(); // never closed
+  });
+});
+
+describe('liftFormContent', () => {
+  /** Parses a form body as the server does; the marked content back as decoded bytes. */
+  function parseForm(body: string) {
+    const lifted = liftFormContent(Buffer.from(body));
+    if (!lifted) return undefined;
+    const value: Record<string, any> = parseQuery(lifted.text);
+    for (const [k, v] of Object.entries(value)) if (lifted.lifted.has(v)) value[k] = { bytes: decodeLifted(lifted.lifted.get(v)!), chars: lifted.lifted.get(v)!.chars };
+    return value;
+  }
+
+  it.each([
+    ['URLSearchParams', (b64: string) => new URLSearchParams({ filename: 'F-1.pdf', Content: b64, mediatype: 'application/pdf' }).toString()],
+    ['encodeURIComponent, lower-case escapes, content last', (b64: string) => `filename=F-1.pdf&content=${encodeURIComponent(b64).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())}`],
+  ])('keeps a %s content as bytes; the other fields parse as querystring gives them', (_name, encode) => {
+    const bytes = randomBytes(120_000);
+    const body = encode(bytes.toString('base64'));
+    const parsed = parseForm(body)!;
+    const key = Object.keys(parsed).find((k) => k.toLowerCase() === 'content')!;
+    expect(parsed[key].bytes.equals(bytes)).toBe(true);
+    expect(parsed[key].chars).toBe((parseQuery(body)[key] as string).length);
+    expect(parsed.filename).toBe('F-1.pdf');
+  });
+
+  it('leaves alone a value with a raw + (a space in forms), a broken escape, short values and other fields', () => {
+    const b64 = randomBytes(120_000).toString('base64');
+    expect(liftFormContent(Buffer.from(`content=${b64.replace(/=+$/, '')}`))).toBeUndefined(); // has raw + and /
+    expect(liftFormContent(Buffer.from(`content=${'QUJD'.repeat(20_000)}%G1`))).toBeUndefined();
+    expect(liftFormContent(Buffer.from(`content=QUJD&filename=${'QUJD'.repeat(20_000)}`))).toBeUndefined();
+    expect(liftFormContent(Buffer.from(`xcontent=${'QUJD'.repeat(20_000)}`))).toBeUndefined();
   });
 });
