@@ -1,14 +1,12 @@
 // A document's Base64 content in a request body (JSON, or form fields) is kept as bytes: the body
 // is parsed with that value replaced by a short marker, and the route takes the bytes behind the
-// marker (contentBytes in routes/documents.ts). A 100 KB PDF is a 136 KB string; a string that size is a V8 "large
-// object", given fresh memory on every request, and an upload made two of them (the body text,
-// then the parsed value): about 70 page faults, which on virtual machines where a fault is dear
-// cost more than the rest of the request. Decoding goes by 64 KB pieces, ordinary heap strings.
-import { decodeBase64 } from '../domain/base64.ts';
+// marker (contentBytes in routes/documents.ts, decoded by decodeBase64Bytes). A 100 KB PDF is a
+// 136 KB string; a string that size is a V8 "large object", given fresh memory on every request,
+// and an upload made two of them (the body text, then the parsed value): about 70 page faults,
+// which on virtual machines where a fault is dear cost more than the rest of the request.
 
-/** Shorter strings are parsed as they are: only large objects are worth keeping out of the heap. */
+/** Shorter strings (and bodies) are parsed as they are: only large objects are worth keeping out of the heap. */
 export const LIFT_MIN_CHARS = 65_536;
-const PIECE = 65_536; // a multiple of 4: Base64 pieces that decode on their own
 
 /** A `content` string kept out of the parsed body: its text without JSON's escapes. */
 export interface LiftedString {
@@ -24,12 +22,16 @@ const BACKSLASH = 0x5c;
 const ESCAPED: Record<number, number | undefined> = { 0x2f: 0x2f, 0x6e: -1, 0x72: -1 };
 const KEY = Buffer.from('"content"');
 
+/** `\uffffcontent:<n>`: U+FFFF is a noncharacter that clients do not send */
+const marker = (n: number) => `\uffffcontent:${n}`;
+
 /**
  * The body's text with each long `content` string replaced by a marker, and those strings by
- * marker; undefined when there is none. A marker is `\uffffcontent:<n>` (U+FFFF is a noncharacter
- * that clients do not send), the same for the same body, so Idempotency-Key fingerprints hold.
+ * marker; undefined when there is none. Markers are the same for the same body, so that
+ * Idempotency-Key fingerprints hold.
  */
 export function liftContent(body: Buffer): { text: string; lifted: Map<string, LiftedString> } | undefined {
+  if (body.length <= LIFT_MIN_CHARS) return undefined;
   const parts: Buffer[] = [];
   const lifted = new Map<string, LiftedString>();
   let copied = 0;
@@ -40,9 +42,9 @@ export function liftContent(body: Buffer): { text: string; lifted: Map<string, L
     if (isContent) {
       const text = unescape(body.subarray(open + 1, close));
       if (text) {
-        const marker = `\uffffcontent:${lifted.size}`;
-        lifted.set(marker, text);
-        parts.push(body.subarray(copied, open + 1), Buffer.from(`\\uffffcontent:${lifted.size - 1}`));
+        const m = marker(lifted.size);
+        lifted.set(m, text);
+        parts.push(body.subarray(copied, open + 1), Buffer.from(m.replace('\uffff', '\\uffff'))); // as a JSON escape
         copied = close;
       }
     }
@@ -70,11 +72,11 @@ function keyBefore(body: Buffer, open: number): boolean {
   if (body[k] !== 0x3a) return false;
   k--;
   while (k >= 0 && isSpace(body[k])) k--;
-  const start = k - KEY.length + 1;
-  if (start < 0) return false;
-  for (let n = 0; n < KEY.length; n++) if ((body[start + n] | 0x20) !== (KEY[n] | 0x20)) return false;
-  return true;
+  return keyAt(body, k - KEY.length + 1, KEY);
 }
+
+/** Whether `key` (lower case) stands at `at`, in any case. */
+const keyAt = (body: Buffer, at: number, key: Buffer) => at >= 0 && key.every((c, n) => (body[at + n] | 0x20) === c);
 
 const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
@@ -102,18 +104,19 @@ const AMPERSAND = 0x26;
 const PERCENT = 0x25;
 const PLUS = 0x2b;
 const FORM_KEY = Buffer.from('content=');
-const FORM_MARKER = (n: number) => Buffer.from(`%EF%BF%BFcontent%3A${n}`); // the same marker, percent-encoded
 
 /** The same for a form body (`content=...&...`): its text with a long `content` value replaced by the marker. */
 export function liftFormContent(body: Buffer): { text: string; lifted: Map<string, LiftedString> } | undefined {
+  if (body.length <= LIFT_MIN_CHARS) return undefined;
   for (let at = 0; at < body.length; ) {
     const next = body.indexOf(AMPERSAND, at);
     const end = next < 0 ? body.length : next;
-    if (end - at - FORM_KEY.length >= LIFT_MIN_CHARS && sameKey(body, at)) {
+    if (end - at - FORM_KEY.length >= LIFT_MIN_CHARS && keyAt(body, at, FORM_KEY)) {
       const text = percentDecode(body.subarray(at + FORM_KEY.length, end));
       if (!text) return undefined;
-      const lifted = new Map([[`\uffffcontent:0`, { text, chars: text.length }]]);
-      return { text: Buffer.concat([body.subarray(0, at + FORM_KEY.length), FORM_MARKER(0), body.subarray(end)]).toString('utf8'), lifted };
+      const lifted = new Map([[marker(0), { text, chars: text.length }]]);
+      const encoded = Buffer.from(encodeURIComponent(marker(0)));
+      return { text: Buffer.concat([body.subarray(0, at + FORM_KEY.length), encoded, body.subarray(end)]).toString('utf8'), lifted };
     }
     at = end + 1;
   }
@@ -122,8 +125,6 @@ export function liftFormContent(body: Buffer): { text: string; lifted: Map<strin
 
 const HEX = new Int8Array(256).fill(-1);
 for (const [n, c] of [...'0123456789abcdef'].entries()) HEX[c.charCodeAt(0)] = HEX[c.toUpperCase().charCodeAt(0)] = n;
-
-const sameKey = (body: Buffer, at: number) => FORM_KEY.every((c, n) => (body[at + n] | 0x20) === c);
 
 /** Percent-decoded bytes; undefined for a `+` (a space in forms, never Base64: left to the usual path) or a broken escape. */
 function percentDecode(raw: Buffer): Buffer | undefined {
@@ -143,20 +144,4 @@ function percentDecode(raw: Buffer): Buffer | undefined {
   }
   o += raw.copy(out, o, from);
   return out.subarray(0, o);
-}
-
-/** The bytes of lifted Base64 text: what decodeBase64 gives for the same string, without the string. */
-export function decodeLifted(s: LiftedString): Buffer | undefined {
-  const t = s.text;
-  const pad = t[t.length - 1] === 0x3d ? (t[t.length - 2] === 0x3d ? 2 : 1) : 0;
-  const body = t.length - pad;
-  if (body % 4 !== 1 && (pad === 0 || t.length % 4 === 0)) {
-    const pieces: Buffer[] = [];
-    for (let k = 0; k < t.length; k += PIECE) pieces.push(Buffer.from(t.toString('latin1', k, Math.min(t.length, k + PIECE)), 'base64'));
-    const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
-    // Node's decoder skips what is not Base64: output of the promised length proves the text clean
-    if (bytes.length === Math.floor((body * 3) / 4)) return bytes;
-  }
-  // blanks or junk: the string's own rules, on the string (rare)
-  return decodeBase64(t.toString('utf8'));
 }

@@ -6,7 +6,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync }
 import type { HttpDeps } from './http-deps.ts';
 import { secretMasker } from '../platform/logger.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
-import { LIFT_MIN_CHARS, liftContent, liftFormContent } from './lifted-content.ts';
+import { liftContent, liftFormContent } from './lifted-content.ts';
 import { registerOpenApi } from './openapi.ts';
 import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
 import { ApiError } from './api-error.ts';
@@ -83,7 +83,7 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
   app.decorateRequest('liftedContent', null);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, raw, done) => {
     const body = raw as Buffer;
-    const lifted = body.length > LIFT_MIN_CHARS ? liftFormContent(body) : undefined; // as for JSON below
+    const lifted = liftFormContent(body); // as for JSON below
     if (lifted) req.liftedContent = lifted.lifted;
     done(null, parseQuery(lifted?.text ?? body.toString('utf8')));
   });
@@ -94,7 +94,7 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
   app.addContentTypeParser(/^application\/([\w.-]+\+)?json(;|$)/, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, raw, done) => {
     const body = raw as Buffer;
     // a document's Base64 content stays bytes (lifted-content.ts); anything odd is parsed as it came
-    const lifted = body.length > LIFT_MIN_CHARS ? liftContent(body) : undefined;
+    const lifted = liftContent(body);
     const text = lifted?.text ?? body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     if (!lifted) return parseJson(req, text, done);

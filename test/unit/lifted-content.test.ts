@@ -3,9 +3,9 @@
 // exactly what decodeBase64 gives for the parsed string, for the ways clients write Base64.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64 } from '../../src/domain/base64.ts';
+import { decodeBase64, decodeBase64Bytes } from '../../src/domain/base64.ts';
 import { parse as parseQuery } from 'node:querystring';
-import { decodeLifted, LIFT_MIN_CHARS, liftContent, liftFormContent } from '../../src/http/lifted-content.ts';
+import { LIFT_MIN_CHARS, liftContent, liftFormContent } from '../../src/http/lifted-content.ts';
 
 /** Parses `body` as the server does; the parsed body with the marked content put back as decoded bytes. */
 function parseLifted(body: string) {
@@ -13,7 +13,7 @@ function parseLifted(body: string) {
   if (!lifted) return undefined;
   const value = JSON.parse(lifted.text);
   const resolve = (v: any): any =>
-    typeof v === 'string' && lifted.lifted.has(v) ? { bytes: decodeLifted(lifted.lifted.get(v)!), chars: lifted.lifted.get(v)!.chars }
+    typeof v === 'string' && lifted.lifted.has(v) ? { bytes: decodeBase64Bytes(lifted.lifted.get(v)!.text), chars: lifted.lifted.get(v)!.chars }
       : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)])) : v;
   return resolve(value);
 }
@@ -101,7 +101,7 @@ describe('liftFormContent', () => {
     const lifted = liftFormContent(Buffer.from(body));
     if (!lifted) return undefined;
     const value: Record<string, any> = parseQuery(lifted.text);
-    for (const [k, v] of Object.entries(value)) if (lifted.lifted.has(v)) value[k] = { bytes: decodeLifted(lifted.lifted.get(v)!), chars: lifted.lifted.get(v)!.chars };
+    for (const [k, v] of Object.entries(value)) if (lifted.lifted.has(v)) value[k] = { bytes: decodeBase64Bytes(lifted.lifted.get(v)!.text), chars: lifted.lifted.get(v)!.chars };
     return value;
   }
 

@@ -1,8 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import type { FastifyRequest } from 'fastify';
-import { decodeBase64 } from '../../domain/base64.ts';
-import { decodeLifted } from '../lifted-content.ts';
+import { decodeBase64, decodeBase64Bytes } from '../../domain/base64.ts';
 import { ApiError } from '../api-error.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
@@ -26,7 +25,7 @@ const DocParams = Type.Object({ document_id: Id('Document id, or the id of the i
 export function contentBytes(content: string, req: FastifyRequest): Buffer {
   const lifted = req.liftedContent?.get(content);
   if ((lifted?.chars ?? content.length) > MAX_CONTENT_CHARS) throw ApiError.badRequest(`Field content is longer than ${MAX_CONTENT_CHARS} characters`, 'content');
-  const bytes = lifted ? decodeLifted(lifted) : decodeBase64(content);
+  const bytes = lifted ? decodeBase64Bytes(lifted.text) : decodeBase64(content);
   if (!bytes) throw new PdfContentError('The content is not Base64');
   return bytes;
 }
