@@ -24,7 +24,9 @@ const int = (dict: string, key: string) => {
 /** The page count the structure shows, or undefined when the chain cannot be followed (or the file is encrypted). */
 export function pageCountByStructure(bytes: Uint8Array): number | undefined {
   try {
-    const tail = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(latin1(bytes, Math.max(0, bytes.length - 1024), bytes.length));
+    // the last `startxref <offset> %%EOF` of the final 1024 bytes: readers ignore what follows it
+    // (generators and upload scripts append newlines, comments or junk), see upload-completeness.ts
+    const tail = [...latin1(bytes, Math.max(0, bytes.length - 1024), bytes.length).matchAll(/startxref\s+(\d+)\s+%%EOF/g)].at(-1);
     if (!tail) return undefined;
     const entries = new Map<number, Entry>();
     let root: number | undefined;

@@ -34,7 +34,7 @@ function qpdf(pdf: Buffer, ...args: string[]): Buffer {
 /** An incremental update: a new Info dictionary and an xref section pointing back with /Prev. */
 function withIncrementalUpdate(pdf: Buffer): Buffer {
   const tail = pdf.toString('latin1');
-  const prev = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail)![1]);
+  const prev = Number([...tail.matchAll(/startxref\s+(\d+)\s+%%EOF/g)].at(-1)![1]);
   const root = /\/Root\s+(\d+ \d+ R)/.exec(tail)![1];
   const size = Number(/\/Size\s+(\d+)/.exec(tail)![1]);
   const obj = `${size} 0 obj\n<< /Producer (update) >>\nendobj\n`;
@@ -57,6 +57,15 @@ describe('PDF structure check', () => {
     expect(pageCountByStructure(await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }))).toBe(1);
   });
 
+  it('reads past what follows the last %%EOF (a comment, junk), and an update appended after such bytes', async () => {
+    const classic = await pdfWith(2, false);
+    expect(pageCountByStructure(Buffer.concat([classic, Buffer.from('% 17\n')]))).toBe(2);
+    expect(pageCountByStructure(Buffer.concat([classic, Buffer.from('\r\n\u0000\u0000 trailing junk')]))).toBe(2);
+    expect(pageCountByStructure(withIncrementalUpdate(Buffer.concat([classic, Buffer.from('% 17\n')])))).toBe(2);
+    // junk that names another offset before the real end: the last one counts
+    expect(pageCountByStructure(Buffer.concat([Buffer.from(classic.toString('latin1').replace(/%%EOF\s*$/, '%%EOF\nstartxref\n7\n%%EOF\n'), 'latin1')]))).toBeUndefined();
+  });
+
   it('says nothing of files it cannot vouch for: encrypted, truncated, no pages, broken page tree, garbage', async () => {
     const classic = await pdfWith(1, false);
     expect(pageCountByStructure(encryptedPdf(classic, ''))).toBeUndefined();
@@ -71,7 +80,7 @@ describe('PDF structure check', () => {
   it('what it accepts, the full parse accepts; what it leaves, the full parse decides', async () => {
     const classic = await pdfWith(1, false);
     const samples = [classic, await pdfWith(2, true), qpdf(classic, '--object-streams=generate'), qpdf(classic, '--linearize'), withIncrementalUpdate(classic),
-      encryptedPdf(classic, ''), encryptedPdf(classic, 'secret'), classic.subarray(0, classic.length - 30), await pdfWith(0, false)];
+      Buffer.concat([classic, Buffer.from('% 17\n')]), encryptedPdf(classic, ''), encryptedPdf(classic, 'secret'), classic.subarray(0, classic.length - 30), await pdfWith(0, false)];
     let full = 0;
     const counted = structureFirst(async (bytes) => (full++, checkPdf(bytes)));
     for (const pdf of samples) {
