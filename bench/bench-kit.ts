@@ -1,6 +1,7 @@
 // Small helpers the benchmarks share: percentiles, a bounded pool, sized PDFs, CPU time of processes.
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pMap from 'p-map';
@@ -121,6 +122,28 @@ export function apiCaller(base: string) {
     if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
     return JSON.parse(text);
   };
+}
+
+/**
+ * POSTs JSON bodies built beforehand as bytes, over keep-alive connections with node:http: the
+ * client of the upload benchmarks. fetch costs the client about 2 ms per 136 KB body (it encodes
+ * the string afresh each time, V8 large objects), a quarter of the machine taken from the service.
+ */
+export function bodyPoster(base: string, token: string, connections: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const { hostname, port } = new URL(base);
+  const post = (p: string, body: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length };
+      const req = http.request({ hostname, port, path: p, method: 'POST', agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => (res.statusCode! < 300 ? resolve() : reject(new Error(`POST ${p}: ${res.statusCode} ${Buffer.concat(chunks)}`))));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return Object.assign(post, { close: () => agent.destroy() });
 }
 
 /** Asks a child process to stop and waits until it has (at once when it already exited). */
