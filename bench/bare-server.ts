@@ -1,6 +1,7 @@
 // The benchmark's baseline: a bare Fastify + pg server that reads the same invoice row the
 // service reads (same join, a named prepared statement as the service uses) and inserts an
-// invoice with one prepared statement, with nothing else: no auth, no limiter, no scope.
+// invoice with one prepared statement, and reads a document's bytes, with nothing else: no auth,
+// no limiter, no scope.
 import Fastify from 'fastify';
 import pg from 'pg';
 
@@ -17,6 +18,14 @@ app.get<{ Params: { id: string } }>('/invoices/:id', async (req, reply) => {
   const { rows } = await pool.query({ name: 'read_invoice', text: READ, values: [req.params.id] });
   if (!rows[0]) return reply.code(404).send({ status: 404 });
   return rows[0];
+});
+
+// a document's bytes, read whole as node-postgres reads a bytea (the service reads them in pieces)
+const CONTENT = 'select coalesce(t.content, s.content) as content from documents t left join intake_staging s on s.id = t.staged_id where t.id = $1';
+app.get<{ Params: { id: string } }>('/documents/:id/content', async (req, reply) => {
+  const { rows } = await pool.query({ name: 'read_content', text: CONTENT, values: [req.params.id] });
+  if (!rows[0]) return reply.code(404).send({ status: 404 });
+  return reply.type('application/pdf').send(rows[0].content);
 });
 
 let n = 0;

@@ -5,7 +5,8 @@
 // - drain: the workers are up and idle with the queue paused while the files are uploaded; then
 //   the queue is resumed; files/s from the resume to the last attach: the workers alone, with
 //   no uploads and no start-up competing for the CPU.
-// Prints files/s per run and the ratios (2 workers / 1 worker).
+// Prints files/s per run, the CPU per file of the worker processes and of PostgreSQL, and the
+// ratios (2 workers / 1 worker).
 //
 //   npm run bench:intake-scale -- [--files 1000] [--size 102400] [--concurrency 32] [--workers 1,2] [--mode live,drain]
 import { parseArgs } from 'node:util';
@@ -18,7 +19,7 @@ import { makePdf } from '../testkit/pdf.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../testkit/service-process.ts';
-import { buildService, pool } from './bench-kit.ts';
+import { buildService, cpuMs, pool, postgresCpuMeter } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,6 +46,8 @@ interface RunResult {
   totalSeconds: number;
   p50: number;
   p99: number;
+  /** CPU per file (ms) of the worker processes and of PostgreSQL, from the resume (drain) or the first upload (live) to the last attach */
+  cpu: { workers: number; pg: number };
 }
 
 async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResult> {
@@ -88,14 +91,22 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
     });
     const contents = pdfs.map((b) => b.toString('base64'));
 
+    await client.connect();
+    const workerPids = procs.slice(1).map((p) => p.proc.pid!);
+    let pgMeter = postgresCpuMeter(client, new URL(db.url).pathname.slice(1));
+    let workers0 = cpuMs(workerPids);
     const t0 = performance.now();
     await pool(FILES, CONCURRENCY, (i) => call('POST', '/v2/imports', key, { Filename: `${numbers[i]}.pdf`, Content: contents[i] }));
     const uploaded = performance.now();
-    if (mode === 'drain') await queue.resume();
+    if (mode === 'drain') {
+      await pgMeter(); // the uploads' share is not the workers'
+      pgMeter = postgresCpuMeter(client, new URL(db.url).pathname.slice(1));
+      workers0 = cpuMs(workerPids);
+      await queue.resume();
+    }
     const resumed = performance.now();
     await queue.close();
     connection.disconnect();
-    await client.connect();
     for (;;) {
       const [{ attached, failed }] = (await client.query(`select count(*) filter (where status = 'attached')::int as attached, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
       if (failed > 0) throw new Error(`${failed} files failed`);
@@ -103,6 +114,7 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
       await new Promise((r) => setTimeout(r, 50));
     }
     const done = performance.now();
+    const cpu = { workers: (cpuMs(workerPids) - workers0) / FILES, pg: (await pgMeter()) / FILES };
     const lat = (await client.query(`select extract(epoch from (t.attached_at - s.received_at)) * 1000 as ms from intake_records t join intake_staging s on s.id = t.id order by 1`)).rows.map((r) => Number(r.ms));
     return {
       mode,
@@ -112,6 +124,7 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
       totalSeconds: (done - t0) / 1000,
       p50: lat[Math.floor(lat.length * 0.5)],
       p99: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))],
+      cpu,
     };
   } finally {
     await client.end().catch(() => {});
@@ -134,7 +147,7 @@ for (const mode of MODES) {
     const detail = mode === 'live'
       ? `uploads done in ${r.uploadSeconds.toFixed(1)} s, all attached in ${r.totalSeconds.toFixed(1)} s, received->attached p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms`
       : `queue filled while paused, then resumed: all attached ${r.totalSeconds.toFixed(1)} s after the first upload`;
-    console.log(`${mode}: ${w} worker process(es): ${r.filesPerSecond.toFixed(1)} files/s attached (${detail})`);
+    console.log(`${mode}: ${w} worker process(es): ${r.filesPerSecond.toFixed(1)} files/s attached (${detail}); CPU per file: the workers ${r.cpu.workers.toFixed(1)} ms, PostgreSQL ${r.cpu.pg.toFixed(1)} ms${mode === 'live' ? ' (with the uploads)' : ''}`);
   }
   if (results.length >= 2) console.log(`${mode}: ratio ${results[1].workers} / ${results[0].workers} workers: ${(results[1].filesPerSecond / results[0].filesPerSecond).toFixed(2)}`);
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { toBuffer } from '../db/database.ts';
+import { readBytes } from '../db/database.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { Scope } from '../domain/scope.ts';
 import { scopeWhere, scopeWhereId, type Found } from './scoped.ts';
@@ -74,11 +74,8 @@ export const documentRepository = {
 
   async content(q: Queryable, scope: Scope, id: string): Promise<Buffer | null> {
     const w = scopeWhereId(scope, id);
-    const r = (await q.query(
-      `select coalesce(t.content, s.content) as content from documents t left join intake_staging s on s.id = t.staged_id where ${w.sql} and t.deleted_at is null`,
-      w.params,
-    ))[0];
-    return r ? toBuffer(r.content) : null;
+    const source = `select coalesce(t.content, s.content) as content from documents t left join intake_staging s on s.id = t.staged_id where ${w.sql} and t.deleted_at is null`;
+    return (await readBytes(q, source, w.params)) ?? null;
   },
 
   /** Makes `d` the invoice's document unless it already has these bytes (see attachSql). */
