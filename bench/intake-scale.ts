@@ -19,7 +19,7 @@ import { makePdf } from '../testkit/pdf.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../testkit/service-process.ts';
-import { buildService, cpuMs, pool, postgresCpuMeter } from './bench-kit.ts';
+import { bodyPoster, buildService, cpuMs, pool, postgresCpuMeter } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -89,15 +89,17 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
       await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: n, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
       numbers[i] = n;
     });
-    const contents = pdfs.map((b) => b.toString('base64'));
+    const post = bodyPoster(base, key, CONCURRENCY);
+    const bodies = pdfs.map((b, i) => Buffer.from(JSON.stringify({ Filename: `${numbers[i]}.pdf`, Content: b.toString('base64') })));
 
     await client.connect();
     const workerPids = procs.slice(1).map((p) => p.proc.pid!);
     let pgMeter = postgresCpuMeter(client, new URL(db.url).pathname.slice(1));
     let workers0 = cpuMs(workerPids);
     const t0 = performance.now();
-    await pool(FILES, CONCURRENCY, (i) => call('POST', '/v2/imports', key, { Filename: `${numbers[i]}.pdf`, Content: contents[i] }));
+    await pool(FILES, CONCURRENCY, (i) => post('/v2/imports', bodies[i]));
     const uploaded = performance.now();
+    post.close();
     if (mode === 'drain') {
       await pgMeter(); // the uploads' share is not the workers'
       pgMeter = postgresCpuMeter(client, new URL(db.url).pathname.slice(1));
