@@ -94,7 +94,8 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
 
     await client.connect();
     const workerPids = procs.slice(1).map((p) => p.proc.pid!);
-    let pgMeter = postgresCpuMeter(client, new URL(db.url).pathname.slice(1));
+    const dbName = new URL(db.url).pathname.slice(1);
+    let pgMeter = postgresCpuMeter(client, dbName);
     let workers0 = cpuMs(workerPids);
     const t0 = performance.now();
     await pool(FILES, CONCURRENCY, (i) => post('/v2/imports', bodies[i]));
@@ -102,7 +103,7 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
     post.close();
     if (mode === 'drain') {
       await pgMeter(); // the uploads' share is not the workers'
-      pgMeter = postgresCpuMeter(client, new URL(db.url).pathname.slice(1));
+      pgMeter = postgresCpuMeter(client, dbName);
       workers0 = cpuMs(workerPids);
       await queue.resume();
     }
