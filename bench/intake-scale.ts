@@ -19,7 +19,7 @@ import { makePdf } from '../testkit/pdf.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../testkit/service-process.ts';
-import { bodyPoster, buildService, cpuMs, pool, postgresCpuMeter } from './bench-kit.ts';
+import { apiCaller, bodyPoster, buildService, cpuMs, pool, postgresCpuMeter } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -74,12 +74,7 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
     const queue = new Queue(INTAKE_QUEUE, { connection, prefix: queuePrefix({ redisPrefix: env.REDIS_PREFIX }) });
     if (mode === 'drain') await queue.pause();
 
-    const call = async (method: string, path: string, key: string, body?: unknown) => {
-      const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-      return JSON.parse(text);
-    };
+    const call = apiCaller(base);
     const account = await call('POST', '/admin/accounts', adminToken, { name: 'bench' });
     const key = account.liveKey as string;
     const customer = await call('POST', '/v2/customers', key, { customerCode: 'B-1', name: 'Bench' });
