@@ -5,7 +5,7 @@
 //
 //   npm run bench:api                      (BENCH_DURATION=5 seconds per measurement, BENCH_ROUNDS=3)
 //   SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" BENCH_ONLY=get npm run bench:api   (profile the service;
-//   BARE_NODE_ARGS the same for the baseline)
+//   BARE_NODE_ARGS the same for the baseline; BENCH_ONLY: get, post, content or a list such as get,post)
 //
 // The service runs as its own process (ROLES=api, LOG_LEVEL=warn) exactly as `npm start` runs it,
 // with its real rate limiter (budget set high enough never to trip) and real key checks.
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../testkit/ports.ts';
-import { benchPdf, buildService, cpuMs, runBench, stopChild, waitUntilReady } from './bench-kit.ts';
+import { benchPdf, buildService, cpuMs, postgresCpuMeter, runBench, stopChild, waitUntilReady } from './bench-kit.ts';
 import { ensureWrk, runWrk, type WrkResult } from './wrk.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,8 +24,10 @@ const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 64;
-const GET_ONLY = process.env.BENCH_ONLY === 'get'; // while profiling the read path
+const ONLY = process.env.BENCH_ONLY?.split(','); // while profiling one path
 const children: ChildProcess[] = [];
+const dbName = `ii_bench_${Math.random().toString(36).slice(2, 10)}`;
+const admin = new pg.Client({ connectionString: PG_ADMIN_URL }); // creates the database, then reads its backends' CPU
 
 const rand = () => Math.random().toString(36).slice(2, 10);
 const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -45,18 +47,20 @@ async function json(url: string, init: RequestInit & { body?: string } = {}) {
   return body as any;
 }
 
-type Row = WrkResult & { name: string; /** server CPU per request, µs */ cpuUs: number };
+type Row = WrkResult & { name: string; /** server CPU per request, µs */ cpuUs: number; /** PostgreSQL's backends' CPU per request, µs */ pgUs: number };
 
 async function measure(name: string, pid: number, url: string, o: { headers?: Record<string, string>; body?: (run: string) => string } = {}): Promise<Row> {
   const run = (seconds: number) => runWrk(url, { seconds, connections: CONNECTIONS, headers: o.headers, body: o.body?.(rand()) });
   await run(1); // warm-up (JIT, pools, prepared statements)
   const cpu0 = cpuMs([pid]);
+  const pgCpu = postgresCpuMeter(admin, dbName);
   const r = await run(DURATION);
-  const row = { ...r, name, cpuUs: ((cpuMs([pid]) - cpu0) * 1000) / Math.max(1, r.rps * r.seconds) };
+  const requests = Math.max(1, r.rps * r.seconds);
+  const row = { ...r, name, cpuUs: ((cpuMs([pid]) - cpu0) * 1000) / requests, pgUs: ((await pgCpu()) * 1000) / requests };
   const clientShare = r.clientCpuMs / (r.seconds * 1000 * os.cpus().length);
   console.log(
     `  ${name.padEnd(30)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(1).padStart(5)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   ` +
-      `server CPU ${row.cpuUs.toFixed(0).padStart(4)} µs/req   wrk CPU ${(clientShare * 100).toFixed(0)} % of the machine   non-2xx ${r.non2xx}   errors ${r.errors}   load ${load()}`,
+      `server CPU ${row.cpuUs.toFixed(0).padStart(4)} µs/req   PostgreSQL ${row.pgUs.toFixed(0).padStart(4)} µs/req   wrk CPU ${(clientShare * 100).toFixed(0)} % of the machine   non-2xx ${r.non2xx}   errors ${r.errors}   load ${load()}`,
   );
   return row;
 }
@@ -68,11 +72,8 @@ const median = (xs: number[]) => {
 
 async function main() {
   ensureWrk();
-  const dbName = `ii_bench_${rand()}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   await admin.query(`create database ${dbName}`);
-  await admin.end();
   const dbUrl = new URL(PG_ADMIN_URL);
   dbUrl.pathname = `/${dbName}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-'));
@@ -108,42 +109,44 @@ async function main() {
     console.log(`\nPostgreSQL ${dbName}, wrk with ${CONNECTIONS} connections (1 thread), ${DURATION} s per measurement, ${ROUNDS} rounds, ${os.cpus().length} CPUs, load average ${load()}\n`);
     const svcPid = serviceProcess.pid!;
     const barePid = bareProcess.pid!;
-    const rows: Row[][] = [];
+    const cases = [
+      { key: 'get', what: 'GET ', target: 0.9,
+        bare: () => measure('bare    GET /invoices/{id}', barePid, `${bare}/invoices/${invoice.id}`),
+        service: () => measure('service GET /v2/invoices/{id}', svcPid, `${service}/v2/invoices/${invoice.id}`, { headers: auth }) },
+      { key: 'post', what: 'POST', target: 0.8,
+        bare: () => measure('bare    POST /invoices', barePid, `${bare}/invoices`, { headers: { 'content-type': 'application/json' }, body: postBody({ account: account.id }) }),
+        service: () => measure('service POST /v2/invoices', svcPid, `${service}/v2/invoices`, { headers: auth, body: postBody() }) },
+      { key: 'content', what: 'GET content (1 MB)',
+        bare: () => measure('bare    GET /documents/{id}/content', barePid, `${bare}/documents/${document.id}/content`),
+        service: () => measure('service GET /v2/documents/{id}/content', svcPid, `${service}/v2/documents/${document.id}/content`, { headers: auth }) },
+    ].filter((c) => !ONLY || ONLY.includes(c.key));
+    const rows = cases.map(() => ({ bare: [] as Row[], service: [] as Row[] }));
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}`);
       // bare and service alternate, and which goes first flips every round
-      const pair = async (b: () => Promise<Row>, s: () => Promise<Row>) => (round % 2 ? [await b(), await s()] : [await s(), await b()].reverse());
-      rows.push([
-        ...(await pair(() => measure('bare    GET /invoices/{id}', barePid, `${bare}/invoices/${invoice.id}`),
-          () => measure('service GET /v2/invoices/{id}', svcPid, `${service}/v2/invoices/${invoice.id}`, { headers: auth }))),
-        ...(GET_ONLY ? [] : await pair(() => measure('bare    POST /invoices', barePid, `${bare}/invoices`, { headers: { 'content-type': 'application/json' }, body: postBody({ account: account.id }) }),
-          () => measure('service POST /v2/invoices', svcPid, `${service}/v2/invoices`, { headers: auth, body: postBody() }))),
-        ...(GET_ONLY ? [] : await pair(() => measure('bare    GET /documents/{id}/content', barePid, `${bare}/documents/${document.id}/content`),
-          () => measure('service GET /v2/documents/{id}/content', svcPid, `${service}/v2/documents/${document.id}/content`, { headers: auth }))),
-      ]);
+      for (const [i, c] of cases.entries()) {
+        if (round % 2) rows[i].bare.push(await c.bare()), rows[i].service.push(await c.service());
+        else rows[i].service.push(await c.service()), rows[i].bare.push(await c.bare());
+      }
     }
-    const med = (i: number, k: keyof Row) => median(rows.map((r) => r[i][k] as number));
-    const failures = rows.flat().reduce((s, r) => s + r.non2xx + r.errors, 0);
-    const clientShare = median(rows.flat().map((r) => r.clientCpuMs / (r.seconds * 10 * os.cpus().length)));
+    const all = rows.flatMap((r) => [...r.bare, ...r.service]);
+    const failures = all.reduce((s, r) => s + r.non2xx + r.errors, 0);
+    const clientShare = median(all.map((r) => r.clientCpuMs / (r.seconds * 10 * os.cpus().length)));
     console.log(`\nsummary (median of ${ROUNDS} rounds; load average now ${load()}; wrk used ${clientShare.toFixed(0)} % of the machine's CPU)`);
-    const report = (what: string, b: number, s: number, target?: number) => {
-      const ratio = med(s, 'rps') / med(b, 'rps');
-      const p99Ok = med(s, 'p99') <= 2 * med(b, 'p99');
+    for (const [i, { what, target }] of cases.entries()) {
+      const med = (side: 'bare' | 'service', k: keyof Row) => median(rows[i][side].map((r) => r[k] as number));
+      const ratio = med('service', 'rps') / med('bare', 'rps');
+      const p99Ok = med('service', 'p99') <= 2 * med('bare', 'p99');
       const verdict = target === undefined ? 'no target' : `target >= ${target}: ${ratio >= target ? 'met' : 'MISSED'}`;
-      console.log(`  ${what} bare ${med(b, 'rps').toFixed(0)} req/s, service ${med(s, 'rps').toFixed(0)} req/s: ratio ${ratio.toFixed(2)} (${verdict})`);
-      console.log(`       p99 bare ${med(b, 'p99').toFixed(1)} ms, service ${med(s, 'p99').toFixed(1)} ms (${target === undefined ? 'no target' : `target within 2x: ${p99Ok ? 'met' : 'MISSED'}`}); server CPU bare ${med(b, 'cpuUs').toFixed(0)} µs/req, service ${med(s, 'cpuUs').toFixed(0)} µs/req`);
-    };
-    report('GET ', 0, 1, 0.9);
-    if (!GET_ONLY) report('POST', 2, 3, 0.8);
-    if (!GET_ONLY) report('GET content (1 MB)', 4, 5);
+      console.log(`  ${what} bare ${med('bare', 'rps').toFixed(0)} req/s, service ${med('service', 'rps').toFixed(0)} req/s: ratio ${ratio.toFixed(2)} (${verdict})`);
+      console.log(`       p99 bare ${med('bare', 'p99').toFixed(1)} ms, service ${med('service', 'p99').toFixed(1)} ms (${target === undefined ? 'no target' : `target within 2x: ${p99Ok ? 'met' : 'MISSED'}`}); server CPU bare ${med('bare', 'cpuUs').toFixed(0)} µs/req, service ${med('service', 'cpuUs').toFixed(0)} µs/req; PostgreSQL bare ${med('bare', 'pgUs').toFixed(0)} µs/req, service ${med('service', 'pgUs').toFixed(0)} µs/req`);
+    }
     console.log(`  non-2xx or errors: ${failures}\n`);
     if (failures > 0) process.exitCode = 1;
   } finally {
     await Promise.all(children.map((c) => stopChild(c, 'SIGINT')));
-    const cleanup = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await cleanup.connect();
-    await cleanup.query(`drop database if exists ${dbName} with (force)`);
-    await cleanup.end();
+    await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -19,6 +19,5 @@ export function parseDate(raw: unknown, field: string): string {
 /** ISO date (or a Date from the driver) -> DD-MM-YYYY. */
 export function formatDate(iso: string | Date): string {
   const s = iso instanceof Date ? `${iso.getFullYear()}-${String(iso.getMonth() + 1).padStart(2, '0')}-${String(iso.getDate()).padStart(2, '0')}` : iso;
-  const [y, m, d] = s.slice(0, 10).split('-');
-  return `${d}-${m}-${y}`;
+  return `${s.slice(8, 10)}-${s.slice(5, 7)}-${s.slice(0, 4)}`; // every response carries dates: no array per call
 }

@@ -5,6 +5,7 @@
 // Nothing here imports fastify, ftp-srv or imapflow; BullMQ queues are read at scrape time.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { IntakeChannel, IntakeStatus } from '../domain/intake.ts';
+import { HttpRequestMetrics } from './http-request-metrics.ts';
 
 /** What the intake pipeline reports: each file entering a status. */
 export interface IntakeMetrics {
@@ -79,28 +80,7 @@ export class Metrics {
     new Gauge({ name: 'invoice_intake_info', help: 'Always 1; the roles this process runs', labelNames: ['roles'], registers })
       .set({ roles: (opts.roles ?? []).join(',') }, 1);
 
-    const httpTotal = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route pattern and status', labelNames: ['method', 'route', 'status_code'], registers });
-    const httpDuration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP request latency by route pattern and status',
-      labelNames: ['method', 'route', 'status_code'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers,
-    });
-    // each label set's children, kept: prom-client would otherwise hash the labels twice per request
-    const series = new Map<string, { total: Counter.Internal; duration: Histogram.Internal<string> }>();
-    this.http = {
-      observe(method, route, status, seconds) {
-        const key = `${method} ${status} ${route}`;
-        let s = series.get(key);
-        if (!s) {
-          const labels = { method, route, status_code: String(status) };
-          series.set(key, (s = { total: httpTotal.labels(labels), duration: httpDuration.labels(labels) }));
-        }
-        s.total.inc();
-        s.duration.observe(seconds);
-      },
-    };
+    this.http = new HttpRequestMetrics(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
     const intakeFiles = new Counter({ name: 'intake_files_total', help: 'Intake files entering a status, by channel', labelNames: ['channel', 'status'], registers });
     this.intake = { status: (channel, status) => intakeFiles.inc({ channel, status }) };

@@ -27,19 +27,23 @@ export function scopeWhere(scope: Scope): { sql: string; params: unknown[] } {
  * statistics lag behind (an account that grew fast since the last analyze).
  */
 export function scopeWhereId(scope: Scope, id: string): { sql: string; params: unknown[] } {
-  return { sql: "t.id = $3 and t.account_id || '' = $1 and t.mode = $2", params: [scope.accountId, scope.mode, id] };
+  return { sql: WHERE_ID, params: [scope.accountId, scope.mode, id] };
 }
+const WHERE_ID = "t.id = $3 and t.account_id || '' = $1 and t.mode = $2";
 
 /** One row by id inside the scope, tombstones included (deleted_at tells the caller to answer 410). */
 export async function findScoped<T extends Row>(q: Queryable, src: ScopedSource, scope: Scope, id: string, lock = false): Promise<T | undefined> {
-  const w = scopeWhereId(scope, id);
-  const deleted = src.tombstones ? ', t.deleted_at' : '';
-  const rows = await q.query<T>(
-    `select ${src.columns}${deleted} from ${src.table} t ${src.joins ?? ''} where ${w.sql}${lock ? ' for update of t' : ''}`,
-    w.params,
-    { prepare: true }, // one text per table and lock flag: the hot read of every GET by id
-  );
+  const rows = await q.query<T>(findSql(src, lock), [scope.accountId, scope.mode, id], { prepare: true }); // the hot read of every GET by id
   return rows[0];
+}
+
+// one text per source and lock flag, built once: the driver names prepared statements by their text
+const findTexts = new WeakMap<ScopedSource, [string?, string?]>();
+function findSql(src: ScopedSource, lock: boolean): string {
+  let texts = findTexts.get(src);
+  if (!texts) findTexts.set(src, (texts = []));
+  const i = lock ? 1 : 0;
+  return (texts[i] ??= `select ${src.columns}${src.tombstones ? ', t.deleted_at' : ''} from ${src.table} t ${src.joins ?? ''} where ${WHERE_ID}${lock ? ' for update of t' : ''}`);
 }
 
 /** A row of a table with tombstones: the record, and whether it was deleted (410 rather than 404). */
