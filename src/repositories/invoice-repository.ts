@@ -109,8 +109,11 @@ export const invoiceRepository = {
     );
     const r = rows[0];
     if (!r) return undefined;
-    const { customerId, ...fields } = inv;
-    return { invoice: { ...fields, document: null, customer: { id: customerId, number: r.customer_code, name: r.name } }, pendingIntakes: r.pending_intakes };
+    const invoice: Invoice = {
+      id: inv.id, status: inv.status, invoiceNumber: inv.invoiceNumber, invoiceDate: inv.invoiceDate, invoiceDuedate: inv.invoiceDuedate,
+      totalCents: inv.totalCents, balanceCents: inv.balanceCents, document: null, customer: { id: inv.customerId, number: r.customer_code, name: r.name },
+    };
+    return { invoice, pendingIntakes: r.pending_intakes };
   },
 
   async update(q: Queryable, scope: Scope, id: string, patch: InvoicePatch & { documentId?: string | null }): Promise<void> {

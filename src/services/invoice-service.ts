@@ -44,16 +44,19 @@ export class InvoiceService {
     if (!number) throw DomainError.invalid('Field invoiceNumber is required', 'invoiceNumber');
     const totalCents = parseAmount(input.invoiceTotal, 'invoiceTotal', this.maxCents);
     const balanceCents = input.invoiceBalance === undefined || input.invoiceBalance === '' ? totalCents : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents);
-    const fields = {
+    const inv = {
+      id: newId('inv'),
+      customerId: input.customer,
+      invoiceNumber: number,
       invoiceDate: parseDate(input.invoiceDate, 'invoiceDate'),
       invoiceDuedate: parseDate(input.invoiceDuedate, 'invoiceDuedate'),
       totalCents,
       balanceCents,
       status: parseStatus(input.invoiceStatus) ?? 'open',
     };
-    checkBalance(fields.totalCents, fields.balanceCents);
+    checkBalance(totalCents, balanceCents);
     // one statement on the happy path; only a refusal pays for finding out why
-    const created = await invoices.insertForCustomer(this.db, scope, { id: newId('inv'), customerId: input.customer, invoiceNumber: number, ...fields });
+    const created = await invoices.insertForCustomer(this.db, scope, inv);
     if (!created) {
       DomainError.unlessDeleted(await customers.find(this.db, scope, input.customer), 'customer', input.customer, 'customer');
       throw DomainError.conflict(`An invoice with number ${number} already exists.`, 'invoiceNumber');
