@@ -38,16 +38,30 @@ export function openPostgres(url: string, poolSize: number): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as any });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const wrap = (c: pg.Pool | pg.PoolClient): Queryable => ({
+  const config = (sql: string, params?: unknown[], opts?: QueryOptions) =>
+    opts?.prepare ? { name: statementName(sql), text: sql, values: params as any[] } : { text: sql, values: params as any[] };
+  const wrap = (c: pg.PoolClient): Queryable => ({
     async query<T extends Row>(sql: string, params?: unknown[], opts?: QueryOptions) {
-      const query = opts?.prepare ? { name: statementName(sql), text: sql, values: params as any[] } : { text: sql, values: params as any[] };
-      return (await c.query(query)).rows as T[];
+      return (await c.query(config(sql, params, opts))).rows as T[];
     },
   });
-  const self = wrap(pool);
   return {
     kind: 'postgres',
-    query: self.query,
+    // pg-pool's own query() closes the connection after any error, also after a refused statement
+    // (a unique violation the caller expects): a burst of 409s became a burst of new backends.
+    // Only an error that is not PostgreSQL's answer to the statement (the connection's) closes it.
+    async query<T extends Row>(sql: string, params?: unknown[], opts?: QueryOptions) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return (await client.query(config(sql, params, opts))).rows as T[];
+      } catch (e) {
+        if (!(e instanceof pg.DatabaseError)) broken = e as Error;
+        throw e;
+      } finally {
+        client.release(broken);
+      }
+    },
     async transaction(fn) {
       const client = await pool.connect();
       try {

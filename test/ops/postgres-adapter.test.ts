@@ -61,4 +61,23 @@ describe('pg with the patch, on PostgreSQL', () => {
       await client.end();
     }
   });
+
+  it('keeps the connection after a statement PostgreSQL refuses, and replaces one that broke', async () => {
+    await db.query('create table uniq (id int primary key)');
+    await db.query('insert into uniq values (1)');
+    const pid = async () => (await db.query<{ pid: number }>('select pg_backend_pid() as pid'))[0].pid;
+    const before = await pid();
+    for (let i = 0; i < 20; i++) await expect(db.query('insert into uniq values (1)', [], { prepare: i % 2 === 0 })).rejects.toMatchObject({ code: '23505' });
+    expect(await pid()).toBe(before); // the same backend: no reconnect per refusal
+
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      await admin.query('select pg_terminate_backend($1)', [before]);
+    } finally {
+      await admin.end();
+    }
+    await expect.poll(async () => pid().catch(() => undefined), { timeout: 5000 }).toEqual(expect.any(Number));
+    expect(await pid()).not.toBe(before);
+  });
 });

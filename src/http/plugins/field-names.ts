@@ -43,8 +43,9 @@ export function registerFieldNames(app: FastifyInstance): void {
     const props = (route.schema?.body as { properties?: Record<string, unknown> } | undefined)?.properties;
     if (!props) return;
     const names = fieldNameMap(Object.keys(props), route.config?.aliases);
-    const rename = async (req: { body: unknown }) => {
+    const rename = (req: { body: unknown }, _reply: unknown, done: () => void) => {
       req.body = normaliseFields(req.body, names);
+      done();
     };
     route.preValidation = [rename, ...(route.preValidation ? [route.preValidation].flat() : [])] as any;
   });
