@@ -225,7 +225,7 @@ async function main() {
     const vsRate = FILES / vsRun.seconds;
     const p99 = pct(latencies, 99);
     console.log(`FTP benchmark: ${FILES} PDFs of ${contents[0].length} bytes over ${CONNECTIONS} FTPS connections (basic-ftp in ${CLIENT_THREADS} client threads), PostgreSQL, ${os.cpus().length} CPUs`);
-    console.log(`service, upload -> attached  : ${attachedRate.toFixed(1)} PDFs/s (${attachedSeconds.toFixed(2)} s; uploads (226) done in ${up.seconds.toFixed(2)} s = ${uploadRate.toFixed(1)} uploads/s)`);
+    console.log(`service, upload -> attached  : ${attachedRate.toFixed(1)} PDFs/s (${attachedSeconds.toFixed(2)} s; uploads answered 226 in ${up.seconds.toFixed(2)} s = ${uploadRate.toFixed(1)} uploads/s)`);
     console.log(`  upload done -> attached    : p50 ${ms(pct(latencies, 50))}, p99 ${ms(pct(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
     if (values.split) console.log(`  peak RSS (VmHWM)           : ftp process ${rss[1].toFixed(0)} MB, api + worker process ${rss[0].toFixed(0)} MB`);
     else console.log(`  service peak RSS (VmHWM)   : ${rss[0].toFixed(0)} MB (api + worker + ftp roles in one process)`);
