@@ -14,7 +14,7 @@ const statementName = (sql: string) => {
 // pg 8.23.1 copies every query's config through property descriptors (so as not to change the
 // caller's object): 3.5 µs a query, and a dictionary-mode object that each later read is slow on.
 // Our configs are plain objects made for the call, so a spread copy is the same thing. Pinned:
-// another pg version is left as it is (test/ops/read-bytes.test.ts checks the patch holds).
+// another pg version is left as it is (test/ops/postgres-adapter.test.ts checks the patch holds).
 const require = createRequire(import.meta.url);
 const pgUtils = require('pg/lib/utils.js') as { normalizeQueryConfig: (config: unknown, values?: unknown, callback?: unknown) => unknown };
 const normalize = pgUtils.normalizeQueryConfig;

@@ -20,6 +20,8 @@ export function scopeWhere(scope: Scope): { sql: string; params: unknown[] } {
   return { sql: 't.account_id = $1 and t.mode = $2', params: [scope.accountId, scope.mode] };
 }
 
+const WHERE_ID = "t.id = $3 and t.account_id || '' = $1 and t.mode = $2";
+
 /**
  * One row by its id inside the scope: `$3` is the id, `$1` and `$2` the account and the mode. Ids
  * are unique across accounts, so the primary key is always the right index; the account is compared
@@ -29,7 +31,6 @@ export function scopeWhere(scope: Scope): { sql: string; params: unknown[] } {
 export function scopeWhereId(scope: Scope, id: string): { sql: string; params: unknown[] } {
   return { sql: WHERE_ID, params: [scope.accountId, scope.mode, id] };
 }
-const WHERE_ID = "t.id = $3 and t.account_id || '' = $1 and t.mode = $2";
 
 /** One row by id inside the scope, tombstones included (deleted_at tells the caller to answer 410). */
 export async function findScoped<T extends Row>(q: Queryable, src: ScopedSource, scope: Scope, id: string, lock = false): Promise<T | undefined> {
