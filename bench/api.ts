@@ -5,7 +5,8 @@
 //
 //   npm run bench:api                      (BENCH_DURATION=5 seconds per measurement, BENCH_ROUNDS=3)
 //   SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" BENCH_ONLY=get npm run bench:api   (profile the service;
-//   BARE_NODE_ARGS the same for the baseline; BENCH_ONLY: get, post, content or a list such as get,post)
+//   BARE_NODE_ARGS the same for the baseline; BENCH_ONLY: get, post, content or a list such as get,post;
+//   BARE_PG_PATCHES=1 gives the baseline the service's patches of pg, src/db/pg-patches.ts)
 //
 // The service runs as its own process (ROLES=api, LOG_LEVEL=warn) exactly as `npm start` runs it,
 // with its real rate limiter (budget set high enough never to trip) and real key checks.
@@ -106,7 +107,8 @@ async function main() {
     const postBody = (extra: Record<string, string> = {}) => (run: string) =>
       JSON.stringify({ customer: customer.id, invoiceNumber: `${run}-<n>`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '480.00', ...extra });
 
-    console.log(`\nPostgreSQL ${dbName}, wrk with ${CONNECTIONS} connections (1 thread), ${DURATION} s per measurement, ${ROUNDS} rounds, ${os.cpus().length} CPUs, load average ${load()}\n`);
+    console.log(`\nPostgreSQL ${dbName}, wrk with ${CONNECTIONS} connections (1 thread), ${DURATION} s per measurement, ${ROUNDS} rounds, ${os.cpus().length} CPUs, load average ${load()}`);
+    console.log(`the bare server uses pg ${process.env.BARE_PG_PATCHES === '1' ? 'with the service\'s patches (BARE_PG_PATCHES=1)' : 'as it comes (BARE_PG_PATCHES=1 gives it the service\'s patches)'}\n`);
     const svcPid = serviceProcess.pid!;
     const barePid = bareProcess.pid!;
     const cases = [

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { Database, Queryable, QueryOptions, Row } from './database.ts';
+import './pg-patches.ts';
 
 // A prepared statement's name is derived from its text, so the same SQL maps to the same name.
 const names = new Map<string, string>();
@@ -10,24 +10,6 @@ const statementName = (sql: string) => {
   if (!name) names.set(sql, (name = `s_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`));
   return name;
 };
-
-// pg 8.23.1 copies every query's config through property descriptors (so as not to change the
-// caller's object): 3.5 µs a query, and a dictionary-mode object that each later read is slow on.
-// Our configs are plain objects made for the call, so a spread copy is the same thing. Pinned:
-// another pg version is left as it is (test/ops/postgres-adapter.test.ts checks the patch holds).
-const require = createRequire(import.meta.url);
-const pgUtils = require('pg/lib/utils.js') as { normalizeQueryConfig: (config: unknown, values?: unknown, callback?: unknown) => unknown };
-const normalize = pgUtils.normalizeQueryConfig;
-export const pgQueryConfigPatched = (require('pg/package.json') as { version: string }).version === '8.23.1';
-if (pgQueryConfigPatched) {
-  pgUtils.normalizeQueryConfig = (config, values, callback) => {
-    if (typeof config !== 'object' || config === null || Object.getPrototypeOf(config) !== Object.prototype || typeof values === 'function') return normalize(config, values, callback);
-    const copy: Record<string, unknown> = { ...config };
-    if (values) copy.values = values;
-    if (callback) copy.callback = callback;
-    return copy;
-  };
-}
 
 // int8 (counts, sums) as numbers: every value we store fits in 2^53.
 const types = {

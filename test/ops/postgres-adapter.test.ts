@@ -1,12 +1,14 @@
-// The PostgreSQL adapter's patch of pg's query normalisation (src/db/postgres.ts): active on the pg
-// version it was checked against, and pg still runs what it is given: prepared statements by name,
-// parameters, callbacks (the pool's path) and promises (a transaction's), without changing the
-// caller's object; objects that are not plain keep pg's own copy.
+// The PostgreSQL adapter (src/db/postgres.ts) and its patches of pg (src/db/pg-patches.ts): active
+// on the pg version they were checked against; pg still runs what it is given (prepared statements
+// by name, parameters, callbacks as the pool passes them, promises as a transaction does) without
+// changing the caller's object, and rows come back as pg makes them (column order, duplicates,
+// names such as __proto__ or constructor).
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { pgQueryConfigPatched } from '../../src/db/postgres.ts';
+import { pgPatched, PATCHED_PG_VERSION } from '../../src/db/pg-patches.ts';
+import '../../src/db/postgres.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { PG_ADMIN_URL } from '../../testkit/postgres.ts';
 
@@ -15,9 +17,10 @@ const utils = require('pg/lib/utils.js') as { normalizeQueryConfig: (config: unk
 
 describe('pg query normalisation patch', () => {
   it('is active on the pinned pg version (upgrading pg means checking it again)', () => {
-    expect(require('pg/package.json').version).toBe('8.23.1');
-    expect(pgQueryConfigPatched).toBe(true);
+    expect(require('pg/package.json').version).toBe(PATCHED_PG_VERSION);
+    expect(pgPatched).toBe(true);
     expect(utils.normalizeQueryConfig.toString()).not.toContain('cloneQueryConfig'); // pg's own copies through descriptors
+    expect(require('pg/lib/result.js').prototype.addFields.toString()).not.toContain('Object.create(null)');
   });
 
   it('copies a plain config with its values and callback, leaving the original as it was', () => {
@@ -49,6 +52,28 @@ describe('pg with the patch, on PostgreSQL', () => {
     expect(await db.query('select $1::text as s', ['a'])).toEqual([{ s: 'a' }]);
     const inTx = await db.transaction(async (tx) => (await tx.query('select $1::int * 2 as n', [21], { prepare: true }))[0].n);
     expect(inTx).toBe(42);
+  });
+
+  it('gives rows as pg does: column order, the last of duplicate names, any column name', async () => {
+    const [row] = await db.query('select 1 as b, $1::text as a, null::int as c, now() as t', ['x'], { prepare: true });
+    expect(Object.keys(row)).toEqual(['b', 'a', 'c', 't']);
+    expect(row).toMatchObject({ b: 1, a: 'x', c: null });
+    expect(row.t).toBeInstanceOf(Date);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    const [dup] = await db.query('select 1 as a, 2 as b, 3 as a');
+    expect(dup).toEqual({ a: 3, b: 2 });
+    expect(Object.keys(dup)).toEqual(['a', 'b']);
+    const [odd] = await db.query(`select 1 as constructor, 2 as "hasOwnProperty", '{}'::jsonb as j, 3::int8 as big`);
+    expect(Object.getOwnPropertyDescriptor(odd, 'constructor')?.value).toBe(1);
+    expect(Object.getOwnPropertyDescriptor(odd, 'hasOwnProperty')?.value).toBe(2);
+    expect(odd.j).toEqual({});
+    expect(odd.big).toBe(3); // the adapter's own int8 parser, not pg's default string
+    // a column named __proto__ becomes an own property, never the row's prototype (pg's own way)
+    const [proto] = await db.query(`select '{"polluted": true}'::jsonb as "__proto__", 1 as a`);
+    expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toEqual({ polluted: true });
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect((proto as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(await db.query('select 1 as a where false')).toEqual([]);
   });
 
   it('leaves rowMode and other options to pg', async () => {
