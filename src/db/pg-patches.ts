@@ -35,7 +35,7 @@ if (pgPatched) {
   // both go through V8's slow runtime copy, 8 µs for a 12-column row against 1.4 µs for rows
   // built by assignment. The same rows (own properties in column order, last duplicate wins); a
   // column named __proto__ keeps pg's own way, which cannot set a prototype.
-  const types = require('pg-types') as { getTypeParser(oid: number, format: string): Parser };
+  const types = (require('pg') as { types: { getTypeParser(oid: number, format: string): Parser } }).types; // pg's own pg-types
   const Result = require('pg/lib/result.js') as { prototype: ResultInternals & { addFields(f: Field[]): void; parseRow(data: unknown[]): object } };
   const { addFields, parseRow } = Result.prototype;
   Result.prototype.addFields = function (this: ResultInternals, fields: Field[]) {
