@@ -27,10 +27,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 64;
 const ONLY = process.env.BENCH_ONLY?.split(','); // while profiling one path
 const children: ChildProcess[] = [];
-const dbName = `ii_bench_${Math.random().toString(36).slice(2, 10)}`;
-const admin = new pg.Client({ connectionString: PG_ADMIN_URL }); // creates the database, then reads its backends' CPU
 
 const rand = () => Math.random().toString(36).slice(2, 10);
+const dbName = `ii_bench_${rand()}`;
+const admin = new pg.Client({ connectionString: PG_ADMIN_URL }); // creates the database, then reads its backends' CPU
 const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 function start(name: string, args: string[], env: Record<string, string>): ChildProcess {

@@ -130,7 +130,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const intake = new IntakeService(db, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
   const documents = new DocumentService(db, structureFirst(pdf), outbox);
-  events.on('invoiceCreated', (e) => (e.pendingIntakes.length ? intake.wakeWaiting(e.pendingIntakes) : undefined));
+  events.on('invoiceCreated', (e) => intake.wakeWaiting(e.pendingIntakes));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
   stops.add('queues', 'webhook queue', async () => {

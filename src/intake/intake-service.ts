@@ -166,6 +166,7 @@ export class IntakeService implements IntakeReceiver {
    * look again shortly.
    */
   async wakeWaiting(intakeIds: string[]): Promise<void> {
+    if (intakeIds.length === 0) return; // most new invoices: nothing waits for them
     await Promise.all(intakeIds.map((id) => this.wake(id)));
   }
 
