@@ -21,6 +21,7 @@ export function scopeWhere(scope: Scope): { sql: string; params: unknown[] } {
 }
 
 const WHERE_ID = "t.id = $3 and t.account_id || '' = $1 and t.mode = $2";
+const whereIdParams = (scope: Scope, id: string) => [scope.accountId, scope.mode, id];
 
 /**
  * One row by its id inside the scope: `$3` is the id, `$1` and `$2` the account and the mode. Ids
@@ -29,12 +30,12 @@ const WHERE_ID = "t.id = $3 and t.account_id || '' = $1 and t.mode = $2";
  * statistics lag behind (an account that grew fast since the last analyze).
  */
 export function scopeWhereId(scope: Scope, id: string): { sql: string; params: unknown[] } {
-  return { sql: WHERE_ID, params: [scope.accountId, scope.mode, id] };
+  return { sql: WHERE_ID, params: whereIdParams(scope, id) };
 }
 
 /** One row by id inside the scope, tombstones included (deleted_at tells the caller to answer 410). */
 export async function findScoped<T extends Row>(q: Queryable, src: ScopedSource, scope: Scope, id: string, lock = false): Promise<T | undefined> {
-  const rows = await q.query<T>(findSql(src, lock), [scope.accountId, scope.mode, id], { prepare: true }); // the hot read of every GET by id
+  const rows = await q.query<T>(findSql(src, lock), whereIdParams(scope, id), { prepare: true }); // the hot read of every GET by id
   return rows[0];
 }
 
