@@ -18,7 +18,7 @@ import type { Scope } from '../src/domain/scope.ts';
 import { normaliseFileName } from '../src/intake/file-name.ts';
 import { IntakeProcessor } from '../src/intake/intake-processor.ts';
 import { intakeRepository } from '../src/intake/intake-repository.ts';
-import { tokenCandidates } from '../src/intake/match-tokens.ts';
+import { tokenCandidates } from '../src/domain/match-names.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { invoiceRepository } from '../src/repositories/invoice-repository.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
@@ -66,7 +66,7 @@ runBench(async () => {
       });
       return { intakeId: id, accountId: scope.accountId, mode: scope.mode };
     };
-    const processor = new IntakeProcessor(db, c.outbox, c.documents, c.checkPdf, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true });
+    const processor = new IntakeProcessor(db, c.outbox, c.documents, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true });
     const pick = () => 1 + Math.floor(Math.random() * INVOICES);
     type Kind = 'exact' | 'token' | 'token-small';
     const timings: Record<Kind, number[]> = { exact: [], token: [], 'token-small': [] };

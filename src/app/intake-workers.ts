@@ -22,7 +22,7 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   // files received by this process go to its workers without a trip through the database
   const stagedBytes = new StagedBytesCache(64 * 1024 * 1024);
   c.intake.handOffBytesTo(stagedBytes);
-  const processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.checkPdf, {
+  const processor = new IntakeProcessor(c.db, c.outbox, c.documents, {
     windowMs: config.intakeMatchWindowMs, einvoice: config.intakeMatchEinvoice, subject: config.intakeMatchSubject, nameToken: config.intakeMatchNameToken,
   }, c.events, stagedBytes);
   const handlers = jobHandlers({ processor, log });
@@ -55,7 +55,7 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   worker.on('failed', (job, err) => {
     if (!job || err instanceof UnrecoverableError || err.name === 'UnrecoverableError') return;
     if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
-    const reason = err instanceof WaitingForInvoice ? `No invoice with id or number ${err.matchName}` : `Gave up after ${job.attemptsMade} attempts: ${err.message}`;
+    const reason = err instanceof WaitingForInvoice ? err.finalReason : `Gave up after ${job.attemptsMade} attempts: ${err.message}`;
     processor.giveUp(job.data, reason).catch((e) => log.error({ err: e, intakeId: job.data.intakeId }, 'could not record an intake failure'));
   });
 

@@ -15,12 +15,29 @@ const parser = new XMLParser({
   trimValues: true,
 });
 
-/** Where each format keeps the document's own number (namespace prefixes removed). */
-const PATHS = [
-  ['CrossIndustryInvoice', 'ExchangedDocument', 'ID'], // Factur-X, ZUGFeRD 2.x, XRechnung CII
-  ['CrossIndustryDocument', 'HeaderExchangedDocument', 'ID'], // ZUGFeRD 1.0
-  ['Invoice', 'ID'], // UBL (XRechnung UBL, Peppol)
+/** What an XML says: an invoice's number, something that is no invoice, or an invoice whose number could not be read. */
+export type EinvoiceReading = { kind: 'invoice'; number: string } | { kind: 'other'; what: string } | { kind: 'unread' };
+
+/** Each invoice format: its root, where it keeps the document's number and its type code (namespace prefixes removed). */
+const FORMATS: { root: string; id: string[]; typeCode?: string[] }[] = [
+  { root: 'CrossIndustryInvoice', id: ['ExchangedDocument', 'ID'], typeCode: ['ExchangedDocument', 'TypeCode'] }, // Factur-X, ZUGFeRD 2.x, XRechnung CII
+  { root: 'CrossIndustryDocument', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'] }, // ZUGFeRD 1.0
+  { root: 'Invoice', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'] }, // ZUGFeRD 1.0's first pre-release (rsm:Invoice)
+  { root: 'Invoice', id: ['ID'], typeCode: ['InvoiceTypeCode'] }, // UBL (XRechnung UBL, Peppol BIS)
+  { root: 'CreditNote', id: ['ID'] }, // UBL credit note
 ];
+
+/** Documents that travel the same way but are not invoices: never evidence of one. */
+const NOT_INVOICES: Record<string, string> = {
+  SCRDMCCBDACIOMessageStructure: 'an order (Order-X)', CrossIndustryOrder: 'an order', Order: 'an order', OrderResponse: 'an order response',
+  OrderChange: 'an order change', DespatchAdvice: 'a despatch advice', CrossIndustryDespatchAdvice: 'a despatch advice', ReceiptAdvice: 'a receipt advice',
+  ApplicationResponse: 'an application response', Catalogue: 'a catalogue', Quotation: 'a quotation',
+};
+
+/** Document type codes (UNTDID 1001) that EN 16931 allows for invoices and credit notes (BT-3). */
+const INVOICE_TYPE_CODES = new Set(
+  '71 80 81 82 83 84 102 130 202 203 204 211 218 219 261 262 295 296 308 325 326 331 380 381 382 383 384 385 386 387 388 389 390 393 394 395 396 420 456 457 458 527 532 553 575 623 633 751 780 817 870 875 876 877 935'.split(' '),
+);
 
 const text = (v: unknown): string | undefined => {
   const first = Array.isArray(v) ? v[0] : v;
@@ -29,19 +46,50 @@ const text = (v: unknown): string | undefined => {
   return undefined;
 };
 
-/** The invoice number the XML names, or undefined when it is no e-invoice we know or cannot be read. */
-export function einvoiceNumber(xml: string): string | undefined {
+const at = (node: unknown, path: string[]): unknown => {
+  for (const step of path) node = node && typeof node === 'object' ? (Array.isArray(node) ? node[0] : node)[step as keyof typeof node] : undefined;
+  return node;
+};
+
+/** The XML's text in the encoding it says it has: a BOM, UTF-16 without one, or the declaration's encoding (UTF-8 otherwise). */
+export function decodeXml(bytes: Uint8Array): string {
+  const [a, b] = [bytes[0], bytes[1]];
+  if (a === 0xff && b === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (a === 0xfe && b === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  if (a === 0x3c && b === 0x00) return new TextDecoder('utf-16le').decode(bytes);
+  if (a === 0x00 && b === 0x3c) return new TextDecoder('utf-16be').decode(bytes);
+  const declared = /^(?:\uFEFF)?<\?xml[^>]*encoding\s*=\s*["']([\w.:-]+)["']/i.exec(Buffer.from(bytes.subarray(0, 200)).toString('latin1'))?.[1];
+  try {
+    return new TextDecoder(declared && !/^utf-?8$/i.test(declared) ? declared : 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes); // an encoding label nobody knows
+  }
+}
+
+/**
+ * What the XML is: the invoice number it names (NFC), a document that is no invoice, or an
+ * invoice (or something that fails to parse) whose number cannot be read. Undefined for XML that
+ * is no business document we know (a generator's metadata, say).
+ */
+export function readEinvoice(xml: Uint8Array | string): EinvoiceReading | undefined {
   let doc: Record<string, unknown>;
   try {
-    doc = parser.parse(xml);
+    doc = parser.parse(typeof xml === 'string' ? xml : decodeXml(xml));
   } catch {
-    return undefined;
+    return { kind: 'unread' };
   }
-  for (const path of PATHS) {
-    let node: unknown = doc;
-    for (const step of path) node = node && typeof node === 'object' ? (Array.isArray(node) ? node[0] : node)[step as keyof typeof node] : undefined;
-    const id = text(node)?.trim();
-    if (id) return id.normalize('NFC');
+  const roots = Object.keys(doc ?? {});
+  for (const root of roots) if (NOT_INVOICES[root]) return { kind: 'other', what: NOT_INVOICES[root] };
+  let known = false;
+  for (const f of FORMATS) {
+    if (!(f.root in doc)) continue;
+    known = true;
+    const body = doc[f.root];
+    const id = text(at(body, f.id))?.trim();
+    if (!id) continue;
+    const typeCode = f.typeCode && text(at(body, f.typeCode))?.trim();
+    if (typeCode && !INVOICE_TYPE_CODES.has(typeCode)) return { kind: 'other', what: `a document of type ${typeCode}, not an invoice` };
+    return { kind: 'invoice', number: id.normalize('NFC') };
   }
-  return undefined;
+  return known ? { kind: 'unread' } : undefined;
 }

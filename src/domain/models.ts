@@ -1,4 +1,5 @@
 // The service's records as the domain sees them: amounts in cents, dates ISO (YYYY-MM-DD).
+import type { MatchedBy } from './intake.ts';
 
 export type InvoiceStatus = 'concept' | 'open' | 'paid' | 'cancelled';
 export const INVOICE_STATUSES: InvoiceStatus[] = ['concept', 'open', 'paid', 'cancelled'];
@@ -57,6 +58,8 @@ export interface DocumentMeta {
   sha256: string;
   source: string;
   createdAt: Date;
+  /** the evidence that found its invoice (intake); null: the invoice was named explicitly (API) */
+  matchedBy: MatchedBy | null;
 }
 
 /** An account as the admin API shows it (never its keys). */

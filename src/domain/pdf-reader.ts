@@ -2,7 +2,7 @@
 // open without a password, and which invoice numbers do its embedded e-invoices name. pdf-lib
 // is loaded with this module, which pdf.ts imports only when a check runs. Pure.
 import { decodePDFRawStream, PDFArray, PDFBool, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFString, type PDFObject } from 'pdf-lib';
-import { einvoiceNumber } from './einvoice.ts';
+import { readEinvoice, type EinvoiceReading } from './einvoice.ts';
 import { opensWithoutPassword, type StandardSecurity } from './pdf-encryption.ts';
 import type { PdfVerdict } from './pdf.ts';
 
@@ -30,11 +30,11 @@ export async function readPdf(bytes: Uint8Array): Promise<PdfVerdict> {
     } catch {
       // the page tree sits in an encrypted object stream
     }
-    return { ok: true, pages, einvoiceNumbers: [] };
+    return { ok: true, pages, einvoices: [] };
   }
   const pages = doc.getPageCount();
   if (pages < 1) return { ok: false, reason: 'The PDF has no pages' };
-  return { ok: true, pages, einvoiceNumbers: embeddedInvoiceNumbers(doc) };
+  return { ok: true, pages, einvoices: embeddedEinvoices(doc) };
 }
 
 function securityOf(doc: PDFDocument): StandardSecurity | undefined {
@@ -53,38 +53,46 @@ function securityOf(doc: PDFDocument): StandardSecurity | undefined {
   };
 }
 
-/** Walks the EmbeddedFiles name tree (/Names pairs and /Kids) and reads every *.xml file's invoice number. */
-function embeddedInvoiceNumbers(doc: PDFDocument): string[] {
-  const found = new Set<string>();
-  const seen = new Set<PDFDict>();
-  let files = 0;
+/**
+ * Reads every embedded XML file: those of the EmbeddedFiles name tree (/Names pairs and /Kids)
+ * and those the catalog lists only in its associated files (/AF, PDF/A-3), each file once.
+ */
+function embeddedEinvoices(doc: PDFDocument): EinvoiceReading[] {
+  const found: EinvoiceReading[] = [];
+  const seen = new Set<PDFObject>();
+  const read = (key: PDFObject | undefined, spec: PDFObject | undefined) => {
+    if (!spec || seen.has(spec) || seen.size >= MAX_EMBEDDED) return;
+    seen.add(spec);
+    const reading = xmlReading(key, spec);
+    if (reading) found.push(reading);
+  };
   const walk = (node: PDFObject | undefined, depth: number) => {
     if (!(node instanceof PDFDict) || seen.has(node) || depth > MAX_DEPTH) return;
     seen.add(node);
     const pairs = node.lookup(name('Names'));
-    for (let i = 0; pairs instanceof PDFArray && i + 1 < pairs.size() && files < MAX_EMBEDDED; i += 2) {
-      files++;
-      const number = xmlNumber(pairs.lookup(i), pairs.lookup(i + 1));
-      if (number) found.add(number);
-    }
+    for (let i = 0; pairs instanceof PDFArray && i + 1 < pairs.size(); i += 2) read(pairs.lookup(i), pairs.lookup(i + 1));
     const kids = node.lookup(name('Kids'));
     for (let i = 0; kids instanceof PDFArray && i < kids.size(); i++) walk(kids.lookup(i), depth + 1);
   };
   try {
     const names = doc.catalog.lookup(name('Names'));
     walk(names instanceof PDFDict ? names.lookup(name('EmbeddedFiles')) : undefined, 0);
+    const af = doc.catalog.lookup(name('AF'));
+    for (let i = 0; af instanceof PDFArray && i < af.size(); i++) read(undefined, af.lookup(i));
   } catch {
     // a broken attachment does not make the PDF unusable; it only names no invoice
   }
-  return [...found];
+  return found;
 }
 
-function xmlNumber(key: PDFObject | undefined, spec: PDFObject | undefined): string | undefined {
+function xmlReading(key: PDFObject | undefined, spec: PDFObject | undefined): EinvoiceReading | undefined {
   if (!(spec instanceof PDFDict)) return undefined;
   const label = [spec.lookup(name('UF')), spec.lookup(name('F')), key].find(isText)?.decodeText() ?? '';
-  if (!/\.xml$/i.test(label.trim())) return undefined;
   const ef = spec.lookup(name('EF'));
   const stream = ef instanceof PDFDict ? (ef.lookup(name('UF')) ?? ef.lookup(name('F'))) : undefined;
   if (!(stream instanceof PDFRawStream)) return undefined;
-  return einvoiceNumber(new TextDecoder('utf-8').decode(decodePDFRawStream(stream).decode()));
+  const subtype = stream.dict.lookup(name('Subtype'));
+  const xmlType = subtype instanceof PDFName && /xml/i.test(subtype.decodeText());
+  if (!/\.xml$/i.test(label.trim()) && !xmlType) return undefined;
+  return readEinvoice(decodePDFRawStream(stream).decode());
 }

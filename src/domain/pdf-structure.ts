@@ -22,7 +22,14 @@ const int = (dict: string, key: string) => {
 };
 
 /** The page count the structure shows, or undefined when the chain cannot be followed (or the file is encrypted). */
-export function pageCountByStructure(bytes: Uint8Array): number | undefined {
+export const pageCountByStructure = (bytes: Uint8Array): number | undefined => readStructure(bytes)?.pages;
+
+/**
+ * The page count and whether the catalog could lead to embedded files (it has /Names, where the
+ * EmbeddedFiles tree lives, or /AF, PDF/A-3's associated files); undefined when the chain cannot
+ * be followed (or the file is encrypted).
+ */
+export function readStructure(bytes: Uint8Array): { pages: number; mayHoldFiles: boolean } | undefined {
   try {
     // the last `startxref <offset> %%EOF` of the final 1024 bytes: readers ignore what follows it
     // (generators and upload scripts append newlines, comments or junk), see upload-completeness.ts
@@ -40,7 +47,7 @@ export function pageCountByStructure(bytes: Uint8Array): number | undefined {
     const pagesRef = catalog === undefined ? undefined : ref(catalog, 'Pages');
     const pages = pagesRef === undefined ? undefined : objectText(bytes, entries, pagesRef);
     const count = pages && /\/Type\s*\/Pages\b/.test(pages) ? int(pages, 'Count') : undefined;
-    return count !== undefined && count > 0 ? count : undefined;
+    return count !== undefined && count > 0 ? { pages: count, mayHoldFiles: /\/(Names|AF)\b/.test(catalog!) } : undefined;
   } catch {
     return undefined; // a malformed stream and the like: the full parse decides
   }

@@ -2,7 +2,8 @@
 // (the intake workers run it in a worker thread so 5 MB files never stall the event loop).
 // pdf-lib is loaded by the first check, so only the threads that run checks carry it (not the
 // main thread of every process, which only sniffs)
-import { pageCountByStructure } from './pdf-structure.ts';
+import type { EinvoiceReading } from './einvoice.ts';
+import { readStructure } from './pdf-structure.ts';
 
 const reader = () => import('./pdf-reader.ts');
 
@@ -13,8 +14,8 @@ export type PdfVerdict =
       ok: true;
       /** null: encrypted with an owner password only, its page tree not readable without decrypting */
       pages: number | null;
-      /** the invoice numbers its embedded e-invoices (Factur-X, ZUGFeRD, UBL) name */
-      einvoiceNumbers: string[];
+      /** what its embedded XML files (Factur-X, ZUGFeRD, XRechnung, UBL) say, one reading each */
+      einvoices: EinvoiceReading[];
     }
   | { ok: false; reason: string };
 
@@ -42,11 +43,11 @@ export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
 export type PdfChecker = (bytes: Uint8Array) => Promise<PdfVerdict>;
 
 /**
- * For a document that only has to be a usable PDF (no e-invoice numbers needed): when its
- * structure alone shows a page tree with pages (pdf-structure.ts, microseconds), that is the
- * verdict; otherwise `full` decides, as for every file before.
+ * When the structure alone shows a page tree with pages and a catalog that can hold no embedded
+ * file (neither /Names nor /AF: pdf-structure.ts, microseconds), that is the verdict, with no
+ * e-invoice; otherwise `full` decides (the parse in a thread, which reads the embedded XML).
  */
 export const structureFirst = (full: PdfChecker): PdfChecker => async (bytes) => {
-  const pages = sniffPdf(bytes) ? undefined : pageCountByStructure(bytes);
-  return pages ? { ok: true, pages, einvoiceNumbers: [] } : full(bytes);
+  const structure = sniffPdf(bytes) ? undefined : readStructure(bytes);
+  return structure && !structure.mayHoldFiles ? { ok: true, pages: structure.pages, einvoices: [] } : full(bytes);
 };

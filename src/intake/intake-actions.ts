@@ -57,7 +57,7 @@ export class IntakeActions {
     try {
       attached = await this.documents.attach(scope, {
         invoiceId: invoice.id, filename: name.ok ? name.documentName : 'document.pdf', bytes: staged.content, source: record.channel,
-        staged: { intakeId: id, sha256: record.sha256 },
+        staged: { intakeId: id, sha256: record.sha256 }, matchedBy: 'manual',
       });
     } catch (e) {
       if (e instanceof PdfContentError) throw DomainError.unprocessable(`The file is not a usable PDF: ${e.reason}`, 'invoice');
@@ -89,7 +89,7 @@ export class IntakeActions {
   }
 
   private async invoice(scope: Scope, ref: string): Promise<Invoice> {
-    const trimmed = ref.trim();
+    const trimmed = ref.trim().normalize('NFC');
     const byId = trimmed.startsWith('inv_') ? await invoices.find(this.db, scope, trimmed) : undefined;
     if (byId?.deleted) throw DomainError.gone('invoice', trimmed, 'invoice');
     const invoice = byId?.record ?? (await invoices.findByNumber(this.db, scope, trimmed));

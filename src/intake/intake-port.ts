@@ -12,8 +12,10 @@ export interface IncomingFile {
   /** the name as received (FTP path basename, decoded e-mail attachment name, API Filename) */
   filename: string;
   bytes: Buffer;
-  /** the e-mail's subject (mail only): matched when neither the name nor an e-invoice names an invoice */
+  /** the e-mail's subject (mail only): evidence for the message's only file (docs/matching.md) */
   subject?: string;
+  /** how many files the e-mail carried (mail only): with more than one, its subject names none of them */
+  messageFiles?: number;
   /** a correlation id carried into logs (FTP session, IMAP message id, HTTP request id) */
   traceId?: string;
 }

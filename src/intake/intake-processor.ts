@@ -1,22 +1,23 @@
-// The worker's decision for one staged file: name -> invoice (id first, then number, inside the
-// file's account and mode) -> PDF check -> the fallbacks (its e-invoice, the e-mail subject, a
-// number inside the name) -> attach through DocumentService, the code path of POST /v2/documents.
-// Idempotent: a job that runs again (crash, reconciler) attaches nothing twice.
+// The worker's decision for one staged file: open the PDF (a container unwrapped, junk before its
+// header dropped) and check it, gather the evidence (its name, its e-invoice, the e-mail's subject,
+// the invoices they name, inside the file's account and mode), weigh it (domain/match-decision.ts)
+// and attach through DocumentService, the code path of POST /v2/documents, which never replaces a
+// document with one found by weaker evidence. Idempotent: a job that runs again attaches nothing twice.
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { PdfChecker } from '../domain/pdf.ts';
-import type { IntakeStatus, MatchedBy } from '../domain/intake.ts';
+import type { IntakeStatus } from '../domain/intake.ts';
+import { decideMatch, EVIDENCE_WORDS, isReplySubject, type MatchDecision, type MatchEvidence } from '../domain/match-decision.ts';
+import { evidenceCandidates, looksLikeInvoiceNumber } from '../domain/match-names.ts';
 import type { Scope } from '../domain/scope.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
-import { PdfContentError, type DocumentService } from '../services/document-service.ts';
+import { PdfContentError, type DocumentService, type InspectedPdf } from '../services/document-service.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
 import { changeIntakeStatus } from './status-change.ts';
-import { noInvoiceReason, normaliseFileName } from './file-name.ts';
+import { normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
-import { intakeRepository as repo } from './intake-repository.ts';
+import { intakeRepository as repo, type StagedIntake } from './intake-repository.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
-import { ambiguityReason, resolve, tokenCandidates, type Candidate } from './match-tokens.ts';
 
 export type ProcessOutcome =
   | { status: 'attached'; invoiceId: string; documentId: string; changed: boolean }
@@ -26,10 +27,11 @@ export type ProcessOutcome =
 /** No invoice yet: run again later, but not after `until` (the end of the match window). */
 export class WaitingForInvoice extends Error {
   constructor(
-    readonly matchName: string,
+    /** the reason the file gets if it is still waiting when its tries run out */
+    readonly finalReason: string,
     readonly until: number,
   ) {
-    super(`Waiting for an invoice with id or number ${matchName}`);
+    super(`Waiting: ${finalReason}`);
   }
 }
 
@@ -42,7 +44,7 @@ export interface Attempt {
 
 const INVOICE_ID_PREFIX = 'inv_';
 
-/** The match window, and which fallbacks run after the file-name rules (config: INTAKE_MATCH_*). */
+/** The match window, and which kinds of evidence beyond the whole name count (config: INTAKE_MATCH_*). */
 export interface MatchRules {
   windowMs: number;
   einvoice: boolean;
@@ -50,14 +52,11 @@ export interface MatchRules {
   nameToken: boolean;
 }
 
-type Match = { invoiceId: string; by: MatchedBy } | { deletedId: string } | { ambiguous: string[] } | undefined;
-
 export class IntakeProcessor {
   constructor(
     private readonly db: Database,
     private readonly outbox: EventOutbox,
     private readonly documents: DocumentService,
-    private readonly checkPdf: PdfChecker,
     private readonly rules: MatchRules,
     private readonly events?: DomainEvents,
     /** bytes received by this very process, if any: saves reading them back */
@@ -83,25 +82,19 @@ export class IntakeProcessor {
     const name = normaliseFileName(record.filename);
     if (!name.ok) return fail(name.reason);
     if (!staged.hasContent) return fail('The staged file is no longer available');
-    const bytes = cached ?? staged.content!;
+    // checked before matching, so that a broken file fails at once instead of waiting for its invoice
+    const pdf = await this.documents.inspect(cached ?? staged.content!);
+    if (!pdf.ok) return fail(pdf.reason);
 
     // the number rule was answered with the record when its stored match name is this one
     const known = staged.matchName === name.matchName ? staged.invoiceByNumber : undefined;
-    let match = await this.matchName(scope, name.matchName, known);
-    let einvoice: string[] | undefined;
-    if (!match) {
-      // Check now, so that a broken file fails at once instead of waiting for its invoice; the
-      // one parse also reads the e-invoice inside, which the fallbacks need.
-      const verdict = await this.checkPdf(bytes);
-      if (!verdict.ok) return fail(verdict.reason);
-      einvoice = this.rules.einvoice ? verdict.einvoiceNumbers : [];
-      match = await this.fallbacks(scope, name.matchName, staged.subject, einvoice);
-    }
-    if (!match) {
-      const expected = [name.matchName, ...einvoice!.map((n) => `the e-invoice's number ${n}`)].join(' or ');
+    let decision = await this.decide(scope, staged, name.matchName, pdf, known);
+    if (decision.kind === 'wait') {
       const until = record.receivedAt.getTime() + this.rules.windowMs;
-      if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(noInvoiceReason(expected));
-      const waiting = `Waiting for an invoice with id or number ${expected} until ${new Date(until).toISOString()}`;
+      const notes = decision.notes.map((n) => `; ${n}`).join('');
+      const finalReason = `No invoice with id or number ${decision.awaits}${notes}`;
+      if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(finalReason);
+      const waiting = `Waiting for an invoice with id or number ${decision.awaits} until ${new Date(until).toISOString()}${notes}`;
       // import.waiting once, when it starts waiting; later tries only update the reason
       if (record.status === 'waiting') await repo.markWaiting(this.db, scope, record.id, waiting);
       else {
@@ -109,33 +102,40 @@ export class IntakeProcessor {
         emit('waiting', waiting);
       }
       // An invoice created while we looked wakes only files already marked waiting: look once more.
-      match = (await this.matchName(scope, name.matchName)) ?? (await this.fallbacks(scope, name.matchName, staged.subject, einvoice!));
-      if (!match) throw new WaitingForInvoice(name.matchName, until);
+      decision = await this.decide(scope, staged, name.matchName, pdf);
+      if (decision.kind === 'wait') throw new WaitingForInvoice(finalReason, until);
     }
-    if ('deletedId' in match) return fail(`The invoice ${match.deletedId} was deleted`);
-    if ('ambiguous' in match) return fail(ambiguityReason(match.ambiguous));
+    if (decision.kind === 'refuse') return fail(decision.reason);
 
-    const { invoiceId } = match;
+    const { invoiceId, by } = decision;
     let attached;
     try {
       attached = await this.documents.attach(scope, {
-        invoiceId, filename: name.documentName, bytes, source: record.channel, staged: { intakeId: record.id, sha256: record.sha256 },
-        // checked above when a fallback matched: the bytes are not parsed twice
-        checked: einvoice !== undefined,
+        invoiceId, filename: name.documentName, bytes: Buffer.from(pdf.bytes), source: record.channel, matchedBy: by, checked: true,
+        // the document shares the staged bytes when they are the PDF itself
+        ...(pdf.from ? {} : { staged: { intakeId: record.id, sha256: record.sha256 } }),
       });
     } catch (e) {
       if (e instanceof PdfContentError) return fail(e.reason, invoiceId);
       if (e instanceof DomainError && (e.kind === 'not_found' || e.kind === 'gone')) return fail(`The invoice ${invoiceId} was deleted`, invoiceId);
       throw e; // database trouble and the like: transient, the job retries
     }
+    if ('kept' in attached) {
+      const current = attached.kept;
+      return fail(
+        `Invoice ${decision.invoiceNumber} already has ${current.filename}, attached ${EVIDENCE_WORDS[current.matchedBy ?? 'manual']}; this file was found ${EVIDENCE_WORDS[by]}, ` +
+          `which does not replace it: send it as ${decision.invoiceNumber}.pdf or assign it to replace the document`,
+        invoiceId,
+      );
+    }
     const { document, changed } = attached;
-    const note = changed ? null : 'The invoice already had this exact file; nothing changed';
-    await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note, match.by));
+    const note = [changed ? '' : 'The invoice already had this exact file; nothing changed', ...notesOf(decision, pdf.from)].filter(Boolean).join('; ') || null;
+    await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note, by));
     emit('attached', note);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
 
-  /** The job's retries are used up on a transient error: the record says why it stopped. */
+  /** The job's retries are used up on a transient error: the record must still say why it stopped. */
   async giveUp(ref: IntakeJobRef, reason: string): Promise<void> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
     if (!(await changeIntakeStatus(this.outbox, scope, ref.intakeId, 'failed', (q) => repo.markFailed(q, scope, ref.intakeId, reason)))) return;
@@ -143,35 +143,40 @@ export class IntakeProcessor {
     if (record) this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status: 'failed', reason });
   }
 
+  /** Gathers the evidence (one query for every candidate number) and weighs it. */
+  private async decide(scope: Scope, staged: StagedIntake, name: string, pdf: Extract<InspectedPdf, { ok: true }>, knownByNumber?: string | null): Promise<MatchDecision> {
+    const einvoices = this.rules.einvoice ? pdf.einvoices : [];
+    const byName = await this.byName(scope, name, knownByNumber);
+    const nameTokens = byName || !this.rules.nameToken ? [] : evidenceCandidates(name);
+    const subject = this.rules.subject && staged.subject ? this.subjectEvidence(staged.subject, staged.messageFiles) : undefined;
+    const numbers = [...einvoices.flatMap((r) => (r.kind === 'invoice' ? [r.number] : [])), ...nameTokens.map((c) => c.text), ...(subject?.tokens.map((c) => c.text) ?? [])];
+    const found = numbers.length ? await invoices.findNumbers(this.db, scope, numbers) : [];
+    const evidence: MatchEvidence = { name, byName, nameIsNumber: looksLikeInvoiceNumber(name), einvoices, nameTokens, subject, found };
+    return decideMatch(evidence);
+  }
 
-  /** The spec's rules: invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
-  private async matchName(scope: Scope, name: string, knownByNumber?: string | null): Promise<Match> {
+  private subjectEvidence(text: string, messageFiles: number | null): MatchEvidence['subject'] {
+    // the subject speaks of the message: with several files it cannot say which one is the invoice
+    const notEvidence = messageFiles && messageFiles > 1 ? `the message carried ${messageFiles} files, so its subject cannot say which one is the invoice` : undefined;
+    return { text, tokens: evidenceCandidates(text), reply: isReplySubject(text), notEvidence };
+  }
+
+  /** The spec's rules on the whole name: invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
+  private async byName(scope: Scope, name: string, knownByNumber?: string | null): Promise<MatchEvidence['byName']> {
     // only names with the id prefix can be ids: bulk uploads named by number skip that query
     const byId = name.startsWith(INVOICE_ID_PREFIX) ? await invoices.find(this.db, scope, name) : undefined;
-    if (byId && !byId.deleted) return { invoiceId: byId.record.id, by: 'invoice_id' };
-    const byNumber = knownByNumber === undefined ? (await invoices.findByNumber(this.db, scope, name))?.id : knownByNumber;
-    if (byNumber) return { invoiceId: byNumber, by: 'invoice_number' };
+    if (byId && !byId.deleted) return { invoiceId: byId.record.id, invoiceNumber: byId.record.invoiceNumber, by: 'invoice_id' };
+    const byNumber = knownByNumber === undefined ? await invoices.findByNumber(this.db, scope, name) : undefined;
+    const id = knownByNumber === undefined ? byNumber?.id : knownByNumber;
+    if (id) return { invoiceId: id, invoiceNumber: byNumber?.invoiceNumber ?? name, by: 'invoice_number' };
     return byId ? { deletedId: byId.record.id } : undefined;
   }
+}
 
-  /**
-   * The e-invoice's numbers, then the subject's tokens, then the name's: the first that names
-   * exactly one invoice wins. Every candidate goes to the number index in one query. Several
-   * invoices and no single one later: ambiguous, the record names them.
-   */
-  private async fallbacks(scope: Scope, name: string, subject: string | null, einvoice: string[]): Promise<Match> {
-    const stages: [MatchedBy, Candidate[]][] = [['einvoice', einvoice.map((text) => ({ text }))]];
-    if (this.rules.subject && subject) stages.push(['subject', tokenCandidates(subject)]);
-    if (this.rules.nameToken) stages.push(['name_token', tokenCandidates(name)]);
-    const all = stages.flatMap(([, c]) => c.map((x) => x.text));
-    if (!all.length) return undefined;
-    const found = await invoices.findNumbers(this.db, scope, all);
-    let ambiguous: string[] | undefined;
-    for (const [by, candidates] of stages) {
-      const r = resolve(candidates, found);
-      if (r && 'invoiceId' in r) return { invoiceId: r.invoiceId, by };
-      ambiguous ??= r?.ambiguous;
-    }
-    return ambiguous && { ambiguous };
-  }
+/** What an attached record says besides its invoice: the evidence that gave way, where its PDF came from. */
+function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: string | undefined): string[] {
+  return [
+    ...(decision.overruled.length ? [`Attached ${EVIDENCE_WORDS[decision.by]}; overruled: ${decision.overruled.join('; ')}`] : []),
+    ...(from ? [from] : []),
+  ];
 }

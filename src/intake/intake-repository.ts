@@ -31,6 +31,8 @@ export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender
   traceId: string | null;
   status: Extract<IntakeStatus, 'received' | 'failed' | 'unpacked'>;
   matchName: string | null;
+  /** how many files the e-mail carried (mail only) */
+  messageFiles?: number | null;
   /** the archive's record, for a file unpacked from a ZIP archive */
   archiveId?: string | null;
   subject: string | null;
@@ -47,6 +49,8 @@ export interface StagedIntake {
   record: IntakeRecord;
   matchName: string | null;
   subject: string | null;
+  /** how many files the e-mail carried (mail only) */
+  messageFiles: number | null;
   content: Buffer | null;
   hasContent: boolean;
   /** with `byNumber`: the live invoice its match name names by the spec's number rule (exact, else case-insensitive when unambiguous) */
@@ -81,15 +85,15 @@ export const intakeRepository = {
   async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
     const rows = await q.query(
       `with s as (
-         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id)
-         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15) returning id, received_at
+         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files)
+         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15, $16) returning id, received_at
        ), r as (
          insert into intake_records (id, account_id, mode, status, match_name, reason)
          select s.id, $2::text, $3::text, $11, $12, $13 from s
          returning id, account_id, mode, status, reason, updated_at
        ), h as (${HISTORY})
        select r.updated_at, s.received_at from r, s`,
-      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.subject, f.archiveId ?? null],
+      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.subject, f.archiveId ?? null, f.messageFiles ?? null],
       { prepare: true },
     );
     const r = rows[0];
@@ -108,10 +112,10 @@ export const intakeRepository = {
   async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true, byNumber = false): Promise<StagedIntake | undefined> {
     const w = scopeWhereId(scope, id);
     const content = withContent ? 's.content' : '(s.content is not null) as has_content';
-    const sql = `select ${source.columns}, s.subject, ${content}${byNumber ? `, ${INVOICE_BY_NUMBER}` : ''} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`;
+    const sql = `select ${source.columns}, s.subject, s.message_files, ${content}${byNumber ? `, ${INVOICE_BY_NUMBER}` : ''} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`;
     const r = (await q.query(sql, w.params, { prepare: true }))[0];
     return r && {
-      record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, content: withContent ? toBuffer(r.content) : null,
+      record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, messageFiles: r.message_files ?? null, content: withContent ? toBuffer(r.content) : null,
       hasContent: withContent ? r.content != null : r.has_content, ...(byNumber ? { invoiceByNumber: r.invoice_by_number ?? null } : {}),
     };
   },

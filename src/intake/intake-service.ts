@@ -55,7 +55,7 @@ export class IntakeService implements IntakeReceiver {
     const reason = disabled ? DISABLED : typeof refused === 'string' ? refused : refused && !refused.ok ? refused.reason : null;
     return {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
-      content: reason ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null,
+      content: reason ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null, messageFiles: file.messageFiles ?? null,
       status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason, archiveId,
     };
   }

@@ -1,14 +1,21 @@
 import type { Queryable } from '../db/database.ts';
 import { readBytes } from '../db/database.ts';
+import type { MatchedBy } from '../domain/intake.ts';
+import { EVIDENCE_RANK, REPLACING_RANK } from '../domain/match-decision.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { Scope } from '../domain/scope.ts';
 import { scopeWhere, scopeWhereId, type Found } from './scoped.ts';
 
-const META = 't.id, t.invoice_id, t.filename, t.media_type, t.size, t.sha256, t.source, t.created_at, t.deleted_at';
+const META = 't.id, t.invoice_id, t.filename, t.media_type, t.size, t.sha256, t.source, t.created_at, t.deleted_at, t.matched_by';
 
 const toMeta = (r: any): DocumentMeta => ({
   id: r.id, invoiceId: r.invoice_id, filename: r.filename, mediaType: r.media_type, size: r.size, sha256: r.sha256, source: r.source, createdAt: r.created_at,
+  matchedBy: r.matched_by ?? null,
 });
+
+/** A document's evidence rank in SQL (domain/match-decision.ts): documents sent by the API (null) rank with a person's. */
+const rankOf = (col: string) =>
+  `case ${col} ${Object.entries(EVIDENCE_RANK).map(([by, rank]) => `when '${by}' then ${rank}`).join(' ')} else ${EVIDENCE_RANK.manual} end`;
 
 export interface NewDocument extends Omit<DocumentMeta, 'createdAt'> {
   /** the bytes, or the intake file whose staged bytes they are (shared, not copied) */
@@ -18,7 +25,9 @@ export interface NewDocument extends Omit<DocumentMeta, 'createdAt'> {
 export type AttachOutcome =
   | { status: 'no-invoice' }
   | { status: 'invoice-deleted' }
-  | { status: 'unchanged' | 'attached'; document: DocumentMeta };
+  | { status: 'unchanged' | 'attached'; document: DocumentMeta }
+  /** the live document was attached by stronger evidence: it stays */
+  | { status: 'kept'; document: DocumentMeta };
 
 /** Frees the staged bytes that the tombstoned documents in CTE `gone` shared. */
 const FREE_STAGED = (gone: string) => `update intake_staging s set content = null from ${gone} where s.id = ${gone}.staged_id`;
@@ -27,7 +36,8 @@ const BYTES = 'select $10::bytea as content, null::text as staged_id';
 const STAGED_BYTES = 'select null::bytea as content, s.id as staged_id from intake_staging s where s.id = $10 and s.account_id = $1 and s.mode = $2 and s.content is not null';
 
 /**
- * One statement: lock the invoice, keep its live document if it has these bytes, otherwise
+ * One statement: lock the invoice, keep its live document if it has these bytes or was attached
+ * by stronger evidence (`kept`: $11 is the new file's rank), otherwise
  * tombstone it (freeing its bytes), insert the new one and point the invoice at it. `gone` runs
  * before `ins` (ins reads it), so the unique index documents_live sees the old one tombstoned; a
  * document that a concurrent attach committed after this statement's snapshot makes the insert
@@ -41,23 +51,28 @@ const attachSql = (bytes: string) => `
     where t.invoice_id = $3 and t.account_id = $1 and t.mode = $2 and t.deleted_at is null and exists (select 1 from inv where inv.deleted_at is null)
   ), same as (
     select * from cur where cur.sha256 = $8
+  ), kept as (
+    select * from cur where not exists (select 1 from same) and ($11::int < ${REPLACING_RANK} or $11::int < ${rankOf('cur.matched_by')})
   ), gone as (
-    update documents t set deleted_at = now(), content = null from cur where t.id = cur.id and not exists (select 1 from same) returning t.id, t.staged_id
+    update documents t set deleted_at = now(), content = null from cur
+    where t.id = cur.id and not exists (select 1 from same) and not exists (select 1 from kept) returning t.id, t.staged_id
   ), freed as (
     ${FREE_STAGED('gone')}
   ), ins as (
-    insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, staged_id, source)
-    select $4, $1, $2, inv.id, $5, $6, $7, $8, src.content, src.staged_id, $9 from inv, src
-    where inv.deleted_at is null and not exists (select 1 from same) and (select count(*) from gone) >= 0
+    insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, staged_id, source, matched_by)
+    select $4, $1, $2, inv.id, $5, $6, $7, $8, src.content, src.staged_id, $9, $12 from inv, src
+    where inv.deleted_at is null and not exists (select 1 from same) and not exists (select 1 from kept) and (select count(*) from gone) >= 0
     returning ${META}
   ), upd as (
     update invoices t set document_id = ins.id, updated_at = now() from ins where t.id = ins.invoice_id returning t.id
   )
   select (select count(*) from inv)::int as found, (select count(*) from inv where inv.deleted_at is not null)::int as invoice_deleted,
-    (select count(*) from ins)::int as inserted, d.*
-  from (select 1) one left join (select * from ins union all select * from same) d on true`;
+    (select count(*) from ins)::int as inserted, (select count(*) from kept)::int as kept, d.*
+  from (select 1) one left join (select * from ins union all select * from same union all select * from kept) d on true`;
 const ATTACH_BYTES = attachSql(BYTES);
 const ATTACH_STAGED = attachSql(STAGED_BYTES);
+
+const rankOfNew = (by: MatchedBy | null) => EVIDENCE_RANK[by ?? 'manual'];
 
 export const documentRepository = {
   async find(q: Queryable, scope: Scope, id: string): Promise<Found<DocumentMeta>> {
@@ -83,11 +98,12 @@ export const documentRepository = {
     const [sql, content] = 'stagedIntakeId' in d.content ? [ATTACH_STAGED, d.content.stagedIntakeId] : [ATTACH_BYTES, d.content.bytes];
     const [r] = await q.query(
       sql,
-      [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content],
+      [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content, rankOfNew(d.matchedBy), d.matchedBy],
       { prepare: true },
     );
     if (!r.found) return { status: 'no-invoice' };
     if (r.invoice_deleted) return { status: 'invoice-deleted' };
+    if (r.kept) return { status: 'kept', document: toMeta(r) };
     // the staged bytes were gone, so nothing was inserted
     if (!r.id) throw new Error(`The staged bytes of intake ${content} are no longer available`);
     return { status: r.inserted ? 'attached' : 'unchanged', document: toMeta(r) };

@@ -1,3 +1,4 @@
+import { SEPARATORS } from '../domain/match-names.ts';
 import type { Queryable } from '../db/database.ts';
 import type { Invoice, InvoiceStatus } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
@@ -51,15 +52,18 @@ export const invoiceRepository = {
   },
 
   /**
-   * Live invoices whose number equals one of `numbers` ignoring case: one probe of the lower()
-   * index per candidate (intake's token matching sends every token of a name at once).
+   * Live invoices whose number equals one of `numbers` ignoring case and separators (matchKey in
+   * domain/match-names.ts, the index of migration 0015): one probe per candidate (intake sends
+   * every token of a name, its e-invoice's numbers and its subject's tokens at once).
    */
   async findNumbers(q: Queryable, scope: Scope, numbers: string[]): Promise<{ id: string; invoiceNumber: string }[]> {
     if (!numbers.length) return [];
     const w = scopeWhere(scope);
+    const key = (col: string) => `translate(lower(${col}), '${SEPARATORS}', '${'-'.repeat(SEPARATORS.length)}')`;
     const rows = await q.query<{ id: string; invoice_number: string }>(
-      `select t.id, t.invoice_number from invoices t where ${w.sql} and t.deleted_at is null and lower(t.invoice_number) = any($3::text[])`,
-      [...w.params, [...new Set(numbers.map((n) => n.toLowerCase()))]],
+      `select t.id, t.invoice_number from invoices t where ${w.sql} and t.deleted_at is null
+         and ${key('t.invoice_number')} = any(array(select ${key('x')} from unnest($3::text[]) x))`,
+      [...w.params, [...new Set(numbers.map((n) => n.normalize('NFC')))]],
       { prepare: true },
     );
     return rows.map((r) => ({ id: r.id, invoiceNumber: r.invoice_number }));

@@ -3,7 +3,9 @@ import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
-import type { PdfChecker } from '../domain/pdf.ts';
+import type { MatchedBy } from '../domain/intake.ts';
+import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
+import { openPdf, type SignedDataReader } from '../domain/pdf-container.ts';
 import type { Scope } from '../domain/scope.ts';
 import { documentRepository as documents, type AttachOutcome } from '../repositories/document-repository.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
@@ -18,15 +20,23 @@ export interface AttachRequest {
   source: string;
   /** the bytes are staged already as this intake file, which has their sha256: the document shares them */
   staged?: { intakeId: string; sha256: string };
-  /** the caller ran the PDF check on these bytes already (intake, to read the e-invoice inside) */
+  /** the caller ran inspect() on these bytes already (intake, to read the e-invoice inside) */
   checked?: boolean;
+  /** the evidence that found the invoice (intake); absent: the invoice was named explicitly (API) */
+  matchedBy?: MatchedBy;
 }
 
-export interface AttachResult {
+/** A received file as a document: the PDF it holds (opened and checked), or why it is none. */
+export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: string }) | { ok: false; reason: string };
+
+export interface Attached {
   document: DocumentMeta;
   /** false when the invoice already had these exact bytes and nothing changed */
   changed: boolean;
 }
+
+/** Attached, or the invoice's document was attached by stronger evidence and stays. */
+export type AttachResult = Attached | { kept: DocumentMeta };
 
 /** A concurrent writer committed a row that the unique index `index` allows only once. */
 const isUniqueViolation = (e: unknown, index: string) => (e as { code?: string })?.code === '23505' && String((e as { constraint?: string }).constraint ?? (e as Error).message).includes(index);
@@ -43,19 +53,37 @@ export class DocumentService {
     private readonly db: Database,
     private readonly checkPdf: PdfChecker,
     private readonly outbox: EventOutbox,
+    /** opens CMS signature containers (.p7m); without it they are refused */
+    private readonly readSignedData?: SignedDataReader,
   ) {}
+
+  /** What is stored is a PDF from its first byte: the one opening and check for every channel and the API. */
+  async inspect(bytes: Uint8Array): Promise<InspectedPdf> {
+    const opened = openPdf(bytes, this.readSignedData);
+    if (!opened.ok) return opened;
+    const verdict = await this.checkPdf(opened.bytes);
+    return verdict.ok ? { ...verdict, bytes: opened.bytes, ...(opened.from ? { from: opened.from } : {}) } : verdict;
+  }
 
   /**
    * The one path by which a document reaches an invoice (API, FTP, e-mail, HTTP import).
-   * A different file replaces the invoice's document; the same bytes again change nothing.
+   * A different file replaces the invoice's document when its evidence is at least as strong as
+   * what attached the current one (domain/match-decision.ts); the same bytes again change nothing.
    */
+  attach(scope: Scope, req: AttachRequest & { matchedBy?: 'manual' }): Promise<Attached>;
+  attach(scope: Scope, req: AttachRequest): Promise<AttachResult>;
   async attach(scope: Scope, req: AttachRequest): Promise<AttachResult> {
-    const verdict = req.checked ? undefined : await this.checkPdf(req.bytes);
-    if (verdict && !verdict.ok) throw new PdfContentError(verdict.reason);
+    let bytes = req.bytes;
+    if (!req.checked) {
+      const pdf = await this.inspect(bytes);
+      if (!pdf.ok) throw new PdfContentError(pdf.reason);
+      bytes = Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length);
+    }
+    const staged = bytes === req.bytes ? req.staged : undefined;
     const doc = {
       id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', source: req.source,
-      size: req.bytes.length, sha256: req.staged?.sha256 ?? createHash('sha256').update(req.bytes).digest('hex'),
-      content: req.staged ? { stagedIntakeId: req.staged.intakeId } : { bytes: req.bytes },
+      size: bytes.length, sha256: staged?.sha256 ?? createHash('sha256').update(bytes).digest('hex'), matchedBy: req.matchedBy ?? null,
+      content: staged ? { stagedIntakeId: staged.intakeId } : { bytes },
     };
     // document.attached is recorded with the attach, whatever path the file came by
     const attached = (outcome: AttachOutcome) => () => (outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined);
@@ -75,6 +103,7 @@ export class DocumentService {
     }
     if (outcome.status === 'no-invoice') throw DomainError.notFound('invoice', req.invoiceId, 'invoice');
     if (outcome.status === 'invoice-deleted') throw DomainError.gone('invoice', req.invoiceId, 'invoice');
+    if (outcome.status === 'kept') return { kept: outcome.document };
     return { document: outcome.document, changed: outcome.status === 'attached' };
   }
 

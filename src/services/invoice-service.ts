@@ -40,7 +40,8 @@ export class InvoiceService {
   ) {}
 
   async create(scope: Scope, input: InvoiceInput): Promise<Invoice> {
-    const number = input.invoiceNumber.trim();
+    // NFC, as every name and e-invoice number is compared (a Mac sends ü as u + a combining mark)
+    const number = input.invoiceNumber.trim().normalize('NFC');
     if (!number) throw DomainError.invalid('Field invoiceNumber is required', 'invoiceNumber');
     const totalCents = parseAmount(input.invoiceTotal, 'invoiceTotal', this.maxCents);
     const balanceCents = input.invoiceBalance === undefined || input.invoiceBalance === '' ? totalCents : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents);

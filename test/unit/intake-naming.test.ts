@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/platform/logger.ts';
-import { MAX_MATCH_NAME, normaliseFileName } from '../../src/intake/file-name.ts';
+import { normaliseFileName } from '../../src/intake/file-name.ts';
 import { WaitingForInvoice, type IntakeProcessor } from '../../src/intake/intake-processor.ts';
 import { INTAKE_JOBS, queuePrefix } from '../../src/intake/queue/intake-queue.ts';
 import { checkHandlers, intakeBackoff, jobHandlers } from '../../src/intake/queue/job-handlers.ts';
@@ -14,6 +14,10 @@ describe('normaliseFileName', () => {
     ['2026.001.pdf', '2026.001', '2026.001.pdf'],
     ['F-1.pdf.pdf', 'F-1.pdf', 'F-1.pdf.pdf'],
     ['F-1', 'F-1', 'F-1.pdf'],
+    ['RE-2024-0815 (1).pdf', 'RE-2024-0815', 'RE-2024-0815 (1).pdf'],
+    ['RE-2024-0815(12).PDF', 'RE-2024-0815', 'RE-2024-0815(12).PDF'],
+    ['RE-2024-0848.pdf.p7m', 'RE-2024-0848', 'RE-2024-0848.pdf'],
+    ['RE-2024-0848.PDF.P7M', 'RE-2024-0848', 'RE-2024-0848.PDF'],
   ])('%j -> match %j, document %j', (raw, matchName, documentName) => {
     expect(normaliseFileName(raw)).toEqual({ ok: true, matchName, documentName });
   });
@@ -39,12 +43,12 @@ describe('normaliseFileName', () => {
     expect(!v.ok && v.reason).toMatch(/no invoice id or number/);
   });
 
-  it('refuses control characters and names longer than any invoice number', () => {
+  it('refuses control characters; takes names of any length (the evidence inside decides)', () => {
     expect(normaliseFileName('F\u0000-1.pdf').ok).toBe(false);
     expect(normaliseFileName('F\n1.pdf').ok).toBe(false);
-    expect(normaliseFileName(`${'x'.repeat(MAX_MATCH_NAME)}.pdf`).ok).toBe(true);
-    const long = normaliseFileName(`${'x'.repeat(MAX_MATCH_NAME + 1)}.pdf`);
-    expect(!long.ok && long.reason).toMatch(/longer than any invoice number/);
+    const long = `Rechnung fuer Ihre Bestellung vom 25. November bei der Firma Mustermann und Soehne GmbH Nr RE-2024-0815`;
+    expect(long.length).toBeGreaterThan(100);
+    expect(normaliseFileName(`${long}.pdf`)).toEqual({ ok: true, matchName: long, documentName: `${long}.pdf` });
   });
 });
 

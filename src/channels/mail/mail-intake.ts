@@ -191,6 +191,8 @@ export class MailIntake {
     const pdfs = selectPdfs(content.kind === 'whole' ? parsed.parts : content.parts);
     const skipped = content.kind === 'parts' ? content.skipped : [];
     const handOvers: FileHandOver[] = [];
+    // the subject is evidence only for a message's only file (docs/matching.md)
+    const messageFiles = pdfs.length + skipped.length;
     for (const pdf of pdfs) {
       const sha = sha256(pdf.bytes);
       handOvers.push({
@@ -198,7 +200,7 @@ export class MailIntake {
         filename: pdf.filename,
         sha256: sha,
         send: async () =>
-          (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId, subject: parsed.subject }),
+          (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId, subject: parsed.subject, messageFiles }),
       });
     }
     for (const [i, tooLarge] of skipped.entries()) {

@@ -1,0 +1,163 @@
+// The one decision (docs/matching.md): each rule as a table of evidence -> attach, wait or refuse.
+// The invoices an account has are given; the candidates are read from the name and subject as the
+// worker reads them, so these rows are the issue's real cases.
+import { describe, expect, it } from 'vitest';
+import type { EinvoiceReading } from '../../src/domain/einvoice.ts';
+import { decideMatch, isReplySubject, type MatchEvidence } from '../../src/domain/match-decision.ts';
+import { evidenceCandidates, looksLikeInvoiceNumber } from '../../src/domain/match-names.ts';
+
+const ACCOUNT = ['2024', '0815', '000123', '0001', '0123', 'INV-000123', 'RE/2024/0816', 'RE-2024-0815', 'RE-2024-0821', '471102', 'RE-2024-0848'];
+const id = (n: string) => `inv_${n.replace(/\W/g, '')}`;
+
+interface Case {
+  name: string;
+  account?: string[];
+  einvoices?: EinvoiceReading[];
+  subject?: string;
+  messageFiles?: number;
+}
+
+function decide({ name, account = ACCOUNT, einvoices = [], subject, messageFiles = 1 }: Case) {
+  const found = account.map((n) => ({ id: id(n), invoiceNumber: n }));
+  const whole = found.find((f) => f.invoiceNumber === name) ?? found.find((f) => f.invoiceNumber.toLowerCase() === name.toLowerCase());
+  const e: MatchEvidence = {
+    name, nameIsNumber: looksLikeInvoiceNumber(name), einvoices, found,
+    byName: whole && { invoiceId: whole.id, invoiceNumber: whole.invoiceNumber, by: 'invoice_number' },
+    nameTokens: whole ? [] : evidenceCandidates(name),
+    subject: subject === undefined ? undefined : {
+      text: subject, tokens: evidenceCandidates(subject), reply: isReplySubject(subject),
+      notEvidence: messageFiles > 1 ? `the message carried ${messageFiles} files, so its subject cannot say which one is the invoice` : undefined,
+    },
+  };
+  return decideMatch(e);
+}
+const xml = (number: string): EinvoiceReading => ({ kind: 'invoice', number });
+
+describe('the whole name', () => {
+  it.each([
+    ['RE-2024-0815', 'RE-2024-0815'],
+    ['re-2024-0815', 'RE-2024-0815'],
+    ['2024', '2024'],
+    ['0001', '0001'],
+  ])('%s attaches to %s by its name', (name, number) => {
+    expect(decide({ name })).toMatchObject({ kind: 'attach', invoiceId: id(number), by: 'invoice_number' });
+  });
+
+  it('shaped like a number that does not exist yet: waits for it', () => {
+    expect(decide({ name: 'RE-2024-0899' })).toEqual({ kind: 'wait', awaits: 'RE-2024-0899', notes: [] });
+  });
+});
+
+describe('tokens that are not invoice numbers (issue 28 cases)', () => {
+  it.each(['IMG_0123', 'scan_0001', '2024-11-25', 'F-2024-1170', 'DSC01234', 'Scan_20241125_0001', 'IMG-20241125-WA0001', 'RE-2024-0899'])('%s names no invoice: it waits', (name) => {
+    expect(decide({ name })).toMatchObject({ kind: 'wait' });
+  });
+
+  it.each([
+    ['INV_000123', 'INV-000123'],
+    ['RE_2024_0816', 'RE/2024/0816'],
+    ['Rechnung RE 2024 0816', 'RE/2024/0816'],
+    ['Factuur 471102 getekend', '471102'],
+  ])('%s attaches to %s as a whole token with its separators', (name, number) => {
+    expect(decide({ name })).toMatchObject({ kind: 'attach', invoiceId: id(number), by: 'name_token' });
+  });
+
+  it('two numbers in one name: refused, both named', () => {
+    expect(decide({ name: 'RE-2024-0815 and RE-2024-0821' })).toEqual({ kind: 'refuse', reason: 'The file could be invoice RE-2024-0815 or RE-2024-0821; rename it or assign it' });
+  });
+});
+
+describe('the e-invoice', () => {
+  it('under a meaningless name: attaches by it', () => {
+    expect(decide({ name: 'scan_0001', einvoices: [xml('471102')] })).toMatchObject({ kind: 'attach', invoiceId: id('471102'), by: 'einvoice', overruled: [] });
+  });
+
+  it('agreeing with the name: attaches by the name', () => {
+    expect(decide({ name: '471102', einvoices: [xml('471102')] })).toMatchObject({ kind: 'attach', by: 'invoice_number' });
+  });
+
+  it('against the name of another existing invoice: refused, both numbers named', () => {
+    expect(decide({ name: 'RE-2024-0815', einvoices: [xml('471102')] })).toEqual({
+      kind: 'refuse', reason: "The file's name says RE-2024-0815, but its e-invoice says 471102; rename the file or assign it",
+    });
+  });
+
+  it('against a number in the name: refused', () => {
+    expect(decide({ name: 'Factuur RE-2024-0821', einvoices: [xml('471102')] })).toMatchObject({ kind: 'refuse', reason: expect.stringContaining('471102') });
+  });
+
+  it('naming an invoice that does not exist, against a name that does: refused (not the name\'s invoice)', () => {
+    expect(decide({ name: 'RE-2024-0815', einvoices: [xml('999999')] })).toEqual({
+      kind: 'refuse', reason: "The file's name says RE-2024-0815, but its e-invoice says 999999, which is no invoice of this account; rename the file or assign it",
+    });
+  });
+
+  it('naming an invoice that does not exist yet, under a meaningless name: waits for it, not for the subject', () => {
+    expect(decide({ name: 'scan0002', einvoices: [xml('2026-0999')], subject: 'Rechnung RE-2024-0815' })).toEqual({
+      kind: 'wait', awaits: "scan0002 or the e-invoice's number 2026-0999", notes: ["the e-mail's subject names RE-2024-0815, but the file's own evidence comes first"],
+    });
+  });
+
+  it('beats a name that names nothing, and says so', () => {
+    expect(decide({ name: 'RE-2024-9999', einvoices: [xml('471102')] })).toMatchObject({ kind: 'attach', by: 'einvoice', overruled: ['its name RE-2024-9999, which names no invoice'] });
+  });
+
+  it('found but not understood: said in the reason', () => {
+    expect(decide({ name: 'scan_0007', einvoices: [{ kind: 'unread' }] })).toEqual({ kind: 'wait', awaits: 'scan_0007', notes: ['an e-invoice XML was found but its number could not be read'] });
+  });
+
+  it('an order or a despatch advice is no evidence', () => {
+    expect(decide({ name: 'RE-2024-0815', einvoices: [{ kind: 'other', what: 'an order (Order-X)' }] })).toMatchObject({ kind: 'attach', by: 'invoice_number' });
+  });
+});
+
+describe('the e-mail subject', () => {
+  it("is evidence for a message's only file that names nothing itself", () => {
+    expect(decide({ name: 'scan', subject: 'Rechnung RE-2024-0815' })).toMatchObject({ kind: 'attach', invoiceId: id('RE-2024-0815'), by: 'subject' });
+  });
+
+  it('is no evidence when the message carried several files (AGB.pdf beside RE-2024-0815.pdf)', () => {
+    const agb = decide({ name: 'AGB', subject: 'Rechnung RE-2024-0815', messageFiles: 2 });
+    expect(agb).toMatchObject({ kind: 'wait', awaits: 'AGB' });
+    expect(agb.kind === 'wait' && agb.notes[0]).toBe("the e-mail's subject names RE-2024-0815, but the message carried 2 files, so its subject cannot say which one is the invoice");
+    expect(decide({ name: 'RE-2024-0815', subject: 'Rechnung RE-2024-0815', messageFiles: 2 })).toMatchObject({ kind: 'attach', by: 'invoice_number' });
+  });
+
+  it("of a reply gives way to the file's name that names an invoice not created yet (AW: ... 0821 with RE-2024-0899.pdf)", () => {
+    expect(decide({ name: 'RE-2024-0899', subject: 'AW: Rechnung RE-2024-0821' })).toEqual({
+      kind: 'wait', awaits: 'RE-2024-0899', notes: ["the reply's subject names RE-2024-0821, but the file's own evidence comes first"],
+    });
+    // once RE-2024-0899 exists it attaches there, and says what it overruled
+    expect(decide({ name: 'RE-2024-0899', subject: 'AW: Rechnung RE-2024-0821', account: [...ACCOUNT, 'RE-2024-0899'] })).toMatchObject({
+      kind: 'attach', invoiceId: id('RE-2024-0899'), by: 'invoice_number', overruled: ["the reply's subject, which names RE-2024-0821"],
+    });
+  });
+
+  it('against a number in the name: refused', () => {
+    expect(decide({ name: 'Factuur 471102', subject: 'Rechnung RE-2024-0815' })).toEqual({
+      kind: 'refuse', reason: "The file's name says 471102, but the e-mail's subject says RE-2024-0815; rename the file or assign it",
+    });
+  });
+
+  it('naming two invoices: refused', () => {
+    expect(decide({ name: 'scan', subject: 'RE-2024-0815 und RE-2024-0821' })).toMatchObject({ kind: 'refuse', reason: expect.stringContaining('RE-2024-0815 or RE-2024-0821') });
+  });
+
+  it.each(['AW: x', 'RE: x', 'Re: x', 'FW: x', 'Fwd: x', 'WG: x', 'Antw: x', 'SV: x', 'TR: x', 'RE[2]: x', 'AW: WG: x'])('%s is a reply or a forward', (s) => expect(isReplySubject(s)).toBe(true));
+  it.each(['Rechnung RE-1', 'Reminder', 'TRX 17', 'Antwort folgt'])('%s is not', (s) => expect(isReplySubject(s)).toBe(false));
+});
+
+describe('Unicode', () => {
+  it('a name in NFD finds the NFC number and the reverse', () => {
+    const account = ['J\u00fcrgen-0042'];
+    const name = 'Rechnung Ju\u0308rgen-0042'.normalize('NFC');
+    expect(decide({ name, account })).toMatchObject({ kind: 'attach', by: 'name_token' });
+    expect(decide({ name: 'Rechnung Ju\u0308rgen-0042', account })).toMatchObject({ kind: 'attach', by: 'name_token' });
+  });
+});
+
+describe('a deleted invoice named by its id', () => {
+  it('is refused', () => {
+    expect(decideMatch({ name: 'inv_x', byName: { deletedId: 'inv_x' }, nameIsNumber: false, einvoices: [], nameTokens: [], found: [] })).toEqual({ kind: 'refuse', reason: 'The invoice inv_x was deleted' });
+  });
+});
