@@ -91,8 +91,6 @@ function xmlReading(key: PDFObject | undefined, spec: PDFObject | undefined): Ei
   const ef = spec.lookup(name('EF'));
   const stream = ef instanceof PDFDict ? (ef.lookup(name('UF')) ?? ef.lookup(name('F'))) : undefined;
   if (!(stream instanceof PDFRawStream)) return undefined;
-  const subtype = stream.dict.lookup(name('Subtype'));
-  const xmlType = subtype instanceof PDFName && /xml/i.test(subtype.decodeText());
-  if (!/\.xml$/i.test(label.trim()) && !xmlType) return undefined;
+  if (!/\.xml$/i.test(label.trim())) return undefined;
   return readEinvoice(decodePDFRawStream(stream).decode());
 }

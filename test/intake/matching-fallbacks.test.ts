@@ -49,10 +49,10 @@ describe('the e-invoice inside the PDF', () => {
     expect(rec).toMatchObject({ status: 'attached', invoice: a.invoices['2026-0117'], matchedBy: 'einvoice', reason: null });
   });
 
-  it('comes before a number in the name', async () => {
+  it('against a number in the name that names another invoice: refused, both named (conflict is no race)', async () => {
     const a = await accountWith('2026-0117', '2026-0118');
     const rec = await upload(a.key, 'Factuur 2026-0118.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }));
-    expect(rec).toMatchObject({ status: 'attached', invoice: a.invoices['2026-0117'], matchedBy: 'einvoice' });
+    expect(rec).toMatchObject({ status: 'failed', invoice: null, matchedBy: null, reason: "The file's e-invoice says 2026-0117, but its name says 2026-0118; rename the file or assign it" });
   });
 
   it('naming an unknown invoice: the file waits, and attaches once that invoice exists', async () => {

@@ -14,8 +14,8 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     const garbage = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(4000, 7)]);
     const before = pool.stats().checked;
     const verdicts = await Promise.all([good, big, truncated, garbage].map((b) => pool.check(b)));
-    expect(verdicts[0]).toEqual({ ok: true, pages: 1, einvoiceNumbers: [] });
-    expect(verdicts[1]).toEqual({ ok: true, pages: 1, einvoiceNumbers: [] });
+    expect(verdicts[0]).toEqual({ ok: true, pages: 1, einvoices: [] });
+    expect(verdicts[1]).toEqual({ ok: true, pages: 1, einvoices: [] });
     expect(verdicts[2]).toEqual(await checkPdf(truncated));
     expect(verdicts[3]).toEqual(await checkPdf(garbage));
     expect(verdicts[3].ok).toBe(false);
@@ -37,7 +37,7 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
       expect(lazy.stats().threads).toBe(0);
       lazy.warm();
       expect(lazy.stats().threads).toBe(3);
-      expect(await lazy.check(await makePdf('warm'))).toEqual({ ok: true, pages: 1, einvoiceNumbers: [] });
+      expect(await lazy.check(await makePdf('warm'))).toEqual({ ok: true, pages: 1, einvoices: [] });
     } finally {
       await lazy.close();
     }

@@ -11,7 +11,7 @@ update documents d set matched_by = r.matched_by
 alter table intake_staging add column message_files int;
 
 update invoices i set invoice_number = normalize(i.invoice_number, NFC)
-  where i.invoice_number is not nfc_normalized
+  where i.invoice_number <> normalize(i.invoice_number, NFC)
     and not exists (select 1 from invoices o where o.account_id = i.account_id and o.mode = i.mode and o.deleted_at is null
                     and o.invoice_number = normalize(i.invoice_number, NFC));
 
