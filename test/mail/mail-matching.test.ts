@@ -1,6 +1,7 @@
-// Matching by the e-mail subject, over a real Dovecot and the mail role: a PDF named scan0001.pdf
-// attaches to the invoice whose number the subject carries; a part named *.pdf that is no PDF
-// gets a failed record that says so.
+// Matching by the e-mail subject, over a real Dovecot and the mail role: a message's only PDF,
+// named scan0001.pdf, attaches to the invoice whose number the subject carries; with several
+// files the subject names none of them, and a reply's subject gives way to a file's own name
+// (docs/matching.md); a part named *.pdf that is no PDF gets a failed record that says so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IntakeRecord } from '../../src/domain/intake.ts';
 import { makePdf } from '../helpers/fixtures.ts';
@@ -16,27 +17,58 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-/** The account's records of these file names, once each is attached or failed. */
+/** The account's records of these file names, once each is attached, failed or waiting. */
 async function settled(...filenames: string[]): Promise<Record<string, IntakeRecord>> {
   let found: IntakeRecord[] = [];
   await until(async () => {
     found = (await h.records(acct.liveScope)).filter((r) => filenames.includes(r.filename));
-    return found.length === filenames.length && found.every((r) => r.status === 'attached' || r.status === 'failed');
+    return found.length === filenames.length && found.every((r) => r.status === 'attached' || r.status === 'failed' || r.status === 'waiting');
   }, 45_000, `records of ${filenames.join(', ')} to settle`);
   return Object.fromEntries(found.map((r) => [r.filename, r]));
 }
 
+const documentOf = async (invoiceId: string) => (await h.svc.container.documents.get(acct.liveScope, invoiceId)).filename;
+
 describe('the e-mail subject', () => {
-  it('a PDF named scan0001.pdf attaches to the invoice the subject names (before a number in the file name)', async () => {
+  it("attaches a message's only PDF, named scan0001.pdf, to the invoice the subject names", async () => {
     const inv = await h.invoice(acct.liveKey, `2026-${Date.now().toString(36)}`);
-    const other = await h.invoice(acct.liveKey, `${inv.invoiceNumber}-B`);
-    await h.dovecot.append(invoiceMail(acct.live, [
-      { filename: 'scan0001.pdf', content: await makePdf('subject') },
-      { filename: `copy ${other.invoiceNumber}.pdf`, content: await makePdf('subject, not the name') },
-    ], { subject: `Re: Factuur ${inv.invoiceNumber} (kopie)` }));
-    const records = await settled('scan0001.pdf', `copy ${other.invoiceNumber}.pdf`);
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'scan0001.pdf', content: await makePdf('subject') }], { subject: `Factuur ${inv.invoiceNumber}` }));
+    const records = await settled('scan0001.pdf');
     expect(records['scan0001.pdf']).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'subject' });
-    expect(records[`copy ${other.invoiceNumber}.pdf`]).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'subject' });
+  });
+
+  // Issue 28: the terms beside the invoice used to attach by the subject and replace the invoice
+  it.each([['invoice first', false], ['terms first', true]])('names none of several files: %s, the invoice stays, the terms never attach', async (_order, termsFirst) => {
+    const inv = await h.invoice(acct.liveKey, `RE-${Date.now().toString(36)}`);
+    const terms = `AGB-${termsFirst ? 1 : 2}.pdf`;
+    const parts = [
+      { filename: `${inv.invoiceNumber}.pdf`, content: await makePdf('the invoice') },
+      { filename: terms, content: await makePdf('terms and conditions') },
+    ];
+    await h.dovecot.append(invoiceMail(acct.live, termsFirst ? parts.reverse() : parts, { subject: `Rechnung ${inv.invoiceNumber}` }));
+    const records = await settled(`${inv.invoiceNumber}.pdf`, terms);
+    expect(records[`${inv.invoiceNumber}.pdf`]).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'invoice_number' });
+    expect(records[terms]).toMatchObject({ status: 'waiting', invoiceId: null });
+    expect(records[terms].reason).toContain(`the e-mail's subject names ${inv.invoiceNumber}, but the message carried 2 files, so its subject cannot say which one is the invoice`);
+    expect(await documentOf(inv.id)).toBe(`${inv.invoiceNumber}.pdf`);
+  });
+
+  it("of a reply gives way to the file's own name: it waits for that invoice and attaches there", async () => {
+    // digits only: a number-shaped name (docs/matching.md), whatever the clock says
+    const old = await h.invoice(acct.liveKey, `RE-${Date.now() % 1e8}-0821`);
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${old.invoiceNumber}.pdf`, content: await makePdf('the old one') }]));
+    await settled(`${old.invoiceNumber}.pdf`);
+    const newer = `RE-${Date.now() % 1e8}-0899`;
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${newer}.pdf`, content: await makePdf('the new one') }], { subject: `AW: Rechnung ${old.invoiceNumber}` }));
+    const waiting = (await settled(`${newer}.pdf`))[`${newer}.pdf`];
+    expect(waiting).toMatchObject({ status: 'waiting', invoiceId: null });
+    expect(waiting.reason).toContain(`the reply's subject names ${old.invoiceNumber}, but the file's own evidence comes first`);
+    const created = await h.invoice(acct.liveKey, newer);
+    await until(async () => (await h.records(acct.liveScope)).some((r) => r.id === waiting.id && r.status === 'attached'), 45_000, "the reply's file to attach");
+    const attached = (await h.records(acct.liveScope)).find((r) => r.id === waiting.id)!;
+    expect(attached).toMatchObject({ invoiceId: created.id, matchedBy: 'invoice_number' });
+    expect(attached.reason).toContain(`overruled: the reply's subject, which names ${old.invoiceNumber}`);
+    expect(await documentOf(old.id)).toBe(`${old.invoiceNumber}.pdf`);
   });
 });
 
