@@ -3,6 +3,7 @@
 // pdf-lib is loaded by the first check, so only the threads that run checks carry it (not the
 // main thread of every process, which only sniffs)
 import type { EinvoiceReading } from './einvoice.ts';
+import { cmsDer, openPdf } from './pdf-container.ts';
 import { readStructure } from './pdf-structure.ts';
 
 const reader = () => import('./pdf-reader.ts');
@@ -19,19 +20,25 @@ export type PdfVerdict =
     }
   | { ok: false; reason: string };
 
+/** The cheap refusals, decided when a file arrives: empty, too large, or no PDF (a signature container is opened later). */
 export function sniffPdf(bytes: Uint8Array): PdfVerdict | undefined {
-  if (bytes.length === 0) return { ok: false, reason: 'The file is empty' };
   if (bytes.length > MAX_DOCUMENT_BYTES) return { ok: false, reason: `The file is larger than ${MAX_DOCUMENT_BYTES} bytes` };
-  // %PDF- may follow a little junk (some generators prepend a BOM or whitespace); readers allow 1 KB.
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
-  if (!head.includes('%PDF-')) return { ok: false, reason: 'The file is not a PDF (no %PDF- header)' };
-  return undefined;
+  if (bytes.length && cmsDer(bytes)) return undefined;
+  const opened = openPdf(bytes, undefined);
+  return opened.ok ? undefined : opened;
 }
 
-/** Sniffs the header, then parses the whole file once (pdf-reader.ts); encrypted PDFs that open without a password are fine. */
-export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
+/** A PDF from its first byte (as openPdf leaves it) and not too large, or why not. */
+export function headerVerdict(bytes: Uint8Array): PdfVerdict | undefined {
   const sniffed = sniffPdf(bytes);
   if (sniffed) return sniffed;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(5, bytes.length)).toString('latin1') === '%PDF-' ? undefined : { ok: false, reason: 'The file is not a PDF (no %PDF- header)' };
+}
+
+/** Checks the header, then parses the whole file once (pdf-reader.ts); encrypted PDFs that open without a password are fine. */
+export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
+  const refused = headerVerdict(bytes);
+  if (refused) return refused;
   try {
     return await (await reader()).readPdf(bytes);
   } catch (e) {
@@ -48,6 +55,6 @@ export type PdfChecker = (bytes: Uint8Array) => Promise<PdfVerdict>;
  * e-invoice; otherwise `full` decides (the parse in a thread, which reads the embedded XML).
  */
 export const structureFirst = (full: PdfChecker): PdfChecker => async (bytes) => {
-  const structure = sniffPdf(bytes) ? undefined : readStructure(bytes);
+  const structure = headerVerdict(bytes) ? undefined : readStructure(bytes);
   return structure && !structure.mayHoldFiles ? { ok: true, pages: structure.pages, einvoices: [] } : full(bytes);
 };

@@ -3,7 +3,7 @@
 // thread that dies, limits each thread's heap and terminates a thread whose task is aborted.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { sniffPdf, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
+import { headerVerdict, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
 
 export interface PdfCheckPool {
   check: PdfChecker;
@@ -47,8 +47,8 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
 
   return {
     async check(bytes) {
-      const sniffed = sniffPdf(bytes);
-      if (sniffed) return sniffed;
+      const refused = headerVerdict(bytes);
+      if (refused) return refused;
       if (closed) throw new Error('The PDF check pool is closed');
       // a private copy, transferred: the caller keeps its buffer for storing
       const copy = new Uint8Array(bytes);

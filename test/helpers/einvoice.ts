@@ -33,16 +33,47 @@ export const ublXml = (number: string) => `<?xml version="1.0" encoding="UTF-8"?
   <cbc:IssueDate>2026-02-01</cbc:IssueDate>
 </Invoice>`;
 
+/** UBL 2.1 credit note */
+export const ublCreditNoteXml = (number: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"
+  xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+  <cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>
+  <cbc:ID>${number}</cbc:ID>
+  <cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>
+</CreditNote>`;
+
+/** ZUGFeRD 1.0's first pre-release: rsm:Invoice with a HeaderExchangedDocument */
+export const zugferdPreReleaseXml = (number: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<rsm:Invoice xmlns:rsm="urn:ferd:Invoice:1.0:basic" xmlns:ram="urn:un:unece:uncefact:data:draft:ReusableAggregateBusinessInformationEntity:12">
+  <rsm:HeaderExchangedDocument><ram:ID>${number}</ram:ID><ram:TypeCode>380</ram:TypeCode></rsm:HeaderExchangedDocument>
+</rsm:Invoice>`;
+
+/** Order-X (an order in the Factur-X way): not an invoice */
+export const orderXXml = (number: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<rsm:SCRDMCCBDACIOMessageStructure xmlns:rsm="urn:un:unece:uncefact:data:SCRDMCCBDACIOMessageStructure:100"
+  xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:128">
+  <rsm:ExchangedDocument><ram:ID>${number}</ram:ID><ram:TypeCode>220</ram:TypeCode></rsm:ExchangedDocument>
+</rsm:SCRDMCCBDACIOMessageStructure>`;
+
+/** UTF-16 (little-endian, with its byte order mark), as some generators write their XML */
+export const utf16 = (xml: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml.replace('encoding="UTF-8"', 'encoding="UTF-16"'), 'utf16le')]);
+
 /**
  * A PDF carrying `files` as embedded files. `kids`: the EmbeddedFiles name tree holds them in a
- * child node (/Kids) instead of its root's /Names, as large generators write it.
+ * child node (/Kids) instead of its root's /Names, as large generators write it. `afOnly`: the
+ * catalog lists them only in its associated files (/AF), with no EmbeddedFiles tree.
  */
-export async function einvoicePdf(files: Record<string, string>, opts: { kids?: boolean } = {}): Promise<Buffer> {
+export async function einvoicePdf(files: Record<string, string | Uint8Array>, opts: { kids?: boolean; afOnly?: boolean } = {}): Promise<Buffer> {
   const doc = await PDFDocument.load(await makePdf('E-invoice'));
   for (const [name, xml] of Object.entries(files)) {
-    await doc.attach(Buffer.from(xml), name, { mimeType: 'text/xml', description: 'Factur-X', afRelationship: AFRelationship.Alternative });
+    await doc.attach(typeof xml === 'string' ? Buffer.from(xml) : xml, name, { mimeType: 'text/xml', description: 'Factur-X', afRelationship: AFRelationship.Alternative });
   }
   const bytes = await doc.save({ useObjectStreams: false });
+  if (opts.afOnly) {
+    const again = await PDFDocument.load(bytes);
+    again.catalog.delete(PDFName.of('Names'));
+    return Buffer.from(await again.save({ useObjectStreams: false }));
+  }
   if (!opts.kids) return Buffer.from(bytes);
   const again = await PDFDocument.load(bytes);
   const tree = again.catalog.lookup(PDFName.of('Names'), PDFDict).lookup(PDFName.of('EmbeddedFiles'), PDFDict);
