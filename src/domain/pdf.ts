@@ -3,7 +3,7 @@
 // pdf-lib is loaded by the first check, so only the threads that run checks carry it (not the
 // main thread of every process, which only sniffs)
 import type { EinvoiceReading } from './einvoice.ts';
-import { cmsDer, openPdf } from './pdf-container.ts';
+import { openPdf } from './pdf-container.ts';
 import { readStructure } from './pdf-structure.ts';
 
 const reader = () => import('./pdf-reader.ts');
@@ -20,11 +20,10 @@ export type PdfVerdict =
     }
   | { ok: false; reason: string };
 
-/** The cheap refusals, decided when a file arrives: empty, too large, or no PDF (a signature container is opened later). */
+/** The cheap refusals, decided when a file arrives: empty, too large, or no PDF in it (pdf-container.ts). */
 export function sniffPdf(bytes: Uint8Array): PdfVerdict | undefined {
   if (bytes.length > MAX_DOCUMENT_BYTES) return { ok: false, reason: `The file is larger than ${MAX_DOCUMENT_BYTES} bytes` };
-  if (bytes.length && cmsDer(bytes)) return undefined;
-  const opened = openPdf(bytes, undefined);
+  const opened = openPdf(bytes);
   return opened.ok ? undefined : opened;
 }
 

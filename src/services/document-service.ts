@@ -5,7 +5,7 @@ import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { MatchedBy } from '../domain/intake.ts';
 import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
-import { openPdf, type SignedDataReader } from '../domain/pdf-container.ts';
+import { openPdf } from '../domain/pdf-container.ts';
 import type { Scope } from '../domain/scope.ts';
 import { documentRepository as documents, type AttachOutcome } from '../repositories/document-repository.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
@@ -53,13 +53,11 @@ export class DocumentService {
     private readonly db: Database,
     private readonly checkPdf: PdfChecker,
     private readonly outbox: EventOutbox,
-    /** opens CMS signature containers (.p7m); without it they are refused */
-    private readonly readSignedData?: SignedDataReader,
   ) {}
 
   /** What is stored is a PDF from its first byte: the one opening and check for every channel and the API. */
   async inspect(bytes: Uint8Array): Promise<InspectedPdf> {
-    const opened = openPdf(bytes, this.readSignedData);
+    const opened = openPdf(bytes);
     if (!opened.ok) return opened;
     const verdict = await this.checkPdf(opened.bytes);
     return verdict.ok ? { ...verdict, bytes: opened.bytes, ...(opened.from ? { from: opened.from } : {}) } : verdict;

@@ -3,6 +3,8 @@
 // refuse, weaker evidence that never replaces stronger, the e-invoice layouts beyond the common
 // ones, what is stored (a PDF from its first byte), Unicode and long names.
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
@@ -10,6 +12,8 @@ import { ciiXml, einvoicePdf, orderXXml, ublCreditNoteXml, utf16, zugferdPreRele
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
 
 let t: IntakeApp;
+/** signed and encrypted CMS made by OpenSSL around invoice.pdf (test/fixtures/mail/cms/make.sh) */
+const CMS = path.join(import.meta.dirname, '../fixtures/mail/cms');
 
 beforeAll(async () => {
   t = await startIntakeApp({ config: { intakeBackoffMs: 500, intakeBackoffMaxMs: 1000, intakeMatchWindowMs: 3_600_000 } });
@@ -145,6 +149,23 @@ describe('what is stored is a PDF from its first byte', () => {
     const res = await t.request('POST', '/v2/documents', { key: a.key, body: { Invoice: a.invoices['2026-0601'], Filename: 'x.pdf', MediaType: 'application/pdf', Content: Buffer.concat([Buffer.from('  '), pdf]).toString('base64') } });
     expect([200, 201]).toContain(res.status);
     expect(sha((await documentOf(a.key, a.invoices['2026-0601'])).bytes)).toBe(sha(pdf));
+  });
+
+  it('a CAdES signature container (.pdf.p7m) is unwrapped: the PDF inside is stored, the record says the signature was verified', async () => {
+    const a = await accountWith('RE-2024-0848');
+    const pdf = fs.readFileSync(path.join(CMS, 'invoice.pdf'));
+    const rec = await upload(a.key, 'RE-2024-0848.pdf.p7m', fs.readFileSync(path.join(CMS, 'signed.der')));
+    expect(rec).toMatchObject({ status: 'attached', matchedBy: 'invoice_number', reason: 'The PDF was taken out of a signature container (CMS/PKCS#7, .p7m); its signature was verified' });
+    const doc = await documentOf(a.key, a.invoices['RE-2024-0848']);
+    expect(doc.filename).toBe('RE-2024-0848.pdf');
+    expect(sha(doc.bytes)).toBe(sha(pdf));
+  });
+
+  it('an encrypted CMS container is refused with what it is', async () => {
+    const a = await accountWith('RE-2024-0849');
+    const rec = await upload(a.key, 'RE-2024-0849.pdf.p7m', fs.readFileSync(path.join(CMS, 'enveloped.der')));
+    expect(rec).toMatchObject({ status: 'failed', invoice: null });
+    expect(rec.reason).toMatch(/^The file is a signature container \(CMS\/PKCS#7, \.p7m\) that cannot be opened: it is encrypted/);
   });
 
   it("Outlook's TNEF (winmail.dat) is refused by name, never stored", async () => {
