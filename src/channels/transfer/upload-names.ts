@@ -32,8 +32,9 @@ export function clientBaseName(raw: string | null | undefined): { ok: true; name
   return { ok: true, name };
 }
 
+/** `.pdf.p7m`: a PDF in a CAdES signature container, unwrapped by intake like on every channel (docs/matching.md) */
 export function isFinalName(name: string): boolean {
-  return /\.(pdf|zip)$/i.test(name) && !/^\.+(pdf|zip)$/i.test(name);
+  return /\.(pdf|zip|pdf\.p7m)$/i.test(name) && !/^\.+(pdf|zip|pdf\.p7m)$/i.test(name);
 }
 
 /** A ZIP archive, or a temporary name of one (`x.zip.part`): its upload may be as large as ZIP_MAX_TOTAL_BYTES. */

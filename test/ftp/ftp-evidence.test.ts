@@ -1,0 +1,71 @@
+// The matching rules (docs/matching.md) over FTPS with curl as a process: a scanner's name against
+// short invoice numbers waits, a conflicting e-invoice is refused, a weaker match does not replace
+// the document, and a CAdES .pdf.p7m is unwrapped. Same decision as every channel; this proves the
+// channel hands the file over as it came.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makePdf } from '../helpers/fixtures.ts';
+import { ciiXml, einvoicePdf } from '../helpers/einvoice.ts';
+import { curlUpload } from './ftp-clients.ts';
+import { ftpTestFile } from './ftp-harness.ts';
+
+const t = ftpTestFile();
+const CMS = path.join(import.meta.dirname, '../fixtures/mail/cms');
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/** Uploads `bytes` as `name` with curl (FTPS) and returns the record once it is no longer `received`. */
+async function send(key: string, user: string, name: string, bytes: Buffer) {
+  const file = path.join(t.dir, `${sha(bytes).slice(0, 12)}.bin`);
+  fs.writeFileSync(file, bytes);
+  const res = await curlUpload(t.port, user, key, file, encodeURIComponent(name), { tls: true });
+  expect(res.code, res.stderr).toBe(0);
+  let rec: any;
+  await expect.poll(async () => (rec = (await t.imports(key)).find((r: any) => r.filename === name))?.status, { timeout: 45_000 }).toMatch(/attached|failed|waiting/);
+  return rec;
+}
+
+describe('matching over FTPS', () => {
+  it('IMG_0123.pdf and 2024-11-25.pdf wait; INV_000123.pdf attaches to INV-000123, not 000123', async () => {
+    const a = await t.ftpAccount();
+    for (const n of ['0123', '2024', '000123']) await t.invoice(a.liveKey, n);
+    const inv = await t.invoice(a.liveKey, 'INV-000123');
+    expect(await send(a.liveKey, a.ftpUsername, 'IMG_0123.pdf', await makePdf('camera'))).toMatchObject({ status: 'waiting', invoice: null });
+    expect(await send(a.liveKey, a.ftpUsername, '2024-11-25.pdf', await makePdf('dated'))).toMatchObject({ status: 'waiting', invoice: null });
+    expect(await send(a.liveKey, a.ftpUsername, 'INV_000123.pdf', await makePdf('separators'))).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'name_token' });
+  });
+
+  it("an e-invoice naming another existing invoice than the file's name is refused, naming both", async () => {
+    const a = await t.ftpAccount();
+    const named = await t.invoice(a.liveKey, `RE-${Date.now() % 1e8}`);
+    const other = await t.invoice(a.liveKey, `${Date.now() % 1e8}7`);
+    const rec = await send(a.liveKey, a.ftpUsername, `${named.invoiceNumber}.pdf`, await einvoicePdf({ 'factur-x.xml': ciiXml(other.invoiceNumber) }));
+    expect(rec).toMatchObject({ status: 'failed', invoice: null });
+    expect(rec.reason).toBe(`The file's name says ${named.invoiceNumber}, but its e-invoice says ${other.invoiceNumber}; rename the file or assign it`);
+    expect(await t.documentsOf(named.id)).toEqual([]);
+  });
+
+  it('a number in a name does not replace the document its exact name attached', async () => {
+    const a = await t.ftpAccount();
+    const inv = await t.invoice(a.liveKey, `${Date.now() % 1e8}-0500`);
+    expect(await send(a.liveKey, a.ftpUsername, `${inv.invoiceNumber}.pdf`, await makePdf('exact'))).toMatchObject({ status: 'attached' });
+    const weaker = await send(a.liveKey, a.ftpUsername, `Factuur ${inv.invoiceNumber}.pdf`, await makePdf('weaker'));
+    expect(weaker).toMatchObject({ status: 'failed', invoice: inv.id });
+    expect(weaker.reason).toContain('attached by its name; this file was found by a number in its name, which does not replace it');
+    expect((await t.documentsOf(inv.id)).filter((d) => !d.deleted_at).map((d) => d.filename)).toEqual([`${inv.invoiceNumber}.pdf`]);
+  });
+
+  it('a CAdES RE-....pdf.p7m is unwrapped: the document is the PDF inside', async () => {
+    const a = await t.ftpAccount();
+    const inv = await t.invoice(a.liveKey, `RE-${Date.now() % 1e8}-0848`);
+    const rec = await send(a.liveKey, a.ftpUsername, `${inv.invoiceNumber}.pdf.p7m`, fs.readFileSync(path.join(CMS, 'signed.der')));
+    expect(rec).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'invoice_number' });
+    const content = await t.request('GET', `/v2/documents/${inv.id}/content`, { key: a.liveKey });
+    expect(content.status).toBe(200);
+    const doc = (await t.documentsOf(inv.id))[0];
+    expect(doc.filename).toBe(`${inv.invoiceNumber}.pdf`);
+    const stored = await t.db.query<{ sha256: string }>('select sha256 from documents where id = $1', [doc.id]);
+    expect(stored[0].sha256).toBe(sha(fs.readFileSync(path.join(CMS, 'invoice.pdf'))));
+  });
+});
