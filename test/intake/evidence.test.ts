@@ -9,6 +9,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { ciiXml, einvoicePdf, orderXXml, ublCreditNoteXml, utf16, zugferdPreReleaseXml } from '../helpers/einvoice.ts';
+import { archiveImports, makeZip } from '../helpers/zip-archives.ts';
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
 
 let t: IntakeApp;
@@ -71,6 +72,24 @@ describe('real file names against an account that has short numbers', () => {
     const a = await accountWith(...SHORT);
     expect(await upload(a.key, '2024.pdf', await makePdf('2024'))).toMatchObject({ status: 'attached', invoice: a.invoices['2024'], matchedBy: 'invoice_number' });
     expect(await upload(a.key, '0123 (1).pdf', await makePdf('copy'))).toMatchObject({ status: 'attached', invoice: a.invoices['0123'], matchedBy: 'invoice_number' });
+  });
+});
+
+describe('ZIP entries are decided like any file', () => {
+  it('a counter waits, separators match, a conflicting e-invoice is refused, a .pdf.p7m is unwrapped', async () => {
+    const a = await accountWith('0123', 'INV-000123', '000123', 'RE-2024-0815', '471102', 'RE-2024-0848');
+    const res = await t.request('POST', '/v2/imports', { key: a.key, body: { Filename: 'export.zip', Content: (await makeZip([
+      { name: 'IMG_0123.pdf', bytes: await makePdf('camera') },
+      { name: 'INV_000123.pdf', bytes: await makePdf('separators') },
+      { name: 'RE-2024-0815.pdf', bytes: await einvoicePdf({ 'factur-x.xml': ciiXml('471102') }) },
+      { name: 'RE-2024-0848.pdf.p7m', bytes: fs.readFileSync(path.join(CMS, 'signed.der')) },
+    ])).toString('base64') } });
+    expect(res.status).toBe(202);
+    const files = Object.fromEntries((await archiveImports(t.request, a.key, res.body.id, 4, (r) => r.status !== 'received')).map((r) => [r.filename, r]));
+    expect(files['IMG_0123.pdf']).toMatchObject({ status: 'waiting', invoice: null });
+    expect(files['INV_000123.pdf']).toMatchObject({ status: 'attached', invoice: a.invoices['INV-000123'], matchedBy: 'name_token' });
+    expect(files['RE-2024-0815.pdf']).toMatchObject({ status: 'failed', reason: "The file's name says RE-2024-0815, but its e-invoice says 471102; rename the file or assign it" });
+    expect(files['RE-2024-0848.pdf.p7m']).toMatchObject({ status: 'attached', invoice: a.invoices['RE-2024-0848'] });
   });
 });
 
