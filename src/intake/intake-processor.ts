@@ -129,8 +129,11 @@ export class IntakeProcessor {
       );
     }
     const { document, changed } = attached;
-    const note = [changed ? '' : 'The invoice already had this exact file; nothing changed', ...notesOf(decision, pdf.from)].filter(Boolean).join('; ') || null;
-    await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note, by));
+    const notes = [changed ? '' : 'The invoice already had this exact file; nothing changed', ...notesOf(decision, pdf.from)].filter(Boolean);
+    const note = notes.join('; ') || null;
+    // the history line names the evidence used, whatever else it says
+    const history = [`Matched ${EVIDENCE_WORDS[by]} (${decision.invoiceNumber})`, ...notes].join('; ');
+    await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note, by, history));
     emit('attached', note);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
@@ -176,7 +179,7 @@ export class IntakeProcessor {
 /** What an attached record says besides its invoice: the evidence that gave way, where its PDF came from. */
 function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: string | undefined): string[] {
   return [
-    ...(decision.overruled.length ? [`Attached ${EVIDENCE_WORDS[decision.by]}; overruled: ${decision.overruled.join('; ')}`] : []),
+    ...(decision.overruled.length ? [`Matched ${EVIDENCE_WORDS[decision.by]}; overruled: ${decision.overruled.join('; ')}`] : []),
     ...(from ? [from] : []),
   ];
 }

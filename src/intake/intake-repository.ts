@@ -208,8 +208,9 @@ export const intakeRepository = {
   /**
    * Attached, once: a second run (two workers, or a hand and a worker at once) changes nothing.
    * The staged bytes are dropped unless the document it ended on shares them (it was made from this file).
+   * Its history line says `history` (the evidence used and overruled) where given, else the reason.
    */
-  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: string | null, matchedBy: MatchedBy): Promise<void> {
+  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: string | null, matchedBy: MatchedBy, history?: string): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
       `with r as (
@@ -219,8 +220,9 @@ export const intakeRepository = {
          update intake_staging s set content = null from r
          where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)
        )
-       ${HISTORY}`,
-      [...w.params, invoiceId, documentId, reason, matchedBy],
+       insert into intake_history (intake_id, account_id, mode, at, status, reason)
+       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, coalesce($8, r.reason) from r`,
+      [...w.params, invoiceId, documentId, reason, matchedBy, history ?? null],
       { prepare: true },
     );
   },

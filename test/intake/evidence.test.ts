@@ -106,7 +106,11 @@ describe('weaker evidence never replaces a document that stronger evidence attac
   it('a number in a name does not replace the exact name; an exact re-upload does', async () => {
     const a = await accountWith('2026-0500');
     const first = await makePdf('first');
-    expect(await upload(a.key, '2026-0500.pdf', first)).toMatchObject({ status: 'attached', matchedBy: 'invoice_number' });
+    const attached = await upload(a.key, '2026-0500.pdf', first);
+    expect(attached).toMatchObject({ status: 'attached', matchedBy: 'invoice_number' });
+    // the history line (what the dashboard shows) names the evidence used
+    const history = await t.svc.container.intakeHistory.list({ accountId: (await t.request('GET', '/v2/account', { key: a.key })).body.id, mode: 'live' }, attached.id);
+    expect(history.at(-1)).toMatchObject({ status: 'attached', reason: 'Matched by its name (2026-0500)' });
     const weaker = await upload(a.key, 'Factuur 2026-0500.pdf', await makePdf('weaker'));
     expect(weaker).toMatchObject({ status: 'failed', invoice: a.invoices['2026-0500'] });
     expect(weaker.reason).toBe('Invoice 2026-0500 already has 2026-0500.pdf, attached by its name; this file was found by a number in its name, which does not replace it: send it as 2026-0500.pdf or assign it to replace the document');
