@@ -3,34 +3,12 @@
 // worker reads them, so these rows are the issue's real cases.
 import { describe, expect, it } from 'vitest';
 import type { EinvoiceReading } from '../../src/domain/einvoice.ts';
-import { decideMatch, isReplySubject, type MatchEvidence } from '../../src/domain/match-decision.ts';
-import { evidenceCandidates, looksLikeInvoiceNumber } from '../../src/domain/match-names.ts';
+import { decideMatch, isReplySubject } from '../../src/domain/match-decision.ts';
+import { evidenceOf, invoiceIdOf, type FileCase } from '../helpers/match-evidence.ts';
 
 const ACCOUNT = ['2024', '0815', '000123', '0001', '0123', 'INV-000123', 'RE/2024/0816', 'RE-2024-0815', 'RE-2024-0821', '471102', 'RE-2024-0848'];
-const id = (n: string) => `inv_${n.replace(/\W/g, '')}`;
-
-interface Case {
-  name: string;
-  account?: string[];
-  einvoices?: EinvoiceReading[];
-  subject?: string;
-  messageFiles?: number;
-}
-
-function decide({ name, account = ACCOUNT, einvoices = [], subject, messageFiles = 1 }: Case) {
-  const found = account.map((n) => ({ id: id(n), invoiceNumber: n }));
-  const whole = found.find((f) => f.invoiceNumber === name) ?? found.find((f) => f.invoiceNumber.toLowerCase() === name.toLowerCase());
-  const e: MatchEvidence = {
-    name, nameIsNumber: looksLikeInvoiceNumber(name), einvoices, found,
-    byName: whole && { invoiceId: whole.id, invoiceNumber: whole.invoiceNumber, by: 'invoice_number' },
-    nameTokens: whole ? [] : evidenceCandidates(name),
-    subject: subject === undefined ? undefined : {
-      text: subject, tokens: evidenceCandidates(subject), reply: isReplySubject(subject),
-      notEvidence: messageFiles > 1 ? `the message carried ${messageFiles} files, so its subject cannot say which one is the invoice` : undefined,
-    },
-  };
-  return decideMatch(e);
-}
+const id = invoiceIdOf;
+const decide = (c: Omit<FileCase, 'account'> & { account?: string[] }) => decideMatch(evidenceOf({ account: ACCOUNT, ...c }));
 const xml = (number: string): EinvoiceReading => ({ kind: 'invoice', number });
 
 describe('the whole name', () => {
