@@ -64,7 +64,7 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
 });
 
 const CreateBody = Type.Object({
-  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf; otherwise the e-invoice inside the PDF or an invoice number inside the name (docs/intake.md); a name ending in .zip is a ZIP archive whose PDFs each become an import' }),
+  filename: Type.String({ minLength: 1, maxLength: 250, description: '<invoice_id>.pdf or <invoice_number>.pdf; otherwise the e-invoice inside the PDF or an invoice number inside the name, ranked, conflicts refused (docs/matching.md); a .pdf.p7m signature container is unwrapped; a name ending in .zip is a ZIP archive whose PDFs each become an import' }),
   // no maxLength: contentBytes checks the length, because ajv's maxLength counts code points one
   // by one, which costs about a millisecond on a 100 KB file's Base64
   content: Type.String({ description: `The PDF (or ZIP archive) in Base64, at most ${MAX_CONTENT_CHARS} characters` }),
