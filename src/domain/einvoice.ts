@@ -15,17 +15,43 @@ const parser = new XMLParser({
   trimValues: true,
 });
 
-/** What an XML says: an invoice's number, something that is no invoice, or an invoice whose number could not be read. */
-export type EinvoiceReading = { kind: 'invoice'; number: string } | { kind: 'other'; what: string } | { kind: 'unread' };
+/** An invoice's totals as its XML states them, in cents: the grand total (BT-112) and the amount due (BT-115). */
+export interface EinvoiceTotals {
+  grandCents?: number;
+  dueCents?: number;
+  currency?: string;
+}
 
-/** Each invoice format: its root, where it keeps the document's number and its type code (namespace prefixes removed). */
-const FORMATS: { root: string; id: string[]; typeCode?: string[] }[] = [
-  { root: 'CrossIndustryInvoice', id: ['ExchangedDocument', 'ID'], typeCode: ['ExchangedDocument', 'TypeCode'] }, // Factur-X, ZUGFeRD 2.x, XRechnung CII
-  { root: 'CrossIndustryDocument', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'] }, // ZUGFeRD 1.0
-  { root: 'Invoice', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'] }, // ZUGFeRD 1.0's first pre-release (rsm:Invoice)
-  { root: 'Invoice', id: ['ID'], typeCode: ['InvoiceTypeCode'] }, // UBL (XRechnung UBL, Peppol BIS)
-  { root: 'CreditNote', id: ['ID'] }, // UBL credit note
+/** What an XML says: an invoice's number (and totals), something that is no invoice, or an invoice whose number could not be read. */
+export type EinvoiceReading = ({ kind: 'invoice'; number: string } & EinvoiceTotals) | { kind: 'other'; what: string } | { kind: 'unread' };
+
+const CII_SUMS = ['SupplyChainTradeTransaction', 'ApplicableHeaderTradeSettlement', 'SpecifiedTradeSettlementHeaderMonetarySummation'];
+const ZF1_SUMS = ['SpecifiedSupplyChainTradeTransaction', 'ApplicableSupplyChainTradeSettlement', 'SpecifiedTradeSettlementMonetarySummation'];
+
+/** Each invoice format: its root, where it keeps the document's number, type code, totals and currency (namespace prefixes removed). */
+const FORMATS: { root: string; id: string[]; typeCode?: string[]; grand?: string[]; due?: string[]; currency?: string[] }[] = [
+  // Factur-X, ZUGFeRD 2.x, XRechnung CII
+  { root: 'CrossIndustryInvoice', id: ['ExchangedDocument', 'ID'], typeCode: ['ExchangedDocument', 'TypeCode'],
+    grand: [...CII_SUMS, 'GrandTotalAmount'], due: [...CII_SUMS, 'DuePayableAmount'], currency: [...CII_SUMS.slice(0, 2), 'InvoiceCurrencyCode'] },
+  // ZUGFeRD 1.0
+  { root: 'CrossIndustryDocument', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'],
+    grand: [...ZF1_SUMS, 'GrandTotalAmount'], due: [...ZF1_SUMS, 'DuePayableAmount'], currency: [...ZF1_SUMS.slice(0, 2), 'InvoiceCurrencyCode'] },
+  // ZUGFeRD 1.0's first pre-release (rsm:Invoice)
+  { root: 'Invoice', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'] },
+  // UBL (XRechnung UBL, Peppol BIS)
+  { root: 'Invoice', id: ['ID'], typeCode: ['InvoiceTypeCode'], grand: ['LegalMonetaryTotal', 'TaxInclusiveAmount'], due: ['LegalMonetaryTotal', 'PayableAmount'], currency: ['DocumentCurrencyCode'] },
+  // UBL credit note
+  { root: 'CreditNote', id: ['ID'], grand: ['LegalMonetaryTotal', 'TaxInclusiveAmount'], due: ['LegalMonetaryTotal', 'PayableAmount'], currency: ['DocumentCurrencyCode'] },
 ];
+
+/** A decimal amount as the XML writes it ("1210.5", "-3.00") in cents, half away from zero; undefined when it is none. */
+export function amountCents(value: string | undefined): number | undefined {
+  const m = value && /^\s*([+-]?)(\d+)(?:\.(\d+))?\s*$/.exec(value);
+  if (!m) return undefined;
+  const fraction = (m[3] ?? '').padEnd(3, '0');
+  const cents = Number(m[2]) * 100 + Number(fraction.slice(0, 2)) + (Number(fraction[2]) >= 5 ? 1 : 0);
+  return m[1] === '-' ? -cents : cents;
+}
 
 /** Documents that travel the same way but are not invoices: never evidence of one. */
 const NOT_INVOICES: Record<string, string> = {
@@ -89,7 +115,9 @@ export function readEinvoice(xml: Uint8Array | string): EinvoiceReading | undefi
     if (!id) continue;
     const typeCode = f.typeCode && text(at(body, f.typeCode))?.trim();
     if (typeCode && !INVOICE_TYPE_CODES.has(typeCode)) return { kind: 'other', what: `a document of type ${typeCode}, not an invoice` };
-    return { kind: 'invoice', number: id.normalize('NFC') };
+    const amount = (path?: string[]) => (path ? amountCents(text(at(body, path))) : undefined);
+    const totals: EinvoiceTotals = { grandCents: amount(f.grand), dueCents: amount(f.due), currency: f.currency && text(at(body, f.currency))?.trim() };
+    return { kind: 'invoice', number: id.normalize('NFC'), ...Object.fromEntries(Object.entries(totals).filter(([, v]) => v !== undefined)) };
   }
   return known ? { kind: 'unread' } : undefined;
 }

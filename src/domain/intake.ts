@@ -5,7 +5,7 @@ export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
 export const INTAKE_STATUSES = ['received', 'waiting', 'attached', 'failed', 'unpacked'] as const;
 export type IntakeStatus = (typeof INTAKE_STATUSES)[number];
 /** How an attached file found its invoice (docs/intake.md, "Matching"). */
-export const MATCHED_BY = ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'manual'] as const;
+export const MATCHED_BY = ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'pdf_text', 'manual'] as const;
 export type MatchedBy = (typeof MATCHED_BY)[number];
 
 export interface IntakeRecord {

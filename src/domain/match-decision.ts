@@ -2,17 +2,18 @@
 // is refused (docs/matching.md). Pure: the worker gathers the evidence (name, e-invoice, subject,
 // the invoices they name), this weighs it. Conflict is a refusal, never a race.
 import type { EinvoiceReading } from './einvoice.ts';
-import { hitsOf, invoicesOf, type Candidate, type FoundInvoice, type Hit } from './match-names.ts';
+import { hitsOf, invoicesOf, matchKey, type Candidate, type FoundInvoice, type Hit } from './match-names.ts';
 import type { MatchedBy } from './intake.ts';
 
 /** Evidence, strongest first; `manual` (a person) and documents sent by the API rank with the name. */
-export const EVIDENCE_RANK: Record<MatchedBy, number> = { manual: 4, invoice_id: 4, invoice_number: 4, einvoice: 3, name_token: 2, subject: 1 };
+export const EVIDENCE_RANK: Record<MatchedBy, number> = { manual: 4, invoice_id: 4, invoice_number: 4, einvoice: 3, name_token: 2, subject: 1, pdf_text: 0 };
 /** A document attached by weaker evidence than this is never replaced by a later file (only added where none is). */
 export const REPLACING_RANK = 3;
 
 /** How each piece of evidence is named to people. */
 export const EVIDENCE_WORDS: Record<MatchedBy, string> = {
   manual: 'by hand', invoice_id: 'by its name', invoice_number: 'by its name', einvoice: 'by its e-invoice', name_token: 'by a number in its name', subject: "by the e-mail's subject",
+  pdf_text: 'by the invoice number and total in its text',
 };
 
 export interface MatchEvidence {
@@ -84,6 +85,8 @@ export function decideMatch(e: MatchEvidence): MatchDecision {
       }
       overruled.push(`${subjectWords}, which names ${list(others)}`);
     }
+    const totals = totalsConflict(e, target);
+    if (totals) return { kind: 'refuse', reason: totals };
     return { kind: 'attach', invoiceId: target.invoiceId, invoiceNumber: target.invoiceNumber, by: best.by, overruled };
   }
 
@@ -99,6 +102,28 @@ export function decideMatch(e: MatchEvidence): MatchDecision {
     return { kind: 'attach', invoiceId, invoiceNumber, by: 'subject', overruled: [] };
   }
   return { kind: 'wait', awaits: list(awaited), notes };
+}
+
+const plain = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100).toLocaleString('en')}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+
+/**
+ * The e-invoice that names the invoice states totals: one of them (the grand total BT-112 or the
+ * amount due BT-115) must be the invoice's total, or the file is another version of the invoice.
+ */
+function totalsConflict(e: MatchEvidence, target: Claim): string | undefined {
+  const total = e.found.find((f) => f.id === target.invoiceId)?.totalCents;
+  if (total === undefined) return undefined;
+  const key = matchKey(target.invoiceNumber);
+  for (const r of e.einvoices) {
+    if (r.kind !== 'invoice' || matchKey(r.number) !== key) continue;
+    const stated = [r.grandCents, r.dueCents].filter((c): c is number => c !== undefined);
+    if (!stated.length || stated.includes(total)) continue;
+    const currency = r.currency ? ` ${r.currency}` : '';
+    const due = r.dueCents !== undefined && r.dueCents !== r.grandCents ? `, amount due ${plain(r.dueCents)}${currency}` : '';
+    const grand = r.grandCents !== undefined ? `a total of ${plain(r.grandCents)}${currency}` : `an amount due of ${plain(r.dueCents!)}${currency}`;
+    return `The e-invoice says invoice ${r.number} with ${grand}${due}; the invoice's total is ${plain(total)}: correct the invoice's total or send the matching file`;
+  }
+  return undefined;
 }
 
 const claim = (by: MatchedBy, h: Hit): Claim => ({ by, invoiceId: h.invoice.id, invoiceNumber: h.invoice.invoiceNumber });

@@ -20,6 +20,8 @@ export interface Candidate {
 export interface FoundInvoice {
   id: string;
   invoiceNumber: string;
+  /** its total, for the e-invoice's totals check (match-decision.ts) */
+  totalCents?: number;
 }
 
 /**

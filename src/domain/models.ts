@@ -60,6 +60,8 @@ export interface DocumentMeta {
   createdAt: Date;
   /** the evidence that found its invoice (intake); null: the invoice was named explicitly (API) */
   matchedBy: MatchedBy | null;
+  /** the name of the XML e-invoice it was rendered from (xrechnung.xml, factur-x.xml), kept beside it */
+  originalName?: string | null;
 }
 
 /** An account as the admin API shows it (never its keys). */

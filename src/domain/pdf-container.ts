@@ -28,3 +28,12 @@ export function openPdf(bytes: Uint8Array): OpenedPdf {
   if (at < 0) return { ok: false, reason: 'The file is not a PDF (no %PDF- header)' };
   return at === 0 ? { ok: true, bytes } : { ok: true, bytes: bytes.subarray(at), from: `The ${at} bytes before the PDF's %PDF- header were dropped` };
 }
+
+/** XML by its first bytes: `<` after blanks or a byte order mark, or UTF-16's `<`. */
+export function looksLikeXml(bytes: Uint8Array): boolean {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return true;
+  if ((bytes[0] === 0x3c && bytes[1] === 0x00) || (bytes[0] === 0x00 && bytes[1] === 0x3c)) return true;
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (i < bytes.length && i < 64 && [0x20, 0x09, 0x0a, 0x0d].includes(bytes[i])) i++;
+  return bytes[i] === 0x3c;
+}

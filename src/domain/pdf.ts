@@ -3,7 +3,8 @@
 // pdf-lib is loaded by the first check, so only the threads that run checks carry it (not the
 // main thread of every process, which only sniffs)
 import type { EinvoiceReading } from './einvoice.ts';
-import { openPdf } from './pdf-container.ts';
+import { readXmlInvoice } from './einvoice-model.ts';
+import { looksLikeXml, openPdf } from './pdf-container.ts';
 import { readStructure } from './pdf-structure.ts';
 
 const reader = () => import('./pdf-reader.ts');
@@ -20,9 +21,13 @@ export type PdfVerdict =
     }
   | { ok: false; reason: string };
 
-/** The cheap refusals, decided when a file arrives: empty, too large, or no PDF in it (pdf-container.ts). */
+/** The cheap refusals, decided when a file arrives: empty, too large, no PDF in it (pdf-container.ts), an XML that is no e-invoice. */
 export function sniffPdf(bytes: Uint8Array): PdfVerdict | undefined {
   if (bytes.length > MAX_DOCUMENT_BYTES) return { ok: false, reason: `The file is larger than ${MAX_DOCUMENT_BYTES} bytes` };
+  if (looksLikeXml(bytes)) {
+    const xml = readXmlInvoice(bytes);
+    return xml.ok ? undefined : xml;
+  }
   const opened = openPdf(bytes);
   return opened.ok ? undefined : opened;
 }

@@ -67,7 +67,10 @@ export const presentDocument = (base: string, d: DocumentMeta) => ({
   sha256: d.sha256,
   source: d.source,
   createdAt: d.createdAt.toISOString(),
-  _links: { ...self(base, `/v2/documents/${d.id}`), content: { href: `${base}/v2/documents/${d.id}/content`, type: 'application/pdf' } as const },
+  _links: {
+    ...self(base, `/v2/documents/${d.id}`), content: { href: `${base}/v2/documents/${d.id}/content`, type: 'application/pdf' } as const,
+    ...(d.originalName ? { original: { href: `${base}/v2/documents/${d.id}/content?format=xml`, type: 'application/xml' } as const } : {}),
+  },
 });
 
 /** The list envelope: `<key>: [...]`, `count`, `links.previous/next`. */

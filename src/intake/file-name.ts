@@ -16,8 +16,9 @@ const CONTAINER_EXTENSION = /\.p7m$/i;
 const COPY_SUFFIX = /\s*\(\d{1,3}\)$/;
 
 /**
- * Unicode NFC, surrounding blanks dropped, a `.p7m` and then one `.pdf` extension stripped
- * case-insensitively, then a copy's ` (1)`. Names of any length: what decides is the evidence
+ * Unicode NFC, surrounding blanks dropped, a `.p7m` and then one `.pdf` (or `.xml`: an XML
+ * e-invoice, attached as the PDF rendered from it) extension stripped case-insensitively, then a
+ * copy's ` (1)`. Names of any length: what decides is the evidence
  * inside. Names with path parts or control characters are refused: channels hand over base
  * names, so a separator means a client tried to write elsewhere.
  */
@@ -26,7 +27,8 @@ export function normaliseFileName(raw: string): NameVerdict {
   if (unsafe) return { ok: false, reason: unsafe };
   const name = raw.normalize('NFC').trim().replace(CONTAINER_EXTENSION, '');
   const hasExtension = /\.pdf$/i.test(name);
-  const stem = (hasExtension ? name.slice(0, -4) : name).trim();
+  const xml = /\.xml$/i.test(name);
+  const stem = (hasExtension || xml ? name.slice(0, -4) : name).trim();
   const matchName = stem.replace(COPY_SUFFIX, '').trim();
   if (!matchName || matchName === '.' || matchName === '..') return { ok: false, reason: `The file name ${quote(raw)} has no invoice id or number before .pdf` };
   return { ok: true, matchName, documentName: hasExtension ? name : `${stem}.pdf` };

@@ -111,7 +111,7 @@ export class IntakeProcessor {
     let attached;
     try {
       attached = await this.documents.attach(scope, {
-        invoiceId, filename: name.documentName, bytes: Buffer.from(pdf.bytes), source: record.channel, matchedBy: by, checked: true,
+        invoiceId, filename: name.documentName, bytes: Buffer.from(pdf.bytes), source: record.channel, matchedBy: by, checked: true, original: pdf.original,
         // the document shares the staged bytes when they are the PDF itself
         ...(pdf.from ? {} : { staged: { intakeId: record.id, sha256: record.sha256 } }),
       });

@@ -1,12 +1,19 @@
 // The PDF check in worker threads (pdf-lib parsing is synchronous CPU work: a 5 MB file on the
 // main thread would stall HTTP, FTP and BullMQ lock renewals), on piscina: it queues, replaces a
 // thread that dies, limits each thread's heap and terminates a thread whose task is aborted.
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Piscina } from 'piscina';
+import fs from 'node:fs';
+import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
 import { headerVerdict, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
+
+export type XmlRenderer = (xml: Uint8Array) => Promise<RenderedXmlInvoice>;
 
 export interface PdfCheckPool {
   check: PdfChecker;
+  /** an XML e-invoice as a PDF that embeds it (domain/einvoice-document.ts), in a thread */
+  render: XmlRenderer;
   /** how many checks ran in threads, for tests and metrics */
   stats(): { threads: number; checked: number; queued: number };
   /** starts every thread now (threads start on the first check otherwise; a worker process wants them before its first file) */
@@ -25,7 +32,18 @@ export interface PdfCheckPoolOptions {
 
 const THREAD_URL = new URL('./pdf-check-thread.mjs', import.meta.url);
 // the check the thread runs: pdf.ts from the sources (tests, tsx), pdf.js from the build (npm start)
-const CHECKER_URL = new URL(`../domain/pdf${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url).href;
+const EXT = path.extname(new URL(import.meta.url).pathname);
+const CHECKER_URL = new URL(`../domain/pdf${EXT}`, import.meta.url).href;
+const RENDERER_URL = new URL(`../domain/einvoice-document${EXT}`, import.meta.url).href;
+/** DejaVu Sans (dejavu-fonts-ttf): a Unicode font for rendered e-invoices */
+const fontFile = (name: string) => createRequire(import.meta.url).resolve(`dejavu-fonts-ttf/ttf/${name}`);
+export const RENDER_FONTS = { regular: fontFile('DejaVuSans.ttf'), bold: fontFile('DejaVuSans-Bold.ttf') };
+
+let fonts: { regular: Buffer; bold: Buffer } | undefined;
+/** For a process that runs no pool (a container given its own PDF checker): the same rendering, on its own thread. */
+export const renderInProcess: XmlRenderer = async (xml) =>
+  // loaded on first use, as the PDF reader is: pdf-lib stays out of processes that never render
+  (await import('../domain/einvoice-document.ts')).renderXmlInvoice(xml, (fonts ??= { regular: fs.readFileSync(RENDER_FONTS.regular), bold: fs.readFileSync(RENDER_FONTS.bold) }));
 
 /** A thread that was up and died on a file (out of memory, say) would die on it again: permanent. */
 const DIED_ON_FILE = /^worker exited with code|ERR_WORKER_OUT_OF_MEMORY|reaching memory limit/;
@@ -41,7 +59,7 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       maxThreads: size,
       // the thread registers tsx itself if it needs it, and must not inherit vitest's or the CLI's flags
       execArgv: [],
-      workerData: { checkerUrl: CHECKER_URL },
+      workerData: { checkerUrl: CHECKER_URL, rendererUrl: RENDERER_URL, fonts: RENDER_FONTS },
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
     }));
 
@@ -62,6 +80,16 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
           return { ok: false, reason: `The PDF could not be checked: ${why}` };
         }
         throw err; // the thread never came up, or the pool closed: ours, transient
+      }
+    },
+    async render(bytes) {
+      if (closed) throw new Error('The PDF check pool is closed');
+      const copy = new Uint8Array(bytes);
+      try {
+        return (await threads().run({ bytes: copy }, { name: 'render', transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) })) as RenderedXmlInvoice;
+      } catch (e) {
+        if ((e as Error).name === 'AbortError') return { ok: false, reason: `The XML e-invoice could not be rendered within ${Math.round(timeoutMs / 1000)} s` };
+        throw e;
       }
     },
     stats: () => ({ threads: pool?.threads.length ?? 0, checked: pool?.completed ?? 0, queued: pool?.queueSize ?? 0 }),

@@ -1,6 +1,8 @@
-// The PDF check pool's task (a piscina worker). Plain .mjs so that it starts under any loader
-// (vitest, `node --import tsx`, the build): it runs the one PDF check of the domain, from the
-// module the pool names, and registers tsx first only when that module is TypeScript source.
+// The PDF check pool's tasks (a piscina worker). Plain .mjs so that it starts under any loader
+// (vitest, `node --import tsx`, the build): the default task runs the one PDF check of the domain,
+// `render` renders an XML e-invoice as a PDF; each from the module the pool names, and tsx is
+// registered first only when those modules are TypeScript source.
+import fs from 'node:fs';
 import { workerData } from 'piscina';
 
 // pdf-lib reports recoverable oddities on the console; the verdict is what counts
@@ -8,11 +10,22 @@ console.log = console.warn = () => {};
 
 if (workerData.checkerUrl.endsWith('.ts')) (await import('tsx/esm/api')).register();
 const { checkPdf } = await import(workerData.checkerUrl);
+let fonts;
 
 export default async function check({ bytes }) {
   try {
     return await checkPdf(bytes);
   } catch (e) {
     return { ok: false, reason: `The PDF cannot be read: ${String(e?.message ?? e).split('\n')[0].slice(0, 200)}` };
+  }
+}
+
+export async function render({ bytes }) {
+  const { renderXmlInvoice } = await import(workerData.rendererUrl);
+  fonts ??= { regular: fs.readFileSync(workerData.fonts.regular), bold: fs.readFileSync(workerData.fonts.bold) };
+  try {
+    return await renderXmlInvoice(bytes, fonts);
+  } catch (e) {
+    return { ok: false, reason: `The XML e-invoice could not be rendered: ${String(e?.message ?? e).split('\n')[0].slice(0, 200)}` };
   }
 }

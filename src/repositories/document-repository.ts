@@ -1,16 +1,16 @@
 import type { Queryable } from '../db/database.ts';
-import { readBytes } from '../db/database.ts';
+import { readBytes, toBuffer } from '../db/database.ts';
 import type { MatchedBy } from '../domain/intake.ts';
 import { EVIDENCE_RANK, REPLACING_RANK } from '../domain/match-decision.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { Scope } from '../domain/scope.ts';
 import { scopeWhere, scopeWhereId, type Found } from './scoped.ts';
 
-const META = 't.id, t.invoice_id, t.filename, t.media_type, t.size, t.sha256, t.source, t.created_at, t.deleted_at, t.matched_by';
+const META = 't.id, t.invoice_id, t.filename, t.media_type, t.size, t.sha256, t.source, t.created_at, t.deleted_at, t.matched_by, t.original_name';
 
 const toMeta = (r: any): DocumentMeta => ({
   id: r.id, invoiceId: r.invoice_id, filename: r.filename, mediaType: r.media_type, size: r.size, sha256: r.sha256, source: r.source, createdAt: r.created_at,
-  matchedBy: r.matched_by ?? null,
+  matchedBy: r.matched_by ?? null, originalName: r.original_name ?? null,
 });
 
 /** A document's evidence rank in SQL (domain/match-decision.ts): documents sent by the API (null) rank with a person's. */
@@ -18,6 +18,8 @@ const rankOf = (col: string) =>
   `case ${col} ${Object.entries(EVIDENCE_RANK).map(([by, rank]) => `when '${by}' then ${rank}`).join(' ')} else ${EVIDENCE_RANK.manual} end`;
 
 export interface NewDocument extends Omit<DocumentMeta, 'createdAt'> {
+  /** the XML e-invoice it was rendered from */
+  original: { bytes: Uint8Array; name: string } | null;
   /** the bytes, or the intake file whose staged bytes they are (shared, not copied) */
   content: { bytes: Buffer } | { stagedIntakeId: string };
 }
@@ -59,8 +61,8 @@ const attachSql = (bytes: string) => `
   ), freed as (
     ${FREE_STAGED('gone')}
   ), ins as (
-    insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, staged_id, source, matched_by)
-    select $4, $1, $2, inv.id, $5, $6, $7, $8, src.content, src.staged_id, $9, $12 from inv, src
+    insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, staged_id, source, matched_by, original, original_name)
+    select $4, $1, $2, inv.id, $5, $6, $7, $8, src.content, src.staged_id, $9, $12, $13, $14 from inv, src
     where inv.deleted_at is null and not exists (select 1 from same) and not exists (select 1 from kept) and (select count(*) from gone) >= 0
     returning ${META}
   ), upd as (
@@ -93,12 +95,19 @@ export const documentRepository = {
     return (await readBytes(q, source, w.params)) ?? null;
   },
 
+  async original(q: Queryable, scope: Scope, id: string): Promise<{ name: string; bytes: Buffer } | undefined> {
+    const w = scopeWhereId(scope, id);
+    const r = (await q.query(`select t.original, t.original_name from documents t where ${w.sql} and t.deleted_at is null and t.original is not null`, w.params))[0];
+    return r && { name: r.original_name, bytes: toBuffer(r.original)! };
+  },
+
   /** Makes `d` the invoice's document unless it already has these bytes (see attachSql). */
   async attach(q: Queryable, scope: Scope, d: NewDocument): Promise<AttachOutcome> {
     const [sql, content] = 'stagedIntakeId' in d.content ? [ATTACH_STAGED, d.content.stagedIntakeId] : [ATTACH_BYTES, d.content.bytes];
     const [r] = await q.query(
       sql,
-      [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content, rankOfNew(d.matchedBy), d.matchedBy],
+      [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content, rankOfNew(d.matchedBy), d.matchedBy,
+        d.original ? Buffer.from(d.original.bytes) : null, d.original?.name ?? null],
       { prepare: true },
     );
     if (!r.found) return { status: 'no-invoice' };

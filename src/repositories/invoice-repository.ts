@@ -56,17 +56,17 @@ export const invoiceRepository = {
    * domain/match-names.ts, the index of migration 0015): one probe per candidate (intake sends
    * every token of a name, its e-invoice's numbers and its subject's tokens at once).
    */
-  async findNumbers(q: Queryable, scope: Scope, numbers: string[]): Promise<{ id: string; invoiceNumber: string }[]> {
+  async findNumbers(q: Queryable, scope: Scope, numbers: string[]): Promise<{ id: string; invoiceNumber: string; totalCents: number }[]> {
     if (!numbers.length) return [];
     const w = scopeWhere(scope);
     const key = (col: string) => `translate(lower(${col}), '${SEPARATORS}', '${'-'.repeat(SEPARATORS.length)}')`;
-    const rows = await q.query<{ id: string; invoice_number: string }>(
-      `select t.id, t.invoice_number from invoices t where ${w.sql} and t.deleted_at is null
+    const rows = await q.query<{ id: string; invoice_number: string; total_cents: string | number }>(
+      `select t.id, t.invoice_number, t.total_cents from invoices t where ${w.sql} and t.deleted_at is null
          and ${key('t.invoice_number')} = any(array(select ${key('x')} from unnest($3::text[]) x))`,
       [...w.params, [...new Set(numbers.map((n) => n.normalize('NFC')))]],
       { prepare: true },
     );
-    return rows.map((r) => ({ id: r.id, invoiceNumber: r.invoice_number }));
+    return rows.map((r) => ({ id: r.id, invoiceNumber: r.invoice_number, totalCents: Number(r.total_cents) }));
   },
 
   /** Open invoices that have no document yet, newest first (the dashboard's to-do list). */

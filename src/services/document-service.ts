@@ -5,7 +5,8 @@ import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { MatchedBy } from '../domain/intake.ts';
 import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
-import { openPdf } from '../domain/pdf-container.ts';
+import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
+import { looksLikeXml, openPdf } from '../domain/pdf-container.ts';
 import type { Scope } from '../domain/scope.ts';
 import { documentRepository as documents, type AttachOutcome } from '../repositories/document-repository.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
@@ -24,10 +25,18 @@ export interface AttachRequest {
   checked?: boolean;
   /** the evidence that found the invoice (intake); absent: the invoice was named explicitly (API) */
   matchedBy?: MatchedBy;
+  /** the XML e-invoice the PDF was rendered from (kept beside it, downloadable) */
+  original?: Original;
+}
+
+export interface Original {
+  bytes: Uint8Array;
+  /** the name the standard gives it (xrechnung.xml, factur-x.xml), as embedded in the PDF */
+  name: string;
 }
 
 /** A received file as a document: the PDF it holds (opened and checked), or why it is none. */
-export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: string }) | { ok: false; reason: string };
+export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: string; original?: Original }) | { ok: false; reason: string };
 
 export interface Attached {
   document: DocumentMeta;
@@ -53,10 +62,21 @@ export class DocumentService {
     private readonly db: Database,
     private readonly checkPdf: PdfChecker,
     private readonly outbox: EventOutbox,
+    /** XML e-invoices rendered as PDFs that embed them (in a PDF check thread) */
+    private readonly renderXml: (xml: Uint8Array) => Promise<RenderedXmlInvoice>,
   ) {}
 
-  /** What is stored is a PDF from its first byte: the one opening and check for every channel and the API. */
+  /**
+   * What is stored is a PDF from its first byte: the one opening and check for every channel and
+   * the API. An XML e-invoice becomes the PDF rendered from it, the XML kept as its original.
+   */
   async inspect(bytes: Uint8Array): Promise<InspectedPdf> {
+    if (looksLikeXml(bytes)) {
+      const xml = await this.renderXml(bytes);
+      if (!xml.ok) return xml;
+      const from = `Rendered as a PDF from the e-invoice XML, which is embedded in it as ${xml.xmlName} and kept as the original`;
+      return { ok: true, pages: null, einvoices: [xml.reading], bytes: xml.pdf, from, original: { bytes, name: xml.xmlName } };
+    }
     const opened = openPdf(bytes);
     if (!opened.ok) return opened;
     const verdict = await this.checkPdf(opened.bytes);
@@ -80,7 +100,7 @@ export class DocumentService {
     const staged = bytes === req.bytes ? req.staged : undefined;
     const doc = {
       id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', source: req.source,
-      size: bytes.length, sha256: staged?.sha256 ?? createHash('sha256').update(bytes).digest('hex'), matchedBy: req.matchedBy ?? null,
+      size: bytes.length, sha256: staged?.sha256 ?? createHash('sha256').update(bytes).digest('hex'), matchedBy: req.matchedBy ?? null, original: req.original ?? null,
       content: staged ? { stagedIntakeId: staged.intakeId } : { bytes },
     };
     // document.attached is recorded with the attach, whatever path the file came by
@@ -122,6 +142,14 @@ export class DocumentService {
     const bytes = await documents.content(this.db, scope, meta.id);
     if (!bytes) throw DomainError.gone('document', id);
     return { meta, bytes };
+  }
+
+  /** The XML e-invoice a document was rendered from, as received. */
+  async original(scope: Scope, id: string): Promise<{ meta: DocumentMeta; name: string; bytes: Buffer }> {
+    const meta = await this.get(scope, id);
+    const original = await documents.original(this.db, scope, meta.id);
+    if (!original) throw new DomainError('not_found', `The document ${meta.id} was not rendered from an XML e-invoice: it has no XML original`, 'format');
+    return { meta, ...original };
   }
 
   async delete(scope: Scope, id: string): Promise<void> {

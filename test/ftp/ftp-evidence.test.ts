@@ -56,6 +56,15 @@ describe('matching over FTPS', () => {
     expect((await t.documentsOf(inv.id)).filter((d) => !d.deleted_at).map((d) => d.filename)).toEqual([`${inv.invoiceNumber}.pdf`]);
   });
 
+  it('an XML e-invoice (.xml) attaches as the PDF rendered from it', async () => {
+    const a = await t.ftpAccount();
+    const inv = await t.invoice(a.liveKey, '123456XX');
+    expect((await t.request('PATCH', `/v2/invoices/${inv.id}`, { key: a.liveKey, body: { invoiceTotal: '336.90', invoiceBalance: '336.90' } })).status).toBe(200);
+    const rec = await send(a.liveKey, a.ftpUsername, 'xrechnung-123456XX.xml', fs.readFileSync(path.join(import.meta.dirname, '../fixtures/xml-einvoices/kosit-01.01a-INVOICE_ubl.xml')));
+    expect(rec).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'einvoice' });
+    expect((await t.documentsOf(inv.id))[0].filename).toBe('xrechnung-123456XX.pdf');
+  });
+
   it('a CAdES RE-....pdf.p7m is unwrapped: the document is the PDF inside', async () => {
     const a = await t.ftpAccount();
     const inv = await t.invoice(a.liveKey, `RE-${Date.now() % 1e8}-0848`);

@@ -32,9 +32,9 @@ export function clientBaseName(raw: string | null | undefined): { ok: true; name
   return { ok: true, name };
 }
 
-/** `.pdf.p7m`: a PDF in a CAdES signature container, unwrapped by intake like on every channel (docs/matching.md) */
+/** `.pdf.p7m`: a PDF in a CAdES signature container, unwrapped; `.xml`: an XML e-invoice, rendered as a PDF (docs/matching.md) */
 export function isFinalName(name: string): boolean {
-  return /\.(pdf|zip|pdf\.p7m)$/i.test(name) && !/^\.+(pdf|zip|pdf\.p7m)$/i.test(name);
+  return /\.(pdf|zip|xml|pdf\.p7m)$/i.test(name) && !/^\.+(pdf|zip|xml|pdf\.p7m)$/i.test(name);
 }
 
 /** A ZIP archive, or a temporary name of one (`x.zip.part`): its upload may be as large as ZIP_MAX_TOTAL_BYTES. */
@@ -61,7 +61,7 @@ export function classifyUploadName(raw: string | null | undefined): NameVerdict 
   if (hasTempPrefix(base.name)) return { kind: 'temp', name: base.name };
   if (isFinalName(base.name)) return { kind: 'final', name: base.name };
   if (isTempName(base.name)) return { kind: 'temp', name: base.name };
-  return { kind: 'refused', reason: 'Only PDF files (<invoice_number>.pdf or <invoice_id>.pdf) and ZIP archives of them can be uploaded' };
+  return { kind: 'refused', reason: 'Only PDF files (<invoice_number>.pdf or <invoice_id>.pdf), XML e-invoices (.xml) and ZIP archives of them can be uploaded' };
 }
 
 /** True for the arguments that name the (only) directory: none, `.`, `/`, `./`, and `ls` flags. */

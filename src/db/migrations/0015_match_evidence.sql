@@ -1,10 +1,17 @@
 -- Never the wrong invoice (docs/matching.md): the evidence that attached each document (a later
 -- file replaces it only with evidence at least as strong), how many files an e-mail carried (its
 -- subject is evidence only for a message's only file), invoice numbers in Unicode NFC, and the
--- separator-blind form of each number that name tokens are compared in.
+-- separator-blind form of each number that name tokens are compared in. Documents that say which
+-- invoice they are: the original XML of a document rendered from an XML e-invoice, and the PDF's
+-- own text as the weakest evidence (pdf_text).
 
 alter table documents add column matched_by text
-  check (matched_by in ('invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'manual'));
+  check (matched_by in ('invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'pdf_text', 'manual'));
+alter table documents add column original bytea, add column original_name text;
+alter table documents alter column original set storage external;
+alter table intake_records drop constraint intake_records_matched_by_check;
+alter table intake_records add constraint intake_records_matched_by_check
+  check (matched_by in ('invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'pdf_text', 'manual'));
 update documents d set matched_by = r.matched_by
   from intake_records r where r.document_id = d.id and r.status = 'attached' and r.matched_by is not null;
 

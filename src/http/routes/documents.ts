@@ -66,10 +66,19 @@ export const documentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async 
 
   app.get('/v2/documents/:document_id/content', {
     schema: {
-      tags, security, summary: 'The attached PDF itself (application/pdf)', params: DocParams,
-      response: { 200: { description: 'The PDF bytes', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...commonErrors(404, 410) },
+      tags, security, params: DocParams,
+      summary: 'The attached PDF itself (application/pdf); with format=xml, the XML e-invoice it was rendered from, as received (application/xml)',
+      querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('xml')], { description: 'pdf (default), or xml: the original of a document rendered from an XML e-invoice (404 for any other document)' })) }),
+      response: {
+        200: { description: 'The PDF bytes, or the XML', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } }, 'application/xml': { schema: { type: 'string', format: 'binary' } } } },
+        ...commonErrors(400, 404, 410),
+      },
     },
   }, async (req, reply) => {
+    if (req.query.format === 'xml') {
+      const { name, bytes } = await c.documents.original(scopeOf(req), req.params.document_id);
+      return reply.type('application/xml').header('content-disposition', contentDisposition(name, 'attachment')).send(bytes as never);
+    }
     const { meta, bytes } = await c.documents.content(scopeOf(req), req.params.document_id);
     return reply.type('application/pdf').header('content-disposition', contentDisposition(meta.filename)).send(bytes as never);
   });

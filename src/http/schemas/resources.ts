@@ -84,7 +84,10 @@ export const DocumentSchema = Type.Object(
     sha256: Type.String(),
     source: Type.String({ description: 'api, ftp, sftp, mail or http (POST /v2/imports)' }),
     createdAt: Type.String({ format: 'date-time' }),
-    _links: Type.Object({ self: Link, content: Type.Object({ href: Type.String(), type: Type.Literal('application/pdf') }) }),
+    _links: Type.Object({
+      self: Link, content: Type.Object({ href: Type.String(), type: Type.Literal('application/pdf') }),
+      original: Type.Optional(Type.Object({ href: Type.String(), type: Type.Literal('application/xml') }, { description: 'Only for a PDF rendered from an XML e-invoice: that XML, as received (docs/matching.md)' })),
+    }),
   },
   { $id: 'Document' },
 );
