@@ -66,7 +66,7 @@ runBench(async () => {
       });
       return { intakeId: id, accountId: scope.accountId, mode: scope.mode };
     };
-    const processor = new IntakeProcessor(db, c.outbox, c.documents, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true });
+    const processor = new IntakeProcessor(db, c.outbox, c.documents, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true, pdfText: true });
     const pick = () => 1 + Math.floor(Math.random() * INVOICES);
     type Kind = 'exact' | 'token' | 'token-small';
     const timings: Record<Kind, number[]> = { exact: [], token: [], 'token-small': [] };

@@ -11,7 +11,7 @@ import { openPostgres } from '../db/postgres.ts';
 import { structureFirst, type PdfChecker } from '../domain/pdf.ts';
 import { IntakeActions } from '../intake/intake-actions.ts';
 import { IntakeService } from '../intake/intake-service.ts';
-import { createPdfCheckPool, renderInProcess, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
+import { createPdfCheckPool, readTextInProcess, renderInProcess, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
 import { BullIntakeScheduler, createIntakeQueue } from '../intake/queue/intake-queue.ts';
 import { AccountService } from '../services/account-service.ts';
 import { CustomerService } from '../services/customer-service.ts';
@@ -129,7 +129,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const scheduler = new BullIntakeScheduler(intakeQueue);
   const intake = new IntakeService(db, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
-  const documents = new DocumentService(db, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess);
+  const documents = new DocumentService(db, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
   events.on('invoiceCreated', (e) => intake.wakeWaiting(e.pendingIntakes));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());

@@ -23,7 +23,7 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   const stagedBytes = new StagedBytesCache(64 * 1024 * 1024);
   c.intake.handOffBytesTo(stagedBytes);
   const processor = new IntakeProcessor(c.db, c.outbox, c.documents, {
-    windowMs: config.intakeMatchWindowMs, einvoice: config.intakeMatchEinvoice, subject: config.intakeMatchSubject, nameToken: config.intakeMatchNameToken,
+    windowMs: config.intakeMatchWindowMs, einvoice: config.intakeMatchEinvoice, subject: config.intakeMatchSubject, nameToken: config.intakeMatchNameToken, pdfText: config.intakeMatchPdfText,
   }, c.events, stagedBytes);
   const handlers = jobHandlers({ processor, log });
   checkHandlers(handlers);

@@ -123,10 +123,11 @@ const schema = {
   intakeBackoffMs: { env: 'INTAKE_BACKOFF_MS', parse: int(10), fallback: 30_000 },
   intakeBackoffMaxMs: { env: 'INTAKE_BACKOFF_MAX_MS', parse: int(10), fallback: 15 * 60_000 },
   intakeMatchWindowMs: { env: 'INTAKE_MATCH_WINDOW_MS', parse: int(0), fallback: 24 * 3_600_000 },
-  // fallbacks after the file-name rules (docs/intake.md): each can be turned off
+  // evidence beyond the whole file name (docs/matching.md): each kind can be turned off
   intakeMatchEinvoice: { env: 'INTAKE_MATCH_EINVOICE', parse: bool(), fallback: true },
   intakeMatchSubject: { env: 'INTAKE_MATCH_SUBJECT', parse: bool(), fallback: true },
   intakeMatchNameToken: { env: 'INTAKE_MATCH_NAME_TOKEN', parse: bool(), fallback: true },
+  intakeMatchPdfText: { env: 'INTAKE_MATCH_PDF_TEXT', parse: bool(), fallback: true },
   intakeFailedRetentionDays: { env: 'INTAKE_FAILED_RETENTION_DAYS', parse: int(1, 3650), fallback: 14 },
   reconcileIntervalMs: { env: 'RECONCILE_INTERVAL_MS', parse: int(1000), fallback: 60_000 },
   // a worker that dies holds its jobs this long before another takes them over (BullMQ lock)

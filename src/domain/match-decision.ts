@@ -3,6 +3,7 @@
 // the invoices they name), this weighs it. Conflict is a refusal, never a race.
 import type { EinvoiceReading } from './einvoice.ts';
 import { hitsOf, invoicesOf, matchKey, type Candidate, type FoundInvoice, type Hit } from './match-names.ts';
+import { textHasAmount } from './pdf-text-evidence.ts';
 import type { MatchedBy } from './intake.ts';
 
 /** Evidence, strongest first; `manual` (a person) and documents sent by the API rank with the name. */
@@ -28,12 +29,21 @@ export interface MatchEvidence {
   subject?: { tokens: Candidate[]; reply: boolean; text: string; /** why it is not evidence for this file */ notEvidence?: string };
   /** the live invoices any candidate (e-invoice numbers, tokens) names */
   found: FoundInvoice[];
+  /** the PDF's text (the weakest evidence), read only when nothing else names any invoice */
+  pdfText?: { text: string; numbers: Candidate[] };
 }
 
 export type MatchDecision =
   | { kind: 'attach'; invoiceId: string; invoiceNumber: string; by: MatchedBy; /** the evidence that pointed elsewhere and gave way, in words */ overruled: string[] }
   | { kind: 'refuse'; reason: string }
-  | { kind: 'wait'; /** what it waits for, in words ("scan1 or the e-invoice's number 2026-9") */ awaits: string; notes: string[] };
+  | {
+      kind: 'wait';
+      /** what it waits for, in words ("scan1 or the e-invoice's number 2026-9") */
+      awaits: string;
+      notes: string[];
+      /** nothing the file carries points at any invoice, existing or not: its text may */
+      open: boolean;
+    };
 
 interface Claim {
   by: MatchedBy;
@@ -94,14 +104,35 @@ export function decideMatch(e: MatchEvidence): MatchDecision {
   const awaited = [e.name, ...missingXml.map((n) => `the e-invoice's number ${n}`)];
   if (missingXml.length || e.nameIsNumber) {
     if (subjectNames.size) notes.push(`${subjectWords} names ${list([...subjectNames.values()])}, but the file's own evidence comes first`);
-    return { kind: 'wait', awaits: list(awaited), notes };
+    return { kind: 'wait', awaits: list(awaited), notes, open: false };
   }
   if (subjectNames.size > 1) return { kind: 'refuse', reason: `${capital(subjectWords)} names ${list([...subjectNames.values()])}; rename the file to the invoice's number or assign it` };
   if (subjectNames.size === 1) {
     const [[invoiceId, invoiceNumber]] = subjectNames;
     return { kind: 'attach', invoiceId, invoiceNumber, by: 'subject', overruled: [] };
   }
-  return { kind: 'wait', awaits: list(awaited), notes };
+  if (e.pdfText) {
+    const text = byText(e.pdfText, e.found);
+    if ('invoiceId' in text) return text;
+    if (text.note) notes.push(text.note);
+  }
+  return { kind: 'wait', awaits: list(awaited), notes, open: true };
+}
+
+/**
+ * The text names exactly one existing invoice after a label, and that invoice's total is written
+ * in it too: weak evidence confirmed. Anything less is a note on the waiting file.
+ */
+function byText(t: NonNullable<MatchEvidence['pdfText']>, found: FoundInvoice[]): Extract<MatchDecision, { kind: 'attach' }> | { note?: string } {
+  if (!t.text.trim()) return { note: 'the PDF has no text to read (a scan?), so only its name could say which invoice it is' };
+  const named = [...new Map(hitsOf(t.numbers, found).map((h) => [h.invoice.id, h.invoice])).values()];
+  if (named.length > 1) return { note: `the PDF's text names invoices ${list(named.map((n) => n.invoiceNumber))}` };
+  if (!named.length) return { note: t.numbers.length ? `the PDF's text says invoice ${list(t.numbers.map((c) => c.text))}, which is no invoice of this account` : undefined };
+  const [invoice] = named;
+  if (invoice.totalCents === undefined || !textHasAmount(t.text, invoice.totalCents)) {
+    return { note: `the PDF's text says invoice ${invoice.invoiceNumber}, but not its total ${plain(invoice.totalCents ?? 0)}` };
+  }
+  return { kind: 'attach', invoiceId: invoice.id, invoiceNumber: invoice.invoiceNumber, by: 'pdf_text', overruled: [] };
 }
 
 const plain = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100).toLocaleString('en')}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;

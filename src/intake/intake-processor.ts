@@ -8,6 +8,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { IntakeStatus } from '../domain/intake.ts';
 import { decideMatch, EVIDENCE_WORDS, isReplySubject, type MatchDecision, type MatchEvidence } from '../domain/match-decision.ts';
 import { evidenceCandidates, looksLikeInvoiceNumber } from '../domain/match-names.ts';
+import { labelledNumbers } from '../domain/pdf-text-evidence.ts';
 import type { Scope } from '../domain/scope.ts';
 import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
 import { PdfContentError, type DocumentService, type InspectedPdf } from '../services/document-service.ts';
@@ -50,6 +51,7 @@ export interface MatchRules {
   einvoice: boolean;
   subject: boolean;
   nameToken: boolean;
+  pdfText: boolean;
 }
 
 export class IntakeProcessor {
@@ -88,7 +90,8 @@ export class IntakeProcessor {
 
     // the number rule was answered with the record when its stored match name is this one
     const known = staged.matchName === name.matchName ? staged.invoiceByNumber : undefined;
-    let decision = await this.decide(scope, staged, name.matchName, pdf, known);
+    const text: { read?: string } = {};
+    let decision = await this.decide(scope, staged, name.matchName, pdf, text, known);
     if (decision.kind === 'wait') {
       const until = record.receivedAt.getTime() + this.rules.windowMs;
       const notes = decision.notes.map((n) => `; ${n}`).join('');
@@ -102,7 +105,7 @@ export class IntakeProcessor {
         emit('waiting', waiting);
       }
       // An invoice created while we looked wakes only files already marked waiting: look once more.
-      decision = await this.decide(scope, staged, name.matchName, pdf);
+      decision = await this.decide(scope, staged, name.matchName, pdf, text);
       if (decision.kind === 'wait') throw new WaitingForInvoice(finalReason, until);
     }
     if (decision.kind === 'refuse') return fail(decision.reason);
@@ -146,8 +149,11 @@ export class IntakeProcessor {
     if (record) this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status: 'failed', reason });
   }
 
-  /** Gathers the evidence (one query for every candidate number) and weighs it. */
-  private async decide(scope: Scope, staged: StagedIntake, name: string, pdf: Extract<InspectedPdf, { ok: true }>, knownByNumber?: string | null): Promise<MatchDecision> {
+  /**
+   * Gathers the evidence (one query for every candidate number) and weighs it; when nothing the
+   * file carries names any invoice, its text is read too (once per run: `text` keeps it).
+   */
+  private async decide(scope: Scope, staged: StagedIntake, name: string, pdf: Extract<InspectedPdf, { ok: true }>, text: { read?: string }, knownByNumber?: string | null): Promise<MatchDecision> {
     const einvoices = this.rules.einvoice ? pdf.einvoices : [];
     const byName = await this.byName(scope, name, knownByNumber);
     const nameTokens = byName || !this.rules.nameToken ? [] : evidenceCandidates(name);
@@ -155,7 +161,12 @@ export class IntakeProcessor {
     const numbers = [...einvoices.flatMap((r) => (r.kind === 'invoice' ? [r.number] : [])), ...nameTokens.map((c) => c.text), ...(subject?.tokens.map((c) => c.text) ?? [])];
     const found = numbers.length ? await invoices.findNumbers(this.db, scope, numbers) : [];
     const evidence: MatchEvidence = { name, byName, nameIsNumber: looksLikeInvoiceNumber(name), einvoices, nameTokens, subject, found };
-    return decideMatch(evidence);
+    const decision = decideMatch(evidence);
+    if (decision.kind !== 'wait' || !decision.open || !this.rules.pdfText || pdf.original) return decision;
+    text.read ??= await this.documents.readText(pdf.bytes);
+    const labelled = labelledNumbers(text.read);
+    const byText = labelled.length ? await invoices.findNumbers(this.db, scope, labelled.map((c) => c.text)) : [];
+    return decideMatch({ ...evidence, found: [...found, ...byText], pdfText: { text: text.read, numbers: labelled } });
   }
 
   private subjectEvidence(text: string, messageFiles: number | null): MatchEvidence['subject'] {

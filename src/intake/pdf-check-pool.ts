@@ -9,11 +9,16 @@ import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
 import { headerVerdict, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
 
 export type XmlRenderer = (xml: Uint8Array) => Promise<RenderedXmlInvoice>;
+export type PdfTextReader = (pdf: Uint8Array) => Promise<string>;
+/** an invoice's number and total are on its first pages */
+const TEXT_PAGES = 3;
 
 export interface PdfCheckPool {
   check: PdfChecker;
   /** an XML e-invoice as a PDF that embeds it (domain/einvoice-document.ts), in a thread */
   render: XmlRenderer;
+  /** the text of a PDF's first pages (pdfjs-dist), in a thread; '' when it has none */
+  text: PdfTextReader;
   /** how many checks ran in threads, for tests and metrics */
   stats(): { threads: number; checked: number; queued: number };
   /** starts every thread now (threads start on the first check otherwise; a worker process wants them before its first file) */
@@ -35,9 +40,13 @@ const THREAD_URL = new URL('./pdf-check-thread.mjs', import.meta.url);
 const EXT = path.extname(new URL(import.meta.url).pathname);
 const CHECKER_URL = new URL(`../domain/pdf${EXT}`, import.meta.url).href;
 const RENDERER_URL = new URL(`../domain/einvoice-document${EXT}`, import.meta.url).href;
+const TEXT_URL = new URL(`../domain/pdf-text${EXT}`, import.meta.url).href;
 /** DejaVu Sans (dejavu-fonts-ttf): a Unicode font for rendered e-invoices */
 const fontFile = (name: string) => createRequire(import.meta.url).resolve(`dejavu-fonts-ttf/ttf/${name}`);
 export const RENDER_FONTS = { regular: fontFile('DejaVuSans.ttf'), bold: fontFile('DejaVuSans-Bold.ttf') };
+
+/** For a process that runs no pool: the same text reading, on its own thread. */
+export const readTextInProcess: PdfTextReader = async (pdf) => (await import('../domain/pdf-text.ts')).readPdfText(pdf, TEXT_PAGES).catch(() => '');
 
 let fonts: { regular: Buffer; bold: Buffer } | undefined;
 /** For a process that runs no pool (a container given its own PDF checker): the same rendering, on its own thread. */
@@ -59,7 +68,7 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       maxThreads: size,
       // the thread registers tsx itself if it needs it, and must not inherit vitest's or the CLI's flags
       execArgv: [],
-      workerData: { checkerUrl: CHECKER_URL, rendererUrl: RENDERER_URL, fonts: RENDER_FONTS },
+      workerData: { checkerUrl: CHECKER_URL, rendererUrl: RENDERER_URL, textUrl: TEXT_URL, fonts: RENDER_FONTS },
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
     }));
 
@@ -89,6 +98,17 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
         return (await threads().run({ bytes: copy }, { name: 'render', transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) })) as RenderedXmlInvoice;
       } catch (e) {
         if ((e as Error).name === 'AbortError') return { ok: false, reason: `The XML e-invoice could not be rendered within ${Math.round(timeoutMs / 1000)} s` };
+        throw e;
+      }
+    },
+    async text(bytes) {
+      if (closed) throw new Error('The PDF check pool is closed');
+      const copy = new Uint8Array(bytes);
+      try {
+        return (await threads().run({ bytes: copy, maxPages: TEXT_PAGES }, { name: 'text', transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) })) as string;
+      } catch (e) {
+        // a PDF pdf.js cannot read has no text for us; the file's other evidence still counts
+        if ((e as Error).name === 'AbortError' || !closed) return '';
         throw e;
       }
     },

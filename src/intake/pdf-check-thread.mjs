@@ -1,6 +1,6 @@
 // The PDF check pool's tasks (a piscina worker). Plain .mjs so that it starts under any loader
 // (vitest, `node --import tsx`, the build): the default task runs the one PDF check of the domain,
-// `render` renders an XML e-invoice as a PDF; each from the module the pool names, and tsx is
+// `render` renders an XML e-invoice as a PDF, `text` reads a PDF's text; each from the module the pool names, and tsx is
 // registered first only when those modules are TypeScript source.
 import fs from 'node:fs';
 import { workerData } from 'piscina';
@@ -18,6 +18,11 @@ export default async function check({ bytes }) {
   } catch (e) {
     return { ok: false, reason: `The PDF cannot be read: ${String(e?.message ?? e).split('\n')[0].slice(0, 200)}` };
   }
+}
+
+/** The PDF's text layer (domain/pdf-text.ts), '' when it has none (a scan). */
+export async function text({ bytes, maxPages }) {
+  return (await import(workerData.textUrl)).readPdfText(bytes, maxPages);
 }
 
 export async function render({ bytes }) {

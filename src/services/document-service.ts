@@ -64,6 +64,8 @@ export class DocumentService {
     private readonly outbox: EventOutbox,
     /** XML e-invoices rendered as PDFs that embed them (in a PDF check thread) */
     private readonly renderXml: (xml: Uint8Array) => Promise<RenderedXmlInvoice>,
+    /** a PDF's text layer, '' for none (in a PDF check thread) */
+    readonly readText: (pdf: Uint8Array) => Promise<string>,
   ) {}
 
   /**
