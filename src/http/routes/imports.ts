@@ -31,7 +31,7 @@ export const ImportSchema = Type.Object(
     attachedAt: Nullable(Time),
     matchedBy: Nullable(Type.String({
       enum: [...MATCHED_BY],
-      description: 'How the attached file found its invoice: its name is the invoice id or number, the e-invoice inside the PDF, the e-mail subject, a number inside its name, or assigned by a person',
+      description: 'The strongest evidence that found the attached file\'s invoice (docs/matching.md): its name is the invoice id or number, its e-invoice (inside the PDF, or the XML itself), a number inside its name, the e-mail subject, the number and total in the PDF\'s text, or assigned by a person',
     })),
     _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link), archive: Type.Optional(Link) }),
   },
