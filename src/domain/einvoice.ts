@@ -29,12 +29,12 @@ const CII_SUMS = ['SupplyChainTradeTransaction', 'ApplicableHeaderTradeSettlemen
 const ZF1_SUMS = ['SpecifiedSupplyChainTradeTransaction', 'ApplicableSupplyChainTradeSettlement', 'SpecifiedTradeSettlementMonetarySummation'];
 
 /** Each invoice format: its root, where it keeps the document's number, type code, totals and currency (namespace prefixes removed). */
-const FORMATS: { root: string; id: string[]; typeCode?: string[]; grand?: string[]; due?: string[]; currency?: string[] }[] = [
+const FORMATS: { root: string; id: string[]; typeCode?: string[]; grand?: string[]; due?: string[]; currency?: string[]; profile?: string[] }[] = [
   // Factur-X, ZUGFeRD 2.x, XRechnung CII
-  { root: 'CrossIndustryInvoice', id: ['ExchangedDocument', 'ID'], typeCode: ['ExchangedDocument', 'TypeCode'],
+  { root: 'CrossIndustryInvoice', id: ['ExchangedDocument', 'ID'], typeCode: ['ExchangedDocument', 'TypeCode'], profile: ['ExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter', 'ID'],
     grand: [...CII_SUMS, 'GrandTotalAmount'], due: [...CII_SUMS, 'DuePayableAmount'], currency: [...CII_SUMS.slice(0, 2), 'InvoiceCurrencyCode'] },
   // ZUGFeRD 1.0
-  { root: 'CrossIndustryDocument', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'],
+  { root: 'CrossIndustryDocument', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'], profile: ['SpecifiedExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter', 'ID'],
     grand: [...ZF1_SUMS, 'GrandTotalAmount'], due: [...ZF1_SUMS, 'DuePayableAmount'], currency: [...ZF1_SUMS.slice(0, 2), 'InvoiceCurrencyCode'] },
   // ZUGFeRD 1.0's first pre-release (rsm:Invoice)
   { root: 'Invoice', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'] },
@@ -115,6 +115,9 @@ export function readEinvoice(xml: Uint8Array | string): EinvoiceReading | undefi
     if (!id) continue;
     const typeCode = f.typeCode && text(at(body, f.typeCode))?.trim();
     if (typeCode && !INVOICE_TYPE_CODES.has(typeCode)) return { kind: 'other', what: `a document of type ${typeCode}, not an invoice` };
+    // ZUGFeRD 1.0 also defined order profiles in the invoice's layout (urn:ferd:CrossIndustryDocument:order:1p0:...)
+    const profile = f.profile && text(at(body, f.profile))?.trim();
+    if (profile && /:order:/i.test(profile)) return { kind: 'other', what: `an order (profile ${profile})` };
     const amount = (path?: string[]) => (path ? amountCents(text(at(body, path))) : undefined);
     const totals: EinvoiceTotals = { grandCents: amount(f.grand), dueCents: amount(f.due), currency: f.currency && text(at(body, f.currency))?.trim() };
     return { kind: 'invoice', number: id.normalize('NFC'), ...Object.fromEntries(Object.entries(totals).filter(([, v]) => v !== undefined)) };

@@ -39,6 +39,7 @@ describe('documents that are no invoice', () => {
     ['Order-X', orderXXml('ORD-1'), 'an order (Order-X)'],
     ['a UBL order', '<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"><ID>1</ID></Order>', 'an order'],
     ['a UBL despatch advice', '<DespatchAdvice><ID>1</ID></DespatchAdvice>', 'a despatch advice'],
+    ['a ZUGFeRD 1.0 order', zugferd1Xml('RE-20170509/505').replace('urn:ferd:CrossIndustryDocument:invoice:1p0:basic', 'urn:ferd:CrossIndustryDocument:order:1p0:extended'), 'an order (profile urn:ferd:CrossIndustryDocument:order:1p0:extended)'],
     ['a CII document of type 220 (an order)', ciiXml('X-1').replace('<ram:TypeCode>380</ram:TypeCode>', '<ram:TypeCode>220</ram:TypeCode>'), 'a document of type 220, not an invoice'],
   ])('%s is no evidence', (_what, xml, what) => expect(readEinvoice(xml)).toEqual({ kind: 'other', what }));
 
