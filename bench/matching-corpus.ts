@@ -235,8 +235,10 @@ runBench(async () => {
             wrong.push(`  ${v === 'wrong' ? 'WRONG    ' : 'unrefused'} ${channel} ${c} "${u.name}" (${u.file.file}, XML number ${u.file.expected ?? 'none'}) -> ${u.acct.numberOf.get(to) ?? to} by ${u.record.matchedBy}`);
           }
         }
-        for (const u of rows.filter((x) => x.case === 'meaningless' && x.file.expected && x.acct.invoiceOf.has(x.file.expected) && !x.record?.invoice)) {
-          missed.push(`  ${channel} "${u.name}" (${u.file.file}, XML number ${u.file.expected}, ${u.file.kind}): ${u.record?.status ?? 'no record'}, ${String(u.record?.reason ?? '').slice(0, 140)}`);
+        // meaningless names: a readable number that did not attach; conflicts: a file without one that did not attach by its name
+        const shouldHave = (x: Upload) => (x.case === 'meaningless' ? Boolean(x.file.expected && x.acct.invoiceOf.has(x.file.expected)) : !x.file.expected && x.file.kind !== 'pdf-unreadable');
+        for (const u of rows.filter((x) => shouldHave(x) && x.record?.status !== 'attached')) {
+          missed.push(`  ${channel} ${c} "${u.name}" (${u.file.file}, XML number ${u.file.expected ?? 'none'}, ${u.file.kind}): ${u.record?.status ?? 'no record'}, ${String(u.record?.reason ?? '').slice(0, 140)}`);
         }
         wrongCount += count.wrong;
         // files whose right outcome is not being attached: no readable number (meaningless names), name and XML disagreeing (conflict)
@@ -250,7 +252,7 @@ runBench(async () => {
     console.log('unrefused: name and XML point at different invoices and the file was attached to its XML\'s invoice instead of refused.');
     console.log('not to attach: files of the row whose expected outcome is refused or waiting.');
     if (wrong.length) console.log(`\nwrong and unrefused:\n${wrong.join('\n')}`);
-    if (missed.length) console.log(`\nnot attached although their XML names an invoice of the account (meaningless names):\n${missed.join('\n')}`);
+    if (missed.length) console.log(`\nnot attached although they should be (meaningless: by the invoice their XML names; conflict: by their exact name, having no invoice number inside):\n${missed.join('\n')}`);
     const cpu = (clientCpu.user + clientCpu.system) / 1000;
     console.log(`\n${uploads.length} uploads in ${uploadSeconds.toFixed(1)} s, settled or bounded after ${seconds.toFixed(1)} s; client CPU (this process) ${(cpu / 1000).toFixed(1)} s, `
       + `${((100 * cpu) / (seconds * 1000 * os.cpus().length)).toFixed(1)} % of the machine`);
