@@ -1,0 +1,267 @@
+// Matching against real inputs: every PDF of a corpus (real Factur-X / ZUGFeRD / XRechnung files,
+// and real PDFs without an e-invoice) sent to the service under a meaningless name (real names of
+// cameras, phones, scanners and mail programs from test/fixtures/names, then scanner-like
+// counters) and under the exact name of ANOTHER existing invoice (a conflict: refused is expected),
+// by POST /v2/imports and by FTPS. Prints per channel right / wrong / refused / waiting and lists
+// the wrong ones; exits 1 when any file went to the wrong invoice. The expected invoice of each
+// file is the corpus's expected.tsv, read from the PDFs by qpdf and xmllint, not by our code.
+//
+//   npm run corpus:matching -- [--corpus DIR] [--channels http,ftp] [--wait-ms 60000]
+//
+// The service runs as a process (src/main.ts, roles api, worker, ftp) on a fresh PostgreSQL
+// database and a private redis-server, and is reached only through its public interfaces: the
+// admin API, /v2 and FTPS. Two fresh accounts (meaningless names in one, conflicts in the other)
+// hold the same invoices: one per number of the corpus, plus short numbers that accounting systems
+// really use (2024, 0815, ...), so that names full of counters and dates meet numbers they could be
+// mistaken for.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { Client } from 'basic-ftp';
+import { randomToken } from '../src/domain/ids.ts';
+import { ROOT } from '../testkit/paths.ts';
+import { freePort } from '../testkit/ports.ts';
+import { createPgDatabase } from '../testkit/postgres.ts';
+import { startPrivateRedis } from '../testkit/private-redis.ts';
+import { spawnService } from '../testkit/service-process.ts';
+import { pollFor } from '../testkit/wait.ts';
+import { apiCaller, pool, runBench, waitUntilReady } from './bench-kit.ts';
+
+const { values } = parseArgs({
+  options: {
+    corpus: { type: 'string', default: path.join(ROOT, 'test/fixtures/einvoice') },
+    channels: { type: 'string', default: 'http,ftp' },
+    names: { type: 'string', default: path.join(ROOT, 'test/fixtures/names/file-names.tsv') },
+    // how long after the last upload a file may still be waiting before it counts as waiting
+    'wait-ms': { type: 'string', default: '60000' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+const CHANNELS = values.channels!.split(',').map((c) => c.trim()) as Channel[];
+for (const c of CHANNELS) if (c !== 'http' && c !== 'ftp') throw new Error(`unknown channel ${c} (http, ftp)`);
+const WAIT_MS = Number(values['wait-ms']);
+const CONCURRENCY = Number(values.concurrency);
+
+/** Short numbers real accounting systems use, and numbers that names of the issue point at. */
+const DISTRACTORS = ['2024', '0815', '000123', '0001', '0123', 'INV-000123', 'RE/2024/0816'];
+
+type Channel = 'http' | 'ftp';
+type Case = 'meaningless' | 'conflict';
+interface CorpusFile { file: string; expected: string | null; kind: string; otherId: string | null; bytes: Buffer; sha256: string }
+interface Account { key: string; ftpUsername: string; invoiceOf: Map<string, string>; numberOf: Map<string, string> }
+interface Upload { file: CorpusFile; channel: Channel; case: Case; acct: Account; name: string; nameInvoice?: string; id?: string; record?: any }
+
+/**
+ * expected.tsv of a corpus folder: file, expected number (empty: none readable), kind, and the
+ * number of a document that is no invoice (an order's ID: the account gets an invoice of that number).
+ */
+function readCorpus(dir: string): CorpusFile[] {
+  const lines = fs.readFileSync(path.join(dir, 'expected.tsv'), 'utf8').split('\n').slice(1).filter(Boolean);
+  return lines.map((line) => {
+    const [file, expected, kind, otherId] = line.split('\t');
+    const bytes = fs.readFileSync(path.join(dir, file));
+    return { file, expected: expected || null, kind, otherId: otherId || null, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+  });
+}
+
+/** The names of file-names.tsv that are no evidence for any invoice of the account, as PDFs. */
+function meaninglessNames(file: string): string[] {
+  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'))
+    .filter(([, , meaningless]) => meaningless === 'yes').map(([name]) => (/\.pdf$/i.test(name) ? name : `${name.replace(/\.[^.]+$/, '')}.pdf`));
+}
+
+/** Names for the i-th file once the real ones are used up: scanner and camera counters, dates, words. */
+function counterName(i: number): string {
+  const n = i + 1;
+  const pad = (v: number, w: number) => String(v).padStart(w, '0');
+  const day = new Date(Date.UTC(2024, 10, 1 + (n % 28)));
+  const date = day.toISOString().slice(0, 10);
+  const words = ['Rechnung', 'Beleg', 'Dokument', 'facture', 'invoice', 'Scan', 'Kopie', 'signed'];
+  switch (n % 6) {
+    case 0: return `scan_${pad(n, 4)}.pdf`;
+    case 1: return `IMG_${pad(n, 4)}.pdf`;
+    case 2: return `DSC${pad(n, 5)}.pdf`;
+    case 3: return `Scan ${date} ${pad(8 + (n % 10), 2)}.${pad(n % 60, 2)}.pdf`;
+    case 4: return `${date}.pdf`;
+    default: return `${words[n % words.length]} ${words[(n * 3 + 1) % words.length]}.pdf`;
+  }
+}
+
+/** A name the FTP server can store as one file: the number, or the invoice id when the number has a slash. */
+const exactName = (number: string, id: string) => (/[/\\]/.test(number) || number.startsWith('.') ? `${id}.pdf` : `${number}.pdf`);
+
+const key = (c: string, channel: string, name: string, sha256: string) => `${c}|${channel}|${name.normalize('NFC')}|${sha256}`;
+
+runBench(async () => {
+  const corpus = readCorpus(values.corpus!);
+  const redis = await startPrivateRedis();
+  const pgdb = await createPgDatabase();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-corpus-'));
+  const cert = path.join(work, 'cert.pem');
+  const tlsKey = path.join(work, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', tlsKey, '-out', cert, '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  const [port, ftpPort] = [await freePort(), await freePort()];
+  const pasv = 30_000 + Math.floor(Math.random() * 20_000);
+  const adminToken = `adm_${randomToken(24)}`;
+  const service = spawnService(['api', 'worker', 'ftp'], {
+    PORT: String(port), FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv}-${pasv + 49}`,
+    TLS_CERT: cert, TLS_KEY: tlsKey, DATABASE_URL: pgdb.url, REDIS_URL: redis.url, REDIS_PREFIX: `iicorpus${randomToken(6)}`,
+    ADMIN_TOKEN: adminToken, DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000', HOME: process.env.HOME ?? '/tmp',
+  });
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'; // the API serves HTTPS with the self-signed certificate
+  const base = `https://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(async () => (await fetch(`${base}/readyz`)).ok, 'the service', 180_000);
+    const call = apiCaller(base);
+    // two accounts with the same invoices: every number of the corpus (orders' too), and the distractors. One
+    // takes the meaningless names, the other the conflicts, so that a document attached by its
+    // exact name in one run never stands in the way of an e-invoice match of the other.
+    const numbers = [...new Set([...corpus.flatMap((f) => [f.expected, f.otherId]).filter((n): n is string => n !== null), ...DISTRACTORS])];
+    const refusedNumbers = new Set<string>();
+    const makeAccount = async (label: Case): Promise<Account> => {
+      const created = await call('POST', '/admin/accounts', adminToken, { name: `corpus-${label}-${randomToken(4)}` });
+      const acct: Account = { key: created.liveKey, ftpUsername: created.ftpUsername, invoiceOf: new Map(), numberOf: new Map() };
+      const customer = await call('POST', '/v2/customers', acct.key, { customerCode: 'CORPUS-1', name: 'Corpus GmbH' });
+      await pool(numbers.length, 8, async (i) => {
+        try {
+          const inv = await call('POST', '/v2/invoices', acct.key, { customer: customer.id, invoiceNumber: numbers[i], invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
+          acct.invoiceOf.set(numbers[i], inv.id);
+          acct.numberOf.set(inv.id, numbers[i]);
+        } catch (e) {
+          refusedNumbers.add(`${numbers[i]} (${(e as Error).message.slice(0, 120)})`);
+        }
+      });
+      return acct;
+    };
+    const accounts: Record<Case, Account> = { meaningless: await makeAccount('meaningless'), conflict: await makeAccount('conflict') };
+    const accountNumbers = [...accounts.conflict.invoiceOf.keys()].sort();
+
+    // the plan: each file under a meaningless name and under another invoice's exact name, per channel
+    const names = meaninglessNames(values.names!);
+    const uploads: Upload[] = [];
+    for (const channel of CHANNELS) {
+      corpus.forEach((file, i) => {
+        uploads.push({ file, channel, case: 'meaningless', acct: accounts.meaningless, name: i < names.length ? names[i] : counterName(i) });
+        const others = accountNumbers.filter((n) => n !== file.expected);
+        const other = others[(i * 7 + 3) % others.length];
+        const target = accounts.conflict.invoiceOf.get(other)!;
+        uploads.push({ file, channel, case: 'conflict', acct: accounts.conflict, name: exactName(other, target), nameInvoice: target });
+      });
+    }
+
+    const cpu0 = process.cpuUsage();
+    const t0 = Date.now();
+    const http = uploads.filter((u) => u.channel === 'http');
+    await pool(http.length, CONCURRENCY, async (i) => {
+      const u = http[i];
+      const rec = await call('POST', '/v2/imports', u.acct.key, { Filename: u.name, Content: u.file.bytes.toString('base64') });
+      u.id = rec.id;
+    });
+    for (const acct of Object.values(accounts)) {
+      const ftp = uploads.filter((u) => u.channel === 'ftp' && u.acct === acct);
+      if (!ftp.length) continue;
+      const clients = await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+        const c = new Client(30_000);
+        await c.access({ host: '127.0.0.1', port: ftpPort, user: acct.ftpUsername, password: acct.key, secure: true, secureOptions: { rejectUnauthorized: false } });
+        return c;
+      }));
+      let next = 0;
+      await Promise.all(clients.map(async (c) => {
+        while (next < ftp.length) {
+          const u = ftp[next++];
+          // the 226 names the import record; when it does not, the record is found by name and bytes below
+          u.id = /\b(imp_[A-Za-z0-9]+)/.exec((await c.uploadFrom(Readable.from([u.file.bytes]), u.name)).message)?.[1];
+        }
+        c.close();
+      }));
+    }
+    const uploadSeconds = (Date.now() - t0) / 1000;
+
+    // every record of the accounts, found by id (or else by channel, name and bytes); polled until settled or the bound
+    const byId = new Map(uploads.filter((u) => u.id).map((u) => [u.id!, u]));
+    const byKey = new Map(uploads.filter((u) => !u.id).map((u) => [key(u.case, u.channel, u.name, u.file.sha256), u]));
+    const readAll = async () => {
+      for (const [c, acct] of Object.entries(accounts)) {
+        let href: string | undefined = '/v2/imports?limit=250';
+        while (href) {
+          const page: any = await call('GET', href.replace(/^https?:\/\/[^/]+/, ''), acct.key);
+          for (const r of page.imports) {
+            const u = byId.get(r.id) ?? byKey.get(key(c, r.channel, r.filename, r.sha256));
+            if (u) u.record = r;
+          }
+          href = page.links?.next?.href;
+        }
+      }
+      return uploads.filter((u) => !u.record || !['attached', 'failed'].includes(u.record.status)).length;
+    };
+    await pollFor(readAll, (open) => open === 0, { ms: WAIT_MS, everyMs: 1000 });
+    const clientCpu = process.cpuUsage(cpu0);
+    const seconds = (Date.now() - t0) / 1000;
+
+    // the verdicts
+    type Verdict = 'right' | 'wrong' | 'refused' | 'waiting' | 'unrefused';
+    const verdict = (u: Upload): Verdict => {
+      const r = u.record;
+      if (!r || r.status === 'received' || r.status === 'waiting') return 'waiting';
+      if (r.status !== 'attached') return 'refused';
+      const own = u.file.expected ? u.acct.invoiceOf.get(u.file.expected) : undefined;
+      if (u.case === 'meaningless') return r.invoice === own && own ? 'right' : 'wrong';
+      // conflict: the name is another invoice's exact number or id
+      if (own) return r.invoice === own ? 'unrefused' : 'wrong'; // name and XML disagree: refused is expected
+      // no readable invoice number inside: the name is the only evidence, unless the file is no PDF at all
+      return r.invoice === u.nameInvoice && u.file.kind !== 'pdf-unreadable' ? 'right' : 'wrong';
+    };
+    const withNumber = corpus.filter((f) => f.expected && accounts.conflict.invoiceOf.has(f.expected)).length;
+    console.log(`matching corpus: ${corpus.length} PDFs from ${path.relative(process.cwd(), values.corpus!) || '.'} (${withNumber} with a readable invoice number of the account), `
+      + `accounts of ${accounts.conflict.invoiceOf.size} invoices (${DISTRACTORS.length} short or separator distractors), channels ${CHANNELS.join(', ')}, ${os.cpus().length} CPUs`);
+    if (refusedNumbers.size) console.log(`invoice numbers the API refused (their files count as having none): ${[...refusedNumbers].join('; ')}`);
+    console.log('\nchannel  names         files  right  wrong  refused  waiting  unrefused   not to attach');
+    const wrong: string[] = [];
+    const missed: string[] = [];
+    let wrongCount = 0;
+    for (const channel of CHANNELS) {
+      for (const c of ['meaningless', 'conflict'] as Case[]) {
+        const rows = uploads.filter((u) => u.channel === channel && u.case === c);
+        const count: Record<Verdict, number> = { right: 0, wrong: 0, refused: 0, waiting: 0, unrefused: 0 };
+        for (const u of rows) {
+          const v = verdict(u);
+          count[v]++;
+          if (v === 'wrong' || v === 'unrefused') {
+            const to = u.record.invoice as string;
+            wrong.push(`  ${v === 'wrong' ? 'WRONG    ' : 'unrefused'} ${channel} ${c} "${u.name}" (${u.file.file}, XML number ${u.file.expected ?? 'none'}) -> ${u.acct.numberOf.get(to) ?? to} by ${u.record.matchedBy}`);
+          }
+        }
+        // meaningless names: a readable number that did not attach; conflicts: a file without one that did not attach by its name
+        const shouldHave = (x: Upload) => (x.case === 'meaningless' ? Boolean(x.file.expected && x.acct.invoiceOf.has(x.file.expected)) : !x.file.expected && x.file.kind !== 'pdf-unreadable');
+        for (const u of rows.filter((x) => shouldHave(x) && x.record?.status !== 'attached')) {
+          missed.push(`  ${channel} ${c} "${u.name}" (${u.file.file}, XML number ${u.file.expected ?? 'none'}, ${u.file.kind}): ${u.record?.status ?? 'no record'}, ${String(u.record?.reason ?? '').slice(0, 140)}`);
+        }
+        wrongCount += count.wrong;
+        // files whose right outcome is not being attached: no readable number (meaningless names), name and XML disagreeing (conflict)
+        const notToAttach = rows.filter((u) => (c === 'meaningless' ? !(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) : Boolean(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || u.file.kind === 'pdf-unreadable')).length;
+        const unref = c === 'conflict' ? String(count.unrefused) : '-';
+        console.log(`${channel.padEnd(8)} ${c.padEnd(12)} ${String(rows.length).padStart(6)} ${String(count.right).padStart(6)} ${String(count.wrong).padStart(6)} ${String(count.refused).padStart(8)} ${String(count.waiting).padStart(8)} ${unref.padStart(10)} ${String(notToAttach).padStart(15)}`);
+      }
+    }
+    console.log('\nright: attached to the invoice the file belongs to (meaningless names: its XML\'s number; conflict names: the name\'s invoice when the file holds no readable number).');
+    console.log('wrong: attached to any other invoice. refused: failed with a reason. waiting: not settled ' + `${WAIT_MS / 1000} s after the last upload.`);
+    console.log('unrefused: name and XML point at different invoices and the file was attached to its XML\'s invoice instead of refused.');
+    console.log('not to attach: files of the row whose expected outcome is refused or waiting.');
+    if (wrong.length) console.log(`\nwrong and unrefused:\n${wrong.join('\n')}`);
+    if (missed.length) console.log(`\nnot attached although they should be (meaningless: by the invoice their XML names; conflict: by their exact name, having no invoice number inside):\n${missed.join('\n')}`);
+    const cpu = (clientCpu.user + clientCpu.system) / 1000;
+    console.log(`\n${uploads.length} uploads in ${uploadSeconds.toFixed(1)} s, settled or bounded after ${seconds.toFixed(1)} s; client CPU (this process) ${(cpu / 1000).toFixed(1)} s, `
+      + `${((100 * cpu) / (seconds * 1000 * os.cpus().length)).toFixed(1)} % of the machine`);
+    if (wrongCount > 0) process.exitCode = 1;
+  } finally {
+    service.signal('SIGTERM');
+    await service.exited;
+    await pgdb.drop();
+    await redis.stop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+});
