@@ -51,7 +51,7 @@ const DISTRACTORS = ['2024', '0815', '000123', '0001', '0123', 'INV-000123', 'RE
 
 type Channel = 'http' | 'ftp';
 type Case = 'meaningless' | 'conflict';
-interface CorpusFile { file: string; expected: string | null; kind: string; otherId: string | null; bytes: Buffer; sha256: string }
+interface CorpusFile { file: string; expected: string | null; kind: string; otherId: string | null; total: string | null; bytes: Buffer; sha256: string }
 interface Account { key: string; ftpUsername: string; invoiceOf: Map<string, string>; numberOf: Map<string, string> }
 interface Upload { file: CorpusFile; channel: Channel; case: Case; acct: Account; name: string; nameInvoice?: string; id?: string; record?: any }
 
@@ -62,9 +62,9 @@ interface Upload { file: CorpusFile; channel: Channel; case: Case; acct: Account
 function readCorpus(dir: string): CorpusFile[] {
   const lines = fs.readFileSync(path.join(dir, 'expected.tsv'), 'utf8').split('\n').slice(1).filter(Boolean);
   return lines.map((line) => {
-    const [file, expected, kind, otherId] = line.split('\t');
+    const [file, expected, kind, otherId, total] = line.split('\t');
     const bytes = fs.readFileSync(path.join(dir, file));
-    return { file, expected: expected || null, kind, otherId: otherId || null, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+    return { file, expected: expected || null, kind, otherId: otherId || null, total: total || null, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
   });
 }
 
@@ -122,13 +122,18 @@ runBench(async () => {
     // exact name in one run never stands in the way of an e-invoice match of the other.
     const numbers = [...new Set([...corpus.flatMap((f) => [f.expected, f.otherId]).filter((n): n is string => n !== null), ...DISTRACTORS])];
     const refusedNumbers = new Set<string>();
+    // each invoice's total is its first file's (BT-112, read by qpdf and xmllint); a later file of the
+    // same number with another total is another invoice of that number: refused by the totals check
+    const totalOf = new Map<string, string>();
+    for (const f of corpus) if (f.expected && f.total && Number(f.total) >= 0 && !totalOf.has(f.expected)) totalOf.set(f.expected, Number(f.total).toFixed(2));
+    const otherTotal = (f: CorpusFile) => Boolean(f.expected && f.total && Number(totalOf.get(f.expected) ?? '100.00') !== Number(f.total));
     const makeAccount = async (label: Case): Promise<Account> => {
       const created = await call('POST', '/admin/accounts', adminToken, { name: `corpus-${label}-${randomToken(4)}` });
       const acct: Account = { key: created.liveKey, ftpUsername: created.ftpUsername, invoiceOf: new Map(), numberOf: new Map() };
       const customer = await call('POST', '/v2/customers', acct.key, { customerCode: 'CORPUS-1', name: 'Corpus GmbH' });
       await pool(numbers.length, 8, async (i) => {
         try {
-          const inv = await call('POST', '/v2/invoices', acct.key, { customer: customer.id, invoiceNumber: numbers[i], invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
+          const inv = await call('POST', '/v2/invoices', acct.key, { customer: customer.id, invoiceNumber: numbers[i], invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: totalOf.get(numbers[i]) ?? '100.00' });
           acct.invoiceOf.set(numbers[i], inv.id);
           acct.numberOf.set(inv.id, numbers[i]);
         } catch (e) {
@@ -236,13 +241,13 @@ runBench(async () => {
           }
         }
         // meaningless names: a readable number that did not attach; conflicts: a file without one that did not attach by its name
-        const shouldHave = (x: Upload) => (x.case === 'meaningless' ? Boolean(x.file.expected && x.acct.invoiceOf.has(x.file.expected)) : !x.file.expected && x.file.kind !== 'pdf-unreadable');
+        const shouldHave = (x: Upload) => (x.case === 'meaningless' ? Boolean(x.file.expected && x.acct.invoiceOf.has(x.file.expected)) && !otherTotal(x.file) : !x.file.expected && x.file.kind !== 'pdf-unreadable');
         for (const u of rows.filter((x) => shouldHave(x) && x.record?.status !== 'attached')) {
           missed.push(`  ${channel} ${c} "${u.name}" (${u.file.file}, XML number ${u.file.expected ?? 'none'}, ${u.file.kind}): ${u.record?.status ?? 'no record'}, ${String(u.record?.reason ?? '').slice(0, 140)}`);
         }
         wrongCount += count.wrong;
         // files whose right outcome is not being attached: no readable number (meaningless names), name and XML disagreeing (conflict)
-        const notToAttach = rows.filter((u) => (c === 'meaningless' ? !(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) : Boolean(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || u.file.kind === 'pdf-unreadable')).length;
+        const notToAttach = rows.filter((u) => (c === 'meaningless' ? !(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || otherTotal(u.file) : Boolean(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || u.file.kind === 'pdf-unreadable')).length;
         const unref = c === 'conflict' ? String(count.unrefused) : '-';
         console.log(`${channel.padEnd(8)} ${c.padEnd(12)} ${String(rows.length).padStart(6)} ${String(count.right).padStart(6)} ${String(count.wrong).padStart(6)} ${String(count.refused).padStart(8)} ${String(count.waiting).padStart(8)} ${unref.padStart(10)} ${String(notToAttach).padStart(15)}`);
       }
@@ -250,7 +255,7 @@ runBench(async () => {
     console.log('\nright: attached to the invoice the file belongs to (meaningless names: its XML\'s number; conflict names: the name\'s invoice when the file holds no readable number).');
     console.log('wrong: attached to any other invoice. refused: failed with a reason. waiting: not settled ' + `${WAIT_MS / 1000} s after the last upload.`);
     console.log('unrefused: name and XML point at different invoices and the file was attached to its XML\'s invoice instead of refused.');
-    console.log('not to attach: files of the row whose expected outcome is refused or waiting.');
+    console.log('not to attach: files of the row whose expected outcome is refused or waiting (no readable number; name and XML disagreeing; an e-invoice total that is not its invoice\'s).');
     if (wrong.length) console.log(`\nwrong and unrefused:\n${wrong.join('\n')}`);
     if (missed.length) console.log(`\nnot attached although they should be (meaningless: by the invoice their XML names; conflict: by their exact name, having no invoice number inside):\n${missed.join('\n')}`);
     const cpu = (clientCpu.user + clientCpu.system) / 1000;
