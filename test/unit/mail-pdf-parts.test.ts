@@ -47,6 +47,19 @@ describe('BODYSTRUCTURE candidates (messages too large to download whole)', () =
     ]);
   });
 
+  it('lists an attached message the server did not split as a leaf, and text bodies on request', () => {
+    const root = {
+      type: 'multipart/mixed',
+      childNodes: [
+        { part: '1', type: 'text/plain', size: 20 },
+        { part: '2', type: 'message/rfc822', size: 900, encoding: 'base64', parameters: { name: 'Invoice.eml' } },
+        { part: '3', type: 'text/html', size: 20 },
+      ],
+    };
+    expect(candidateStructureParts(root)).toEqual([{ part: '2', type: 'message/rfc822', size: 900, encoding: 'base64', filename: 'Invoice.eml' }]);
+    expect(candidateStructureParts(root, 'text')).toEqual([{ part: '1', type: 'text/plain', size: 20, encoding: '7bit', filename: undefined }]);
+  });
+
   it('treats a single-part message body as part 1', () => {
     expect(candidateStructureParts({ type: 'application/pdf', size: 3, encoding: 'base64' })).toEqual([
       { part: '1', type: 'application/pdf', size: 3, encoding: 'base64', filename: undefined },

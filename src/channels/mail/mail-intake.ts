@@ -7,13 +7,14 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Database } from '../../db/database.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { IntakeReceiver } from '../../intake/intake-port.ts';
+import type { IncomingFile, IntakeReceiver } from '../../intake/intake-port.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
 import { autoReplySuppression, replyAddress } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
 import { messageClaimRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageInput, type StageReply } from './message-claim-repository.ts';
-import { parseMessage, type ParsedMessage } from './message-parser.ts';
-import { isPdfBytes, misnamedPdfs, selectPdfs, type MessagePart } from './pdf-parts.ts';
+import { parseEntity, parseMessage, type ParsedMessage } from './message-parser.ts';
+import { walkMessage, type FoundFile } from './message-walker.ts';
+import type { MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
 
 export const NO_PDF_REASON = 'No PDF attached';
@@ -21,7 +22,7 @@ export const NO_PDF_REASON = 'No PDF attached';
 /** The content of a claimed message: whole, or (too large to download whole) only its candidate parts. */
 export type MessageContent =
   | { kind: 'whole'; source: Buffer }
-  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; skipped: { filename: string; size: number; maxBytes: number }[]; notPdf: string[] };
+  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; text?: string; skipped: { filename: string; size: number; maxBytes: number }[]; notPdf: string[] };
 
 export interface MailIntakeOptions {
   mailbox: string;
@@ -49,6 +50,22 @@ export interface Prepared {
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+type NumberedFile = FoundFile & { index: number; filename: string };
+
+/** Files in the walker's order, numbered (the number identifies a file when a claim resumes); the unnamed get `attachment-<n>.pdf`. */
+function numberFiles(files: FoundFile[]): NumberedFile[] {
+  return files.map((f, index) => ({ ...f, index, filename: f.filename ?? `attachment-${index + 1}.${f.kind}` }));
+}
+
+/**
+ * What the pipeline gets for one file found in a message: the one place a mail file becomes an
+ * IncomingFile. Where it came from (`via`: winmail.dat, smime.p7m, an attached message) and
+ * whether a signature around it was verified are logged with the message.
+ */
+function incomingFile(file: NumberedFile, m: { scope: Scope; sender: string; traceId: string; subject?: string; messageFiles: number }): IncomingFile {
+  return { scope: m.scope, channel: 'mail', sender: m.sender, filename: file.filename, bytes: file.bytes, traceId: m.traceId, subject: m.subject, messageFiles: m.messageFiles };
+}
 
 export class MailIntake {
   /** this process's claim owner id: a restarted poller is a new owner */
@@ -185,11 +202,13 @@ export class MailIntake {
       return recent.find((r) => r.channel === 'mail' && r.sender === sender && r.filename === filename && r.sha256 === sha && r.receivedAt.getTime() >= since);
     };
 
-    // what goes to the intake pipeline, in order: each PDF, each PDF too large to download, or
-    // the "no PDF" failure
+    // what goes to the intake pipeline, in order: each file found (at any depth), each PDF too
+    // large to download, each part that is no PDF though it says so, or the "no PDF" failure
     type FileHandOver = { slot: string; filename: string; sha256: string | null; send: () => Promise<IntakeRecord> };
-    const pdfs = selectPdfs(content.kind === 'whole' ? parsed.parts : content.parts);
+    const walked = await walkMessage(content.kind === 'whole' ? parsed.parts : content.parts, content.kind === 'whole' ? parsed.text : content.text, parseEntity);
+    const pdfs = numberFiles(walked.files);
     const skipped = content.kind === 'parts' ? content.skipped : [];
+    const problems = [...(content.kind === 'parts' ? content.notPdf.map((filename) => ({ filename, reason: `The attachment ${filename} is not a PDF` })) : []), ...walked.problems];
     const handOvers: FileHandOver[] = [];
     // the subject is evidence only for a message's only file (docs/matching.md)
     const messageFiles = pdfs.length + skipped.length;
@@ -199,8 +218,7 @@ export class MailIntake {
         slot: `pdf:${pdf.index}`,
         filename: pdf.filename,
         sha256: sha,
-        send: async () =>
-          (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId, subject: parsed.subject, messageFiles }),
+        send: async () => (await adopt(pdf.filename, sha)) ?? this.intake.receive(incomingFile(pdf, { scope, sender, traceId, subject: parsed.subject, messageFiles })),
       });
     }
     for (const [i, tooLarge] of skipped.entries()) {
@@ -208,13 +226,14 @@ export class MailIntake {
       const filename = tooLarge.filename;
       handOvers.push({ slot: `large:${i}`, filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, reason) });
     }
-    for (const [i, filename] of (content.kind === 'whole' ? misnamedPdfs(parsed.parts, (p) => isPdfBytes(p.content)) : content.notPdf).entries()) {
-      const reason = `The attachment ${filename} is not a PDF`;
+    for (const [i, { filename, reason }] of problems.entries()) {
       handOvers.push({ slot: `notpdf:${i}`, filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, reason) });
     }
+    // nothing at all: a container that held no PDF is named ("winmail.dat held no PDF")
+    const noFileReason = walked.empty.length ? walked.empty.join('; ') : NO_PDF_REASON;
     if (!handOvers.length) {
       const filename = parsed.subject?.trim().slice(0, 200) || '(no subject)';
-      handOvers.push({ slot: 'none', filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, NO_PDF_REASON) });
+      handOvers.push({ slot: 'none', filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, noFileReason) });
     }
     // each file is noted as handed over right after; the last one with the staging itself
     let last: FileRow[] = [];
@@ -226,9 +245,10 @@ export class MailIntake {
       else await repo.addFile(this.db, noted);
     }
     const outcome: MessageOutcome = pdfs.length > 0 ? 'processed' : 'failed';
-    const reason = pdfs.length > 0 ? null : skipped.length ? 'Every PDF attachment is too large' : NO_PDF_REASON;
+    const reason = pdfs.length > 0 ? null : skipped.length ? 'Every PDF attachment is too large' : problems.length ? problems[0].reason : noFileReason;
     const result = await this.finish(row, parsed, scope, outcome, reason, last, pdfs.length + skipped.length);
-    log.info({ account: scope.accountId, mode: scope.mode, files: pdfs.map((p) => p.filename), outcome }, 'mail message handed to intake');
+    const files = pdfs.map((p) => (p.via.length ? { name: p.filename, in: p.via, ...(p.signature ? { signature: p.signature } : {}) } : p.filename));
+    log.info({ account: scope.accountId, mode: scope.mode, files, outcome }, 'mail message handed to intake');
     return result;
   }
 
