@@ -10,6 +10,7 @@ import { openMailboxSession } from '../channels/mail/imap-mailbox.ts';
 import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
 import { MailFeedback, type ReplySender } from '../channels/mail/mail-feedback.ts';
 import { MailIntake } from '../channels/mail/mail-intake.ts';
+import { MailMetrics } from '../channels/mail/mail-metrics.ts';
 import { MailPoller } from '../channels/mail/mail-poller.ts';
 import { messageClaimRepository } from '../channels/mail/message-claim-repository.ts';
 import { addressesIn } from '../channels/mail/recipient-routing.ts';
@@ -38,7 +39,7 @@ export function checkMailConfig(config: Config): void {
   if (!config.imapUrl) return;
   const s = parseImapUrl(config.imapUrl);
   const problems: string[] = [];
-  for (const [name, box] of [['MAIL_PROCESSED_MAILBOX', config.mailProcessedMailbox], ['MAIL_FAILED_MAILBOX', config.mailFailedMailbox]] as const) {
+  for (const [name, box] of [['MAIL_PROCESSED_MAILBOX', config.mailProcessedMailbox], ['MAIL_FAILED_MAILBOX', config.mailFailedMailbox], ['MAIL_AUTOMATIC_MAILBOX', config.mailAutomaticMailbox]] as const) {
     if (box === s.mailbox) problems.push(`${name} must differ from the mailbox in IMAP_URL (${s.mailbox})`);
   }
   if (config.mailReconnectMinMs > config.mailReconnectMaxMs) problems.push('MAIL_RECONNECT_MIN_MS must not exceed MAIL_RECONNECT_MAX_MS');
@@ -56,7 +57,9 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
   const imap = parseImapUrl(config.imapUrl);
   const replyFrom = config.mailReplyFrom ?? config.importAddress;
   const sender = deps.sender ?? (config.smtpUrl ? smtpReplySender(config.smtpUrl) : undefined);
+  const metrics = new MailMetrics(c.metrics.registry);
   const intake = new MailIntake(c.db, deps.receiver, (a) => c.accounts.findByImportAddress(a), log, {
+    onAutomatic: (category) => metrics.automaticMessage(category),
     mailbox: imap.mailbox,
     leaseMs: config.mailClaimLeaseMs,
     replies: Boolean(sender),
@@ -65,7 +68,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
   const poller = new MailPoller(
     () =>
       openMailboxSession(imap, {
-        ensure: [config.mailProcessedMailbox, config.mailFailedMailbox],
+        ensure: [config.mailProcessedMailbox, config.mailFailedMailbox, config.mailAutomaticMailbox],
         idleDelayMs: config.mailIdleDelayMs,
         commandTimeoutMs: config.mailCommandTimeoutMs,
         log,
@@ -74,6 +77,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     {
       processedMailbox: config.mailProcessedMailbox,
       failedMailbox: config.mailFailedMailbox,
+      automaticMailbox: config.mailAutomaticMailbox,
       pollIntervalMs: config.mailPollIntervalMs,
       watchdogIntervalMs: config.mailWatchdogIntervalMs,
       watchdogTimeoutMs: config.mailWatchdogTimeoutMs,

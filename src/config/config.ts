@@ -173,6 +173,8 @@ const schema = {
   smtpUrl: { env: 'SMTP_URL', parse: optional(url('smtp', 'smtps')), secret: true },
   mailProcessedMailbox: { env: 'MAIL_PROCESSED_MAILBOX', parse: str(), fallback: 'Processed' },
   mailFailedMailbox: { env: 'MAIL_FAILED_MAILBOX', parse: str(), fallback: 'Failed' },
+  // automatic mail without files (bounces, read receipts, out-of-office replies): not failed, moved here
+  mailAutomaticMailbox: { env: 'MAIL_AUTOMATIC_MAILBOX', parse: str(), fallback: 'Automatic' },
   mailIdleDelayMs: { env: 'MAIL_IDLE_DELAY_MS', parse: int(10, 60_000), fallback: 250 },
   mailPollIntervalMs: { env: 'MAIL_POLL_INTERVAL_MS', parse: int(100), fallback: 15_000 },
   mailWatchdogIntervalMs: { env: 'MAIL_WATCHDOG_INTERVAL_MS', parse: int(100), fallback: 60_000 },

@@ -82,6 +82,17 @@ describe.each([
     expect(records).toEqual([expect.objectContaining({ status: 'failed', reason: 'winmail.dat held no PDF' })]);
   });
 
+  it('notes where each file came from and whether its signature was verified', async () => {
+    const origins = async (file: string) => {
+      const { row } = await h.settledRecords(sent.get(file)!);
+      return (await h.db.query<{ origin: string | null }>('select origin from mail_message_files where message_id = $1', [row.id])).map((f) => f.origin);
+    };
+    expect(await origins('smime-opaque-signed.eml')).toEqual(['smime.p7m (signature verified)']);
+    expect(await origins('cades-p7m-attachment.eml')).toEqual(['INV-P7M-1.pdf.p7m (signature verified)']);
+    expect(await origins('forward-nested-twice.eml')).toEqual(['Fwd Invoice.eml › Invoice.eml']);
+    expect(await origins('octet-stream-pdf.eml')).toEqual([null]);
+  });
+
   it('logs where each file came from and whether its signature was verified', () => {
     const line = h.logs.find((l) => l.includes('mail message handed to intake') && l.includes('INV-SMIME-1.pdf') && l.includes(acct.id));
     expect(JSON.parse(line!).files).toEqual([{ name: 'INV-SMIME-1.pdf', in: ['smime.p7m'], signature: 'verified' }]);

@@ -43,7 +43,7 @@ describe('BODYSTRUCTURE candidates (messages too large to download whole)', () =
     expect(parts).toEqual([
       { part: '2', type: 'application/pdf', size: 1000, encoding: 'base64', filename: 'x.pdf' },
       { part: '3', type: 'application/octet-stream', size: 10, encoding: '7bit', filename: 'y.bin' },
-      { part: '4.1', type: 'application/pdf', size: 5, encoding: 'base64', filename: undefined },
+      { part: '4.1', type: 'application/pdf', size: 5, encoding: 'base64', filename: undefined, via: ['the attached message'] },
     ]);
   });
 

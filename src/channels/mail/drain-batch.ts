@@ -1,6 +1,6 @@
 // One batch of the import mailbox, start to end: claim the messages, download them (a large one
 // only its PDF parts), hand their files to the intake pipeline, stage the batch in one commit,
-// then move each message to Processed or Failed. A message that fails stays in the mailbox for
+// then move each message to Processed, Failed or (automatic mail) Automatic. A message that fails stays in the mailbox for
 // the next drain; the others go on.
 import pMap from 'p-map';
 import type { Logger } from '../../platform/logger.ts';
@@ -52,7 +52,7 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
     metas.map((meta) => ({ uidvalidity: session.uidValidity, uid: meta.uid, key: messageKey(meta.headers, meta.size), size: meta.size })),
     settings.concurrency,
   );
-  const moves: Record<MessageOutcome, { uid: number; id: string }[]> = { processed: [], failed: [] };
+  const moves: Record<MessageOutcome, { uid: number; id: string }[]> = { processed: [], failed: [], ignored: [] };
   const claimedHere: ClaimedMessage[] = [];
   for (const [i, claim] of claims.entries()) {
     const meta = metas[i];
@@ -121,10 +121,11 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
   }
   leftBehind += prepared.length - staged.length;
 
-  for (const outcome of ['processed', 'failed'] as const) {
+  const targets: Record<MessageOutcome, string> = { processed: settings.processedMailbox, failed: settings.failedMailbox, ignored: settings.automaticMailbox ?? settings.processedMailbox };
+  for (const outcome of ['processed', 'failed', 'ignored'] as const) {
     const list = moves[outcome];
     if (!list.length) continue;
-    const target = outcome === 'processed' ? settings.processedMailbox : settings.failedMailbox;
+    const target = targets[outcome];
     const gone = new Set(await session.move(list.map((m) => m.uid), target));
     const moved = list.filter((m) => gone.has(m.uid));
     await intake.markMoved(moved.map((m) => m.id));

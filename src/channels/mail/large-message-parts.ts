@@ -31,7 +31,7 @@ export async function loadPdfParts(session: MailboxSession, meta: MessageMeta, l
   });
   const wanted = files.filter((p) => p.size <= maxEncodedSize(p.maxBytes));
   const contents = await session.downloadParts(meta.uid, [...wanted, ...texts].map((p) => p.part));
-  const parts: MessagePart[] = wanted.map((p) => ({ filename: p.filename, contentType: p.type, content: contents.get(p.part) ?? Buffer.alloc(0) }));
+  const parts: MessagePart[] = wanted.map((p) => ({ filename: p.filename, contentType: p.type, content: contents.get(p.part) ?? Buffer.alloc(0), via: p.via }));
   const text = texts.map((p) => decodeCharset(contents.get(p.part) ?? Buffer.alloc(0), 'utf-8')).join('\n');
   const skipped = files.filter((p) => !wanted.includes(p)).map((p) => ({ filename: p.filename ?? `part-${p.part}.${p.kind === 'container' ? 'bin' : p.kind}`, size: p.size, maxBytes: p.maxBytes }));
   // a part named .pdf that is neither a PDF nor a container is not downloaded: it is no PDF

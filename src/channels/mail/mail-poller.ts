@@ -12,6 +12,8 @@ import type { MailIntake } from './mail-intake.ts';
 export interface PollerSettings {
   processedMailbox: string;
   failedMailbox: string;
+  /** where automatic mail without files goes (MAIL_AUTOMATIC_MAILBOX; unset: processedMailbox) */
+  automaticMailbox?: string;
   pollIntervalMs: number;
   watchdogIntervalMs: number;
   watchdogTimeoutMs: number;
@@ -31,6 +33,8 @@ export interface PollerStats {
   drains: number;
   processed: number;
   failed: number;
+  /** automatic mail without files (bounces, read receipts, auto-replies) */
+  ignored: number;
   moved: number;
   errors: number;
   /** bytes read from the IMAP server, over all sessions */
@@ -44,7 +48,7 @@ export function reconnectDelay(attempt: number, minMs: number, maxMs: number, ra
 }
 
 export class MailPoller extends EventEmitter {
-  readonly stats: PollerStats = { connects: 0, drains: 0, processed: 0, failed: 0, moved: 0, errors: 0, bytesReceived: 0 };
+  readonly stats: PollerStats = { connects: 0, drains: 0, processed: 0, failed: 0, ignored: 0, moved: 0, errors: 0, bytesReceived: 0 };
   private stopping = false;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;

@@ -10,7 +10,7 @@ export interface MailboxRow {
 }
 
 export type MessageState = 'claimed' | 'staged' | 'moved';
-export type MessageOutcome = 'processed' | 'failed';
+export type MessageOutcome = 'processed' | 'failed' | 'ignored';
 
 export interface MessageRow {
   id: string;
@@ -42,6 +42,8 @@ export interface FileRow {
   intake_id: string;
   filename: string;
   sha256: string | null;
+  /** where the file came from inside the message (a container), and its signature */
+  origin?: string | null;
 }
 
 export interface StageReply {
@@ -170,13 +172,13 @@ export const messageClaimRepository = {
   },
 
   async files(q: Queryable, messageId: string): Promise<FileRow[]> {
-    return q.query<FileRow>('select message_id, slot, intake_id, filename, sha256 from mail_message_files where message_id = $1 order by created_at, slot', [messageId]);
+    return q.query<FileRow>('select message_id, slot, intake_id, filename, sha256, origin from mail_message_files where message_id = $1 order by created_at, slot', [messageId]);
   },
 
   async addFile(q: Queryable, f: FileRow): Promise<void> {
     await q.query(
-      'insert into mail_message_files (message_id, slot, intake_id, filename, sha256) values ($1, $2, $3, $4, $5) on conflict (message_id, slot) do nothing',
-      [f.message_id, f.slot, f.intake_id, f.filename, f.sha256],
+      'insert into mail_message_files (message_id, slot, intake_id, filename, sha256, origin) values ($1, $2, $3, $4, $5, $6) on conflict (message_id, slot) do nothing',
+      [f.message_id, f.slot, f.intake_id, f.filename, f.sha256, f.origin ?? null],
     );
   },
 
@@ -192,9 +194,9 @@ export const messageClaimRepository = {
                 subject = $8, header_message_id = $9, lease_until = null, staged_at = now(), updated_at = now()
           where id = $1 and owner = $2 and state = 'claimed' returning id
        ), f as (
-         insert into mail_message_files (message_id, slot, intake_id, filename, sha256)
-         select s.id, x.slot, x.intake_id, x.filename, x.sha256
-           from s, unnest($10::text[], $11::text[], $12::text[], $13::text[]) as x(slot, intake_id, filename, sha256)
+         insert into mail_message_files (message_id, slot, intake_id, filename, sha256, origin)
+         select s.id, x.slot, x.intake_id, x.filename, x.sha256, x.origin
+           from s, unnest($10::text[], $11::text[], $12::text[], $13::text[], $18::text[]) as x(slot, intake_id, filename, sha256, origin)
          on conflict (message_id, slot) do nothing returning 1
        ), r as (
          insert into mail_replies (message_id, account_id, mode, recipient, subject, in_reply_to, refs, state, reason)
@@ -207,6 +209,7 @@ export const messageClaimRepository = {
         input.headerMessageId?.slice(0, 1000) ?? null,
         input.files.map((f) => f.slot), input.files.map((f) => f.intake_id), input.files.map((f) => f.filename), input.files.map((f) => f.sha256),
         input.reply?.recipient ?? null, input.reply?.refs?.join(' ') ?? null, input.reply?.state ?? null, input.reply?.reason ?? null,
+        input.files.map((f) => f.origin ?? null),
       ],
     );
     return rows[0]?.n === 1;

@@ -77,8 +77,10 @@ async function walkLevel(
   }
 }
 
-async function walkPart(part: MessagePart, via: string[], signature: FoundFile['signature'], depth: number, parse: ParseEntity, out: WalkResult): Promise<void> {
+async function walkPart(part: MessagePart, outer: string[], signature: FoundFile['signature'], depth: number, parse: ParseEntity, out: WalkResult): Promise<void> {
   if (out.files.length >= MAX_FILES) return;
+  // a large message's part comes with the attached messages the server opened around it
+  const via = part.via?.length ? [...outer, ...part.via] : outer;
   const name = cleanFileName(part.filename);
   const type = lower(part.contentType);
   const tooDeep = depth >= MAX_DEPTH;

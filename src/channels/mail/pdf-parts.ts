@@ -16,6 +16,8 @@ export interface MessagePart {
   filename?: string;
   contentType?: string;
   content: Buffer;
+  /** the attached messages the server already opened around this part (large messages) */
+  via?: string[];
 }
 
 export interface PdfFile {
@@ -52,6 +54,8 @@ export interface StructurePart {
   /** Content-Transfer-Encoding */
   encoding: string;
   filename?: string;
+  /** the attached messages it is inside, outermost first (undefined: none) */
+  via?: string[];
 }
 
 /**
@@ -62,13 +66,15 @@ export interface StructurePart {
  */
 export function candidateStructureParts(root: MessageStructureObject, which: 'files' | 'text' = 'files'): StructurePart[] {
   const out: StructurePart[] = [];
-  const walk = (node: MessageStructureObject, isRoot: boolean) => {
+  const walk = (node: MessageStructureObject, isRoot: boolean, via: string[] = []) => {
     const type = (node.type || '').toLowerCase();
     // an attached message sent base64-encoded (against RFC 2046): the server's split of it is
     // nonsense, so it is a leaf that the walker opens
     const encodedMessage = type.startsWith('message/') && /^(base64|quoted-printable)$/i.test(node.encoding ?? '');
+    const name = () => cleanFileName(node.dispositionParameters?.filename) ?? cleanFileName(node.parameters?.name);
     if (node.childNodes?.length && !encodedMessage) {
-      for (const child of node.childNodes) walk(child, false);
+      const inside = type.startsWith('message/') ? [...via, name() ?? 'the attached message'] : via;
+      for (const child of node.childNodes) walk(child, false, inside);
       return;
     }
     if (type.startsWith('multipart/')) return;
@@ -78,7 +84,8 @@ export function candidateStructureParts(root: MessageStructureObject, which: 'fi
       type,
       size: node.size ?? 0,
       encoding: (node.encoding || '7bit').toLowerCase(),
-      filename: cleanFileName(node.dispositionParameters?.filename) ?? cleanFileName(node.parameters?.name),
+      filename: name(),
+      via: via.length ? via : undefined,
     });
   };
   walk(root, true);
