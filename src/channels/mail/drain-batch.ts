@@ -18,6 +18,8 @@ export interface BatchContext {
   stats: PollerStats;
   log: Logger;
   stopping: () => boolean;
+  /** the highest UID the mailbox is known to have (noted with moved messages: see claim()) */
+  topUid: number;
   onStaged: (message: { uid: number } & ProcessResult) => void;
 }
 
@@ -61,7 +63,10 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
       leftBehind++;
       continue;
     }
-    if (claim.kind === 'claimed') claimedHere.push({ meta, row: claim.row, resumed: claim.resumed });
+    if (claim.kind === 'claimed') {
+      claimedHere.push({ meta, row: claim.row, resumed: claim.resumed });
+      if (claim.again) log.info({ uid: meta.uid, mailMessage: claim.row.id, previously: claim.again }, 'mail message is back in the mailbox after it was set aside: processing it again');
+    }
     else if (claim.kind === 'staged' && claim.move) moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
     else {
       leftBehind++;
@@ -128,7 +133,7 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
     const target = targets[outcome];
     const gone = new Set(await session.move(list.map((m) => m.uid), target));
     const moved = list.filter((m) => gone.has(m.uid));
-    await intake.markMoved(moved.map((m) => m.id));
+    await intake.markMoved(moved.map((m) => m.id), ctx.topUid);
     stats.moved += moved.length;
     // what did not move stays staged: the next drain moves it
     leftBehind += list.length - moved.length;

@@ -149,8 +149,8 @@ export class MailIntake {
     await repo.recordError(this.db, row.id, this.owner, message);
   }
 
-  async markMoved(ids: string[]): Promise<void> {
-    await repo.markMoved(this.db, ids);
+  async markMoved(ids: string[], topUid: number): Promise<void> {
+    await repo.markMoved(this.db, ids, topUid);
   }
 
   /** Graceful stop: unfinished claims may be taken by the next poller at once. */

@@ -191,10 +191,11 @@ export class MailPoller extends EventEmitter {
   private async drain(session: MailboxSession, whole: boolean): Promise<void> {
     this.stats.drains++;
     const uids = await session.searchUids(whole ? undefined : this.lastUid);
+    const topUid = Math.max(this.lastUid, uids[uids.length - 1] ?? 0);
     for (let i = 0; i < uids.length && !this.stopping; i += this.settings.batchSize) {
       const batch = uids.slice(i, i + this.settings.batchSize);
       this.leftBehind += await drainBatch(
-        { session, intake: this.intake, settings: this.settings, stats: this.stats, log: this.log, stopping: () => this.stopping, onStaged: (m) => this.emit('message', m) },
+        { session, intake: this.intake, settings: this.settings, stats: this.stats, log: this.log, stopping: () => this.stopping, topUid, onStaged: (m) => this.emit('message', m) },
         batch,
       );
       const top = batch[batch.length - 1];

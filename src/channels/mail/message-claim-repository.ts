@@ -67,7 +67,8 @@ export interface StageInput {
 }
 
 export type ClaimResult =
-  | { kind: 'claimed'; row: MessageRow; resumed: boolean }
+  /** `again`: a failed or ignored message someone moved back into the mailbox, taken afresh */
+  | { kind: 'claimed'; row: MessageRow; resumed: boolean; again?: { outcome: MessageOutcome; reason: string | null } }
   /** handed over already; `move` says whether this poller should move it (the one that staged it
    * moves it itself: two sessions moving one message can leave two copies in the target) */
   | { kind: 'staged'; row: MessageRow; move: boolean }
@@ -120,6 +121,30 @@ export const messageClaimRepository = {
       [m.mailbox, m.key, m.owner, m.leaseMs, m.uidvalidity, m.uid],
     );
     if (taken[0]) return { kind: 'claimed', row: taken[0], resumed: true };
+    // the operator's repair: a failed (or ignored) message moved back into the mailbox. It has a
+    // UID above the highest one the mailbox had when it was moved (a copy that was there already
+    // does not), so it is claimed afresh: its old file notes and unsent reply go, its old intake
+    // records stay as history. A processed message that comes back is only moved (below).
+    const again = await q.query<MessageRow & { previous_outcome: MessageOutcome; previous_reason: string | null }>(
+      `with r as (
+         update mail_messages m set state = 'claimed', owner = $3, lease_until = ${msFromNow(4)}, attempts = m.attempts + 1, uid = $6, outcome = null, reason = null,
+                last_error = null, staged_at = null, moved_at = null, moved_top_uid = null, claimed_at = now(), updated_at = now()
+           from mail_messages o
+          where o.id = m.id and m.mailbox = $1 and m.message_key = $2 and m.state = 'moved' and m.outcome in ('failed', 'ignored')
+            and m.uidvalidity = $5 and m.moved_top_uid is not null and $6 > m.moved_top_uid
+         returning m.*, o.outcome as previous_outcome, o.reason as previous_reason
+       ), f as (
+         delete from mail_message_files where message_id in (select id from r)
+       ), p as (
+         delete from mail_replies where message_id in (select id from r) and state not in ('sent', 'sending')
+       )
+       select * from r`,
+      [m.mailbox, m.key, m.owner, m.leaseMs, m.uidvalidity, m.uid],
+    );
+    if (again[0]) {
+      const { previous_outcome, previous_reason, ...row } = again[0];
+      return { kind: 'claimed', row, resumed: false, again: { outcome: previous_outcome, reason: previous_reason } };
+    }
     const row = (
       await q.query<MessageRow & { orphaned: boolean }>(
         `select *, (state = 'moved' or owner = $3 or staged_at < now() - $4::int * interval '1 millisecond') as orphaned
@@ -215,9 +240,13 @@ export const messageClaimRepository = {
     return rows[0]?.n === 1;
   },
 
-  async markMoved(q: Queryable, ids: string[]): Promise<void> {
+  /** `topUid`: the highest UID the mailbox had (a message seen above it later came back: see claim()). */
+  async markMoved(q: Queryable, ids: string[], topUid: number): Promise<void> {
     if (!ids.length) return;
-    await q.query(`update mail_messages set state = 'moved', moved_at = now(), updated_at = now() where id = any($1::text[]) and state <> 'claimed'`, [ids]);
+    await q.query(
+      `update mail_messages set state = 'moved', moved_at = now(), moved_top_uid = greatest(uid, $2::bigint), updated_at = now() where id = any($1::text[]) and state <> 'claimed'`,
+      [ids, topUid],
+    );
   },
 
   /**
