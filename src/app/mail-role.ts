@@ -108,6 +108,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
         // a 24 h match window: look every minute; a short one (tests): every round
         waitingRecheckMs: Math.min(60_000, Math.max(config.mailFeedbackIntervalMs, Math.floor(config.intakeMatchWindowMs / 20))),
         expireAfterMs: config.intakeMatchWindowMs + 24 * 3_600_000,
+        onLimited: (first) => metrics.replySuppressed(first),
       }, log)
     : undefined;
   poller.start();
