@@ -57,6 +57,7 @@ export class MailPoller extends EventEmitter {
   /** messages left in the mailbox by the last drain (held by another poller, or failed) */
   private leftBehind = 0;
   private current: MailboxSession | undefined;
+  private lastFailure: string | undefined;
   private stopSignal: () => void = () => {};
   private readonly stopped = new Promise<void>((r) => (this.stopSignal = r));
 
@@ -72,6 +73,11 @@ export class MailPoller extends EventEmitter {
   /** bytes read from the IMAP server so far, the open session included */
   receivedBytes(): number {
     return this.stats.bytesReceived + (this.current?.bytesReceived() ?? 0);
+  }
+
+  /** why the last connection attempt or session failed, while the poller is not connected (readiness) */
+  problem(): string | undefined {
+    return this.current ? undefined : this.lastFailure;
   }
 
   /** whether the session waits in IDLE for new mail */
@@ -111,6 +117,7 @@ export class MailPoller extends EventEmitter {
         }
         session = opened;
         this.current = session;
+        this.lastFailure = undefined;
         this.stats.connects++;
         this.log.info({ mailbox: session.mailbox, uidValidity: session.uidValidity, idle: session.idle }, 'mail poller connected');
         this.emit('connected', session);
@@ -126,6 +133,7 @@ export class MailPoller extends EventEmitter {
       }
       if (failure && !this.stopping) {
         this.stats.errors++;
+        this.lastFailure = (failure as Error).message;
         const delay = reconnectDelay(attempt++, this.settings.reconnectMinMs, this.settings.reconnectMaxMs);
         this.log.warn({ err: (failure as Error).message, retryInMs: delay }, 'mail poller lost its IMAP session; reconnecting');
         this.emit('disconnected', failure);
