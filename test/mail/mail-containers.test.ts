@@ -20,7 +20,6 @@ const CASES: [file: string, invoice: string][] = [
   ['outlook-tnef.eml', 'INV-TNEF-1'],
   ['smime-opaque-signed.eml', 'INV-SMIME-1'],
   ['smime-signed-labelled-enveloped.eml', 'INV-SMIME-2'],
-  ['cades-p7m-attachment.eml', 'INV-P7M-1'],
   ['uuencode-in-body.eml', 'INV-UU-1'],
   ['x-uuencode-part.eml', 'INV-UUE-2'],
   ['octet-stream-pdf.eml', 'INV-OCT-1'],
@@ -57,8 +56,8 @@ describe.each([
 
   beforeAll(async () => {
     acct = await h.account();
-    for (const [, invoice] of CASES) await h.invoice(acct.liveKey, invoice);
-    for (const [file] of [...CASES, ['outlook-tnef-no-pdf.eml']]) {
+    for (const [, invoice] of [...CASES, ['', 'INV-P7M-1']]) await h.invoice(acct.liveKey, invoice);
+    for (const [file] of [...CASES, ['outlook-tnef-no-pdf.eml'], ['cades-p7m-attachment.eml']]) {
       const { raw, id } = delivered(file, acct.live);
       sent.set(file, id);
       await h.dovecot.appendRaw(raw, box);
@@ -75,6 +74,12 @@ describe.each([
     expect(await documentSha(acct, records[0].documentId!)).toBe(original);
   });
 
+  it('cades-p7m-attachment.eml: intake unwraps the .pdf.p7m, attaches the PDF inside and says the signature was verified', async () => {
+    const { records } = await h.settledRecords(sent.get('cades-p7m-attachment.eml')!);
+    expect(records).toEqual([expect.objectContaining({ filename: 'INV-P7M-1.pdf.p7m', status: 'attached', reason: expect.stringMatching(/its signature was verified/) })]);
+    expect(await documentSha(acct, records[0].documentId!)).toBe(sha(fixture('pdfs/INV-P7M-1.pdf')));
+  });
+
   it('names the container that held no PDF instead of "No PDF attached"', async () => {
     const { row, records } = await h.settledRecords(sent.get('outlook-tnef-no-pdf.eml')!);
     expect(row.outcome).toBe('failed');
@@ -88,7 +93,7 @@ describe.each([
       return (await h.db.query<{ origin: string | null }>('select origin from mail_message_files where message_id = $1', [row.id])).map((f) => f.origin);
     };
     expect(await origins('smime-opaque-signed.eml')).toEqual(['smime.p7m (signature verified)']);
-    expect(await origins('cades-p7m-attachment.eml')).toEqual(['INV-P7M-1.pdf.p7m (signature verified)']);
+    expect(await origins('cades-p7m-attachment.eml')).toEqual(['signature verified']);
     expect(await origins('forward-nested-twice.eml')).toEqual(['Fwd Invoice.eml › Invoice.eml']);
     expect(await origins('octet-stream-pdf.eml')).toEqual([null]);
   });

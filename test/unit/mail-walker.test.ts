@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseEntity, parseMessage } from '../../src/channels/mail/message-parser.ts';
 import { mayHoldFiles, walkMessage } from '../../src/channels/mail/message-walker.ts';
+import { unwrapSignedData } from '../../src/domain/cms-container.ts';
 import { readTnef } from '../../src/channels/mail/tnef-reader.ts';
 import { uudecodeAll } from '../../src/channels/mail/uudecode.ts';
 
@@ -23,7 +24,6 @@ describe('the message walker finds every PDF, at any depth', () => {
     ['forward-nested-twice.eml', 'INV-NEST-2', ['Fwd Invoice.eml', 'Invoice.eml']],
     ['forward-base64-encoded.eml', 'INV-B64FWD-1', ['Invoice.eml']],
     ['outlook-tnef.eml', 'INV-TNEF-1', ['winmail.dat']],
-    ['cades-p7m-attachment.eml', 'INV-P7M-1', ['INV-P7M-1.pdf.p7m']],
     ['uuencode-in-body.eml', 'INV-UU-1', []],
     ['x-uuencode-part.eml', 'INV-UUE-2', ['INV-UUE-2.pdf']],
     ['octet-stream-pdf.eml', 'INV-OCT-1', []],
@@ -42,8 +42,14 @@ describe('the message walker finds every PDF, at any depth', () => {
       expect(r.files[0]).toMatchObject({ filename: `${invoice}.pdf`, via: ['smime.p7m'], signature: 'verified' });
       expect(sha(r.files[0].bytes)).toBe(pdfSha(invoice));
     }
-    const p7m = await walk('cades-p7m-attachment.eml');
-    expect(p7m.files[0].signature).toBe('verified');
+  });
+
+  it('hands a CAdES .pdf.p7m over whole (intake unwraps it and records the signature), noting it verified', async () => {
+    const r = await walk('cades-p7m-attachment.eml');
+    expect(r.files).toHaveLength(1);
+    expect(r.files[0]).toMatchObject({ filename: 'INV-P7M-1.pdf.p7m', kind: 'pdf', via: [], signature: 'verified' });
+    const inside = unwrapSignedData(r.files[0].bytes);
+    expect(inside && 'content' in inside && sha(inside.content)).toBe(pdfSha('INV-P7M-1'));
   });
 
   it('says "only unwrapped" when the signed content was altered', async () => {

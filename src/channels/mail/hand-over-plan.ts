@@ -37,9 +37,12 @@ export interface HandOverPlan {
   nothing: boolean;
 }
 
-/** Where a file came from: "winmail.dat", "Invoice.eml › smime.p7m (signature verified)". */
-export const originOf = (f: FoundFile): string | null =>
-  f.via.length ? `${f.via.join(' › ')}${f.signature ? ` (signature ${f.signature === 'verified' ? 'verified' : 'not verified: only unwrapped'})` : ''}` : null;
+/** Where a file came from: "winmail.dat", "Invoice.eml › smime.p7m (signature verified)"; null: a part of the message itself. */
+export function originOf(f: FoundFile): string | null {
+  const signature = f.signature && `signature ${f.signature === 'verified' ? 'verified' : 'not verified: only unwrapped'}`;
+  if (!f.via.length) return signature ?? null;
+  return signature ? `${f.via.join(' › ')} (${signature})` : f.via.join(' › ');
+}
 
 export async function planHandOver(parsed: ParsedMessage, content: MessageContent, sha256: (b: Buffer) => string): Promise<HandOverPlan> {
   const walked = await walkMessage(content.kind === 'whole' ? parsed.parts : content.parts, content.kind === 'whole' ? parsed.text : content.text, parseEntity);

@@ -16,7 +16,7 @@ export interface FoundFile {
   bytes: Buffer;
   /** the containers it came out of, outermost first (e.g. ["Invoice.eml", "winmail.dat"]) */
   via: string[];
-  /** inside CMS signed data: whether the signature was verified or the content only unwrapped */
+  /** inside CMS signed data (or, for a CAdES .pdf.p7m handed over whole, of the file itself): whether the signature was verified or the content only unwrapped */
   signature?: 'verified' | 'unverified';
 }
 
@@ -126,7 +126,13 @@ async function walkPart(part: MessagePart, outer: string[], signature: FoundFile
         const content = Buffer.from(cms.content.buffer, cms.content.byteOffset, cms.content.length);
         const sig = cms.verified ? 'verified' : 'unverified';
         const path = [...via, label];
-        // CAdES: invoice.pdf.p7m holds invoice.pdf; S/MIME: smime.p7m holds a MIME entity
+        // CAdES: invoice.pdf.p7m holds invoice.pdf. It goes to intake as it came, which unwraps it
+        // as on every channel and says in the record whether the signature was verified.
+        if (partKind(content, undefined, undefined) === 'pdf') {
+          out.files.push({ filename: name ?? 'signed.pdf.p7m', kind: 'pdf', bytes: part.content, via, signature: sig });
+          return;
+        }
+        // S/MIME: smime.p7m holds a MIME entity (or, rarely, another file)
         const innerName = name && /\.p7m$/i.test(name) && !/^smime\.p7m$/i.test(name) ? name.replace(/\.p7m$/i, '') : undefined;
         if (partKind(content, innerName, undefined) || !looksLikeMessage(content)) {
           await walkPart({ filename: innerName, content }, path, sig, depth + 1, parse, out);
