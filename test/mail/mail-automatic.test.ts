@@ -83,6 +83,16 @@ describe('automatic mail', () => {
     expect(h.logs.filter((l) => l.includes('automatic mail: not imported'))).toHaveLength(AUTOMATIC.length);
   });
 
+  it('ignores automatic mail to no account\'s address (a bounce of a reply sent from the import address), but fails misrouted automatic mail with a file', async () => {
+    const bounce = `<bounce-${Date.now().toString(36)}@test.example>`;
+    const text = readFileSync(new URL('../fixtures/mail/automatic/exchange-out-of-office.eml', import.meta.url), 'latin1').replace(/\r?\n/g, '\r\n').replace(/^Message-ID: <[^>]+>/im, `Message-ID: ${bounce}`);
+    await h.dovecot.appendRaw(Buffer.from(text, 'latin1'));
+    expect(await h.moved(bounce)).toMatchObject({ outcome: 'ignored', account_id: null, reason: 'automatic message: out-of-office or other auto-reply' });
+    const misrouted = `<misrouted-${Date.now().toString(36)}@billing.example>`;
+    await h.dovecot.append(invoiceMail('invoices@example.com', [{ filename: 'INV-9.pdf', content: await makePdf('misrouted') }], { messageId: misrouted, headers: { 'Auto-Submitted': 'auto-generated' } }));
+    expect(await h.moved(misrouted)).toMatchObject({ outcome: 'failed', account_id: null });
+  });
+
   it('imports the PDF of auto-generated mail from a billing system', async () => {
     const inv = await h.invoice(acct.liveKey);
     const id = `<billing-${Date.now().toString(36)}@billing.example>`;

@@ -175,7 +175,9 @@ export class MailIntake {
     const automatic = automaticMessage(parsed.header, parsed.subject);
     if (automatic?.report) return this.ignore(row, parsed, route.scope, automatic, log);
     if (!route.scope) {
-      if (automatic) return this.ignore(row, parsed, undefined, automatic, log);
+      // e.g. a bounce of a reply sent from the import address itself; automatic mail with files
+      // to nobody's address is misrouted mail, for the failed mailbox like any other
+      if (automatic && (await planHandOver(parsed, content, sha256)).nothing) return this.ignore(row, parsed, undefined, automatic, log);
       log.warn({ reason: route.reason }, 'mail for an unknown recipient: moved to the failed mailbox');
       return this.finish(row, parsed, undefined, 'failed', route.reason, []);
     }
