@@ -16,6 +16,11 @@ export interface DovecotOptions {
   noIdle?: boolean;
   user?: string;
   password?: string;
+  /**
+   * OAuth 2.0 logins besides the password: the oauth2 passdb checks each bearer token at this
+   * introspection URL (RFC 7662 style, POST token=...; the answer names the user and `active`)
+   */
+  oauth2?: { introspectionUrl: string; mechanisms: ('xoauth2' | 'oauthbearer')[] };
 }
 
 export interface Dovecot {
@@ -65,6 +70,13 @@ ssl = no
 disable_plaintext_auth = no
 mail_location = maildir:${dir}/mail/%u
 mail_fsync = never
+${opts.oauth2 ? `auth_mechanisms = plain login ${opts.oauth2.mechanisms.join(' ')}
+auth_verbose = yes
+passdb {
+  driver = oauth2
+  mechanisms = ${opts.oauth2.mechanisms.join(' ')}
+  args = ${dir}/oauth2.conf.ext
+}` : ''}
 ${opts.noIdle ? 'imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT THREAD=REFERENCES MULTIAPPEND UIDPLUS CHILDREN NAMESPACE UNSELECT MOVE' : ''}
 passdb {
   driver = passwd-file
@@ -94,6 +106,9 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
   fs.chownSync(path.join(dir, 'mail'), 65534, 65534);
   fs.writeFileSync(path.join(dir, 'passwd'), `${user}:{PLAIN}${password}:65534:65534::${dir}/mail/${user}::\n`);
   const logFile = path.join(dir, 'dovecot.log');
+  if (opts.oauth2) {
+    fs.writeFileSync(path.join(dir, 'oauth2.conf.ext'), `introspection_mode = post\nintrospection_url = ${opts.oauth2.introspectionUrl}\nforce_introspection = yes\nusername_attribute = username\nactive_attribute = active\nactive_value = true\n`);
+  }
 
   let child: ChildProcess | undefined;
   let port = 0;

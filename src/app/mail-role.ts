@@ -8,8 +8,10 @@ import type { IntakeReceiver } from '../intake/intake-port.ts';
 import type { IntakeRecord } from '../domain/intake.ts';
 import { openMailboxSession } from '../channels/mail/imap-mailbox.ts';
 import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
+import { GOOGLE_TOKEN_URL, isAuthenticationFailure, MICROSOFT_IMAP_SCOPE, microsoftTokenUrl, OAuthTokenSource, pemText, type ImapOAuthSettings } from '../channels/mail/imap-oauth.ts';
 import { MailFeedback, type ReplySender } from '../channels/mail/mail-feedback.ts';
 import { MailIntake } from '../channels/mail/mail-intake.ts';
+import { MailMetrics } from '../channels/mail/mail-metrics.ts';
 import { MailPoller } from '../channels/mail/mail-poller.ts';
 import { messageClaimRepository } from '../channels/mail/message-claim-repository.ts';
 import { addressesIn } from '../channels/mail/recipient-routing.ts';
@@ -38,11 +40,38 @@ export function checkMailConfig(config: Config): void {
   if (!config.imapUrl) return;
   const s = parseImapUrl(config.imapUrl);
   const problems: string[] = [];
-  for (const [name, box] of [['MAIL_PROCESSED_MAILBOX', config.mailProcessedMailbox], ['MAIL_FAILED_MAILBOX', config.mailFailedMailbox]] as const) {
+  for (const [name, box] of [['MAIL_PROCESSED_MAILBOX', config.mailProcessedMailbox], ['MAIL_FAILED_MAILBOX', config.mailFailedMailbox], ['MAIL_AUTOMATIC_MAILBOX', config.mailAutomaticMailbox]] as const) {
     if (box === s.mailbox) problems.push(`${name} must differ from the mailbox in IMAP_URL (${s.mailbox})`);
   }
   if (config.mailReconnectMinMs > config.mailReconnectMaxMs) problems.push('MAIL_RECONNECT_MIN_MS must not exceed MAIL_RECONNECT_MAX_MS');
+  if (config.imapAuth !== 'password' && s.password) problems.push(`IMAP_URL must not carry a password with IMAP_AUTH=${config.imapAuth}: the OAuth token replaces it`);
+  imapOAuthSettings(config, problems);
   if (problems.length) throw new Error(`Invalid mail configuration:\n  - ${problems.join('\n  - ')}`);
+}
+
+/**
+ * IMAP_AUTH=xoauth2 (or oauthbearer): where and how to get tokens. A refresh token means that
+ * flow (Gmail; default endpoint Google's); otherwise client credentials (Microsoft 365: the
+ * tenant gives the endpoint, the scope defaults to Exchange Online's). Problems are listed.
+ */
+export function imapOAuthSettings(config: Config, problems: string[] = []): ImapOAuthSettings | undefined {
+  if (config.imapAuth === 'password') return undefined;
+  const auth = `IMAP_AUTH=${config.imapAuth}`;
+  const { imapOauthClientId: clientId, imapOauthRefreshToken: refreshToken, imapOauthClientCert: cert, imapOauthClientKey: key } = config;
+  if (!clientId) problems.push(`${auth} needs IMAP_OAUTH_CLIENT_ID`);
+  if (Boolean(cert) !== Boolean(key)) problems.push('IMAP_OAUTH_CLIENT_CERT and IMAP_OAUTH_CLIENT_KEY must be set together');
+  if (!refreshToken && !config.imapOauthClientSecret && !cert) problems.push(`${auth} needs IMAP_OAUTH_REFRESH_TOKEN, or IMAP_OAUTH_CLIENT_SECRET or IMAP_OAUTH_CLIENT_CERT (client credentials)`);
+  const tokenUrl = config.imapOauthTokenUrl ?? (config.imapOauthTenant ? microsoftTokenUrl(config.imapOauthTenant) : refreshToken ? GOOGLE_TOKEN_URL : undefined);
+  if (!tokenUrl) problems.push(`${auth} with client credentials needs IMAP_OAUTH_TENANT (Microsoft 365) or IMAP_OAUTH_TOKEN_URL`);
+  let clientCertificate: ImapOAuthSettings['clientCertificate'];
+  try {
+    if (cert && key) clientCertificate = { cert: pemText(cert), key: pemText(key) };
+  } catch (e) {
+    problems.push(`IMAP_OAUTH_CLIENT_CERT or IMAP_OAUTH_CLIENT_KEY cannot be read: ${(e as Error).message}`);
+  }
+  if (!clientId || !tokenUrl) return undefined;
+  const scope = config.imapOauthScope ?? (refreshToken ? undefined : MICROSOFT_IMAP_SCOPE);
+  return { tokenUrl, clientId, clientSecret: config.imapOauthClientSecret, clientCertificate, refreshToken, scope };
 }
 
 export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | undefined {
@@ -56,24 +85,42 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
   const imap = parseImapUrl(config.imapUrl);
   const replyFrom = config.mailReplyFrom ?? config.importAddress;
   const sender = deps.sender ?? (config.smtpUrl ? smtpReplySender(config.smtpUrl) : undefined);
+  const metrics = new MailMetrics(c.metrics.registry);
   const intake = new MailIntake(c.db, deps.receiver, (a) => c.accounts.findByImportAddress(a), log, {
+    onAutomatic: (category) => metrics.automaticMessage(category),
     mailbox: imap.mailbox,
     leaseMs: config.mailClaimLeaseMs,
     replies: Boolean(sender),
     ownAddresses: [...addressesIn(replyFrom), config.importAddress],
   });
+  const oauth = imapOAuthSettings(config);
+  const tokens = oauth && new OAuthTokenSource(oauth, log);
+  const openWith = async () =>
+    openMailboxSession(imap, {
+      ensure: [config.mailProcessedMailbox, config.mailFailedMailbox, config.mailAutomaticMailbox],
+      idleDelayMs: config.mailIdleDelayMs,
+      commandTimeoutMs: config.mailCommandTimeoutMs,
+      log,
+      accessToken: tokens && (await tokens.accessToken()),
+    });
+  const open = async () => {
+    try {
+      return await openWith();
+    } catch (err) {
+      if (!tokens || !isAuthenticationFailure(err)) throw err;
+      // the server refused a token we thought valid (revoked, lifetime cut short): a new one, once
+      log.warn('IMAP refused the OAuth access token: fetching a new one');
+      tokens.invalidate();
+      return openWith();
+    }
+  };
   const poller = new MailPoller(
-    () =>
-      openMailboxSession(imap, {
-        ensure: [config.mailProcessedMailbox, config.mailFailedMailbox],
-        idleDelayMs: config.mailIdleDelayMs,
-        commandTimeoutMs: config.mailCommandTimeoutMs,
-        log,
-      }),
+    open,
     intake,
     {
       processedMailbox: config.mailProcessedMailbox,
       failedMailbox: config.mailFailedMailbox,
+      automaticMailbox: config.mailAutomaticMailbox,
       pollIntervalMs: config.mailPollIntervalMs,
       watchdogIntervalMs: config.mailWatchdogIntervalMs,
       watchdogTimeoutMs: config.mailWatchdogTimeoutMs,
@@ -104,6 +151,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
         // a 24 h match window: look every minute; a short one (tests): every round
         waitingRecheckMs: Math.min(60_000, Math.max(config.mailFeedbackIntervalMs, Math.floor(config.intakeMatchWindowMs / 20))),
         expireAfterMs: config.intakeMatchWindowMs + 24 * 3_600_000,
+        onLimited: (first) => metrics.replySuppressed(first),
       }, log)
     : undefined;
   poller.start();
@@ -112,7 +160,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     messageClaimRepository.purgeMoved(c.db, config.mailRetentionDays).catch((err) => log.error({ err }, 'mail claim purge failed'));
   }, 3_600_000);
   purge.unref();
-  log.info({ imap: describeImapUrl(imap), replies: Boolean(sender), processed: config.mailProcessedMailbox, failed: config.mailFailedMailbox }, 'mail role polling the import mailbox');
+  log.info({ imap: describeImapUrl(imap), auth: config.imapAuth, replies: Boolean(sender), processed: config.mailProcessedMailbox, failed: config.mailFailedMailbox }, 'mail role polling the import mailbox');
   return {
     poller,
     intake,

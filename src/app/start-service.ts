@@ -129,7 +129,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
         const role = mail;
         const state = observeMailPoller(c.metrics.imap, role.poller);
         readiness.set('mail', async () => {
-          if (state() !== 'connected') throw new Error('the IMAP poller is not connected');
+          if (state() !== 'connected') throw new Error(['the IMAP poller is not connected', role.poller.problem()].filter(Boolean).join(': '));
         });
         // the poller finishes the batch in hand and releases unfinished claims (the messages stay
         // in the mailbox and are taken again after a restart)

@@ -169,10 +169,22 @@ const schema = {
   sftpMaxConnections: { env: 'SFTP_MAX_CONNECTIONS', parse: int(1), fallback: 200 },
   // mail
   imapUrl: { env: 'IMAP_URL', parse: optional(url('imap', 'imaps')), secret: true },
+  // IMAP with OAuth 2.0 (docs/mail.md): a bearer token instead of IMAP_URL's password
+  imapAuth: { env: 'IMAP_AUTH', parse: oneOf('password', 'xoauth2', 'oauthbearer'), fallback: 'password' },
+  imapOauthTokenUrl: { env: 'IMAP_OAUTH_TOKEN_URL', parse: optional(url('https', 'http')) },
+  imapOauthTenant: { env: 'IMAP_OAUTH_TENANT', parse: optional(str()) },
+  imapOauthClientId: { env: 'IMAP_OAUTH_CLIENT_ID', parse: optional(str()) },
+  imapOauthClientSecret: { env: 'IMAP_OAUTH_CLIENT_SECRET', parse: optional(str()), secret: true },
+  imapOauthClientCert: { env: 'IMAP_OAUTH_CLIENT_CERT', parse: optional(str()) },
+  imapOauthClientKey: { env: 'IMAP_OAUTH_CLIENT_KEY', parse: optional(str()), secret: true },
+  imapOauthRefreshToken: { env: 'IMAP_OAUTH_REFRESH_TOKEN', parse: optional(str()), secret: true },
+  imapOauthScope: { env: 'IMAP_OAUTH_SCOPE', parse: optional(str()) },
   importAddress: { env: 'IMPORT_ADDRESS', parse: str(), fallback: 'invoices@example.com' },
   smtpUrl: { env: 'SMTP_URL', parse: optional(url('smtp', 'smtps')), secret: true },
   mailProcessedMailbox: { env: 'MAIL_PROCESSED_MAILBOX', parse: str(), fallback: 'Processed' },
   mailFailedMailbox: { env: 'MAIL_FAILED_MAILBOX', parse: str(), fallback: 'Failed' },
+  // automatic mail without files (bounces, read receipts, out-of-office replies): not failed, moved here
+  mailAutomaticMailbox: { env: 'MAIL_AUTOMATIC_MAILBOX', parse: str(), fallback: 'Automatic' },
   mailIdleDelayMs: { env: 'MAIL_IDLE_DELAY_MS', parse: int(10, 60_000), fallback: 250 },
   mailPollIntervalMs: { env: 'MAIL_POLL_INTERVAL_MS', parse: int(100), fallback: 15_000 },
   mailWatchdogIntervalMs: { env: 'MAIL_WATCHDOG_INTERVAL_MS', parse: int(100), fallback: 60_000 },

@@ -159,6 +159,17 @@ describe('reply limit', () => {
     const limited = rows.filter((r) => r.state === 'suppressed');
     expect(limited).toHaveLength(2);
     for (const r of limited) expect(r.reason).toMatch(/reply limit of 2 per hour/);
+    // said once in the log and counted for the operator, however many replies it suppressed
+    const said = h.logs.filter((l) => l.includes('mail reply limit reached for a sender') && l.includes(from));
+    expect(said).toHaveLength(1);
+    expect(JSON.parse(said[0])).toMatchObject({ level: 40, recipient: from, limitPerHour: 2 });
+    const metrics = String((await h.request('GET', '/metrics')).body);
+    expect(metrics).toMatch(/^mail_reply_limit_reached_total 1$/m);
+    expect(metrics).toMatch(/^mail_replies_suppressed_total 2$/m);
+    // the suppressed problems stay visible in the account's list
+    const imports = await h.request('GET', '/v2/imports?limit=250', { key: acct.liveKey });
+    const flood = imports.body.imports.filter((r: any) => /^FLOOD-\d\.pdf$/.test(r.filename));
+    expect(flood.map((r: any) => r.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
     await until(() => sink.to(from).length === 2, 30_000, 'two replies');
     // a message sent after the flood is answered: the feedback loop has run past the flood, and
     // still sent it two replies only

@@ -43,8 +43,21 @@ describe('BODYSTRUCTURE candidates (messages too large to download whole)', () =
     expect(parts).toEqual([
       { part: '2', type: 'application/pdf', size: 1000, encoding: 'base64', filename: 'x.pdf' },
       { part: '3', type: 'application/octet-stream', size: 10, encoding: '7bit', filename: 'y.bin' },
-      { part: '4.1', type: 'application/pdf', size: 5, encoding: 'base64', filename: undefined },
+      { part: '4.1', type: 'application/pdf', size: 5, encoding: 'base64', filename: undefined, via: ['the attached message'] },
     ]);
+  });
+
+  it('lists an attached message the server did not split as a leaf, and text bodies on request', () => {
+    const root = {
+      type: 'multipart/mixed',
+      childNodes: [
+        { part: '1', type: 'text/plain', size: 20 },
+        { part: '2', type: 'message/rfc822', size: 900, encoding: 'base64', parameters: { name: 'Invoice.eml' } },
+        { part: '3', type: 'text/html', size: 20 },
+      ],
+    };
+    expect(candidateStructureParts(root)).toEqual([{ part: '2', type: 'message/rfc822', size: 900, encoding: 'base64', filename: 'Invoice.eml' }]);
+    expect(candidateStructureParts(root, 'text')).toEqual([{ part: '1', type: 'text/plain', size: 20, encoding: '7bit', filename: undefined }]);
   });
 
   it('treats a single-part message body as part 1', () => {

@@ -43,3 +43,45 @@ export function autoReplySuppression(header: HeaderLookup, ownAddresses: string[
 export function replyAddress(header: HeaderLookup): string | undefined {
   return header('reply-to').flatMap(addressesIn)[0] ?? header('from').flatMap(addressesIn)[0];
 }
+
+/** Kinds of automatic mail (docs/mail.md, "Automatic mail"): the `category` of the log and metric. */
+export type AutomaticCategory = 'delivery-status' | 'read-receipt' | 'report' | 'auto-reply' | 'auto-generated' | 'bulk' | 'mail-system';
+
+export interface AutomaticMail {
+  category: AutomaticCategory;
+  /** the reason recorded for the message, for people */
+  reason: string;
+  /** a report (multipart/report) is never imported, whatever it carries: a bounce quotes the original */
+  report: boolean;
+}
+
+const OUT_OF_OFFICE_SUBJECT = /^\s*(automatic reply|auto(matic)?[- ]?(reply|response|antwort)|out of (the )?office|abwesen|afwezig|absence|r[ée]ponse automatique)/i;
+
+/**
+ * Whether the message was sent by a machine on its own (RFC 3834, RFC 3464 DSNs, RFC 8098 read
+ * receipts, and the headers mail systems use), and of which kind. Undefined: a person sent it.
+ */
+export function automaticMessage(header: HeaderLookup, subject = ''): AutomaticMail | undefined {
+  const contentType = (first(header, 'content-type') ?? '').toLowerCase();
+  if (contentType.startsWith('multipart/report')) {
+    const type = /report-type\s*=\s*"?([a-z0-9-]+)/.exec(contentType)?.[1] ?? 'unknown';
+    if (type === 'delivery-status') return { category: 'delivery-status', reason: 'automatic message: delivery status notification (bounce)', report: true };
+    if (type === 'disposition-notification') return { category: 'read-receipt', reason: 'automatic message: read receipt', report: true };
+    return { category: 'report', reason: `automatic message: report (${type})`, report: true };
+  }
+  const auto = (category: AutomaticCategory, reason: string): AutomaticMail => ({ category, reason: `automatic message: ${reason}`, report: false });
+  const autoSubmitted = (first(header, 'auto-submitted') ?? 'no').split(';')[0].trim().toLowerCase();
+  const precedence = (first(header, 'precedence') ?? '').toLowerCase();
+  const flagged = ['x-autoreply', 'x-autorespond', 'x-auto-reply'].some((name) => header(name).length > 0);
+  if (autoSubmitted === 'auto-replied' || flagged || precedence === 'auto_reply' || (autoSubmitted !== 'no' && OUT_OF_OFFICE_SUBJECT.test(subject))) {
+    return auto('auto-reply', 'out-of-office or other auto-reply');
+  }
+  if (autoSubmitted !== 'no') return auto('auto-generated', `auto-generated (Auto-Submitted: ${autoSubmitted})`);
+  if (['bulk', 'junk', 'list'].includes(precedence)) return auto('bulk', `bulk mail (Precedence: ${precedence})`);
+  const returnPath = header('return-path');
+  const from = [...header('from'), ...header('sender')].flatMap(addressesIn);
+  if (returnPath.some((v) => /^\s*<?\s*>?\s*$/.test(v)) || from.some((a) => /^(mailer-daemon|postmaster)@/i.test(a))) {
+    return auto('mail-system', 'from a mail system (empty Return-Path or MAILER-DAEMON)');
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 // One batch of the import mailbox, start to end: claim the messages, download them (a large one
 // only its PDF parts), hand their files to the intake pipeline, stage the batch in one commit,
-// then move each message to Processed or Failed. A message that fails stays in the mailbox for
+// then move each message to Processed, Failed or (automatic mail) Automatic. A message that fails stays in the mailbox for
 // the next drain; the others go on.
 import pMap from 'p-map';
 import type { Logger } from '../../platform/logger.ts';
@@ -18,6 +18,8 @@ export interface BatchContext {
   stats: PollerStats;
   log: Logger;
   stopping: () => boolean;
+  /** the highest UID the mailbox is known to have (noted with moved messages: see claim()) */
+  topUid: number;
   onStaged: (message: { uid: number } & ProcessResult) => void;
 }
 
@@ -52,7 +54,7 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
     metas.map((meta) => ({ uidvalidity: session.uidValidity, uid: meta.uid, key: messageKey(meta.headers, meta.size), size: meta.size })),
     settings.concurrency,
   );
-  const moves: Record<MessageOutcome, { uid: number; id: string }[]> = { processed: [], failed: [] };
+  const moves: Record<MessageOutcome, { uid: number; id: string }[]> = { processed: [], failed: [], ignored: [] };
   const claimedHere: ClaimedMessage[] = [];
   for (const [i, claim] of claims.entries()) {
     const meta = metas[i];
@@ -61,7 +63,10 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
       leftBehind++;
       continue;
     }
-    if (claim.kind === 'claimed') claimedHere.push({ meta, row: claim.row, resumed: claim.resumed });
+    if (claim.kind === 'claimed') {
+      claimedHere.push({ meta, row: claim.row, resumed: claim.resumed });
+      if (claim.again) log.info({ uid: meta.uid, mailMessage: claim.row.id, previously: claim.again }, 'mail message is back in the mailbox after it was set aside: processing it again');
+    }
     else if (claim.kind === 'staged' && claim.move) moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
     else {
       leftBehind++;
@@ -121,13 +126,14 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
   }
   leftBehind += prepared.length - staged.length;
 
-  for (const outcome of ['processed', 'failed'] as const) {
+  const targets: Record<MessageOutcome, string> = { processed: settings.processedMailbox, failed: settings.failedMailbox, ignored: settings.automaticMailbox ?? settings.processedMailbox };
+  for (const outcome of ['processed', 'failed', 'ignored'] as const) {
     const list = moves[outcome];
     if (!list.length) continue;
-    const target = outcome === 'processed' ? settings.processedMailbox : settings.failedMailbox;
+    const target = targets[outcome];
     const gone = new Set(await session.move(list.map((m) => m.uid), target));
     const moved = list.filter((m) => gone.has(m.uid));
-    await intake.markMoved(moved.map((m) => m.id));
+    await intake.markMoved(moved.map((m) => m.id), ctx.topUid);
     stats.moved += moved.length;
     // what did not move stays staged: the next drain moves it
     leftBehind += list.length - moved.length;

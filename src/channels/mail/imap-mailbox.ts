@@ -18,6 +18,8 @@ export interface MailboxSessionOptions {
   idleDelayMs: number;
   commandTimeoutMs: number;
   log: Logger;
+  /** an OAuth 2.0 bearer token instead of the password (imapflow: OAUTHBEARER when offered, else XOAUTH2) */
+  accessToken?: string;
 }
 
 export interface MailboxSession {
@@ -56,7 +58,7 @@ export async function openMailboxSession(imap: ImapSettings, options: MailboxSes
     host: imap.host,
     port: imap.port,
     secure: imap.secure,
-    auth: { user: imap.user, pass: imap.password },
+    auth: options.accessToken ? { user: imap.user, accessToken: options.accessToken } : { user: imap.user, pass: imap.password },
     logger: options.log.child({ component: 'imapflow' }, { level: 'warn' }) as any,
     autoIdleDelay: options.idleDelayMs,
     connectionTimeout: options.commandTimeoutMs,

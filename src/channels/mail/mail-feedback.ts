@@ -25,6 +25,8 @@ export interface FeedbackSettings {
   /** pending replies older than this are given up (the intake match window has long ended) */
   expireAfterMs: number;
   maxSendAttempts?: number;
+  /** told of each reply the limit suppressed; `first`: the first since a reply last went to that sender */
+  onLimited?: (first: boolean) => void;
 }
 
 /** A message's file as it ended: its record, or for an unpacked ZIP archive its files' records; none when gone. */
@@ -99,19 +101,26 @@ export class MailFeedback {
     if (!problems.length) return replies.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
 
     let nextAt: Date | undefined;
+    let first = false;
     const go = await this.db.transaction(async (tx) => {
       await replies.lockRecipient(tx, reply.recipient);
       const sent = await replies.recentSends(tx, reply.recipient, REPLY_WINDOW_MS);
       const now = new Date();
       if (!replyAllowed(sent, now, this.settings.limitPerHour)) {
         nextAt = nextReplyAt(sent, now, this.settings.limitPerHour);
+        first = !(await replies.limitAlreadyReached(tx, reply.recipient));
         await replies.settleReply(tx, reply.message_id, 'pending', 'suppressed', `reply limit of ${this.settings.limitPerHour} per hour reached`);
         return false;
       }
       return replies.settleReply(tx, reply.message_id, 'pending', 'sending', null);
     });
     if (!go) {
-      this.log.info({ mailMessage: reply.message_id, recipient: reply.recipient, nextReplyPossibleAt: nextAt }, 'mail reply suppressed: rate limit');
+      // said once per sender (until a reply goes to it again); the problems stay failed records
+      // in the account's list, and each suppressed reply is counted
+      const fields = { mailMessage: reply.message_id, recipient: reply.recipient, limitPerHour: this.settings.limitPerHour, nextReplyPossibleAt: nextAt };
+      if (first) this.log.warn(fields, 'mail reply limit reached for a sender: further problems get no reply until the hour has passed (they stay in the account\'s imports)');
+      else this.log.debug(fields, 'mail reply suppressed: rate limit');
+      this.settings.onLimited?.(first);
       return true;
     }
     const message = composeReply({

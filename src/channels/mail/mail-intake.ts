@@ -9,19 +9,20 @@ import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
-import { autoReplySuppression, replyAddress } from './auto-reply-rules.ts';
+import { automaticMessage, autoReplySuppression, replyAddress, type AutomaticMail } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
 import { messageClaimRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageInput, type StageReply } from './message-claim-repository.ts';
+import { incomingFile, planHandOver } from './hand-over-plan.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
-import { isPdfBytes, misnamedPdfs, selectPdfs, type MessagePart } from './pdf-parts.ts';
+import type { MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
 
-export const NO_PDF_REASON = 'No PDF attached';
+export { NO_PDF_REASON } from './hand-over-plan.ts';
 
 /** The content of a claimed message: whole, or (too large to download whole) only its candidate parts. */
 export type MessageContent =
   | { kind: 'whole'; source: Buffer }
-  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; skipped: { filename: string; size: number; maxBytes: number }[]; notPdf: string[] };
+  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; text?: string; skipped: { filename: string; size: number; maxBytes: number }[]; notPdf: string[] };
 
 export interface MailIntakeOptions {
   mailbox: string;
@@ -32,6 +33,8 @@ export interface MailIntakeOptions {
   ownAddresses: string[];
   /** how many recent intake records to search when a resumed claim looks for its own files */
   adoptWindow?: number;
+  /** told of each automatic message that was ignored (the operator's metric) */
+  onAutomatic?: (category: AutomaticMail['category']) => void;
 }
 
 export interface ProcessResult {
@@ -146,8 +149,8 @@ export class MailIntake {
     await repo.recordError(this.db, row.id, this.owner, message);
   }
 
-  async markMoved(ids: string[]): Promise<void> {
-    await repo.markMoved(this.db, ids);
+  async markMoved(ids: string[], topUid: number): Promise<void> {
+    await repo.markMoved(this.db, ids, topUid);
   }
 
   /** Graceful stop: unfinished claims may be taken by the next poller at once. */
@@ -167,12 +170,21 @@ export class MailIntake {
     // traceId: the key every log line of this message's files carries, through the workers to attached
     const traceId = parsed.messageId ?? `${this.opts.mailbox}:${row.uidvalidity}:${row.uid}`;
     const log = this.log.child({ mailMessage: row.id, uid: row.uid, messageId: parsed.messageId, traceId });
+    // automatic mail is nobody's failure: a report is never imported, other automatic mail only
+    // when it carries files (billing systems send invoices as auto-generated mail)
+    const automatic = automaticMessage(parsed.header, parsed.subject);
+    if (automatic?.report) return this.ignore(row, parsed, route.scope, automatic, log);
     if (!route.scope) {
+      // e.g. a bounce of a reply sent from the import address itself; automatic mail with files
+      // to nobody's address is misrouted mail, for the failed mailbox like any other
+      if (automatic && (await planHandOver(parsed, content, sha256)).nothing) return this.ignore(row, parsed, undefined, automatic, log);
       log.warn({ reason: route.reason }, 'mail for an unknown recipient: moved to the failed mailbox');
       return this.finish(row, parsed, undefined, 'failed', route.reason, []);
     }
     const scope = route.scope;
     const sender = parsed.from || 'unknown';
+    const plan = await planHandOver(parsed, content, sha256);
+    if (automatic && plan.nothing) return this.ignore(row, parsed, scope, automatic, log);
     // a fresh claim has no files yet; a resumed one may have some
     const done = new Set(resumed ? (await repo.files(this.db, row.id)).map((f) => f.slot) : []);
     let recent: IntakeRecord[] | undefined;
@@ -184,52 +196,31 @@ export class MailIntake {
       const since = row.claimed_at.getTime() - 5000;
       return recent.find((r) => r.channel === 'mail' && r.sender === sender && r.filename === filename && r.sha256 === sha && r.receivedAt.getTime() >= since);
     };
-
-    // what goes to the intake pipeline, in order: each PDF, each PDF too large to download, or
-    // the "no PDF" failure
-    type FileHandOver = { slot: string; filename: string; sha256: string | null; send: () => Promise<IntakeRecord> };
-    const pdfs = selectPdfs(content.kind === 'whole' ? parsed.parts : content.parts);
-    const skipped = content.kind === 'parts' ? content.skipped : [];
-    const handOvers: FileHandOver[] = [];
-    // the subject is evidence only for a message's only file (docs/matching.md)
-    const messageFiles = pdfs.length + skipped.length;
-    for (const pdf of pdfs) {
-      const sha = sha256(pdf.bytes);
-      handOvers.push({
-        slot: `pdf:${pdf.index}`,
-        filename: pdf.filename,
-        sha256: sha,
-        send: async () =>
-          (await adopt(pdf.filename, sha)) ?? this.intake.receive({ scope, channel: 'mail', sender, filename: pdf.filename, bytes: pdf.bytes, traceId, subject: parsed.subject, messageFiles }),
-      });
-    }
-    for (const [i, tooLarge] of skipped.entries()) {
-      const reason = `The attachment is larger than ${tooLarge.maxBytes} bytes (${tooLarge.size} bytes encoded) and was not downloaded`;
-      const filename = tooLarge.filename;
-      handOvers.push({ slot: `large:${i}`, filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, reason) });
-    }
-    for (const [i, filename] of (content.kind === 'whole' ? misnamedPdfs(parsed.parts, (p) => isPdfBytes(p.content)) : content.notPdf).entries()) {
-      const reason = `The attachment ${filename} is not a PDF`;
-      handOvers.push({ slot: `notpdf:${i}`, filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, reason) });
-    }
-    if (!handOvers.length) {
-      const filename = parsed.subject?.trim().slice(0, 200) || '(no subject)';
-      handOvers.push({ slot: 'none', filename, sha256: null, send: () => this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, NO_PDF_REASON) });
-    }
+    const send = async (item: (typeof plan.items)[number]): Promise<IntakeRecord> => {
+      const { file, filename } = item;
+      if (file) return (await adopt(filename, item.sha256!)) ?? this.intake.receive(incomingFile(file, { scope, sender, traceId, subject: parsed.subject, messageFiles: plan.messageFiles }));
+      return this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, item.reason!);
+    };
     // each file is noted as handed over right after; the last one with the staging itself
     let last: FileRow[] = [];
-    for (const [i, file] of handOvers.entries()) {
-      if (done.has(file.slot)) continue;
-      const record = await file.send();
-      const noted: FileRow = { message_id: row.id, slot: file.slot, intake_id: record.id, filename: file.filename, sha256: file.sha256 };
-      if (i === handOvers.length - 1) last = [noted];
+    for (const [i, item] of plan.items.entries()) {
+      if (done.has(item.slot)) continue;
+      const record = await send(item);
+      const noted: FileRow = { message_id: row.id, slot: item.slot, intake_id: record.id, filename: item.filename, sha256: item.sha256, origin: item.origin };
+      if (i === plan.items.length - 1) last = [noted];
       else await repo.addFile(this.db, noted);
     }
-    const outcome: MessageOutcome = pdfs.length > 0 ? 'processed' : 'failed';
-    const reason = pdfs.length > 0 ? null : skipped.length ? 'Every PDF attachment is too large' : NO_PDF_REASON;
-    const result = await this.finish(row, parsed, scope, outcome, reason, last, pdfs.length + skipped.length);
-    log.info({ account: scope.accountId, mode: scope.mode, files: pdfs.map((p) => p.filename), outcome }, 'mail message handed to intake');
+    const result = this.finish(row, parsed, scope, plan.outcome, plan.reason, last, plan.files.length + (content.kind === 'parts' ? content.skipped.length : 0));
+    const files = plan.items.filter((x) => x.file).map((x) => (x.origin ? { name: x.filename, in: x.file!.via, ...(x.file!.signature ? { signature: x.file!.signature } : {}) } : x.filename));
+    log.info({ account: scope.accountId, mode: scope.mode, files, outcome: plan.outcome }, 'mail message handed to intake');
     return result;
+  }
+
+  /** Automatic mail without files: no intake record, its own mailbox, said once in the log. */
+  private ignore(row: MessageRow, parsed: ParsedMessage, scope: Scope | undefined, automatic: AutomaticMail, log: Logger): Prepared {
+    log.info({ category: automatic.category, reason: automatic.reason, account: scope?.accountId, from: parsed.from }, 'automatic mail: not imported');
+    this.opts.onAutomatic?.(automatic.category);
+    return this.finish(row, parsed, scope, 'ignored', automatic.reason, []);
   }
 
   /** Import addresses never change: remember lookups for a minute (one query less per message). */

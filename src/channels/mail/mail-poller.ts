@@ -12,6 +12,8 @@ import type { MailIntake } from './mail-intake.ts';
 export interface PollerSettings {
   processedMailbox: string;
   failedMailbox: string;
+  /** where automatic mail without files goes (MAIL_AUTOMATIC_MAILBOX; unset: processedMailbox) */
+  automaticMailbox?: string;
   pollIntervalMs: number;
   watchdogIntervalMs: number;
   watchdogTimeoutMs: number;
@@ -31,6 +33,8 @@ export interface PollerStats {
   drains: number;
   processed: number;
   failed: number;
+  /** automatic mail without files (bounces, read receipts, auto-replies) */
+  ignored: number;
   moved: number;
   errors: number;
   /** bytes read from the IMAP server, over all sessions */
@@ -44,7 +48,7 @@ export function reconnectDelay(attempt: number, minMs: number, maxMs: number, ra
 }
 
 export class MailPoller extends EventEmitter {
-  readonly stats: PollerStats = { connects: 0, drains: 0, processed: 0, failed: 0, moved: 0, errors: 0, bytesReceived: 0 };
+  readonly stats: PollerStats = { connects: 0, drains: 0, processed: 0, failed: 0, ignored: 0, moved: 0, errors: 0, bytesReceived: 0 };
   private stopping = false;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -53,6 +57,7 @@ export class MailPoller extends EventEmitter {
   /** messages left in the mailbox by the last drain (held by another poller, or failed) */
   private leftBehind = 0;
   private current: MailboxSession | undefined;
+  private lastFailure: string | undefined;
   private stopSignal: () => void = () => {};
   private readonly stopped = new Promise<void>((r) => (this.stopSignal = r));
 
@@ -68,6 +73,11 @@ export class MailPoller extends EventEmitter {
   /** bytes read from the IMAP server so far, the open session included */
   receivedBytes(): number {
     return this.stats.bytesReceived + (this.current?.bytesReceived() ?? 0);
+  }
+
+  /** why the last connection attempt or session failed, while the poller is not connected (readiness) */
+  problem(): string | undefined {
+    return this.current ? undefined : this.lastFailure;
   }
 
   /** whether the session waits in IDLE for new mail */
@@ -107,6 +117,7 @@ export class MailPoller extends EventEmitter {
         }
         session = opened;
         this.current = session;
+        this.lastFailure = undefined;
         this.stats.connects++;
         this.log.info({ mailbox: session.mailbox, uidValidity: session.uidValidity, idle: session.idle }, 'mail poller connected');
         this.emit('connected', session);
@@ -122,6 +133,7 @@ export class MailPoller extends EventEmitter {
       }
       if (failure && !this.stopping) {
         this.stats.errors++;
+        this.lastFailure = (failure as Error).message;
         const delay = reconnectDelay(attempt++, this.settings.reconnectMinMs, this.settings.reconnectMaxMs);
         this.log.warn({ err: (failure as Error).message, retryInMs: delay }, 'mail poller lost its IMAP session; reconnecting');
         this.emit('disconnected', failure);
@@ -187,10 +199,11 @@ export class MailPoller extends EventEmitter {
   private async drain(session: MailboxSession, whole: boolean): Promise<void> {
     this.stats.drains++;
     const uids = await session.searchUids(whole ? undefined : this.lastUid);
+    const topUid = Math.max(this.lastUid, uids[uids.length - 1] ?? 0);
     for (let i = 0; i < uids.length && !this.stopping; i += this.settings.batchSize) {
       const batch = uids.slice(i, i + this.settings.batchSize);
       this.leftBehind += await drainBatch(
-        { session, intake: this.intake, settings: this.settings, stats: this.stats, log: this.log, stopping: () => this.stopping, onStaged: (m) => this.emit('message', m) },
+        { session, intake: this.intake, settings: this.settings, stats: this.stats, log: this.log, stopping: () => this.stopping, topUid, onStaged: (m) => this.emit('message', m) },
         batch,
       );
       const top = batch[batch.length - 1];

@@ -62,4 +62,19 @@ export const mailReplyRepository = {
     );
     return rows.map((r) => new Date(r.sent_at));
   },
+
+  /**
+   * Whether a reply to this recipient was suppressed by the hourly limit since the last reply that
+   * went to it: the limit is then already known to be reached (said once, not per message).
+   */
+  async limitAlreadyReached(q: Queryable, recipient: string): Promise<boolean> {
+    const rows = await q.query<{ reached: boolean }>(
+      `select exists(
+         select 1 from mail_replies where recipient = $1 and state = 'suppressed' and reason like 'reply limit of %'
+            and updated_at > coalesce((select max(sent_at) from mail_replies where recipient = $1 and state in ('sent', 'sending')), '-infinity'::timestamptz)
+       ) as reached`,
+      [recipient],
+    );
+    return rows[0]?.reached === true;
+  },
 };

@@ -10,7 +10,7 @@ export interface MailboxRow {
 }
 
 export type MessageState = 'claimed' | 'staged' | 'moved';
-export type MessageOutcome = 'processed' | 'failed';
+export type MessageOutcome = 'processed' | 'failed' | 'ignored';
 
 export interface MessageRow {
   id: string;
@@ -42,6 +42,8 @@ export interface FileRow {
   intake_id: string;
   filename: string;
   sha256: string | null;
+  /** where the file came from inside the message (a container), and its signature */
+  origin?: string | null;
 }
 
 export interface StageReply {
@@ -65,7 +67,8 @@ export interface StageInput {
 }
 
 export type ClaimResult =
-  | { kind: 'claimed'; row: MessageRow; resumed: boolean }
+  /** `again`: a failed or ignored message someone moved back into the mailbox, taken afresh */
+  | { kind: 'claimed'; row: MessageRow; resumed: boolean; again?: { outcome: MessageOutcome; reason: string | null } }
   /** handed over already; `move` says whether this poller should move it (the one that staged it
    * moves it itself: two sessions moving one message can leave two copies in the target) */
   | { kind: 'staged'; row: MessageRow; move: boolean }
@@ -118,6 +121,30 @@ export const messageClaimRepository = {
       [m.mailbox, m.key, m.owner, m.leaseMs, m.uidvalidity, m.uid],
     );
     if (taken[0]) return { kind: 'claimed', row: taken[0], resumed: true };
+    // the operator's repair: a failed (or ignored) message moved back into the mailbox. It has a
+    // UID above the highest one the mailbox had when it was moved (a copy that was there already
+    // does not), so it is claimed afresh: its old file notes and unsent reply go, its old intake
+    // records stay as history. A processed message that comes back is only moved (below).
+    const again = await q.query<MessageRow & { previous_outcome: MessageOutcome; previous_reason: string | null }>(
+      `with r as (
+         update mail_messages m set state = 'claimed', owner = $3, lease_until = ${msFromNow(4)}, attempts = m.attempts + 1, uid = $6, outcome = null, reason = null,
+                last_error = null, staged_at = null, moved_at = null, moved_top_uid = null, claimed_at = now(), updated_at = now()
+           from mail_messages o
+          where o.id = m.id and m.mailbox = $1 and m.message_key = $2 and m.state = 'moved' and m.outcome in ('failed', 'ignored')
+            and m.uidvalidity = $5 and m.moved_top_uid is not null and $6 > m.moved_top_uid
+         returning m.*, o.outcome as previous_outcome, o.reason as previous_reason
+       ), f as (
+         delete from mail_message_files where message_id in (select id from r)
+       ), p as (
+         delete from mail_replies where message_id in (select id from r) and state not in ('sent', 'sending')
+       )
+       select * from r`,
+      [m.mailbox, m.key, m.owner, m.leaseMs, m.uidvalidity, m.uid],
+    );
+    if (again[0]) {
+      const { previous_outcome, previous_reason, ...row } = again[0];
+      return { kind: 'claimed', row, resumed: false, again: { outcome: previous_outcome, reason: previous_reason } };
+    }
     const row = (
       await q.query<MessageRow & { orphaned: boolean }>(
         `select *, (state = 'moved' or owner = $3 or staged_at < now() - $4::int * interval '1 millisecond') as orphaned
@@ -170,13 +197,13 @@ export const messageClaimRepository = {
   },
 
   async files(q: Queryable, messageId: string): Promise<FileRow[]> {
-    return q.query<FileRow>('select message_id, slot, intake_id, filename, sha256 from mail_message_files where message_id = $1 order by created_at, slot', [messageId]);
+    return q.query<FileRow>('select message_id, slot, intake_id, filename, sha256, origin from mail_message_files where message_id = $1 order by created_at, slot', [messageId]);
   },
 
   async addFile(q: Queryable, f: FileRow): Promise<void> {
     await q.query(
-      'insert into mail_message_files (message_id, slot, intake_id, filename, sha256) values ($1, $2, $3, $4, $5) on conflict (message_id, slot) do nothing',
-      [f.message_id, f.slot, f.intake_id, f.filename, f.sha256],
+      'insert into mail_message_files (message_id, slot, intake_id, filename, sha256, origin) values ($1, $2, $3, $4, $5, $6) on conflict (message_id, slot) do nothing',
+      [f.message_id, f.slot, f.intake_id, f.filename, f.sha256, f.origin ?? null],
     );
   },
 
@@ -192,9 +219,9 @@ export const messageClaimRepository = {
                 subject = $8, header_message_id = $9, lease_until = null, staged_at = now(), updated_at = now()
           where id = $1 and owner = $2 and state = 'claimed' returning id
        ), f as (
-         insert into mail_message_files (message_id, slot, intake_id, filename, sha256)
-         select s.id, x.slot, x.intake_id, x.filename, x.sha256
-           from s, unnest($10::text[], $11::text[], $12::text[], $13::text[]) as x(slot, intake_id, filename, sha256)
+         insert into mail_message_files (message_id, slot, intake_id, filename, sha256, origin)
+         select s.id, x.slot, x.intake_id, x.filename, x.sha256, x.origin
+           from s, unnest($10::text[], $11::text[], $12::text[], $13::text[], $18::text[]) as x(slot, intake_id, filename, sha256, origin)
          on conflict (message_id, slot) do nothing returning 1
        ), r as (
          insert into mail_replies (message_id, account_id, mode, recipient, subject, in_reply_to, refs, state, reason)
@@ -207,14 +234,19 @@ export const messageClaimRepository = {
         input.headerMessageId?.slice(0, 1000) ?? null,
         input.files.map((f) => f.slot), input.files.map((f) => f.intake_id), input.files.map((f) => f.filename), input.files.map((f) => f.sha256),
         input.reply?.recipient ?? null, input.reply?.refs?.join(' ') ?? null, input.reply?.state ?? null, input.reply?.reason ?? null,
+        input.files.map((f) => f.origin ?? null),
       ],
     );
     return rows[0]?.n === 1;
   },
 
-  async markMoved(q: Queryable, ids: string[]): Promise<void> {
+  /** `topUid`: the highest UID the mailbox had (a message seen above it later came back: see claim()). */
+  async markMoved(q: Queryable, ids: string[], topUid: number): Promise<void> {
     if (!ids.length) return;
-    await q.query(`update mail_messages set state = 'moved', moved_at = now(), updated_at = now() where id = any($1::text[]) and state <> 'claimed'`, [ids]);
+    await q.query(
+      `update mail_messages set state = 'moved', moved_at = now(), moved_top_uid = greatest(uid, $2::bigint), updated_at = now() where id = any($1::text[]) and state <> 'claimed'`,
+      [ids, topUid],
+    );
   },
 
   /**

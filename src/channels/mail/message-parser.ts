@@ -14,6 +14,8 @@ export interface ParsedMessage {
   messageId?: string;
   references: string[];
   parts: MessagePart[];
+  /** the plain-text body (uuencoded files hide there) */
+  text?: string;
 }
 
 const OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true } as const;
@@ -37,10 +39,17 @@ function toParsed(mail: ParsedMail): ParsedMessage {
     messageId: mail.messageId,
     references: refs,
     parts,
+    text: mail.text,
   };
 }
 
 /** Parses a whole raw message. */
 export async function parseMessage(source: Buffer): Promise<ParsedMessage> {
   return toParsed(await simpleParser(source, OPTIONS));
+}
+
+/** Parses an attached message or a MIME entity (the content of an S/MIME container): its parts and body text. */
+export async function parseEntity(source: Buffer): Promise<{ parts: MessagePart[]; text?: string }> {
+  const { parts, text } = await parseMessage(source);
+  return { parts, text };
 }

@@ -16,6 +16,8 @@ export interface MessagePart {
   filename?: string;
   contentType?: string;
   content: Buffer;
+  /** the attached messages the server already opened around this part (large messages) */
+  via?: string[];
 }
 
 export interface PdfFile {
@@ -44,14 +46,6 @@ export function selectPdfs(parts: MessagePart[]): PdfFile[] {
   return out;
 }
 
-/** Names of parts that say they are PDFs (`*.pdf`) but are not: each gets a failed record, never a silent drop. */
-export function misnamedPdfs<T extends { filename?: string }>(parts: T[], isPdf: (part: T) => boolean): string[] {
-  return parts.flatMap((p) => {
-    const name = cleanFileName(p.filename);
-    return name && /\.pdf$/i.test(name) && !isPdf(p) ? [name] : [];
-  });
-}
-
 export interface StructurePart {
   part: string;
   type: string;
@@ -60,28 +54,38 @@ export interface StructurePart {
   /** Content-Transfer-Encoding */
   encoding: string;
   filename?: string;
+  /** the attached messages it is inside, outermost first (undefined: none) */
+  via?: string[];
 }
 
 /**
  * Leaf parts that may hold a PDF, for messages too large to download whole: everything but
- * text bodies and containers; parts of attached messages (message/rfc822) included. imapflow
- * has decoded the names (RFC 2047, RFC 2231) from the structure already.
+ * text and multipart containers; parts of attached messages (message/rfc822) included. With
+ * `text`: the text/plain parts instead (uuencoded files hide there). imapflow has decoded the
+ * names (RFC 2047, RFC 2231) from the structure already.
  */
-export function candidateStructureParts(root: MessageStructureObject): StructurePart[] {
+export function candidateStructureParts(root: MessageStructureObject, which: 'files' | 'text' = 'files'): StructurePart[] {
   const out: StructurePart[] = [];
-  const walk = (node: MessageStructureObject, isRoot: boolean) => {
+  const walk = (node: MessageStructureObject, isRoot: boolean, via: string[] = []) => {
     const type = (node.type || '').toLowerCase();
-    if (node.childNodes?.length) {
-      for (const child of node.childNodes) walk(child, false);
+    // an attached message sent base64-encoded (against RFC 2046): the server's split of it is
+    // nonsense, so it is a leaf that the walker opens
+    const encodedMessage = type.startsWith('message/') && /^(base64|quoted-printable)$/i.test(node.encoding ?? '');
+    const name = () => cleanFileName(node.dispositionParameters?.filename) ?? cleanFileName(node.parameters?.name);
+    if (node.childNodes?.length && !encodedMessage) {
+      const inside = type.startsWith('message/') ? [...via, name() ?? 'the attached message'] : via;
+      for (const child of node.childNodes) walk(child, false, inside);
       return;
     }
-    if (type.startsWith('multipart/') || type.startsWith('text/') || type.startsWith('message/')) return;
+    if (type.startsWith('multipart/')) return;
+    if (which === 'text' ? type !== 'text/plain' : type.startsWith('text/')) return;
     out.push({
       part: node.part ?? (isRoot ? '1' : ''),
       type,
       size: node.size ?? 0,
       encoding: (node.encoding || '7bit').toLowerCase(),
-      filename: cleanFileName(node.dispositionParameters?.filename) ?? cleanFileName(node.parameters?.name),
+      filename: name(),
+      via: via.length ? via : undefined,
     });
   };
   walk(root, true);
