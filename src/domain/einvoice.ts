@@ -92,6 +92,14 @@ export function decodeXml(bytes: Uint8Array): string {
   }
 }
 
+const EINVOICE_ROOT = /<(?:[\w.-]+:)?(?:CrossIndustryInvoice|CrossIndustryDocument|Invoice|CreditNote)[\s>/]/;
+
+/** An XML e-invoice by its first bytes (the root element of CII, ZUGFeRD 1.0 or UBL): what a mail part must be to be imported as one. */
+export const looksLikeEinvoiceXml = (start: Uint8Array): boolean => {
+  const text = decodeXml(start.subarray(0, 4096)).replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, '').trimStart();
+  return text.startsWith('<') && EINVOICE_ROOT.test(text.slice(0, 512));
+};
+
 /**
  * What the XML is: the invoice number it names (NFC), a document that is no invoice, or an
  * invoice (or something that fails to parse) whose number cannot be read. Undefined for XML that

@@ -2,6 +2,8 @@
 // named scan0001.pdf, attaches to the invoice whose number the subject carries; with several
 // files the subject names none of them, and a reply's subject gives way to a file's own name
 // (docs/matching.md); a part named *.pdf that is no PDF gets a failed record that says so.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IntakeRecord } from '../../src/domain/intake.ts';
 import { makePdf } from '../helpers/fixtures.ts';
@@ -69,6 +71,20 @@ describe('the e-mail subject', () => {
     expect(attached).toMatchObject({ invoiceId: created.id, matchedBy: 'invoice_number' });
     expect(attached.reason).toContain(`overruled: the reply's subject, which names ${old.invoiceNumber}`);
     expect(await documentOf(old.id)).toBe(`${old.invoiceNumber}.pdf`);
+  });
+});
+
+describe('XML e-invoices in mail', () => {
+  it.each([['application/xml', 'xrechnung.xml'], ['text/xml', 'invoice.XML'], ['application/octet-stream', 'rechnung.xml']])('a %s part (%s) attaches as the PDF rendered from it', async (contentType, filename) => {
+    const number = `XR-${Date.now() % 1e8}`;
+    const inv = await h.invoice(acct.liveKey, number);
+    expect((await h.request('PATCH', `/v2/invoices/${inv.id}`, { key: acct.liveKey, body: { invoiceTotal: '336.90', invoiceBalance: '336.90' } })).status).toBe(200);
+    const xml = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/xml-einvoices/kosit-01.01a-INVOICE_ubl.xml'), 'utf8').replace(/<cbc:ID>123456XX<\/cbc:ID>/, `<cbc:ID>${number}</cbc:ID>`);
+    await h.dovecot.append(invoiceMail(acct.live, [{ filename, content: Buffer.from(xml), contentType }], { subject: 'XRechnung' }));
+    const records = await settled(filename);
+    expect(records[filename]).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'einvoice' });
+    const doc = await h.svc.container.documents.original(acct.liveScope, inv.id);
+    expect(doc.bytes.toString('utf8')).toBe(xml);
   });
 });
 

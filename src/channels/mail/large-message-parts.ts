@@ -27,7 +27,7 @@ export async function loadPdfParts(session: MailboxSession, meta: MessageMeta, l
   };
   const files = candidates.flatMap((p) => {
     const kind = kindOf(p);
-    return kind ? [{ ...p, kind, maxBytes: kind === 'pdf' ? MAX_DOCUMENT_BYTES : maxArchiveBytes }] : [];
+    return kind ? [{ ...p, kind, maxBytes: kind === 'zip' || kind === 'container' ? maxArchiveBytes : MAX_DOCUMENT_BYTES }] : [];
   });
   const wanted = files.filter((p) => p.size <= maxEncodedSize(p.maxBytes));
   const contents = await session.downloadParts(meta.uid, [...wanted, ...texts].map((p) => p.part));

@@ -12,7 +12,7 @@ import { hasUuBlock, uudecodeAll } from './uudecode.ts';
 export interface FoundFile {
   /** the decoded name; undefined when the message gave none */
   filename?: string;
-  kind: 'pdf' | 'zip';
+  kind: 'pdf' | 'zip' | 'xml';
   bytes: Buffer;
   /** the containers it came out of, outermost first (e.g. ["Invoice.eml", "winmail.dat"]) */
   via: string[];

@@ -3,6 +3,7 @@
 // (named `.zip` or typed as ZIP: Office files are ZIP bytes too), which intake unpacks. Pure.
 import type { MessageStructureObject } from 'imapflow';
 import { isArchiveName, isZipBytes } from '../../domain/archive.ts';
+import { looksLikeEinvoiceXml } from '../../domain/einvoice.ts';
 import { cleanFileName } from './mime-names.ts';
 
 /** Readers accept `%PDF-` within the first 1 KB (some generators prepend junk). */
@@ -28,10 +29,15 @@ export interface PdfFile {
   bytes: Buffer;
 }
 
-/** What a part is, from its (first) bytes, its name and its declared type; undefined: not a file for intake. */
-export function partKind(start: Uint8Array, filename: string | undefined, contentType: string | undefined): 'pdf' | 'zip' | undefined {
+/**
+ * What a part is, from its (first) bytes, its name and its declared type; undefined: not a file for
+ * intake. An XML part is one when it is an e-invoice by its root element (XRechnung, Peppol, Factur-X's
+ * XML), whatever its type (application/xml, text/xml, octet-stream): intake renders it as a PDF.
+ */
+export function partKind(start: Uint8Array, filename: string | undefined, contentType: string | undefined): 'pdf' | 'zip' | 'xml' | undefined {
   if (isZipBytes(start) && (filename ? isArchiveName(filename) : /zip/i.test(contentType ?? ''))) return 'zip';
-  return isPdfBytes(start) ? 'pdf' : undefined;
+  if (isPdfBytes(start)) return 'pdf';
+  return looksLikeEinvoiceXml(start) ? 'xml' : undefined;
 }
 
 export function selectPdfs(parts: MessagePart[]): PdfFile[] {
@@ -78,7 +84,8 @@ export function candidateStructureParts(root: MessageStructureObject, which: 'fi
       return;
     }
     if (type.startsWith('multipart/')) return;
-    if (which === 'text' ? type !== 'text/plain' : type.startsWith('text/')) return;
+    // text/xml is a file here (an XML e-invoice), not text
+    if (which === 'text' ? type !== 'text/plain' : type.startsWith('text/') && type !== 'text/xml') return;
     out.push({
       part: node.part ?? (isRoot ? '1' : ''),
       type,
