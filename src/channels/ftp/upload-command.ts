@@ -9,7 +9,7 @@ import type { FtpSession } from './ftp-session.ts';
 import type { ParsedCommand } from './ftp-srv-internals.ts';
 import { FtpReplyError, type AcceptResult } from './intake-file-system.ts';
 import { PassiveConnector } from './passive-connector.ts';
-import { settleDelayMs } from './upload-completeness.ts';
+import { completeDespiteReset, settleDelayMs } from './upload-completeness.ts';
 import { classifyUploadName, uploadCap } from '../transfer/upload-names.ts';
 import { readUpload } from './upload-transfer.ts';
 
@@ -81,7 +81,10 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
       if (!capReplied) await connection.reply(552, tooLarge);
       return;
     }
-    if (outcome.kind === 'aborted') {
+    // a complete file whose connection was reset instead of closed: received, once the control
+    // connection has stayed up for the grace period (a killed client drops both)
+    const reset = outcome.kind === 'aborted' && outcome.reason === 'data-error' && completeDespiteReset(outcome.bytes);
+    if (outcome.kind === 'aborted' && !reset) {
       metrics.inc('uploadsAborted');
       if (outcome.reason === 'stalled' && connector.handshaking) connector.handshakeStalled();
       else if (outcome.reason === 'stalled') reportStall(session, ctx, 'after_150', ctx.transferTimeoutMs, 'STOR');
@@ -89,9 +92,10 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
       if (!session.closed) await connection.reply(426, `Transfer aborted (${outcome.reason}): ${name} was not received`);
       return;
     }
-    const bytes = outcome.bytes;
+    const bytes = outcome.bytes!;
+    if (reset) log.debug({ session: session.id, name, size: bytes.length }, 'ftp data connection reset after a complete file');
     // a client that died mid-upload closes its control connection too: see upload-completeness.ts
-    const wait = settleDelayMs(bytes, ctx.truncationGraceMs);
+    const wait = reset ? ctx.truncationGraceMs : settleDelayMs(bytes, ctx.truncationGraceMs);
     await (wait > 0 ? sleep(wait) : nextTurn());
     if (session.closed || abort.signal.aborted) {
       metrics.inc('uploadsAborted');
