@@ -208,6 +208,11 @@ export class FtpChannel {
         deps.log.warn({ session: session.id, address, username: user, subject: locked }, 'ftp login refused: locked out');
         throw new LoginRefused('Too many failed logins: locked out for a while, try again later');
       }
+      if (password === '') {
+        // no password is no guess (see docs/ftp.md, Brute force): refused, not counted
+        deps.log.info({ session: session.id, address, username: user, reason: 'empty password' }, 'ftp login refused (not counted as a failure)');
+        throw new LoginRefused('Login incorrect: the password is the account\'s API key');
+      }
       scope = await deps.accounts.authenticateFtp(username, password);
       if (!scope) {
         deps.metrics.inc('loginsFailed');
