@@ -9,6 +9,7 @@ import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
 import type { LoginLockout } from '../transfer/login-lockout.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
+import { acceptKeyQuery } from './ssh2-adapter.ts';
 import type { Login, SftpSession } from './sftp-session.ts';
 
 export interface LoginContext {
@@ -67,7 +68,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
         log.info({ ...keyAt, reason: 'not registered for this user' }, 'sftp key refused');
         return ctx.reject(METHODS);
       }
-      if (!ctx.signature) return ctx.accept(); // "this key would do": the client signs next
+      if (!ctx.signature) return acceptKeyQuery(ctx); // "this key would do": the client signs next
       const valid = signatureValid(ctx);
       if (!valid) log.info({ ...keyAt, reason: 'signature does not verify' }, 'sftp key refused');
       const keyStamp = valid ? await accounts.keyStamp(found.scope) : undefined;
