@@ -157,6 +157,6 @@ export function section(stdout: string, name: string): string {
   const start = stdout.indexOf(`== ${name}\n`);
   if (start < 0) return '';
   const rest = stdout.slice(start + name.length + 4);
-  const end = rest.search(/^== [A-Z]+$/m);
+  const end = rest.search(/^== [A-Z0-9_]+$/m);
   return end < 0 ? rest : rest.slice(0, end);
 }

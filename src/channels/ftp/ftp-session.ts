@@ -23,8 +23,6 @@ export class FtpSession {
   fs?: IntakeFileSystem;
   transfer?: ActiveTransfer;
   renameFrom?: string;
-  /** PBSZ was sent (RFC 4217 wants it before PROT) */
-  pbszSent = false;
   /** data connections are TLS: PROT P, or an implicit FTPS connection */
   protectData = false;
   closed = false;
