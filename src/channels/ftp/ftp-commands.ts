@@ -164,6 +164,12 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
       if (plaintextRefused(cmd)) return reply(530, TLS_REQUIRED);
       return delegate(cmd);
     },
+    TYPE: async (cmd) => {
+      const type = (cmd.arg ?? '').trim().toUpperCase();
+      if (/^(I|L ?8?)$/.test(type)) session.binary = true;
+      else if (/^A( N)?$/.test(type)) session.binary = false;
+      return delegate(cmd);
+    },
     STOR: authed((cmd) => storCommand(session, ctx, cmd)),
     LIST: transfer(checkedFirst((cmd) => session.fs!.listable(cmd.arg))),
     NLST: transfer(checkedFirst((cmd) => session.fs!.listable(cmd.arg))),

@@ -42,6 +42,14 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
     log.info({ session: session.id, name: cmd.arg, reason: verdict.reason }, 'ftp upload name refused');
     return refuse(553, verdict.reason);
   }
+  if (!session.binary) {
+    // in ASCII mode the client has already changed the file's line ends (a 665-byte PDF arrives
+    // as 699 bytes, damaged): no server-side conversion can undo that, so the upload is refused
+    // before a byte is sent
+    metrics.inc('uploadsRefusedAscii');
+    log.info({ session: session.id, name: verdict.name }, 'ftp upload refused: ASCII mode');
+    return refuse(550, `${verdict.name} was not received: use binary mode (TYPE I) for PDF and ZIP files; in ASCII mode (the FTP default) the client changes their line ends and damages them`);
+  }
   if (connection.takeRestOffset()) return refuse(554, 'Resuming uploads is not supported: upload the whole file');
   if (verdict.kind === 'temp' && !fs.canHold(verdict.name)) return refuse(452, 'Too many temporary uploads wait for their rename');
   if (!(await dataConnectionReady(session, ctx, 'STOR'))) return;
