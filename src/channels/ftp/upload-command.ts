@@ -10,8 +10,11 @@ import type { ParsedCommand } from './ftp-srv-internals.ts';
 import { FtpReplyError, type AcceptResult } from './intake-file-system.ts';
 import { PassiveConnector } from './passive-connector.ts';
 import { completeDespiteReset, settleDelayMs } from './upload-completeness.ts';
-import { classifyUploadName, uploadCap } from '../transfer/upload-names.ts';
+import { classifyUploadName, tooLargeText, uploadCap } from '../transfer/upload-names.ts';
 import { readUpload } from './upload-transfer.ts';
+
+/** How much of a file over the cap is read (and dropped) before its data connection is cut. */
+export const OVER_CAP_DISCARD_BYTES = 64 * 1024 * 1024;
 
 /** The text of a 226 (or RNTO's 250): the intake record, or that a temporary upload is held. */
 export function describeAccepted(name: string, r: AcceptResult): string {
@@ -68,25 +71,22 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
   try {
     // sent before the data connection's TLS handshake has ended: see passive-connector.ts
     await connection.reply(150, `Ready to receive ${name}`);
-    let capReplied = false;
     const cap = uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes });
-    const tooLarge = `${name} is larger than ${cap} bytes: refused, nothing was received`;
     const outcome = await readUpload(socket, {
       maxBytes: cap,
       stallMs: ctx.transferTimeoutMs,
       signal: abort.signal,
-      // bytes a client sends after the 552 are dropped, up to one more PDF cap's worth
-      drainBytes: ctx.maxUploadBytes,
-      onTooLarge: () => {
-        capReplied = true;
-        void connection.reply(552, tooLarge);
-      },
+      // the rest of a file over the cap is read and dropped, so that the client finishes sending
+      // and then reads the 552 (a reset mid-send loses it: curl, PHP, Java and ftplib showed only
+      // the broken connection); a client still sending past the bound is cut off
+      drainBytes: OVER_CAP_DISCARD_BYTES,
       onProgress: (n) => metrics.inc('bytesReceived', n),
     });
     if (outcome.kind === 'too-large') {
       metrics.inc('uploadsRefusedTooLarge');
       log.info({ session: session.id, name, received: outcome.received }, 'ftp upload over the size cap refused');
-      if (!capReplied) await connection.reply(552, tooLarge);
+      // sent once the client has sent everything, before the data connection is closed (finally)
+      if (!session.closed) await connection.reply(552, tooLargeText(name, cap));
       return;
     }
     // a complete file whose connection was reset instead of closed: received, once the control

@@ -11,7 +11,8 @@
 // - Its SFTP VERSION reply names no extensions, though it serves posix-rename@openssh.com.
 //   advertiseSftpExtensions() adds it.
 // The upstream fix for the first two is in docs/upstream/ssh2-pk-ok-and-server-sig-algs.md.
-// It also has no call for an exit status on an sftp channel (scp checks it): sendExitStatus().
+// It also has no call for an exit status on an sftp channel (scp checks it): sendExitStatus(),
+// nor a stderr for one: sendStderr().
 import { createRequire } from 'node:module';
 import type { AuthContext, Connection, SFTPWrapper } from 'ssh2';
 
@@ -145,6 +146,19 @@ export function advertiseSftpExtensions(sftp: SFTPWrapper): void {
       return Reflect.set(target, prop, value, target);
     },
   });
+}
+
+/**
+ * A line on the sftp channel's stderr (SSH extended data). OpenSSH's sftp shows a STATUS only as
+ * "Failure", never its message, but its ssh prints the channel's stderr to the terminal: the
+ * words reach the person that way. ssh2 gives an sftp stream no stderr of its own.
+ */
+export function sendStderr(sftp: SFTPWrapper, text: string): void {
+  const raw = sftp as unknown as { _protocol?: Protocol & { channelExtData(id: number, data: Buffer, type: number): void }; outgoing?: { id: number; state: string; window: number } };
+  const data = Buffer.from(text.endsWith('\n') ? text : `${text}\n`, 'utf8');
+  if (raw.outgoing?.state !== 'open' || raw.outgoing.window < data.length) return;
+  raw.outgoing.window -= data.length;
+  raw._protocol?.channelExtData(raw.outgoing.id, data, 1 /* SSH_EXTENDED_DATA_STDERR */);
 }
 
 /** Exit status 0 on an open sftp channel (sshd sends it when its sftp-server exits; scp checks it). */

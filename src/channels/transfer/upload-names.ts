@@ -44,6 +44,10 @@ export function isFinalName(name: string): boolean {
 /** A ZIP archive, or a temporary name of one (`x.zip.part`): its upload may be as large as ZIP_MAX_TOTAL_BYTES. */
 export const isArchiveUpload = (name: string): boolean => /\.zip(\.|$)/i.test(name);
 
+/** What FTP's 552 and SFTP's STATUS say about a file over its cap. */
+export const tooLargeText = (name: string, cap: number): string =>
+  `${name} is larger than ${cap} bytes (${Math.round(cap / 1024 / 1024)} MB): refused, nothing was received`;
+
 /** The most bytes an upload under this name may have. */
 export const uploadCap = (name: string, caps: { pdf: number; archive: number }): number => (isArchiveUpload(name) ? caps.archive : caps.pdf);
 
