@@ -14,7 +14,7 @@
 // - ABOR/QUIT: abort a running upload.
 import type { SecureContext } from 'node:tls';
 import type { Logger } from '../../platform/logger.ts';
-import { ACTIVE_MODE_REFUSED, dataConnectionReady, openPassive } from './data-connection-commands.ts';
+import { ACTIVE_MODE_REFUSED, dataConnectionReady, openPassive, refuseTransfer } from './data-connection-commands.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import type { FtpSession } from './ftp-session.ts';
 import type { ParsedCommand } from './ftp-srv-internals.ts';
@@ -105,8 +105,9 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
     try {
       await check(cmd);
     } catch (err) {
+      if (err instanceof FtpReplyError) return refuseTransfer(session, err.code, err.message);
       connection.dropDataConnection();
-      return refuseFsError(err);
+      throw err;
     }
     return delegate(cmd);
   };

@@ -67,6 +67,9 @@ export class PassiveConnector implements DataConnector {
   /** a TLS handshake is under way on the data connection */
   handshaking = false;
   private handshakeStarted = 0;
+  /** the transfer was refused: close once the client can take it (closeAfterHandshake) */
+  private closing = false;
+  private closeTimer?: NodeJS.Timeout;
 
   constructor(
     /** the control connection's address: the data connection must come from there */
@@ -117,6 +120,7 @@ export class PassiveConnector implements DataConnector {
     socket.setNoDelay(true);
     const secureContext = this.options.protection();
     if (!secureContext) {
+      if (this.closing) return this.end(socket);
       // nothing is read before the transfer takes the socket (this runs before any data event)
       socket.pause();
       return this.ready(socket);
@@ -133,6 +137,35 @@ export class PassiveConnector implements DataConnector {
     });
     secure.once('close', () => clearTimeout(this.handshake));
     this.ready(secure);
+    if (this.closing) this.endWhenSecure(secure);
+  }
+
+  /**
+   * For a refused transfer (its reply already sent): closes the data connection only once the
+   * client can take that, so it reads the refusal on the control connection. curl and basic-ftp
+   * connect and start their TLS handshake before the reply arrives; a connection dropped under
+   * them is reported as a broken socket ("disconnected before secure TLS connection was
+   * established"), and basic-ftp then closes the session without reading the 553. So: a handshake
+   * under way is let finish (or the client closes), a client that connects within `graceMs` is
+   * let shake hands too, and then the connection ends cleanly (close_notify, FIN).
+   */
+  closeAfterHandshake(graceMs = 5000): void {
+    this.closing = true;
+    clearTimeout(this.idle);
+    // a refused transfer is no stall: its handshake timer reports nothing
+    clearTimeout(this.handshake);
+    clearTimeout(this.closeTimer);
+    this.closeTimer = setTimeout(() => this.end(), graceMs);
+    this.closeTimer.unref();
+    if (this.dataSocket) this.endWhenSecure(this.dataSocket);
+  }
+
+  private endWhenSecure(socket: DataSocket) {
+    if (!(socket instanceof TLSSocket) || !this.handshaking) return this.end();
+    clearTimeout(this.handshake);
+    const done = () => this.end();
+    socket.once('secure', done);
+    socket.once('close', done);
   }
 
   /** The TLS handshake took too long (the timer, or a transfer that saw no byte): reported once. */
@@ -164,11 +197,12 @@ export class PassiveConnector implements DataConnector {
       });
   }
 
-  end(): void {
+  /** Closes the data connection (or `socket`, one accepted after a refusal) and the listener. */
+  end(extra?: DataSocket): void {
     clearTimeout(this.idle);
     clearTimeout(this.handshake);
-    const socket = this.dataSocket;
-    if (socket) socket.end(() => socket.destroy());
+    clearTimeout(this.closeTimer);
+    for (const socket of [this.dataSocket, extra]) if (socket && !socket.destroyed) socket.end(() => socket.destroy());
     this.dataSocket = null;
     this.dataServer?.close();
     this.dataServer = null;

@@ -3,7 +3,7 @@
 // with 550. Here the cap is enforced while streaming (552), a vanished client stages nothing, the
 // file is handed to intake before the 226, and staging failures are a transient 451.
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { dataConnectionReady, reportStall } from './data-connection-commands.ts';
+import { dataConnectionReady, refuseTransfer, reportStall } from './data-connection-commands.ts';
 import type { CommandContext } from './ftp-commands.ts';
 import type { FtpSession } from './ftp-session.ts';
 import type { ParsedCommand } from './ftp-srv-internals.ts';
@@ -35,10 +35,7 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
   const { connection } = session;
   const { metrics, log } = ctx;
   const fs = session.fs!;
-  const refuse = (code: number, text: string) => {
-    connection.dropDataConnection();
-    return connection.reply(code, text);
-  };
+  const refuse = (code: number, text: string) => refuseTransfer(session, code, text);
   const verdict = classifyUploadName(cmd.arg);
   if (verdict.kind === 'refused') {
     metrics.inc('uploadsRefusedName');
