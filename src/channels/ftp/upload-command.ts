@@ -97,6 +97,10 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
       if (!session.closed) await connection.reply(426, `Transfer aborted (${outcome.reason}): ${name} was not received`);
       return;
     }
+    // the whole file is in: the data connection is ended now (close_notify, FIN), as a client that
+    // waits for that before it goes on (ftplib's unwrap(), Ruby's read to EOF) expects; the
+    // control connection is checked after that
+    connection.dropDataConnection();
     const bytes = outcome.bytes!;
     if (reset) log.debug({ session: session.id, name, size: bytes.length }, 'ftp data connection reset after a complete file');
     // a client that died mid-upload closes its control connection too: see upload-completeness.ts
