@@ -184,8 +184,9 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
     XRMD: flatDirectory,
     DELE: authed(async (cmd) => {
       try {
-        await session.fs!.delete(cmd.arg ?? '');
-        return reply(250, 'Temporary upload deleted');
+        const text = await session.fs!.delete(cmd.arg ?? '');
+        log.info({ session: session.id, name: cmd.arg }, `ftp delete: ${text}`);
+        return reply(250, text);
       } catch (err) {
         return refuseFsError(err);
       }

@@ -10,7 +10,7 @@ import { FileSystem, type FtpConnection } from 'ftp-srv';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
-import { buildListing, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
+import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
 import { renameHeld, type HeldUploads } from '../transfer/held-uploads.ts';
 import { isNamePattern, namePattern } from '../transfer/name-pattern.ts';
 import { classifyUploadName, clientBaseName, isRootPath } from '../transfer/upload-names.ts';
@@ -161,11 +161,17 @@ export class IntakeFileSystem extends FileSystem {
     await this.renameUpload(from, to);
   }
 
-  /** DELE: a client may drop its own temporary upload (clients clean up after a failed transfer). */
-  override async delete(name: string): Promise<void> {
+  /**
+   * DELE: a client may drop its own temporary upload (clients clean up after a failed transfer);
+   * a received file is "about to be replaced" (deleteVerdict) and stays. Returns the reply text.
+   */
+  override async delete(name: string): Promise<string> {
     const base = clientBaseName(name);
-    if (base.ok && this.opts.held.remove(this.identity.scope, base.name)) return;
-    throw new FtpReplyError(550, 'Permission denied: uploaded files cannot be deleted');
+    if (!base.ok) throw new FtpReplyError(553, base.reason);
+    if (this.opts.held.remove(this.identity.scope, base.name)) return 'Temporary upload deleted';
+    const verdict = deleteVerdict(base.name, await this.find(base.name));
+    if (verdict.kind === 'refused') throw new FtpReplyError(550, verdict.message);
+    return verdict.message;
   }
 
   override async mkdir(): Promise<never> {

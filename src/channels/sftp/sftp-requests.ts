@@ -216,9 +216,10 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     if (!(await ctx.stillValid(session))) return ctx.expel(session);
     await rename(id, paths[0], paths[1]);
   });
-  on('REMOVE', false, (id, path: string) => {
-    dir.remove(path);
-    sftp.status(id, S.OK);
+  on('REMOVE', false, async (id, path: string) => {
+    const text = await dir.remove(path);
+    log.info({ session: session.id, name: path }, `sftp delete: ${text}`);
+    sftp.status(id, S.OK, text);
   });
   on('MKDIR', false, (id) => sftp.status(id, S.PERMISSION_DENIED, 'Permission denied: the directory is flat'));
   on('RMDIR', false, (id) => sftp.status(id, S.PERMISSION_DENIED, 'Permission denied: the directory is flat'));

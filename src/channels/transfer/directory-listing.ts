@@ -94,3 +94,19 @@ export function lsLine(e: { name: string; size: number; mtime: Date; status?: st
   const owner = (dir ? 'ftp' : (e.status ?? 'ftp')).padEnd(9);
   return `${perms} 1 ${owner} ${String(mode).padEnd(5)} ${String(e.size).padStart(10)} ${lsDate(e.mtime, now)} ${e.name}`;
 }
+
+export type DeleteVerdict = { kind: 'replace-next'; message: string } | { kind: 'refused'; reason: 'permission' | 'no-such-file'; message: string };
+
+/**
+ * A delete (FTP DELE, SFTP REMOVE) of a name that is not a held temporary upload. Nothing that was
+ * received is ever deleted, but WinSCP and FileZilla replace a file by uploading a temporary name,
+ * deleting the old name and renaming: a delete of a received file is therefore answered as "about
+ * to be replaced" (and deletes nothing), so that the rename that follows hands the new file in.
+ */
+export function deleteVerdict(name: string, entry: DirectoryEntry | undefined): DeleteVerdict {
+  if (!entry) return { kind: 'refused', reason: 'no-such-file', message: `No such file: ${name}` };
+  if (entry.content || entry.status === 'uploading') {
+    return { kind: 'refused', reason: 'permission', message: `Permission denied: ${entry.name} cannot be deleted (an .error.txt goes away when its file is uploaded again)` };
+  }
+  return { kind: 'replace-next', message: `${entry.name} is about to be replaced: nothing was deleted; the next upload or rename to this name is handed in as a new file` };
+}
