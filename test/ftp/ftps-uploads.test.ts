@@ -180,7 +180,7 @@ describe('uploads over FTPS with basic-ftp', () => {
     }
   });
 
-  it('LIST shows recent uploads with their status, and a readable <name>.pdf.error.txt for each failed one', () =>
+  it('LIST shows recent uploads with their status, and a readable <name>.pdf.error.txt for each failed or waiting one', () =>
     freshSession(async (client, a) => {
       const inv = await t.invoice(a.liveKey);
       const good = await upload(client, `${inv.invoiceNumber}.pdf`, await makePdf('good'));
@@ -202,7 +202,10 @@ describe('uploads over FTPS with basic-ftp', () => {
       expect(text).toContain('File: F-garbage.pdf');
       expect(text).toMatch(/Reason: The PDF cannot be read/);
       expect(await client.size('F-garbage.pdf.error.txt')).toBe(errorFile.size);
-      expect(Object.keys(byName).filter((n) => n.endsWith('.error.txt'))).toEqual(['F-garbage.pdf.error.txt']);
+      // a waiting file explains itself too (what it waits for, until when); an attached one has none
+      expect(byName['F-not-yet.pdf.error.txt']).toMatchObject({ user: 'waiting' });
+      expect((await download(client, 'F-not-yet.pdf.error.txt')).toString('utf8')).toMatch(/Status: waiting\r\nReason: Waiting for an invoice with id or number F-not-yet until /);
+      expect(Object.keys(byName).filter((n) => n.endsWith('.error.txt')).sort()).toEqual(['F-garbage.pdf.error.txt', 'F-not-yet.pdf.error.txt']);
     }));
 
   it('20 parallel uploads on 20 connections are all attached, each once', async () => {

@@ -28,15 +28,25 @@ export interface PendingUpload {
   at: Date;
 }
 
-/** The text of `<name>.error.txt`: what failed, why, and what to do. */
+/** Statuses whose file has a readable `<name>.error.txt` next to it. */
+const EXPLAINED: ReadonlySet<IntakeStatus> = new Set(['failed', 'waiting']);
+
+/**
+ * The text of `<name>.error.txt`: what failed (or what the file waits for, and until when), why,
+ * and what to do. A file that matches no invoice yet has one from its first try on, so the sender
+ * learns at once that its name matched nothing, not when the match window ends.
+ */
 export function errorText(r: IntakeRecord): string {
+  const waiting = r.status === 'waiting';
   return [
     `File: ${r.filename}`,
-    `Status: failed`,
+    `Status: ${r.status}`,
     `Reason: ${r.reason ?? 'unknown'}`,
     `Received: ${r.receivedAt.toISOString()}`,
     `Intake id: ${r.id}`,
-    `Upload a corrected file under the same name to try again.`,
+    waiting
+      ? 'It is attached as soon as that invoice exists. If the name is wrong, upload the file again named <invoice_number>.pdf or <invoice_id>.pdf.'
+      : 'Upload a corrected file under the same name to try again.',
     '',
   ].join('\r\n');
 }
@@ -60,9 +70,9 @@ export function buildListing(records: IntakeRecord[], pending: PendingUpload[] =
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({ name: r.filename, size: r.size, mtime: r.updatedAt, status: r.status });
-    if (r.status === 'failed') {
+    if (EXPLAINED.has(r.status)) {
       const content = Buffer.from(errorText(r), 'utf8');
-      out.push({ name: `${r.filename}${ERROR_SUFFIX}`, size: content.length, mtime: r.updatedAt, status: 'failed', content });
+      out.push({ name: `${r.filename}${ERROR_SUFFIX}`, size: content.length, mtime: r.updatedAt, status: r.status, content });
     }
   }
   for (const p of pending) {
