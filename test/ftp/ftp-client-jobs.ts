@@ -70,15 +70,18 @@ export const php = (j: ClientJob) => run('php', [path.join(CLIENTS, 'php-job.php
 
 export const basicFtp = (j: ClientJob, mode: TlsMode) => run(process.execPath, [path.join(CLIENTS, 'basic-ftp-job.mjs'), mode, ...jobArgs(j)]);
 
-/** Compiles FtpsJob.java once into a temporary directory: the class path for `commonsNet`. */
-export async function compileCommonsNetJob(): Promise<string> {
+/** Compiles a Java job (FtpsJob.java by default) once into a temporary directory: the class path for `commonsNet`. */
+export async function compileCommonsNetJob(source = 'FtpsJob.java'): Promise<string> {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftps-java-'));
-  const r = await run('javac', ['-cp', COMMONS_NET, '-d', out, path.join(CLIENTS, 'FtpsJob.java')], { timeoutMs: 120_000 });
+  const r = await run('javac', ['-cp', COMMONS_NET, '-d', out, path.join(CLIENTS, source)], { timeoutMs: 120_000 });
   if (r.code !== 0) throw new Error(`javac failed: ${r.stderr}`);
   return out;
 }
 
 export const commonsNet = (classes: string, j: ClientJob, mode: TlsMode) => run('java', ['-cp', `${classes}:${COMMONS_NET}`, 'FtpsJob', mode, ...jobArgs(j)]);
+
+/** Runs a compiled Java class with Commons Net on the class path. */
+export const java = (classes: string, main: string, args: string[]) => run('java', ['-cp', `${classes}:${COMMONS_NET}`, main, ...args]);
 
 /** lftp, one session: `open ftp://` with ftp:ssl-force (explicit) or `open ftps://` (implicit). */
 export function lftp(j: ClientJob, mode: TlsMode): Promise<ClientRun> {
@@ -157,6 +160,6 @@ export function section(stdout: string, name: string): string {
   const start = stdout.indexOf(`== ${name}\n`);
   if (start < 0) return '';
   const rest = stdout.slice(start + name.length + 4);
-  const end = rest.search(/^== [A-Z]+$/m);
+  const end = rest.search(/^== [A-Z0-9_]+$/m);
   return end < 0 ? rest : rest.slice(0, end);
 }

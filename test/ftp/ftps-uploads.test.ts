@@ -146,7 +146,7 @@ describe('uploads over FTPS with basic-ftp', () => {
       await expectOnlyImport(client, a, 'small.pdf', await makePdf('small'));
     }));
 
-  it('refuses DELE, MKD, RMD, SITE, APPE and STOU with their codes, and RETR of anything but its own error texts', async () => {
+  it('refuses MKD, RMD, SITE, APPE and STOU with their codes, DELE of anything but a received file (which stays), and RETR of anything but its own error texts', async () => {
     const a = await t.ftpAccount();
     const other = await t.ftpAccount();
     const client = await connectFtp(t.port, a.ftpUsername, a.liveKey);
@@ -155,7 +155,11 @@ describe('uploads over FTPS with basic-ftp', () => {
     try {
       await upload(client, 'kept.pdf', await makePdf('kept'));
       await upload(client, 'broken.pdf', Buffer.from('not a pdf at all'));
-      expect(await ftpCode(client.remove('kept.pdf'))).toBe(550);
+      // a received file is never deleted: DELE is taken as "about to be replaced" (WinSCP's sequence)
+      expect((await client.remove('kept.pdf')).message).toMatch(/^250 kept\.pdf is about to be replaced: nothing was deleted/);
+      expect((await client.list()).map((f) => f.name)).toContain('kept.pdf');
+      expect(await ftpCode(client.remove('broken.pdf.error.txt'))).toBe(550);
+      expect(await ftpCode(client.remove('missing.pdf'))).toBe(550);
       expect(await ftpCode(client.send('MKD sub'))).toBe(550);
       expect(await ftpCode(client.send('RMD sub'))).toBe(550);
       expect(await ftpCode(client.send('SITE CHMOD 777 kept.pdf'))).toBe(502);
@@ -176,7 +180,7 @@ describe('uploads over FTPS with basic-ftp', () => {
     }
   });
 
-  it('LIST shows recent uploads with their status, and a readable <name>.pdf.error.txt for each failed one', () =>
+  it('LIST shows recent uploads with their status, and a readable <name>.pdf.error.txt for each failed or waiting one', () =>
     freshSession(async (client, a) => {
       const inv = await t.invoice(a.liveKey);
       const good = await upload(client, `${inv.invoiceNumber}.pdf`, await makePdf('good'));
@@ -198,7 +202,10 @@ describe('uploads over FTPS with basic-ftp', () => {
       expect(text).toContain('File: F-garbage.pdf');
       expect(text).toMatch(/Reason: The PDF cannot be read/);
       expect(await client.size('F-garbage.pdf.error.txt')).toBe(errorFile.size);
-      expect(Object.keys(byName).filter((n) => n.endsWith('.error.txt'))).toEqual(['F-garbage.pdf.error.txt']);
+      // a waiting file explains itself too (what it waits for, until when); an attached one has none
+      expect(byName['F-not-yet.pdf.error.txt']).toMatchObject({ user: 'waiting' });
+      expect((await download(client, 'F-not-yet.pdf.error.txt')).toString('utf8')).toMatch(/Status: waiting\r\nReason: Waiting for an invoice with id or number F-not-yet until /);
+      expect(Object.keys(byName).filter((n) => n.endsWith('.error.txt')).sort()).toEqual(['F-garbage.pdf.error.txt', 'F-not-yet.pdf.error.txt']);
     }));
 
   it('20 parallel uploads on 20 connections are all attached, each once', async () => {

@@ -26,13 +26,16 @@ export class RawFtp {
     return { ftp, greeting: await ftp.reply() };
   }
 
-  /** Connected, AUTH TLS (with these client TLS options) and logged in: rejects unless PASS got 230. */
+  /** Connected, AUTH TLS (with these client TLS options), logged in and in binary mode (TYPE I, as
+   * uploading clients send it): rejects unless PASS got 230. */
   static async loggedIn(port: number, user: string, password: string, options: tls.ConnectionOptions = {}): Promise<RawFtp> {
     const { ftp } = await RawFtp.connect(port);
     try {
       await ftp.startTls(options);
       const reply = await ftp.login(user, password);
       if (!reply.startsWith('230')) throw new Error(`login refused: ${reply}`);
+      const type = await ftp.send('TYPE I');
+      if (!type.startsWith('200')) throw new Error(`TYPE I refused: ${type}`);
       return ftp;
     } catch (err) {
       ftp.close();

@@ -10,11 +10,11 @@ const rec = (o: Partial<IntakeRecord>): IntakeRecord => ({
 });
 
 describe('directory listing', () => {
-  it('one entry per name (the newest), an error text after each failed file, FTP uploads only, then temporary uploads', () => {
+  it('one entry per name (the newest), an error text after each failed or waiting file, FTP uploads only, then temporary uploads', () => {
     const entries = buildListing(
       [
         rec({ id: 'imp_3', filename: 'F-1.pdf', status: 'failed', reason: 'The file is not a PDF (no %PDF- header)' }),
-        rec({ id: 'imp_2', filename: 'F-2.pdf', status: 'waiting', size: 7 }),
+        rec({ id: 'imp_2', filename: 'F-2.pdf', status: 'waiting', size: 7, reason: 'Waiting for an invoice with id or number F-2 until 2026-03-03T10:15:00.000Z' }),
         rec({ id: 'imp_1', filename: 'f-1.PDF', status: 'attached' }),
         rec({ id: 'imp_0', filename: 'mail.pdf', channel: 'mail' }),
         rec({ id: 'imp_9', filename: 'evil\r\n226 fake.pdf' }),
@@ -25,8 +25,15 @@ describe('directory listing', () => {
       ['F-1.pdf', 'failed'],
       ['F-1.pdf.error.txt', 'failed'],
       ['F-2.pdf', 'waiting'],
+      ['F-2.pdf.error.txt', 'waiting'],
       ['F-3.pdf.filepart', 'uploading'],
     ]);
+    // a file that matches nothing yet says so at once, with the end of its wait
+    expect(entries[3].content!.toString()).toBe(
+      'File: F-2.pdf\r\nStatus: waiting\r\nReason: Waiting for an invoice with id or number F-2 until 2026-03-03T10:15:00.000Z\r\n' +
+        'Received: 2026-03-02T10:15:00.000Z\r\nIntake id: imp_2\r\n' +
+        'It is attached as soon as that invoice exists. If the name is wrong, upload the file again named <invoice_number>.pdf or <invoice_id>.pdf.\r\n',
+    );
     const err = entries[1];
     expect(err.content!.toString()).toBe(
       'File: F-1.pdf\r\nStatus: failed\r\nReason: The file is not a PDF (no %PDF- header)\r\nReceived: 2026-03-02T10:15:00.000Z\r\n' +

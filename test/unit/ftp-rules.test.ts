@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { failureDelayMs, lockedSubject, lockoutKeys, MAX_DELAY_MS, newlyLocked, normalizeAddress } from '../../src/channels/transfer/lockout-policy.ts';
 import { ftpTlsPolicy } from '../../src/channels/ftp/ftp-tls-policy.ts';
-import { looksLikeCompletePdf, settleDelayMs } from '../../src/channels/ftp/upload-completeness.ts';
+import { completeDespiteReset, looksLikeCompletePdf, looksLikeCompleteZip, settleDelayMs } from '../../src/channels/ftp/upload-completeness.ts';
 import { classifyUploadName, clientBaseName, isRootPath } from '../../src/channels/transfer/upload-names.ts';
 import { pasvReply, PortRange } from '../../src/channels/ftp/passive-connector.ts';
 
@@ -115,6 +115,18 @@ describe('upload completeness', () => {
     expect(looksLikeCompletePdf(Buffer.alloc(0))).toBe(false);
     expect(settleDelayMs(complete, 250)).toBe(0);
     expect(settleDelayMs(complete.subarray(0, 30), 250)).toBe(250);
+  });
+
+  it('a reset after the last byte counts only for a file whose format shows its end (PDF %%EOF, ZIP directory record)', () => {
+    const eocd = (comment = '') => Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(16), Buffer.from([comment.length, 0]), Buffer.from(comment)]);
+    const zip = Buffer.concat([Buffer.from('PK\x03\x04 entries ...'), eocd('made by hand')]);
+    expect(looksLikeCompleteZip(zip)).toBe(true);
+    expect(looksLikeCompleteZip(zip.subarray(0, zip.length - 3))).toBe(false);
+    expect(looksLikeCompleteZip(Buffer.from('PK\x03\x04 cut short'))).toBe(false);
+    expect(completeDespiteReset(zip)).toBe(true);
+    expect(completeDespiteReset(Buffer.from('%PDF-1.7\n1 0 obj\n%%EOF\n'))).toBe(true);
+    expect(completeDespiteReset(Buffer.from('%PDF-1.7\n1 0 obj\n'))).toBe(false);
+    expect(completeDespiteReset(undefined)).toBe(false);
   });
 });
 

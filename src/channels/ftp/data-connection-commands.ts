@@ -50,6 +50,20 @@ export async function openPassive(session: FtpSession, ctx: CommandContext, exte
 }
 
 /**
+ * Refuses a transfer command that came after PASV/EPSV: the reply goes out first, and the data
+ * connection is closed only once the client can take that (PassiveConnector.closeAfterHandshake),
+ * so that it reads the refusal whatever the timing (a busy machine made the difference).
+ */
+export async function refuseTransfer(session: FtpSession, code: number, text: string): Promise<unknown> {
+  const connection = session.connection;
+  const connector = connection.connector;
+  const sent = await connection.reply(code, text);
+  if (connector instanceof PassiveConnector) connector.closeAfterHandshake();
+  else connection.dropDataConnection();
+  return sent;
+}
+
+/**
  * Whether a transfer command (STOR, RETR, LIST, NLST) may go on: it needs a passive connection,
  * TLS-protected when TLS is required. If not, the refusal has been sent.
  */
@@ -61,8 +75,7 @@ export async function dataConnectionReady(session: FtpSession, ctx: CommandConte
     return false;
   }
   if (ctx.requireTls && !session.protectData) {
-    connection.dropDataConnection();
-    await connection.reply(521, 'Data connections must be encrypted: send PBSZ 0 and PROT P first');
+    await refuseTransfer(session, 521, 'Data connections must be encrypted: send PBSZ 0 and PROT P first');
     return false;
   }
   return true;

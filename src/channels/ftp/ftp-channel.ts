@@ -10,7 +10,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
-import { installCommands } from './ftp-commands.ts';
+import { installCommands, TLS_REQUIRED_TEXT } from './ftp-commands.ts';
 import { lsLine } from '../transfer/directory-listing.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { FtpSession } from './ftp-session.ts';
@@ -143,7 +143,7 @@ export class FtpChannel {
     if (this.implicitSockets.has(raw)) {
       connection.markSecure();
       // implicit FTPS protects data connections without PBSZ/PROT (clients may still send them)
-      session.pbszSent = session.protectData = true;
+      session.protectData = true;
     }
     // Replies are small writes the client must see at once: with Nagle on, a 226 that follows the
     // 150 waits for the client's delayed ACK of the 150 (40 ms per upload, a sequential client's
@@ -196,7 +196,7 @@ export class FtpChannel {
     const { options, deps } = this;
     const session = this.sessions.get(connection.id);
     if (!session) throw new Error('Session closed');
-    if (options.requireTls && !connection.secure) throw new Error('TLS required: send AUTH TLS before USER and PASS');
+    if (options.requireTls && !connection.secure) throw new Error(TLS_REQUIRED_TEXT);
     const address = session.address;
     // client input: logged cut short
     const user = username.slice(0, 128);

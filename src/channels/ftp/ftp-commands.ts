@@ -14,7 +14,7 @@
 // - ABOR/QUIT: abort a running upload.
 import type { SecureContext } from 'node:tls';
 import type { Logger } from '../../platform/logger.ts';
-import { ACTIVE_MODE_REFUSED, dataConnectionReady, openPassive } from './data-connection-commands.ts';
+import { ACTIVE_MODE_REFUSED, dataConnectionReady, openPassive, refuseTransfer } from './data-connection-commands.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import type { FtpSession } from './ftp-session.ts';
 import type { ParsedCommand } from './ftp-srv-internals.ts';
@@ -45,6 +45,10 @@ export interface CommandContext {
 }
 
 type Handler = (cmd: ParsedCommand) => Promise<unknown>;
+
+/** The 530 for a login without TLS: the words a person finds in their client's settings. */
+export const TLS_REQUIRED_TEXT =
+  'TLS required: in your FTP client choose "FTP over TLS (explicit)", also called FTPES or "Require explicit FTP over TLS", and connect again; the password is an API key and is never sent unencrypted';
 
 /** Commands that must be answered while an upload runs instead of waiting behind it. */
 const URGENT = new Set(['ABOR', 'QUIT', 'NOOP', 'STAT']);
@@ -96,13 +100,25 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
   /** a transfer command that ftp-srv runs once the data connection is there */
   const transfer = (fn: Handler = delegate): Handler => authed(async (cmd) => ((await dataConnectionReady(session, ctx, cmd.directive)) ? fn(cmd) : undefined));
 
+  /** ftp-srv's transfer, after `check` (a refusal gets its own code, not ftp-srv's 451) */
+  const checkedFirst = (check: (cmd: ParsedCommand) => Promise<unknown>): Handler => async (cmd) => {
+    try {
+      await check(cmd);
+    } catch (err) {
+      if (err instanceof FtpReplyError) return refuseTransfer(session, err.code, err.message);
+      connection.dropDataConnection();
+      throw err;
+    }
+    return delegate(cmd);
+  };
+
   const plaintextRefused = (cmd: ParsedCommand) => {
     if (!ctx.requireTls || connection.secure) return false;
     metrics.inc('loginsRefusedPlaintext');
     log.info({ session: session.id, address: session.address, directive: cmd.directive }, 'ftp login refused before AUTH TLS');
     return true;
   };
-  const TLS_REQUIRED = 'TLS required: send AUTH TLS before USER and PASS (use FTPS, explicit)';
+  const TLS_REQUIRED = TLS_REQUIRED_TEXT;
   const flatDirectory = refusal(550, 'Permission denied: the directory is flat');
   const activeMode = refusal(502, ACTIVE_MODE_REFUSED);
 
@@ -120,12 +136,12 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
     },
     PBSZ: async () => {
       if (!connection.secure) return reply(503, 'Send AUTH TLS first');
-      session.pbszSent = true;
       return reply(200, 'PBSZ=0');
     },
     PROT: async (cmd) => {
       if (!connection.secure) return reply(503, 'Send AUTH TLS first');
-      if (!session.pbszSent) return reply(503, 'Send PBSZ 0 first');
+      // RFC 4217 wants PBSZ first, but its only value is 0: Commons Net's execPROT("P") alone
+      // is taken as PBSZ 0 + PROT P
       const level = (cmd.arg ?? '').trim().toUpperCase();
       if (level === 'P') {
         session.protectData = true;
@@ -149,18 +165,16 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
       if (plaintextRefused(cmd)) return reply(530, TLS_REQUIRED);
       return delegate(cmd);
     },
-    STOR: authed((cmd) => storCommand(session, ctx, cmd)),
-    LIST: transfer(),
-    NLST: transfer(),
-    RETR: transfer(async (cmd) => {
-      try {
-        await session.fs!.readable(cmd.arg ?? '');
-      } catch (err) {
-        connection.dropDataConnection();
-        return refuseFsError(err);
-      }
+    TYPE: async (cmd) => {
+      const type = (cmd.arg ?? '').trim().toUpperCase();
+      if (/^(I|L ?8?)$/.test(type)) session.binary = true;
+      else if (/^A( N)?$/.test(type)) session.binary = false;
       return delegate(cmd);
-    }),
+    },
+    STOR: authed((cmd) => storCommand(session, ctx, cmd)),
+    LIST: transfer(checkedFirst((cmd) => session.fs!.listable(cmd.arg))),
+    NLST: transfer(checkedFirst((cmd) => session.fs!.listable(cmd.arg))),
+    RETR: transfer(checkedFirst((cmd) => session.fs!.readable(cmd.arg ?? ''))),
     APPE: refusal(502, 'APPE is not supported: upload the whole file with STOR'),
     STOU: refusal(502, 'STOU is not supported: upload <invoice_number>.pdf with STOR'),
     SITE: refusal(502, 'SITE commands are not supported'),
@@ -170,8 +184,9 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
     XRMD: flatDirectory,
     DELE: authed(async (cmd) => {
       try {
-        await session.fs!.delete(cmd.arg ?? '');
-        return reply(250, 'Temporary upload deleted');
+        const text = await session.fs!.delete(cmd.arg ?? '');
+        log.info({ session: session.id, name: cmd.arg }, `ftp delete: ${text}`);
+        return reply(250, text);
       } catch (err) {
         return refuseFsError(err);
       }

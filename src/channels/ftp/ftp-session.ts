@@ -23,8 +23,9 @@ export class FtpSession {
   fs?: IntakeFileSystem;
   transfer?: ActiveTransfer;
   renameFrom?: string;
-  /** PBSZ was sent (RFC 4217 wants it before PROT) */
-  pbszSent = false;
+  /** TYPE I (or L 8) was sent: until then the type is ASCII, RFC 959's default, in which clients
+   * such as Commons Net and Perl's Net::FTP convert line ends before sending (upload-command.ts) */
+  binary = false;
   /** data connections are TLS: PROT P, or an implicit FTPS connection */
   protectData = false;
   closed = false;

@@ -10,8 +10,9 @@ import { FileSystem, type FtpConnection } from 'ftp-srv';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
-import { buildListing, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
+import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
 import { renameHeld, type HeldUploads } from '../transfer/held-uploads.ts';
+import { isNamePattern, namePattern } from '../transfer/name-pattern.ts';
 import { classifyUploadName, clientBaseName, isRootPath } from '../transfer/upload-names.ts';
 
 /** A refusal with the FTP reply code to send. */
@@ -72,15 +73,32 @@ export class IntakeFileSystem extends FileSystem {
   }
 
   override async get(name: string): Promise<EntryStat> {
-    if (isRootPath(name)) return this.stat({ name: '.', size: 0, mtime: new Date(), status: undefined }, true);
+    // a pattern (NLST *.pdf) is listed like the directory, filtered in list()
+    if (isRootPath(name) || isNamePattern(name)) return this.stat({ name: '.', size: 0, mtime: new Date(), status: undefined }, true);
     const entry = await this.find(name);
     if (!entry) throw new FtpReplyError(550, `No such file: ${name}`);
     return this.stat(entry);
   }
 
   override async list(path = '.'): Promise<EntryStat[]> {
+    if (isNamePattern(path)) {
+      const pattern = namePattern(path);
+      if (!pattern.ok) throw new FtpReplyError(550, pattern.reason);
+      return (await this.entries()).filter((e) => pattern.matches(e.name)).map((e) => this.stat(e));
+    }
     if (!isRootPath(path)) throw new FtpReplyError(550, 'No such directory: the directory is flat');
     return (await this.entries()).map((e) => this.stat(e));
+  }
+
+  /** Whether LIST/NLST may list this argument; refusals are permanent (ftp-srv would answer 451). */
+  async listable(arg: string | null | undefined): Promise<void> {
+    if (arg == null || isRootPath(arg)) return;
+    if (isNamePattern(arg)) {
+      const pattern = namePattern(arg);
+      if (!pattern.ok) throw new FtpReplyError(550, pattern.reason);
+      return;
+    }
+    await this.get(arg);
   }
 
   /** The entry a RETR may read, or why not. */
@@ -143,11 +161,17 @@ export class IntakeFileSystem extends FileSystem {
     await this.renameUpload(from, to);
   }
 
-  /** DELE: a client may drop its own temporary upload (clients clean up after a failed transfer). */
-  override async delete(name: string): Promise<void> {
+  /**
+   * DELE: a client may drop its own temporary upload (clients clean up after a failed transfer);
+   * a received file is "about to be replaced" (deleteVerdict) and stays. Returns the reply text.
+   */
+  override async delete(name: string): Promise<string> {
     const base = clientBaseName(name);
-    if (base.ok && this.opts.held.remove(this.identity.scope, base.name)) return;
-    throw new FtpReplyError(550, 'Permission denied: uploaded files cannot be deleted');
+    if (!base.ok) throw new FtpReplyError(553, base.reason);
+    if (this.opts.held.remove(this.identity.scope, base.name)) return 'Temporary upload deleted';
+    const verdict = deleteVerdict(base.name, await this.find(base.name));
+    if (verdict.kind === 'refused') throw new FtpReplyError(550, verdict.message);
+    return verdict.message;
   }
 
   override async mkdir(): Promise<never> {

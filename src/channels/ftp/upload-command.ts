@@ -3,15 +3,18 @@
 // with 550. Here the cap is enforced while streaming (552), a vanished client stages nothing, the
 // file is handed to intake before the 226, and staging failures are a transient 451.
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { dataConnectionReady, reportStall } from './data-connection-commands.ts';
+import { dataConnectionReady, refuseTransfer, reportStall } from './data-connection-commands.ts';
 import type { CommandContext } from './ftp-commands.ts';
 import type { FtpSession } from './ftp-session.ts';
 import type { ParsedCommand } from './ftp-srv-internals.ts';
 import { FtpReplyError, type AcceptResult } from './intake-file-system.ts';
 import { PassiveConnector } from './passive-connector.ts';
-import { settleDelayMs } from './upload-completeness.ts';
-import { classifyUploadName, uploadCap } from '../transfer/upload-names.ts';
+import { completeDespiteReset, settleDelayMs } from './upload-completeness.ts';
+import { classifyUploadName, tooLargeText, uploadCap } from '../transfer/upload-names.ts';
 import { readUpload } from './upload-transfer.ts';
+
+/** How much of a file over the cap is read (and dropped) before its data connection is cut. */
+export const OVER_CAP_DISCARD_BYTES = 64 * 1024 * 1024;
 
 /** The text of a 226 (or RNTO's 250): the intake record, or that a temporary upload is held. */
 export function describeAccepted(name: string, r: AcceptResult): string {
@@ -32,15 +35,20 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
   const { connection } = session;
   const { metrics, log } = ctx;
   const fs = session.fs!;
-  const refuse = (code: number, text: string) => {
-    connection.dropDataConnection();
-    return connection.reply(code, text);
-  };
+  const refuse = (code: number, text: string) => refuseTransfer(session, code, text);
   const verdict = classifyUploadName(cmd.arg);
   if (verdict.kind === 'refused') {
     metrics.inc('uploadsRefusedName');
     log.info({ session: session.id, name: cmd.arg, reason: verdict.reason }, 'ftp upload name refused');
     return refuse(553, verdict.reason);
+  }
+  if (!session.binary) {
+    // in ASCII mode the client has already changed the file's line ends (a 665-byte PDF arrives
+    // as 699 bytes, damaged): no server-side conversion can undo that, so the upload is refused
+    // before a byte is sent
+    metrics.inc('uploadsRefusedAscii');
+    log.info({ session: session.id, name: verdict.name }, 'ftp upload refused: ASCII mode');
+    return refuse(550, `${verdict.name} was not received: use binary mode (TYPE I) for PDF and ZIP files; in ASCII mode (the FTP default) the client changes their line ends and damages them`);
   }
   if (connection.takeRestOffset()) return refuse(554, 'Resuming uploads is not supported: upload the whole file');
   if (verdict.kind === 'temp' && !fs.canHold(verdict.name)) return refuse(452, 'Too many temporary uploads wait for their rename');
@@ -60,28 +68,28 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
   try {
     // sent before the data connection's TLS handshake has ended: see passive-connector.ts
     await connection.reply(150, `Ready to receive ${name}`);
-    let capReplied = false;
     const cap = uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes });
-    const tooLarge = `${name} is larger than ${cap} bytes: refused, nothing was received`;
     const outcome = await readUpload(socket, {
       maxBytes: cap,
       stallMs: ctx.transferTimeoutMs,
       signal: abort.signal,
-      // bytes a client sends after the 552 are dropped, up to one more PDF cap's worth
-      drainBytes: ctx.maxUploadBytes,
-      onTooLarge: () => {
-        capReplied = true;
-        void connection.reply(552, tooLarge);
-      },
+      // the rest of a file over the cap is read and dropped, so that the client finishes sending
+      // and then reads the 552 (a reset mid-send loses it: curl, PHP, Java and ftplib showed only
+      // the broken connection); a client still sending past the bound is cut off
+      drainBytes: OVER_CAP_DISCARD_BYTES,
       onProgress: (n) => metrics.inc('bytesReceived', n),
     });
     if (outcome.kind === 'too-large') {
       metrics.inc('uploadsRefusedTooLarge');
       log.info({ session: session.id, name, received: outcome.received }, 'ftp upload over the size cap refused');
-      if (!capReplied) await connection.reply(552, tooLarge);
+      // sent once the client has sent everything, before the data connection is closed (finally)
+      if (!session.closed) await connection.reply(552, tooLargeText(name, cap));
       return;
     }
-    if (outcome.kind === 'aborted') {
+    // a complete file whose connection was reset instead of closed: received, once the control
+    // connection has stayed up for the grace period (a killed client drops both)
+    const reset = outcome.kind === 'aborted' && outcome.reason === 'data-error' && completeDespiteReset(outcome.bytes);
+    if (outcome.kind === 'aborted' && !reset) {
       metrics.inc('uploadsAborted');
       if (outcome.reason === 'stalled' && connector.handshaking) connector.handshakeStalled();
       else if (outcome.reason === 'stalled') reportStall(session, ctx, 'after_150', ctx.transferTimeoutMs, 'STOR');
@@ -89,9 +97,14 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
       if (!session.closed) await connection.reply(426, `Transfer aborted (${outcome.reason}): ${name} was not received`);
       return;
     }
-    const bytes = outcome.bytes;
+    // the whole file is in: the data connection is ended now (close_notify, FIN), as a client that
+    // waits for that before it goes on (ftplib's unwrap(), Ruby's read to EOF) expects; the
+    // control connection is checked after that
+    connection.dropDataConnection();
+    const bytes = outcome.bytes!;
+    if (reset) log.debug({ session: session.id, name, size: bytes.length }, 'ftp data connection reset after a complete file');
     // a client that died mid-upload closes its control connection too: see upload-completeness.ts
-    const wait = settleDelayMs(bytes, ctx.truncationGraceMs);
+    const wait = reset ? ctx.truncationGraceMs : settleDelayMs(bytes, ctx.truncationGraceMs);
     await (wait > 0 ? sleep(wait) : nextTurn());
     if (session.closed || abort.signal.aborted) {
       metrics.inc('uploadsAborted');

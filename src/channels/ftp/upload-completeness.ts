@@ -18,3 +18,24 @@ export function looksLikeCompletePdf(bytes: Uint8Array): boolean {
 export function settleDelayMs(bytes: Uint8Array, graceMs: number): number {
   return looksLikeCompletePdf(bytes) ? 0 : graceMs;
 }
+
+/** A ZIP archive ends with its end-of-central-directory record (22 bytes plus its comment). */
+export function looksLikeCompleteZip(bytes: Uint8Array): boolean {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  for (let at = b.length - 22; at >= Math.max(0, b.length - 22 - 0xffff); at--) {
+    if (b.readUInt32LE(at) === 0x06054b50) return at + 22 + b.readUInt16LE(at + 20) === b.length;
+  }
+  return false;
+}
+
+/**
+ * Whether a data connection that was reset after the last byte (instead of ending with TLS
+ * close_notify and FIN) delivered a whole file. Perl's and Ruby's Net::FTP close the data
+ * connection without reading the TLS 1.3 session tickets the server sent, and the kernel answers
+ * with a reset. Only a file whose format says where it ends is trusted: a PDF ending in `%%EOF`,
+ * a ZIP ending in its directory record. The caller still checks that the control connection is
+ * alive and the client did not abort.
+ */
+export function completeDespiteReset(bytes: Uint8Array | undefined): boolean {
+  return Boolean(bytes && (looksLikeCompletePdf(bytes) || looksLikeCompleteZip(bytes)));
+}

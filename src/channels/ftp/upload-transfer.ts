@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 export type UploadOutcome =
   | { kind: 'complete'; bytes: Buffer }
   | { kind: 'too-large'; received: number }
-  | { kind: 'aborted'; reason: 'data-error' | 'stalled' | 'cancelled'; received: number };
+  | { kind: 'aborted'; reason: 'data-error' | 'stalled' | 'cancelled'; received: number; bytes?: Buffer };
 
 export interface ReadUploadOptions {
   maxBytes: number;
@@ -73,8 +73,10 @@ export function readUpload(socket: Duplex, options: ReadUploadOptions): Promise<
       chunks.push(chunk);
     };
     const onEnd = () => finish(overflow ? { kind: 'too-large', received } : { kind: 'complete', bytes: Buffer.concat(chunks, size) });
-    // a close or error without a clean end is a broken transfer
-    const onBroken = () => finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'data-error', received });
+    // a close or error without a clean end is a broken transfer; what arrived goes with it, for the
+    // caller to judge whether it is a complete file followed by a reset (see upload-completeness.ts)
+    const onBroken = () =>
+      finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'data-error', received, bytes: size ? Buffer.concat(chunks, size) : undefined });
     const onAbort = () => {
       socket.destroy();
       finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'cancelled', received });

@@ -15,6 +15,7 @@ import { authenticate, type LoginContext } from './sftp-login.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
 import { serveRequests } from './sftp-requests.ts';
 import { SftpSession } from './sftp-session.ts';
+import { advertiseSftpExtensions, fixServerSigAlgs, sendExitStatus } from './ssh2-adapter.ts';
 import { UploadDirectory } from './upload-directory.ts';
 
 export interface SftpChannelOptions extends TransferServerOptions {
@@ -85,6 +86,7 @@ export class SftpChannel {
 
   private onConnection(client: Connection, ip: string) {
     const { options, deps } = this;
+    fixServerSigAlgs(client);
     const session = new SftpSession(randomBytes(6).toString('hex'), ip, options.idleTimeoutMs, (s) => {
       deps.log.info({ session: s.id, address: s.address }, 'sftp session idle: closing');
       client.end();
@@ -122,11 +124,11 @@ export class SftpChannel {
         const channel = accept();
         channel.on('sftp', (acceptSftp) => {
           const sftp = acceptSftp();
+          advertiseSftpExtensions(sftp);
           // the client's EOF ends the subsystem: exit status 0 (scp checks it), as sshd sends when
           // its sftp-server exits, then the channel closes
           sftp.on('end', () => {
-            const raw = sftp as unknown as { _protocol?: { exitStatus(id: number, status: number): void }; outgoing?: { id: number; state: string } };
-            if (raw.outgoing?.state === 'open') raw._protocol?.exitStatus(raw.outgoing.id, 0);
+            sendExitStatus(sftp, 0);
             sftp.end();
           });
           sftp.on('error', (err: Error) => deps.log.debug({ session: session.id, err: err.message }, 'sftp stream error'));

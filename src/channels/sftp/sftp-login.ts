@@ -9,6 +9,7 @@ import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { failureDelayMs } from '../transfer/lockout-policy.ts';
 import type { LoginLockout } from '../transfer/login-lockout.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
+import { acceptKeyQuery } from './ssh2-adapter.ts';
 import type { Login, SftpSession } from './sftp-session.ts';
 
 export interface LoginContext {
@@ -44,17 +45,33 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
       return ctx.reject(METHODS);
     }
     let login: Login | undefined;
+    if (ctx.method === 'password' && ctx.password === '') {
+      // no password is no guess: clients send an empty one after their keys were refused (curl's
+      // libssh2 with an RSA key it signs with SHA-1), and five of those must not lock anyone out
+      log.info({ ...at, reason: 'empty password' }, 'sftp login refused (not counted as a failure)');
+      return ctx.reject(METHODS);
+    }
     if (ctx.method === 'password') {
       const scope = await accounts.authenticatePassword(ctx.username, ctx.password);
       const keyStamp = scope && (await accounts.keyStamp(scope));
       if (scope && keyStamp) login = { scope, username: ctx.username, keyStamp };
     } else {
       // an unknown key or SHA-1 RSA is no failed login: clients offer every key they have in turn
-      if (!acceptedSignature(ctx.key.algo, ctx.hashAlgo)) return ctx.reject(METHODS);
+      const keyAt = { ...at, keyType: ctx.key.algo, signature: ctx.hashAlgo ?? null };
+      if (!acceptedSignature(ctx.key.algo, ctx.hashAlgo)) {
+        const reason = ctx.key.algo === 'ssh-rsa' ? 'ssh-rsa with SHA-1 signatures is refused: the client must sign with rsa-sha2-256 or rsa-sha2-512' : `key type ${ctx.key.algo} is not accepted`;
+        log.info({ ...keyAt, reason }, 'sftp key refused');
+        return ctx.reject(METHODS);
+      }
       const found = await accounts.authenticatePublicKey(ctx.username, ctx.key.data);
-      if (!found) return ctx.reject(METHODS);
-      if (!ctx.signature) return ctx.accept(); // "this key would do": the client signs next
-      const keyStamp = signatureValid(ctx) ? await accounts.keyStamp(found.scope) : undefined;
+      if (!found) {
+        log.info({ ...keyAt, reason: 'not registered for this user' }, 'sftp key refused');
+        return ctx.reject(METHODS);
+      }
+      if (!ctx.signature) return acceptKeyQuery(ctx); // "this key would do": the client signs next
+      const valid = signatureValid(ctx);
+      if (!valid) log.info({ ...keyAt, reason: 'signature does not verify' }, 'sftp key refused');
+      const keyStamp = valid ? await accounts.keyStamp(found.scope) : undefined;
       if (keyStamp) login = { scope: found.scope, username: ctx.username, keyStamp, sshKeyId: found.keyId };
     }
     if (!login) {

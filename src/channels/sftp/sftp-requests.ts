@@ -7,9 +7,10 @@ import ssh2, { type Attributes, type SFTPWrapper } from 'ssh2';
 import type { Logger } from '../../platform/logger.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { lsLine, type DirectoryEntry } from '../transfer/directory-listing.ts';
-import { isRootPath, clientBaseName, uploadCap } from '../transfer/upload-names.ts';
+import { isRootPath, clientBaseName, tooLargeText, uploadCap } from '../transfer/upload-names.ts';
 import type { SftpSession } from './sftp-session.ts';
 import { UploadBuffer } from './upload-buffer.ts';
+import { sendStderr } from './ssh2-adapter.ts';
 import { Refused } from './upload-directory.ts';
 
 const { STATUS_CODE: S, OPEN_MODE } = ssh2.utils.sftp;
@@ -131,11 +132,13 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     metrics.inc('bytesReceived', data.length);
     const wasTooLarge = handle.buffer.tooLarge;
     if (handle.buffer.write(offset, data)) return sftp.status(id, S.OK);
+    const text = tooLargeText(handle.path, handle.buffer.maxBytes);
     if (!wasTooLarge) {
       metrics.inc('uploadsRefusedTooLarge');
       log.info({ session: session.id, name: handle.path, limit: handle.buffer.maxBytes }, 'sftp upload refused: too large');
+      sendStderr(sftp, text);
     }
-    sftp.status(id, S.FAILURE, `File too large: at most ${handle.buffer.maxBytes} bytes`);
+    sftp.status(id, S.FAILURE, text);
   });
 
   on('READ', false, (id, raw: Buffer, offset: number, len: number) => {
@@ -168,7 +171,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     session.handles.delete(key);
     if (handle.kind !== 'upload') return sftp.status(id, S.OK);
     metrics.transferEnded();
-    if (handle.buffer.tooLarge) return sftp.status(id, S.FAILURE, `File too large: at most ${handle.buffer.maxBytes} bytes; nothing was received`);
+    if (handle.buffer.tooLarge) return sftp.status(id, S.FAILURE, tooLargeText(handle.path, handle.buffer.maxBytes));
     session.closing++;
     try {
       // the key may have been rotated while the file streamed: nothing is handed in with it then
@@ -213,9 +216,10 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     if (!(await ctx.stillValid(session))) return ctx.expel(session);
     await rename(id, paths[0], paths[1]);
   });
-  on('REMOVE', false, (id, path: string) => {
-    dir.remove(path);
-    sftp.status(id, S.OK);
+  on('REMOVE', false, async (id, path: string) => {
+    const text = await dir.remove(path);
+    log.info({ session: session.id, name: path }, `sftp delete: ${text}`);
+    sftp.status(id, S.OK, text);
   });
   on('MKDIR', false, (id) => sftp.status(id, S.PERMISSION_DENIED, 'Permission denied: the directory is flat'));
   on('RMDIR', false, (id) => sftp.status(id, S.PERMISSION_DENIED, 'Permission denied: the directory is flat'));

@@ -6,7 +6,7 @@
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
-import { buildListing, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
+import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
 import { renameHeld, type HeldUploads } from '../transfer/held-uploads.ts';
 import { classifyUploadName, clientBaseName } from '../transfer/upload-names.ts';
 
@@ -69,11 +69,17 @@ export class UploadDirectory {
     throw new Refused('no-such-file', `No such file: ${source.name}`);
   }
 
-  /** A client may drop its own temporary upload; received files cannot be deleted. */
-  remove(path: string): void {
+  /**
+   * A client may drop its own temporary upload; a received file is "about to be replaced"
+   * (deleteVerdict: WinSCP's replace sequence) and stays. Returns what happened, for the log.
+   */
+  async remove(path: string): Promise<string> {
     const base = clientBaseName(path);
-    if (base.ok && this.held.remove(this.who.scope, base.name)) return;
-    throw new Refused('permission', 'Permission denied: uploaded files cannot be deleted');
+    if (!base.ok) throw new Refused('permission', base.reason);
+    if (this.held.remove(this.who.scope, base.name)) return 'Temporary upload deleted';
+    const verdict = deleteVerdict(base.name, await this.find(base.name));
+    if (verdict.kind === 'refused') throw new Refused(verdict.reason, verdict.message);
+    return verdict.message;
   }
 
   async entries(): Promise<DirectoryEntry[]> {

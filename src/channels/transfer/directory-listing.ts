@@ -28,15 +28,25 @@ export interface PendingUpload {
   at: Date;
 }
 
-/** The text of `<name>.error.txt`: what failed, why, and what to do. */
+/** Statuses whose file has a readable `<name>.error.txt` next to it. */
+const EXPLAINED: ReadonlySet<IntakeStatus> = new Set(['failed', 'waiting']);
+
+/**
+ * The text of `<name>.error.txt`: what failed (or what the file waits for, and until when), why,
+ * and what to do. A file that matches no invoice yet has one from its first try on, so the sender
+ * learns at once that its name matched nothing, not when the match window ends.
+ */
 export function errorText(r: IntakeRecord): string {
+  const waiting = r.status === 'waiting';
   return [
     `File: ${r.filename}`,
-    `Status: failed`,
+    `Status: ${r.status}`,
     `Reason: ${r.reason ?? 'unknown'}`,
     `Received: ${r.receivedAt.toISOString()}`,
     `Intake id: ${r.id}`,
-    `Upload a corrected file under the same name to try again.`,
+    waiting
+      ? 'It is attached as soon as that invoice exists. If the name is wrong, upload the file again named <invoice_number>.pdf or <invoice_id>.pdf.'
+      : 'Upload a corrected file under the same name to try again.',
     '',
   ].join('\r\n');
 }
@@ -60,9 +70,9 @@ export function buildListing(records: IntakeRecord[], pending: PendingUpload[] =
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({ name: r.filename, size: r.size, mtime: r.updatedAt, status: r.status });
-    if (r.status === 'failed') {
+    if (EXPLAINED.has(r.status)) {
       const content = Buffer.from(errorText(r), 'utf8');
-      out.push({ name: `${r.filename}${ERROR_SUFFIX}`, size: content.length, mtime: r.updatedAt, status: 'failed', content });
+      out.push({ name: `${r.filename}${ERROR_SUFFIX}`, size: content.length, mtime: r.updatedAt, status: r.status, content });
     }
   }
   for (const p of pending) {
@@ -93,4 +103,20 @@ export function lsLine(e: { name: string; size: number; mtime: Date; status?: st
   const perms = dir ? 'dr-xr-xr-x' : e.status === 'uploading' ? '-rw-r--r--' : '-r--r--r--';
   const owner = (dir ? 'ftp' : (e.status ?? 'ftp')).padEnd(9);
   return `${perms} 1 ${owner} ${String(mode).padEnd(5)} ${String(e.size).padStart(10)} ${lsDate(e.mtime, now)} ${e.name}`;
+}
+
+export type DeleteVerdict = { kind: 'replace-next'; message: string } | { kind: 'refused'; reason: 'permission' | 'no-such-file'; message: string };
+
+/**
+ * A delete (FTP DELE, SFTP REMOVE) of a name that is not a held temporary upload. Nothing that was
+ * received is ever deleted, but WinSCP and FileZilla replace a file by uploading a temporary name,
+ * deleting the old name and renaming: a delete of a received file is therefore answered as "about
+ * to be replaced" (and deletes nothing), so that the rename that follows hands the new file in.
+ */
+export function deleteVerdict(name: string, entry: DirectoryEntry | undefined): DeleteVerdict {
+  if (!entry) return { kind: 'refused', reason: 'no-such-file', message: `No such file: ${name}` };
+  if (entry.content || entry.status === 'uploading') {
+    return { kind: 'refused', reason: 'permission', message: `Permission denied: ${entry.name} cannot be deleted (an .error.txt goes away when its file is uploaded again)` };
+  }
+  return { kind: 'replace-next', message: `${entry.name} is about to be replaced: nothing was deleted; the next upload or rename to this name is handed in as a new file` };
 }

@@ -18,6 +18,7 @@ const SERIES = {
   uploadsReceived: ['uploads_total', { outcome: 'received' }],
   uploadsRefusedName: ['uploads_total', { outcome: 'refused_name' }],
   uploadsRefusedTooLarge: ['uploads_total', { outcome: 'refused_too_large' }],
+  uploadsRefusedAscii: ['uploads_total', { outcome: 'refused_ascii_mode' }],
   uploadsAborted: ['uploads_total', { outcome: 'aborted' }],
   uploadsStagingFailed: ['uploads_total', { outcome: 'staging_failed' }],
   tempUploadsHeld: ['temp_uploads_held_total', {}],

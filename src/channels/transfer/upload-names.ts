@@ -7,6 +7,8 @@
 
 export const MAX_NAME_LENGTH = 200;
 
+export const NOT_UTF8 = "The name is not valid UTF-8 (the client sent it in another character set, such as Latin-1): set the client's file name encoding to UTF-8, or use only letters a-z, digits, '-' and '_'";
+
 const TEMP_SUFFIXES = ['.filepart', '.part', '.partial', '.tmp', '.temp', '.upload'];
 const TEMP_PREFIXES = ['.in.'];
 
@@ -28,6 +30,9 @@ export function clientBaseName(raw: string | null | undefined): { ok: true; name
   if (/[/\\]/.test(name)) return { ok: false, reason: 'The directory is flat: names with path parts are not allowed' };
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) return { ok: false, reason: 'The name contains control characters' };
+  // the FTP and SFTP libraries decode names as UTF-8 and put U+FFFD where bytes were not UTF-8
+  // (a client set to Latin-1 or Windows-1252): such a name could never match its invoice
+  if (name.includes('\ufffd')) return { ok: false, reason: NOT_UTF8 };
   if ([...name].length > MAX_NAME_LENGTH) return { ok: false, reason: `The name is longer than ${MAX_NAME_LENGTH} characters` };
   return { ok: true, name };
 }
@@ -39,6 +44,10 @@ export function isFinalName(name: string): boolean {
 
 /** A ZIP archive, or a temporary name of one (`x.zip.part`): its upload may be as large as ZIP_MAX_TOTAL_BYTES. */
 export const isArchiveUpload = (name: string): boolean => /\.zip(\.|$)/i.test(name);
+
+/** What FTP's 552 and SFTP's STATUS say about a file over its cap. */
+export const tooLargeText = (name: string, cap: number): string =>
+  `${name} is larger than ${cap} bytes (${Math.round(cap / 1024 / 1024)} MB): refused, nothing was received`;
 
 /** The most bytes an upload under this name may have. */
 export const uploadCap = (name: string, caps: { pdf: number; archive: number }): number => (isArchiveUpload(name) ? caps.archive : caps.pdf);
