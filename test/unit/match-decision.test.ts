@@ -22,7 +22,7 @@ describe('the whole name', () => {
   });
 
   it('shaped like a number that does not exist yet: waits for it', () => {
-    expect(decide({ name: 'RE-2024-0899' })).toEqual({ kind: 'wait', awaits: 'RE-2024-0899', notes: [] });
+    expect(decide({ name: 'RE-2024-0899' })).toEqual({ kind: 'wait', awaits: 'RE-2024-0899', notes: [], open: false });
   });
 });
 
@@ -72,7 +72,7 @@ describe('the e-invoice', () => {
 
   it('naming an invoice that does not exist yet, under a meaningless name: waits for it, not for the subject', () => {
     expect(decide({ name: 'scan0002', einvoices: [xml('2026-0999')], subject: 'Rechnung RE-2024-0815' })).toEqual({
-      kind: 'wait', awaits: "scan0002 or the e-invoice's number 2026-0999", notes: ["the e-mail's subject names RE-2024-0815, but the file's own evidence comes first"],
+      kind: 'wait', awaits: "scan0002 or the e-invoice's number 2026-0999", notes: ["the e-mail's subject names RE-2024-0815, but the file's own evidence comes first"], open: false,
     });
   });
 
@@ -81,7 +81,7 @@ describe('the e-invoice', () => {
   });
 
   it('found but not understood: said in the reason', () => {
-    expect(decide({ name: 'scan_0007', einvoices: [{ kind: 'unread' }] })).toEqual({ kind: 'wait', awaits: 'scan_0007', notes: ['an e-invoice XML was found but its number could not be read'] });
+    expect(decide({ name: 'scan_0007', einvoices: [{ kind: 'unread' }] })).toEqual({ kind: 'wait', awaits: 'scan_0007', notes: ['an e-invoice XML was found but its number could not be read'], open: true });
   });
 
   it('an order or a despatch advice is no evidence', () => {
@@ -103,7 +103,7 @@ describe('the e-mail subject', () => {
 
   it("of a reply gives way to the file's name that names an invoice not created yet (AW: ... 0821 with RE-2024-0899.pdf)", () => {
     expect(decide({ name: 'RE-2024-0899', subject: 'AW: Rechnung RE-2024-0821' })).toEqual({
-      kind: 'wait', awaits: 'RE-2024-0899', notes: ["the reply's subject names RE-2024-0821, but the file's own evidence comes first"],
+      kind: 'wait', awaits: 'RE-2024-0899', notes: ["the reply's subject names RE-2024-0821, but the file's own evidence comes first"], open: false,
     });
     // once RE-2024-0899 exists it attaches there, and says what it overruled
     expect(decide({ name: 'RE-2024-0899', subject: 'AW: Rechnung RE-2024-0821', account: [...ACCOUNT, 'RE-2024-0899'] })).toMatchObject({
