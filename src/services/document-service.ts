@@ -94,15 +94,17 @@ export class DocumentService {
   attach(scope: Scope, req: AttachRequest): Promise<AttachResult>;
   async attach(scope: Scope, req: AttachRequest): Promise<AttachResult> {
     let bytes = req.bytes;
+    let original = req.original;
     if (!req.checked) {
       const pdf = await this.inspect(bytes);
       if (!pdf.ok) throw new PdfContentError(pdf.reason);
-      bytes = Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length);
+      // taken out of a container or rendered from XML: the document is other bytes than those received
+      if (pdf.from) [bytes, original] = [Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length), pdf.original];
     }
     const staged = bytes === req.bytes ? req.staged : undefined;
     const doc = {
       id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', source: req.source,
-      size: bytes.length, sha256: staged?.sha256 ?? createHash('sha256').update(bytes).digest('hex'), matchedBy: req.matchedBy ?? null, original: req.original ?? null,
+      size: bytes.length, sha256: staged?.sha256 ?? createHash('sha256').update(bytes).digest('hex'), matchedBy: req.matchedBy ?? null, original: original ?? null,
       content: staged ? { stagedIntakeId: staged.intakeId } : { bytes },
     };
     // document.attached is recorded with the attach, whatever path the file came by
