@@ -23,27 +23,8 @@ afterAll(() => t?.close());
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-async function accountWith(...numbers: string[]) {
-  const acct = await t.account();
-  const invoices: Record<string, string> = {};
-  for (const n of numbers) invoices[n] = await invoice(acct.liveKey, n);
-  return { key: acct.liveKey, invoices };
-}
-
-async function invoice(key: string, invoiceNumber: string): Promise<string> {
-  const c = await t.request('POST', '/v2/customers', { key, body: { customerCode: `C-${sha(Buffer.from(invoiceNumber)).slice(0, 8)}`, name: 'Evidence GmbH' } });
-  const res = await t.request('POST', '/v2/invoices', {
-    key, body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
-  });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
-async function upload(key: string, filename: string, bytes: Buffer) {
-  const res = await t.request('POST', '/v2/imports', { key, body: { Filename: filename, Content: bytes.toString('base64') } });
-  expect(res.status).toBe(202);
-  return t.waitFor(key, res.body.id, (r) => r.status !== 'received');
-}
+const accountWith = (...numbers: string[]) => t.accountWith(numbers);
+const upload = (key: string, filename: string, bytes: Buffer) => t.importFile(key, filename, bytes);
 
 async function documentOf(key: string, invoiceId: string) {
   const meta = await t.request('GET', `/v2/documents/${invoiceId}`, { key });

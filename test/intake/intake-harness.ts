@@ -31,6 +31,10 @@ export interface IntakeApp {
   account(): Promise<{ id: string; liveKey: string; testKey: string; live: Scope; test: Scope }>;
   /** polls the intake record until `done` says so (or the time is up) and returns it */
   waitFor(key: string, id: string, done?: (r: any) => boolean, ms?: number): Promise<any>;
+  /** a fresh account whose live mode has these invoices (number -> total, or numbers at 100.00), and their ids */
+  accountWith(invoices: string[] | Record<string, string>): Promise<{ key: string; invoices: Record<string, string> }>;
+  /** POST /v2/imports of the file; its record once a worker decided (no longer `received`) */
+  importFile(key: string, filename: string, bytes: Buffer): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -54,6 +58,23 @@ export async function startIntakeApp(opts: { config?: Partial<Config>; db?: Data
       return { id: a.id, liveKey: a.liveKey, testKey: a.testKey, live: { accountId: a.id, mode: 'live' }, test: { accountId: a.id, mode: 'test' } };
     },
     waitFor: (key, id, done, ms = 45_000) => waitForImport(request, key, id, done, ms),
+    async accountWith(wanted) {
+      const key = (await app.account()).liveKey;
+      const totals = Array.isArray(wanted) ? Object.fromEntries(wanted.map((n) => [n, '100.00'])) : wanted;
+      const customer = await request('POST', '/v2/customers', { key, body: { customerCode: 'C-1', name: 'Intake GmbH' } });
+      const invoices: Record<string, string> = {};
+      for (const [invoiceNumber, invoiceTotal] of Object.entries(totals)) {
+        const res = await request('POST', '/v2/invoices', { key, body: { customer: customer.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal } });
+        if (res.status !== 201) throw new Error(`invoice ${invoiceNumber}: ${res.status} ${JSON.stringify(res.body)}`);
+        invoices[invoiceNumber] = res.body.id;
+      }
+      return { key, invoices };
+    },
+    async importFile(key, filename, bytes) {
+      const res = await request('POST', '/v2/imports', { key, body: { Filename: filename, Content: bytes.toString('base64') } });
+      if (res.status !== 202) throw new Error(`import ${filename}: ${res.status} ${JSON.stringify(res.body)}`);
+      return waitForImport(request, key, res.body.id, (r) => r.status !== 'received', 45_000);
+    },
     async close() {
       await svc.stop();
       await dropQueueKeys(config);

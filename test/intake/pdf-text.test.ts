@@ -24,24 +24,11 @@ async function textPdf(lines: string[]): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-async function accountWith(invoices: [string, string][]) {
-  const acct = await t.account();
-  const key = acct.liveKey;
-  const c = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'C-TEXT', name: 'Text BV' } });
-  const ids: Record<string, string> = {};
-  for (const [invoiceNumber, total] of invoices) {
-    const res = await t.request('POST', '/v2/invoices', { key, body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: total } });
-    expect(res.status).toBe(201);
-    ids[invoiceNumber] = res.body.id;
-  }
-  return { key, ids };
-}
-
-async function upload(key: string, filename: string, bytes: Buffer) {
-  const res = await t.request('POST', '/v2/imports', { key, body: { Filename: filename, Content: bytes.toString('base64') } });
-  expect(res.status).toBe(202);
-  return t.waitFor(key, res.body.id, (r) => r.status !== 'received');
-}
+const accountWith = async (invoices: [string, string][]) => {
+  const a = await t.accountWith(Object.fromEntries(invoices));
+  return { key: a.key, ids: a.invoices };
+};
+const upload = (key: string, filename: string, bytes: Buffer) => t.importFile(key, filename, bytes);
 
 describe('a number after a label, confirmed by the total', () => {
   it.each([

@@ -22,19 +22,10 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 async function accountWith(invoiceNumber: string, total: string) {
-  const acct = await t.account();
-  const key = acct.liveKey;
-  const c = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'C-XML', name: 'XML GmbH' } });
-  const res = await t.request('POST', '/v2/invoices', { key, body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: total } });
-  expect(res.status).toBe(201);
-  return { key, invoiceId: res.body.id as string };
+  const a = await t.accountWith({ [invoiceNumber]: total });
+  return { key: a.key, invoiceId: a.invoices[invoiceNumber] };
 }
-
-async function upload(key: string, filename: string, bytes: Buffer) {
-  const res = await t.request('POST', '/v2/imports', { key, body: { Filename: filename, Content: bytes.toString('base64') } });
-  expect(res.status).toBe(202);
-  return t.waitFor(key, res.body.id, (r) => r.status !== 'received');
-}
+const upload = (key: string, filename: string, bytes: Buffer) => t.importFile(key, filename, bytes);
 
 /** The catalog's associated files: name, relationship, subtype and bytes of each. */
 async function associatedFiles(pdf: Buffer) {
