@@ -92,6 +92,8 @@ function counterName(i: number): string {
 }
 
 /** A name the FTP server can store as one file: the number, or the invoice id when the number has a slash. */
+/** An XML e-invoice of the corpus keeps its kind of name: `<name>.xml` (FTP takes no other name for it). */
+const asFile = (file: CorpusFile, name: string) => (/\.xml$/i.test(file.file) ? name.replace(/\.pdf$/i, '.xml') : name);
 const exactName = (number: string, id: string) => (/[/\\]/.test(number) || number.startsWith('.') ? `${id}.pdf` : `${number}.pdf`);
 
 const key = (c: string, channel: string, name: string, sha256: string) => `${c}|${channel}|${name.normalize('NFC')}|${sha256}`;
@@ -150,11 +152,11 @@ runBench(async () => {
     const uploads: Upload[] = [];
     for (const channel of CHANNELS) {
       corpus.forEach((file, i) => {
-        uploads.push({ file, channel, case: 'meaningless', acct: accounts.meaningless, name: i < names.length ? names[i] : counterName(i) });
+        uploads.push({ file, channel, case: 'meaningless', acct: accounts.meaningless, name: asFile(file, i < names.length ? names[i] : counterName(i)) });
         const others = accountNumbers.filter((n) => n !== file.expected);
         const other = others[(i * 7 + 3) % others.length];
         const target = accounts.conflict.invoiceOf.get(other)!;
-        uploads.push({ file, channel, case: 'conflict', acct: accounts.conflict, name: exactName(other, target), nameInvoice: target });
+        uploads.push({ file, channel, case: 'conflict', acct: accounts.conflict, name: asFile(file, exactName(other, target)), nameInvoice: target });
       });
     }
 
@@ -250,6 +252,10 @@ runBench(async () => {
         const notToAttach = rows.filter((u) => (c === 'meaningless' ? !(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || otherTotal(u.file) : Boolean(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || u.file.kind === 'pdf-unreadable')).length;
         const unref = c === 'conflict' ? String(count.unrefused) : '-';
         console.log(`${channel.padEnd(8)} ${c.padEnd(12)} ${String(rows.length).padStart(6)} ${String(count.right).padStart(6)} ${String(count.wrong).padStart(6)} ${String(count.refused).padStart(8)} ${String(count.waiting).padStart(8)} ${unref.padStart(10)} ${String(notToAttach).padStart(15)}`);
+        // which evidence attached them (docs/matching.md): the kinds the corpus exercises
+        const by = new Map<string, number>();
+        for (const u of rows) if (u.record?.status === 'attached') by.set(u.record.matchedBy, (by.get(u.record.matchedBy) ?? 0) + 1);
+        if (by.size) console.log(`${' '.repeat(22)}attached by: ${[...by].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ')}`);
       }
     }
     console.log('\nright: attached to the invoice the file belongs to (meaningless names: its XML\'s number; conflict names: the name\'s invoice when the file holds no readable number).');
