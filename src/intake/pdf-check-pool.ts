@@ -97,7 +97,9 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       try {
         return (await threads().run({ bytes: copy }, { name: 'render', transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) })) as RenderedXmlInvoice;
       } catch (e) {
-        if ((e as Error).name === 'AbortError') return { ok: false, reason: `The XML e-invoice could not be rendered within ${Math.round(timeoutMs / 1000)} s` };
+        // the time includes the wait in the pool's queue: under a burst that is load, not the file,
+        // so it is a transient error (the job runs again), never the file's refusal
+        if ((e as Error).name === 'AbortError') throw new Error(`The XML e-invoice was not rendered within ${Math.round(timeoutMs / 1000)} s (the PDF check threads are busy)`);
         throw e;
       }
     },
