@@ -95,6 +95,8 @@ const schema = {
   dataDir: { env: 'DATA_DIR', parse: str(), fallback: './data' },
   databaseUrl: { env: 'DATABASE_URL', parse: optional(url('postgres', 'postgresql')), secret: true },
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', parse: int(1, 500), fallback: 20 },
+  // 'transaction': a pooler in transaction mode (PgBouncer) stands in front; no named prepared statements
+  databasePooler: { env: 'DATABASE_POOLER', parse: oneOf('none', 'transaction'), fallback: 'none' as 'none' | 'transaction' },
   // how often a process checks for tables whose planner statistics are stale (0: never)
   analyzeIntervalMs: { env: 'ANALYZE_INTERVAL_MS', parse: int(0), fallback: 10_000 },
   redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
@@ -115,8 +117,10 @@ const schema = {
   keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },
-  // a claimed Idempotency-Key whose request stopped renewing it (process died) frees after this
-  idempotencyLeaseMs: { env: 'IDEMPOTENCY_LEASE_MS', parse: int(1000, 3_600_000), fallback: 30_000 },
+  // a request whose Idempotency-Key another running request holds waits this long for its outcome, then 409
+  idempotencyWaitMs: { env: 'IDEMPOTENCY_WAIT_MS', parse: int(0, 60_000), fallback: 5000 },
+  // fault injection for tests: a keyed request stops for good at this point (docs/operations.md)
+  idempotencyPauseAt: { env: 'IDEMPOTENCY_PAUSE_AT', parse: optional(oneOf('before-claim', 'after-claim', 'after-effect', 'after-commit')) },
   // intake
   intakeConcurrency: { env: 'INTAKE_CONCURRENCY', parse: int(1, 256), fallback: 8 },
   intakeAttempts: { env: 'INTAKE_ATTEMPTS', parse: int(1, 10_000), fallback: 200 },
