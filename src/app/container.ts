@@ -39,6 +39,8 @@ import { smtpInviteMailer } from '../platform/invite-mailer.ts';
 import { SignInThrottle } from '../platform/sign-in-throttle.ts';
 import { connectionDetails } from './connection-details.ts';
 import { Metrics } from '../ops/metrics.ts';
+import { observePeriodicWork } from '../ops/periodic-metrics.ts';
+import { createPeriodicQueue, periodicSchedule } from './periodic-work.ts';
 import { installationRepository } from '../repositories/installation-repository.ts';
 import { StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
 import { settledBefore, withTimeout } from '../platform/timeouts.ts';
@@ -59,6 +61,8 @@ export interface Container extends HttpDeps {
   intakeQueue: Queue;
   /** webhook events, written in the transactions of the changes they report */
   outbox: EventOutbox;
+  /** periodic work's queue: its job schedulers and their jobs (periodic-work.ts) */
+  periodicQueue: Queue;
   /** the webhook delivery queue (producer side) and what moves the outbox into it */
   webhookQueue: Queue;
   dispatcher: OutboxDispatcher;
@@ -108,6 +112,10 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const metrics = new Metrics({ roles: config.roles });
   metrics.queues.watch(intakeQueue);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
+  const periodicQueue = createPeriodicQueue(config, redis);
+  periodicQueue.on('error', (err) => log.warn({ err: err.message }, 'periodic queue redis error'));
+  metrics.queues.watch(periodicQueue);
+  observePeriodicWork(metrics.registry, () => periodicSchedule(periodicQueue, redis, config));
   const webhookQueue = createWebhookQueue(config, redis);
   webhookQueue.on('error', (err) => log.warn({ err: err.message }, 'webhook queue redis error'));
   metrics.queues.watch(webhookQueue);
@@ -142,6 +150,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.pendingIntakes)));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
+  stops.add('queues', 'periodic queue', () => periodicQueue.close());
   stops.add('queues', 'webhook queue', async () => {
     await dispatcher.idle();
     await webhookQueue.close();
@@ -168,6 +177,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     }),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
     intakeQueue,
+    periodicQueue,
     outbox,
     webhookQueue,
     dispatcher,

@@ -1,5 +1,5 @@
 // The worker role's part of webhooks: a BullMQ worker over the webhook queue (one delivery per
-// job, through the handler table) and the outbox sweep at start-up and on a schedule.
+// job, through the handler table). The outbox sweep is periodic work (periodic-work.ts).
 import { UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Container } from './container.ts';
@@ -42,15 +42,10 @@ export function startWebhookWorkers(c: Container): WebhookWorkers {
     },
   );
   worker.on('error', (err) => log.warn({ err: err.message }, 'webhook worker error'));
-  const sweep = () => void c.dispatcher.sweep(config.webhookRequeueAfterMs);
-  sweep();
-  const timer = setInterval(sweep, config.webhookDispatchIntervalMs);
-  timer.unref();
   log.info({ concurrency: config.webhookConcurrency }, 'webhook workers started');
   return {
     worker,
     async close() {
-      clearInterval(timer);
       await worker.close();
       connection.disconnect();
     },

@@ -133,6 +133,8 @@ const schema = {
   intakeMatchNameToken: { env: 'INTAKE_MATCH_NAME_TOKEN', parse: bool(), fallback: true },
   intakeFailedRetentionDays: { env: 'INTAKE_FAILED_RETENTION_DAYS', parse: int(1, 3650), fallback: 14 },
   reconcileIntervalMs: { env: 'RECONCILE_INTERVAL_MS', parse: int(1000), fallback: 60_000 },
+  // the purges (test data, idempotency keys, dashboard sessions, mail claims, failed files' content)
+  purgeIntervalMs: { env: 'PURGE_INTERVAL_MS', parse: int(1000), fallback: 3_600_000 },
   // a worker that dies holds its jobs this long before another takes them over (BullMQ lock)
   intakeLockMs: { env: 'INTAKE_LOCK_MS', parse: int(1000), fallback: 30_000 },
   pdfCheckThreads: { env: 'PDF_CHECK_THREADS', parse: int(1, 64), fallback: 1 },
