@@ -2,7 +2,8 @@
 // roles (app/*-role.ts, start-service.ts) the parts each one uses.
 import path from 'node:path';
 import type { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { checkEvictionPolicy, describeRedis, openRedis } from '../platform/redis-connection.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
@@ -99,8 +100,10 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   if (applied.length) log.info({ applied, database: db.kind }, 'database migrated');
   // REDIS_PREFIX, or one unique to this installation (its database)
   const config: Config = { ...given, redisPrefix: given.redisPrefix || `ii-${await installationRepository.id(db)}` };
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+  const redis = openRedis(config, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  log.info({ redis: describeRedis(config), prefix: config.redisPrefix }, 'redis configured');
+  void checkEvictionPolicy(redis, log);
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
   const pdfPool = opts.checkPdf ? undefined : createPdfCheckPool(config.pdfCheckThreads);
   const pdf = opts.checkPdf ?? pdfPool!.check;

@@ -1,7 +1,7 @@
 // The worker role: BullMQ workers over the intake queue, dispatching by job name through the
 // handler table. The reconciler and the retention run as periodic work (periodic-work.ts).
 import { UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { openRedis } from '../platform/redis-connection.ts';
 import type { Container } from './container.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../intake/intake-processor.ts';
 import { StagedBytesCache } from '../intake/staged-bytes-cache.ts';
@@ -27,7 +27,7 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   checkHandlers(handlers);
 
   // a worker blocks on its own connection
-  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = openRedis(config, { maxRetriesPerRequest: null });
   connection.on('error', (err) => log.warn({ err: err.message }, 'worker redis connection error'));
   const worker = new Worker(
     INTAKE_QUEUE,

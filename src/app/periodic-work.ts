@@ -5,7 +5,8 @@
 // brings the schedule back, and a new schedule's first job runs at once: the reconciler then
 // finds the staged files whose jobs Redis lost).
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { openRedis } from '../platform/redis-connection.ts';
 import type { Config } from '../config/config.ts';
 import type { Container } from './container.ts';
 import { intakeRepository } from '../intake/intake-repository.ts';
@@ -81,7 +82,7 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
   const timer = setInterval(redeclare, DECLARE_EVERY_MS);
   timer.unref();
 
-  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = openRedis(config, { maxRetriesPerRequest: null });
   connection.on('error', (err) => log.warn({ err: err.message }, 'periodic worker redis connection error'));
   const worker = new Worker(
     PERIODIC_QUEUE,

@@ -47,6 +47,12 @@ const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
   if (!values.includes(raw as T)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
   return raw as T;
 };
+const hostPorts = (): Parser<{ host: string; port: number }[]> => (raw, name) =>
+  raw.split(',').map((part) => {
+    const m = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(part);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new Error(`${name} must be host:port pairs separated by commas, got "${part}"`);
+    return { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+  });
 const amount = (): Parser<number> => (raw, name) => {
   if (!/^\d{1,13}(\.\d{1,2})?$/.test(raw)) throw new Error(`${name} must be an amount like 9999999.99, got "${raw}"`);
   return Math.round(Number(raw) * 100);
@@ -103,6 +109,11 @@ const schema = {
   // unset (''): ii-<installation id>, an id stored in the database at its first migration, so
   // that two installations on one Redis never share keys (the container resolves it)
   redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: '' },
+  // Redis Sentinel: the sentinels (host:port,...) and the monitored primary's name; REDIS_URL's
+  // host is then ignored, its user, password and db still apply to the primary
+  redisSentinels: { env: 'REDIS_SENTINELS', parse: optional(hostPorts()) },
+  redisSentinelName: { env: 'REDIS_SENTINEL_NAME', parse: str(), fallback: 'mymaster' },
+  redisSentinelPassword: { env: 'REDIS_SENTINEL_PASSWORD', parse: optional(str()), secret: true },
   adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },
   // where `npm run admin` finds the admin API; unset: this machine's PORT
   adminUrl: { env: 'ADMIN_URL', parse: optional(url('http', 'https')) },
