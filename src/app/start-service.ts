@@ -46,6 +46,11 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   const roles = new Set<Role>(config.roles);
   const readiness = coreReadiness(c);
   let stopping = false;
+  // Every role asked for is reported, and not ready until it has started: the health listener
+  // answers before the FTP and SFTP servers listen. Each role replaces its check once it runs.
+  const pending = [...roles].filter((r) => r === 'ftp' || r === 'sftp' || r === 'worker' || (r === 'mail' && config.imapUrl));
+  if (roles.has('ftp') && config.ftpsImplicitPort !== undefined) pending.push('ftps-implicit' as Role);
+  for (const name of pending) readiness.set(name, async () => { throw new Error('starting'); });
   // A draining process answers /readyz with 503 so load balancers stop sending it work.
   readiness.set('lifecycle', async () => {
     if (stopping) throw new Error('shutting down');
