@@ -14,6 +14,8 @@ export interface PrivatePostgres {
   port: number;
   /** the URL of its `postgres` database (trust auth) */
   url: string;
+  /** the postmaster's process id (its backends are its children) */
+  pid(): number;
   /** a URL of the same server for another database */
   urlOf(db: string): string;
   /** `pg_ctl restart -m fast`: every connection is cut (57P01), the server answers again after */
@@ -53,6 +55,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     port,
     url: urlOf('postgres'),
     urlOf,
+    pid: () => Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     restart: async () => void (await ctl('restart', '-m', 'fast')),
     async destroy() {
       process.removeListener('exit', reap);
