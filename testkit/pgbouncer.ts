@@ -48,7 +48,14 @@ export async function startPgBouncer(server: { host: string; port: number }, mod
   const proc: ChildProcess = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore' });
   const reap = () => proc.kill('SIGKILL'); // never outlive the test process
   process.once('exit', reap);
-  await until(() => answers(port), 10_000, `pgbouncer on port ${port}`, 50);
+  try {
+    await until(() => proc.exitCode === null && answers(port), 30_000, `pgbouncer on port ${port}`, 50);
+  } catch (e) {
+    // say why (its log: a port taken in between, a bad ini)
+    const log = fs.existsSync(path.join(dir, 'pgbouncer.log')) ? fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8').slice(-2000) : '';
+    proc.kill('SIGKILL');
+    throw new Error(`${(e as Error).message} (exit ${proc.exitCode}); log: ${log}`);
+  }
   return {
     port,
     through(url) {
