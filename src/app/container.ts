@@ -2,12 +2,15 @@
 // roles (app/*-role.ts, start-service.ts) the parts each one uses.
 import path from 'node:path';
 import type { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { checkEvictionPolicy, describeRedis, openRedis } from '../platform/redis-connection.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
 import { openPostgres } from '../db/postgres.ts';
+import { afterCommit, currentUnit, withUnits, type UnitDatabase } from '../db/units.ts';
+import type { IntakeScheduler } from '../intake/intake-jobs.ts';
 import { structureFirst, type PdfChecker } from '../domain/pdf.ts';
 import { IntakeActions } from '../intake/intake-actions.ts';
 import { IntakeService } from '../intake/intake-service.ts';
@@ -37,6 +40,8 @@ import { smtpInviteMailer } from '../platform/invite-mailer.ts';
 import { SignInThrottle } from '../platform/sign-in-throttle.ts';
 import { connectionDetails } from './connection-details.ts';
 import { Metrics } from '../ops/metrics.ts';
+import { observePeriodicWork } from '../ops/periodic-metrics.ts';
+import { createPeriodicQueue, periodicSchedule } from './periodic-work.ts';
 import { installationRepository } from '../repositories/installation-repository.ts';
 import { StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
 import { settledBefore, withTimeout } from '../platform/timeouts.ts';
@@ -46,7 +51,7 @@ import type { Logger } from '../platform/logger.ts';
 import { RequestGate } from '../platform/request-gate.ts';
 
 export interface Container extends HttpDeps {
-  db: Database;
+  db: UnitDatabase;
   redis: Redis;
   events: DomainEvents;
   checkPdf: PdfChecker;
@@ -57,6 +62,8 @@ export interface Container extends HttpDeps {
   intakeQueue: Queue;
   /** webhook events, written in the transactions of the changes they report */
   outbox: EventOutbox;
+  /** periodic work's queue: its job schedulers and their jobs (periodic-work.ts) */
+  periodicQueue: Queue;
   /** the webhook delivery queue (producer side) and what moves the outbox into it */
   webhookQueue: Queue;
   dispatcher: OutboxDispatcher;
@@ -76,18 +83,27 @@ export interface ContainerOptions {
   checkPdf?: PdfChecker;
 }
 
-export async function openDatabase(config: Config): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(path.resolve(config.dataDir));
+export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
+  if (!config.databaseUrl) return openPglite(path.resolve(config.dataDir));
+  return openPostgres(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    pooler: config.databasePooler,
+    // a restart cuts every pooled connection: one line each, and the next query connects again
+    onConnectionError: (err) => log?.warn({ err: err.message, code: (err as { code?: string }).code }, 'database connection lost'),
+  });
 }
 
 export async function createContainer(given: Config, log: Logger, opts: ContainerOptions = {}): Promise<Container> {
-  const db = opts.db ?? (await openDatabase(given));
+  // queries of a request inside a unit of work (an Idempotency-Key's transaction) go into it
+  const db = withUnits(opts.db ?? (await openDatabase(given, log)), (err) => log.error({ err }, 'work after a commit failed'));
   const applied = await migrate(db);
   if (applied.length) log.info({ applied, database: db.kind }, 'database migrated');
   // REDIS_PREFIX, or one unique to this installation (its database)
   const config: Config = { ...given, redisPrefix: given.redisPrefix || `ii-${await installationRepository.id(db)}` };
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+  const redis = openRedis(config, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  log.info({ redis: describeRedis(config), prefix: config.redisPrefix }, 'redis configured');
+  void checkEvictionPolicy(redis, log);
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
   const pdfPool = opts.checkPdf ? undefined : createPdfCheckPool(config.pdfCheckThreads);
   const pdf = opts.checkPdf ?? pdfPool!.check;
@@ -99,6 +115,10 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const metrics = new Metrics({ roles: config.roles });
   metrics.queues.watch(intakeQueue);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
+  const periodicQueue = createPeriodicQueue(config, redis);
+  periodicQueue.on('error', (err) => log.warn({ err: err.message }, 'periodic queue redis error'));
+  metrics.queues.watch(periodicQueue);
+  observePeriodicWork(metrics.registry, () => periodicSchedule(periodicQueue, redis, config));
   const webhookQueue = createWebhookQueue(config, redis);
   webhookQueue.on('error', (err) => log.warn({ err: err.message }, 'webhook queue redis error'));
   metrics.queues.watch(webhookQueue);
@@ -125,14 +145,15 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const subscriptions = new WebhookSubscriptions(remembered('webhooks-changed', 'webhook'));
   const accounts = new AccountService(db, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account') });
   // every process that commits events queues them at once; the worker role sweeps for the rest
-  const outbox = new EventOutbox(db, eventPresenter(config), subscriptions, () => void dispatcher.soon());
-  const scheduler = new BullIntakeScheduler(intakeQueue);
+  const outbox = new EventOutbox(db, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
+  const scheduler = afterCommitScheduler(new BullIntakeScheduler(intakeQueue));
   const intake = new IntakeService(db, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
   const documents = new DocumentService(db, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
-  events.on('invoiceCreated', (e) => intake.wakeWaiting(e.pendingIntakes));
+  events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.pendingIntakes)));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
+  stops.add('queues', 'periodic queue', () => periodicQueue.close());
   stops.add('queues', 'webhook queue', async () => {
     await dispatcher.idle();
     await webhookQueue.close();
@@ -152,9 +173,14 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     documents,
     payments: new PaymentService(db, config.maxAmountCents, outbox),
     webhooks: new WebhookService(db, outbox, deliveries, { allowPrivate: config.webhookAllowPrivate }, subscriptions),
-    idempotency: new IdempotencyService(db, config.idempotencyTtlHours, config.idempotencyLeaseMs),
+    idempotency: new IdempotencyService(db, config.idempotencyTtlHours, {
+      waitMs: config.idempotencyWaitMs,
+      pauseAt: config.idempotencyPauseAt,
+      onPause: (point) => log.warn({ point }, 'idempotency paused (IDEMPOTENCY_PAUSE_AT)'),
+    }),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
     intakeQueue,
+    periodicQueue,
     outbox,
     webhookQueue,
     dispatcher,
@@ -180,6 +206,21 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     },
   };
   return c;
+}
+
+/**
+ * Jobs for files staged inside a unit of work are queued once it commits (before the response
+ * goes out): a worker must not take a job whose record is not visible yet. Outside a unit, at once.
+ */
+function afterCommitScheduler(s: IntakeScheduler): IntakeScheduler {
+  const later = (fn: () => Promise<void>) => (currentUnit() ? (afterCommit(fn), Promise.resolve()) : fn());
+  return {
+    enqueue: (ref) => later(() => s.enqueue(ref)),
+    restore: (ref, state) => later(() => s.restore(ref, state)),
+    cancel: (id) => later(() => s.cancel(id)),
+    state: (id) => s.state(id),
+    promote: (id) => s.promote(id),
+  };
 }
 
 /** The checks every process's /readyz runs: its database and Redis answer. Roles add their own. */

@@ -77,6 +77,13 @@ export async function startFtpRole(
     },
   );
   await startListening(channel, 'ftp', opts.readiness);
+  // implicit FTPS asked for: ready only while it listens too (not started without a certificate)
+  if (config.ftpsImplicitPort !== undefined) {
+    opts.readiness?.set('ftps-implicit', async () => {
+      if (channel.implicitPort === undefined) throw new Error('implicit FTPS not started: it needs TLS_CERT and TLS_KEY');
+      if (!channel.ready) throw new Error('implicit FTPS server not listening');
+    });
+  }
   log.info(
     { url: channel.url, tls: Boolean(tls), requireTls: policy.requireTls, implicitFtpsPort: channel.implicitPort, pasv: `${config.ftpPasvUrl} ${config.ftpPasvRange.join('-')}` },
     'ftp listening',

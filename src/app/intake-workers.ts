@@ -1,13 +1,11 @@
 // The worker role: BullMQ workers over the intake queue, dispatching by job name through the
-// handler table, plus the reconciler at start-up and on a schedule.
+// handler table. The reconciler and the retention run as periodic work (periodic-work.ts).
 import { UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { openRedis } from '../platform/redis-connection.ts';
 import type { Container } from './container.ts';
-import { intakeRepository } from '../intake/intake-repository.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../intake/intake-processor.ts';
-import { IntakeReconciler } from '../intake/reconciler.ts';
 import { StagedBytesCache } from '../intake/staged-bytes-cache.ts';
-import { BullIntakeScheduler, INTAKE_QUEUE, queuePrefix } from '../intake/queue/intake-queue.ts';
+import { INTAKE_QUEUE, queuePrefix } from '../intake/queue/intake-queue.ts';
 import { checkHandlers, intakeBackoff, jobHandlers } from '../intake/queue/job-handlers.ts';
 
 export interface IntakeWorkers {
@@ -29,7 +27,7 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   checkHandlers(handlers);
 
   // a worker blocks on its own connection
-  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = openRedis(config, { maxRetriesPerRequest: null });
   connection.on('error', (err) => log.warn({ err: err.message }, 'worker redis connection error'));
   const worker = new Worker(
     INTAKE_QUEUE,
@@ -59,24 +57,12 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
     processor.giveUp(job.data, reason).catch((e) => log.error({ err: e, intakeId: job.data.intakeId }, 'could not record an intake failure'));
   });
 
-  const reconciler = new IntakeReconciler(c.db, new BullIntakeScheduler(c.intakeQueue), log.child({ part: 'reconciler' }));
-  const reconcile = () => reconciler.run().catch((err) => log.error({ err }, 'intake reconciler failed'));
-  void reconcile();
-  const timer = setInterval(reconcile, config.reconcileIntervalMs);
-  timer.unref();
-  const retention = setInterval(() => {
-    intakeRepository.dropFailedContent(c.db, config.intakeFailedRetentionDays).catch((err) => log.error({ err }, 'intake retention failed'));
-  }, 3_600_000);
-  retention.unref();
   log.info({ concurrency: config.intakeConcurrency, prefix: queuePrefix(config) }, 'intake workers started');
 
   return {
     worker,
     async close() {
-      clearInterval(timer);
-      clearInterval(retention);
       await worker.close();
-      await reconciler.idle();
       connection.disconnect();
     },
   };

@@ -13,7 +13,6 @@ import { MailFeedback, type ReplySender } from '../channels/mail/mail-feedback.t
 import { MailIntake } from '../channels/mail/mail-intake.ts';
 import { MailMetrics } from '../channels/mail/mail-metrics.ts';
 import { MailPoller } from '../channels/mail/mail-poller.ts';
-import { messageClaimRepository } from '../channels/mail/message-claim-repository.ts';
 import { addressesIn } from '../channels/mail/recipient-routing.ts';
 import { smtpReplySender } from '../channels/mail/smtp-sender.ts';
 
@@ -156,17 +155,12 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     : undefined;
   poller.start();
   feedback?.start();
-  const purge = setInterval(() => {
-    messageClaimRepository.purgeMoved(c.db, config.mailRetentionDays).catch((err) => log.error({ err }, 'mail claim purge failed'));
-  }, 3_600_000);
-  purge.unref();
   log.info({ imap: describeImapUrl(imap), auth: config.imapAuth, replies: Boolean(sender), processed: config.mailProcessedMailbox, failed: config.mailFailedMailbox }, 'mail role polling the import mailbox');
   return {
     poller,
     intake,
     feedback,
     async stop() {
-      clearInterval(purge);
       await poller.stop();
       await feedback?.stop();
     },

@@ -9,6 +9,7 @@ import { importRoutes } from '../http/routes/imports.ts';
 import { dashboard } from '../http/dashboard/dashboard.ts';
 import { startIntakeWorkers } from './intake-workers.ts';
 import { startWebhookWorkers } from './webhook-workers.ts';
+import { startPeriodicWork } from './periodic-work.ts';
 import { webhookRoutes } from '../http/routes/webhooks.ts';
 import { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 import { metricsPlugin } from '../http/routes/metrics-route.ts';
@@ -45,20 +46,15 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   const roles = new Set<Role>(config.roles);
   const readiness = coreReadiness(c);
   let stopping = false;
+  // Every role asked for is reported, and not ready until it has started: the health listener
+  // answers before the FTP and SFTP servers listen. Each role replaces its check once it runs.
+  const pending = [...roles].filter((r) => r === 'ftp' || r === 'sftp' || r === 'worker' || (r === 'mail' && config.imapUrl));
+  if (roles.has('ftp') && config.ftpsImplicitPort !== undefined) pending.push('ftps-implicit' as Role);
+  for (const name of pending) readiness.set(name, async () => { throw new Error('starting'); });
   // A draining process answers /readyz with 503 so load balancers stop sending it work.
   readiness.set('lifecycle', async () => {
     if (stopping) throw new Error('shutting down');
   });
-  if (config.analyzeIntervalMs > 0) {
-    const analyze = setInterval(() => {
-      c.maintenance.refreshStatistics().then(
-        (tables) => tables.length && log.debug({ tables }, 'planner statistics refreshed'),
-        (err) => log.warn({ err }, 'planner statistics refresh failed'),
-      );
-    }, config.analyzeIntervalMs);
-    analyze.unref();
-    c.onClose(() => clearInterval(analyze));
-  }
   let apiUrl: string | undefined;
   let httpUrl: string | undefined;
   let mail: MailRole | undefined;
@@ -75,7 +71,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
         readiness,
         apiRoutes: [importRoutes(c), webhookRoutes(c)],
         // registered only when the admin API is on; each guards itself with the admin token
-        adminPlugins: adminToken ? [queueDashboard({ queues: () => [c.intakeQueue, c.webhookQueue], adminToken, jobLink: intakeRecordLink }), intakeView(c, adminToken)] : [],
+        adminPlugins: adminToken ? [queueDashboard({ queues: () => [c.intakeQueue, c.webhookQueue, c.periodicQueue], adminToken, jobLink: intakeRecordLink }), intakeView(c, adminToken)] : [],
         plugins: [metricsPlugin(c.metrics, config.metricsToken), dashboard(c)],
       });
       apiUrl = httpUrl = await app.listen({ port: config.port, host: config.host });
@@ -83,13 +79,6 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
         log.warn({ host: config.host }, `HOST=${config.host} serves the API over plain HTTP beyond this machine: API keys travel in clear unless a TLS-terminating proxy stands in front (or set TLS_CERT and TLS_KEY)`);
       }
       c.onStop('intake', 'api', (deadline) => closeHttp(app, deadline));
-      const purge = setInterval(() => {
-        c.maintenance.purgeTestData().catch((err) => log.error({ err }, 'test data purge failed'));
-        c.idempotency.purgeExpired().catch((err) => log.error({ err }, 'idempotency purge failed'));
-        c.users.purgeIdleSessions().catch((err) => log.error({ err }, 'dashboard session purge failed'));
-      }, 3_600_000);
-      purge.unref();
-      c.onClose(() => clearInterval(purge));
       log.info({ url: apiUrl, database: c.db.kind }, 'api listening');
     } else if (config.opsPort !== undefined) {
       // no API here: health and metrics answer on their own port, until the very end of the stop
@@ -105,6 +94,11 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       const workers = await startIntakeWorkers(c);
       c.metrics.queues.observeWorker(workers.worker);
       const webhookWorkers = startWebhookWorkers(c);
+      // reconciler, purges, webhook sweep, ANALYZE: once per installation (BullMQ job schedulers)
+      const periodic = await startPeriodicWork(c);
+      c.onStop('workers', 'periodic work', async (deadline) => {
+        if (!(await settledBefore(periodic.close(), deadline))) log.warn('a periodic task still running at the end of the grace period');
+      });
       c.onStop('workers', 'webhook workers', async (deadline) => {
         // a delivery cut short is retried by BullMQ's stalled-job check: at-least-once
         if (!(await settledBefore(webhookWorkers.close(), deadline))) log.warn('webhook deliveries still running at the end of the grace period');

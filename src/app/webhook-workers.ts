@@ -1,7 +1,7 @@
 // The worker role's part of webhooks: a BullMQ worker over the webhook queue (one delivery per
-// job, through the handler table) and the outbox sweep at start-up and on a schedule.
+// job, through the handler table). The outbox sweep is periodic work (periodic-work.ts).
 import { UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { openRedis } from '../platform/redis-connection.ts';
 import type { Container } from './container.ts';
 import { queuePrefix } from '../intake/queue/intake-queue.ts';
 import { deliveryHandler } from '../webhooks/delivery-handler.ts';
@@ -21,7 +21,7 @@ export function startWebhookWorkers(c: Container): WebhookWorkers {
       timeoutMs: config.webhookTimeoutMs, retryWindowMs: config.webhookRetryWindowMs, disableAfterMs: config.webhookDisableAfterMs,
     }),
   };
-  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = openRedis(config, { maxRetriesPerRequest: null });
   connection.on('error', (err) => log.warn({ err: err.message }, 'webhook worker redis connection error'));
   const worker = new Worker(
     WEBHOOK_QUEUE,
@@ -42,15 +42,10 @@ export function startWebhookWorkers(c: Container): WebhookWorkers {
     },
   );
   worker.on('error', (err) => log.warn({ err: err.message }, 'webhook worker error'));
-  const sweep = () => void c.dispatcher.sweep(config.webhookRequeueAfterMs);
-  sweep();
-  const timer = setInterval(sweep, config.webhookDispatchIntervalMs);
-  timer.unref();
   log.info({ concurrency: config.webhookConcurrency }, 'webhook workers started');
   return {
     worker,
     async close() {
-      clearInterval(timer);
       await worker.close();
       connection.disconnect();
     },

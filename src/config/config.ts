@@ -47,6 +47,12 @@ const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
   if (!values.includes(raw as T)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
   return raw as T;
 };
+const hostPorts = (): Parser<{ host: string; port: number }[]> => (raw, name) =>
+  raw.split(',').map((part) => {
+    const m = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(part);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new Error(`${name} must be host:port pairs separated by commas, got "${part}"`);
+    return { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+  });
 const amount = (): Parser<number> => (raw, name) => {
   if (!/^\d{1,13}(\.\d{1,2})?$/.test(raw)) throw new Error(`${name} must be an amount like 9999999.99, got "${raw}"`);
   return Math.round(Number(raw) * 100);
@@ -95,12 +101,19 @@ const schema = {
   dataDir: { env: 'DATA_DIR', parse: str(), fallback: './data' },
   databaseUrl: { env: 'DATABASE_URL', parse: optional(url('postgres', 'postgresql')), secret: true },
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', parse: int(1, 500), fallback: 20 },
+  // 'transaction': a pooler in transaction mode (PgBouncer) stands in front; no named prepared statements
+  databasePooler: { env: 'DATABASE_POOLER', parse: oneOf('none', 'transaction'), fallback: 'none' as 'none' | 'transaction' },
   // how often a process checks for tables whose planner statistics are stale (0: never)
   analyzeIntervalMs: { env: 'ANALYZE_INTERVAL_MS', parse: int(0), fallback: 10_000 },
   redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
   // unset (''): ii-<installation id>, an id stored in the database at its first migration, so
   // that two installations on one Redis never share keys (the container resolves it)
   redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: '' },
+  // Redis Sentinel: the sentinels (host:port,...) and the monitored primary's name; REDIS_URL's
+  // host is then ignored, its user, password and db still apply to the primary
+  redisSentinels: { env: 'REDIS_SENTINELS', parse: optional(hostPorts()) },
+  redisSentinelName: { env: 'REDIS_SENTINEL_NAME', parse: str(), fallback: 'mymaster' },
+  redisSentinelPassword: { env: 'REDIS_SENTINEL_PASSWORD', parse: optional(str()), secret: true },
   adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },
   // where `npm run admin` finds the admin API; unset: this machine's PORT
   adminUrl: { env: 'ADMIN_URL', parse: optional(url('http', 'https')) },
@@ -115,8 +128,10 @@ const schema = {
   keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },
-  // a claimed Idempotency-Key whose request stopped renewing it (process died) frees after this
-  idempotencyLeaseMs: { env: 'IDEMPOTENCY_LEASE_MS', parse: int(1000, 3_600_000), fallback: 30_000 },
+  // a request whose Idempotency-Key another running request holds waits this long for its outcome, then 409
+  idempotencyWaitMs: { env: 'IDEMPOTENCY_WAIT_MS', parse: int(0, 60_000), fallback: 5000 },
+  // fault injection for tests: a keyed request stops for good at this point (docs/operations.md)
+  idempotencyPauseAt: { env: 'IDEMPOTENCY_PAUSE_AT', parse: optional(oneOf('before-claim', 'after-claim', 'after-effect', 'after-commit')) },
   // intake
   intakeConcurrency: { env: 'INTAKE_CONCURRENCY', parse: int(1, 256), fallback: 8 },
   intakeAttempts: { env: 'INTAKE_ATTEMPTS', parse: int(1, 10_000), fallback: 200 },
@@ -130,6 +145,8 @@ const schema = {
   intakeMatchPdfText: { env: 'INTAKE_MATCH_PDF_TEXT', parse: bool(), fallback: true },
   intakeFailedRetentionDays: { env: 'INTAKE_FAILED_RETENTION_DAYS', parse: int(1, 3650), fallback: 14 },
   reconcileIntervalMs: { env: 'RECONCILE_INTERVAL_MS', parse: int(1000), fallback: 60_000 },
+  // the purges (test data, idempotency keys, dashboard sessions, mail claims, failed files' content)
+  purgeIntervalMs: { env: 'PURGE_INTERVAL_MS', parse: int(1000), fallback: 3_600_000 },
   // a worker that dies holds its jobs this long before another takes them over (BullMQ lock)
   intakeLockMs: { env: 'INTAKE_LOCK_MS', parse: int(1000), fallback: 30_000 },
   pdfCheckThreads: { env: 'PDF_CHECK_THREADS', parse: int(1, 64), fallback: 1 },

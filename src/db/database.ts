@@ -1,4 +1,5 @@
 // One small interface over PostgreSQL (pg) and embedded PGlite: the same SQL runs on both.
+import { DomainError } from '../domain/errors.ts';
 
 export type Row = Record<string, any>;
 
@@ -53,4 +54,16 @@ export async function readBytes(q: Queryable, source: string, params: unknown[])
   if (rows.length === 0) return undefined;
   if (rows[0].missing) return null;
   return Buffer.concat(rows.flatMap((r) => (r.piece ? [toBuffer(r.piece)!] : [])));
+}
+
+/**
+ * The database cannot be reached at the moment (restarting, refusing connections, a connection cut
+ * under a statement): a passing state. HTTP answers it with 503 and Retry-After, FTP with 451,
+ * workers retry the job. The original error is its cause, for the logs.
+ */
+export class DatabaseUnavailable extends DomainError {
+  constructor(cause: unknown) {
+    super('unavailable', 'The database is not reachable at the moment; please retry shortly');
+    this.cause = cause;
+  }
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createHash } from 'node:crypto';
-import type { Database, Queryable, QueryOptions, Row } from './database.ts';
+import { DatabaseUnavailable, type Database, type Queryable, type QueryOptions, type Row } from './database.ts';
 import './pg-patches.ts';
 
 // A prepared statement's name is derived from its text, so the same SQL maps to the same name.
@@ -16,47 +16,91 @@ const types = {
   getTypeParser: (oid: number, format?: any) => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)),
 };
 
-export function openPostgres(url: string, poolSize: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as any });
-  // An idle client's error (server restart) must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
-  const config = (sql: string, params?: unknown[], opts?: QueryOptions) =>
-    opts?.prepare ? { name: statementName(sql), text: sql, values: params as any[] } : { text: sql, values: params as any[] };
+// SQLSTATEs that say the server is away or going away, not that it refused the statement:
+// 57P01 admin_shutdown (a fast restart), 57P02 crash_shutdown, 57P03 cannot_connect_now
+// (starting or shutting down), class 08 connection exceptions, 53300 too_many_connections.
+const AWAY = /^(57P0[123]|08...|53300)$/;
+
+/** Whether `e` says the database cannot be reached at the moment (as opposed to refusing a statement). */
+export function databaseAway(e: unknown): boolean {
+  if (e instanceof pg.DatabaseError) return AWAY.test(e.code ?? '');
+  const err = e as NodeJS.ErrnoException | undefined;
+  if (!err || typeof err !== 'object') return false;
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '')) return true;
+  // pg's own words for a connection that ended under a query, or a client already broken
+  return /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect/i.test(err.message ?? '');
+}
+
+const translate = (e: unknown) => (databaseAway(e) ? new DatabaseUnavailable(e) : e);
+
+export interface PostgresOptions {
+  poolSize: number;
+  /**
+   * 'transaction' when a pooler in transaction mode (PgBouncer pool_mode=transaction) stands in
+   * front: a server connection serves other clients between transactions, so a named prepared
+   * statement made on it is missing (or already there) on the next one. Statements then go
+   * unnamed (still parameterised, planned on each call).
+   */
+  pooler?: 'none' | 'transaction';
+  /** a pooled connection's error outside a query (a server restart): logged, never fatal */
+  onConnectionError?: (err: Error) => void;
+}
+
+/** `options` as a number is the pool size, with no pooler in front. */
+export function openPostgres(url: string, options: number | PostgresOptions): Database {
+  const opts: PostgresOptions = typeof options === 'number' ? { poolSize: options } : options;
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize, types: types as any });
+  const onError = opts.onConnectionError ?? (() => {});
+  // pg-pool listens for an idle client's error; a checked-out client between two queries (inside a
+  // transaction, say) has no listener and its 'error' (57P01 on a restart) would end the process.
+  // Every client gets one for life; the broken client then fails its next query and is discarded.
+  pool.on('connect', (client) => client.on('error', onError));
+  pool.on('error', onError);
+  const named = opts.pooler !== 'transaction';
+  const config = (sql: string, params?: unknown[], o?: QueryOptions) =>
+    o?.prepare && named ? { name: statementName(sql), text: sql, values: params as any[] } : { text: sql, values: params as any[] };
   const wrap = (c: pg.PoolClient): Queryable => ({
-    async query<T extends Row>(sql: string, params?: unknown[], opts?: QueryOptions) {
-      return (await c.query(config(sql, params, opts))).rows as T[];
+    async query<T extends Row>(sql: string, params?: unknown[], o?: QueryOptions) {
+      try {
+        return (await c.query(config(sql, params, o))).rows as T[];
+      } catch (e) {
+        throw translate(e);
+      }
     },
   });
+  const connect = () => pool.connect().catch((e) => Promise.reject(translate(e)));
   return {
     kind: 'postgres',
     // pg-pool's own query() closes the connection after any error, also after a refused statement
     // (a unique violation the caller expects): a burst of 409s became a burst of new backends.
     // Only an error that is not PostgreSQL's answer to the statement (the connection's) closes it.
-    async query<T extends Row>(sql: string, params?: unknown[], opts?: QueryOptions) {
-      const client = await pool.connect();
+    async query<T extends Row>(sql: string, params?: unknown[], o?: QueryOptions) {
+      const client = await connect();
       let broken: Error | undefined;
       try {
-        return (await client.query(config(sql, params, opts))).rows as T[];
+        return (await client.query(config(sql, params, o))).rows as T[];
       } catch (e) {
-        if (!(e instanceof pg.DatabaseError)) broken = e as Error;
-        throw e;
+        if (!(e instanceof pg.DatabaseError) || databaseAway(e)) broken = e as Error;
+        throw translate(e);
       } finally {
         client.release(broken);
       }
     },
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await connect();
+      let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
+        await client.query('BEGIN').catch((e) => Promise.reject(translate(e)));
         // a query without parameters goes over the simple protocol, which takes several statements
-        const result = await fn({ ...wrap(client), exec: async (script) => void (await client.query(script)) });
-        await client.query('COMMIT');
+        const result = await fn({ ...wrap(client), exec: async (script) => void (await client.query(script).catch((e) => Promise.reject(translate(e)))) });
+        await client.query('COMMIT').catch((e) => Promise.reject(translate(e)));
         return result;
       } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
+        if (e instanceof DatabaseUnavailable) broken = e;
+        else await client.query('ROLLBACK').catch((r) => void (broken = r));
         throw e;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     close: () => pool.end(),

@@ -1,21 +1,39 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { Unit, UnitDatabase } from '../db/units.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
 import { idempotencyRepository as keys } from '../repositories/idempotency-repository.ts';
 
-export type IdempotencyDecision = { kind: 'proceed' } | { kind: 'replay'; status: number; body: string };
+/** Where a test makes a keyed request stop for good, so that it can kill the process there. */
+export type IdempotencyPausePoint = 'before-claim' | 'after-claim' | 'after-effect' | 'after-commit';
+export const IDEMPOTENCY_PAUSE_POINTS: IdempotencyPausePoint[] = ['before-claim', 'after-claim', 'after-effect', 'after-commit'];
+
+/** A claimed key: the request runs inside it; finish() stores the response and commits. */
+export interface IdempotencyClaim {
+  /** runs the request's work (and all it starts) in the claim's transaction */
+  run<T>(fn: () => T): T;
+  /** stores the response with the effects and commits them together; a 5xx rolls everything back */
+  finish(status: number, body: string): Promise<void>;
+}
+
+export type IdempotencyDecision = { kind: 'proceed'; claim: IdempotencyClaim } | { kind: 'replay'; status: number; body: string };
+
+const SERIALIZATION = /^(55P03|40001|40P01)$/;
 
 /**
- * Idempotency-Key on POST: the first request runs, a replay gets the stored response. A claim
- * holds for a lease that its request renews while it runs (hold()); when the process dies
- * mid-request the lease lapses and a retry runs the request again.
+ * Idempotency-Key on POST, as one transaction with its effects (a unit of work, db/units.ts): the
+ * claim, what the request changes (an invoice, a staged file, ...) and the stored response commit
+ * together, or none of them does. A retry after a crash finds the stored response (replayed) or
+ * nothing (the request runs on a clean slate); a request while another with the same key runs
+ * waits for it up to `waitMs`, then gets 409. Work outside the database (queueing a job) runs
+ * after the commit; when the process dies in between, the reconcilers catch up.
  */
 export class IdempotencyService {
   constructor(
-    private readonly db: Database,
+    private readonly db: Database & Partial<Pick<UnitDatabase, 'begin'>>,
     private readonly ttlHours: number,
-    readonly leaseMs = 30_000,
+    private readonly opts: { waitMs: number; pauseAt?: IdempotencyPausePoint; onPause?: (point: IdempotencyPausePoint) => void } = { waitMs: 5000 },
   ) {}
 
   /** `parts`: body parts kept apart from `body` (a document's content, as bytes), in order */
@@ -27,30 +45,58 @@ export class IdempotencyService {
 
   async begin(scope: Scope, key: string, fingerprint: string): Promise<IdempotencyDecision> {
     if (key.length === 0 || key.length > 255) throw DomainError.invalid('Header Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
-    if (await keys.claim(this.db, scope, key, fingerprint, this.ttlHours, this.leaseMs)) return { kind: 'proceed' };
+    if (!this.db.begin) throw new Error('idempotency needs a database with units of work (withUnits)');
+    await this.pause('before-claim');
+    const unit = await this.db.begin();
+    let claimed: boolean;
+    try {
+      claimed = await keys.claim(unit, scope, key, fingerprint, this.ttlHours, this.opts.waitMs);
+    } catch (e) {
+      await unit.rollback().catch(() => {});
+      if (SERIALIZATION.test((e as { code?: string }).code ?? '')) throw this.inProgress();
+      throw e;
+    }
+    if (claimed) {
+      await this.pause('after-claim');
+      return { kind: 'proceed', claim: this.claim(unit, scope, key) };
+    }
+    await unit.rollback();
     const rec = await keys.find(this.db, scope, key);
     if (!rec) return this.begin(scope, key, fingerprint); // expired and purged in between
     if (rec.request_hash !== fingerprint) {
       throw DomainError.unprocessable('This Idempotency-Key was used with a different request', 'Idempotency-Key');
     }
-    if (rec.status_code == null) {
-      const s = Math.max(1, Math.ceil(((rec.lease_until?.getTime() ?? 0) - Date.now()) / 1000));
-      throw DomainError.conflict(`A request with this Idempotency-Key is still in progress; retry in ${s} s`, 'Idempotency-Key');
-    }
+    if (rec.status_code == null) throw this.inProgress();
     return { kind: 'replay', status: rec.status_code, body: rec.response_body ?? '' };
   }
 
-  /** Renews the claim every third of the lease until the returned function is called. */
-  hold(scope: Scope, key: string, onError: (err: unknown) => void): () => void {
-    const timer = setInterval(() => keys.renew(this.db, scope, key, this.leaseMs).catch(onError), Math.max(100, Math.floor(this.leaseMs / 3)));
-    timer.unref();
-    return () => clearInterval(timer);
+  private claim(unit: Unit, scope: Scope, key: string): IdempotencyClaim {
+    return {
+      run: (fn) => unit.run(fn),
+      finish: async (status, body) => {
+        if (status >= 500) return unit.rollback(); // a server error leaves no trace: the client retries
+        await this.pause('after-effect');
+        try {
+          await keys.complete(unit, scope, key, status, body);
+          await unit.commit();
+        } catch (e) {
+          await unit.rollback().catch(() => {});
+          throw e;
+        }
+        await this.pause('after-commit');
+      },
+    };
   }
 
-  /** Stores the response; a server error releases the key so the client can retry. */
-  async finish(scope: Scope, key: string, status: number, body: string): Promise<void> {
-    if (status >= 500) await keys.release(this.db, scope, key);
-    else await keys.complete(this.db, scope, key, status, body);
+  private inProgress() {
+    return DomainError.conflict(`A request with this Idempotency-Key is still in progress; retry in ${Math.max(1, Math.ceil(this.opts.waitMs / 1000))} s`, 'Idempotency-Key');
+  }
+
+  /** A test's fault injection (IDEMPOTENCY_PAUSE_AT): says so, then never goes on. */
+  private async pause(point: IdempotencyPausePoint): Promise<void> {
+    if (this.opts.pauseAt !== point) return;
+    this.opts.onPause?.(point);
+    await new Promise(() => {});
   }
 
   purgeExpired(): Promise<number> {

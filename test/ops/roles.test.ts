@@ -6,6 +6,10 @@ import { randomToken } from '../../src/domain/ids.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { parsePrometheusText, sampleValue } from './prom-text.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
+import { pollFor } from '../../testkit/wait.ts';
+
+// the health listener answers before the roles have started; each role is 'starting' until then
+const readyStatus = (url: string) => pollFor(() => fetch(`${url}/readyz`).then((r) => r.status), (s) => s === 200, { ms: 30_000, everyMs: 100 });
 
 const started: ServiceProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];
@@ -44,7 +48,7 @@ describe('roles in separate processes', () => {
 
     const third = start(['worker'], env);
     const url = await third.url();
-    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect(await readyStatus(url)).toBe(200);
     third.signal('SIGINT');
     expect(await third.exited).toBe(0);
   }, 300_000); // three cold starts of the service with PGlite: slow on a loaded machine
@@ -55,9 +59,10 @@ describe('roles in separate processes', () => {
     const p = start(['worker'], { ...redisEnv(), DATABASE_URL: db.url, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ops-')) });
     const url = await p.url();
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    await readyStatus(url);
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
-    expect((await ready.json()).checks).toMatchObject({ database: 'ok', redis: 'ok', lifecycle: 'ok' });
+    expect((await ready.json()).checks).toMatchObject({ database: 'ok', redis: 'ok', lifecycle: 'ok', worker: 'ok' });
     const metrics = parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
     expect(sampleValue(metrics.samples, 'invoice_intake_info', { roles: 'worker' })).toBe(1);
     expect((await fetch(`${url}/v2/customers`)).status).toBe(404);

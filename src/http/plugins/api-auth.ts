@@ -6,13 +6,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { hashKey, keyMode } from '../../domain/api-keys.ts';
 import { ApiError } from '../api-error.ts';
-import { IdempotencyService } from '../../services/idempotency-service.ts';
+import { IdempotencyService, type IdempotencyClaim } from '../../services/idempotency-service.ts';
 import { bearerToken } from './admin-auth.ts';
 import { HAL } from '../schemas/common.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyKey?: string;
+    /** the request's claimed Idempotency-Key (its transaction), until the response is stored */
+    idempotencyClaim?: IdempotencyClaim;
   }
 }
 
@@ -42,7 +43,8 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
   });
 
   // Idempotency-Key: only POST routes carry these hooks, so reads pay nothing for them, and
-  // a POST without the header passes them synchronously.
+  // a POST without the header passes them synchronously. A claimed key opens the request's
+  // transaction: the handler runs inside it, and the stored response commits with its effects.
   const claimKey = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const key = req.headers['idempotency-key'];
     if (key === undefined || !req.scope) return done();
@@ -53,16 +55,18 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
         reply.code(decision.status).type(HAL).header('idempotent-replayed', 'true').send(decision.body);
         return;
       }
-      req.idempotencyKey = k;
-      // the claim lives as long as this request: renewed until the response is out or the client gone
-      const release = c.idempotency.hold(req.scope!, k, (err) => req.log.warn({ err }, 'idempotency lease not renewed'));
-      reply.raw.once('close', release);
-      done();
+      req.idempotencyClaim = decision.claim;
+      // the handler (called from done) and all it starts run in the claim's transaction
+      decision.claim.run(() => done());
     }, done);
   };
   const storeResponse = (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
-    if (!req.idempotencyKey || !req.scope || typeof payload !== 'string') return done(null, payload);
-    c.idempotency.finish(req.scope, req.idempotencyKey, reply.statusCode, payload).then(() => done(null, payload), (err) => done(err));
+    const claim = req.idempotencyClaim;
+    if (!claim) return done(null, payload);
+    req.idempotencyClaim = undefined;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    // a failed commit is the error's answer instead (503 when the database went away): nothing was kept
+    claim.finish(reply.statusCode, body).then(() => done(null, payload), (err) => done(err));
   };
   app.addHook('onRoute', (route) => {
     if (![route.method].flat().includes('POST')) return;
