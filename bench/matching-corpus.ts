@@ -1,12 +1,15 @@
-// Matching against real inputs: every PDF of a corpus (real Factur-X / ZUGFeRD / XRechnung files,
-// and real PDFs without an e-invoice) sent to the service under a meaningless name (real names of
-// cameras, phones, scanners and mail programs from test/fixtures/names, then scanner-like
+// Matching against real inputs: every file of a corpus (real Factur-X / ZUGFeRD / XRechnung PDFs,
+// real PDFs without an e-invoice, XML e-invoices) sent to the service under a meaningless name (the
+// real names of cameras, phones, scanners and mail programs of --names, then scanner-like
 // counters) and under the exact name of ANOTHER existing invoice (a conflict: refused is expected),
 // by POST /v2/imports and by FTPS. Prints per channel right / wrong / refused / waiting and lists
 // the wrong ones; exits 1 when any file went to the wrong invoice. The expected invoice of each
 // file is the corpus's expected.tsv, read from the PDFs by qpdf and xmllint, not by our code.
 //
-//   npm run corpus:matching -- [--corpus DIR] [--channels http,ftp] [--wait-ms 60000]
+//   npm run corpus:matching -- --corpus DIR [--names FILE] [--channels http,ftp] [--wait-ms 60000]
+//
+// The corpus is public material and stays outside the repository (docs/matching.md, "Measuring
+// with real inputs"): this project commits no files taken from other repositories.
 //
 // The service runs as a process (src/main.ts, roles api, worker, ftp) on a fresh PostgreSQL
 // database and a private redis-server, and is reached only through its public interfaces: the
@@ -23,7 +26,6 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { Client } from 'basic-ftp';
 import { randomToken } from '../src/domain/ids.ts';
-import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
@@ -33,14 +35,20 @@ import { apiCaller, pool, runBench, waitUntilReady } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
-    corpus: { type: 'string', default: path.join(ROOT, 'test/fixtures/einvoice') },
+    // a folder of real files with an expected.tsv, kept outside the repository (docs/matching.md)
+    corpus: { type: 'string' },
     channels: { type: 'string', default: 'http,ftp' },
-    names: { type: 'string', default: path.join(ROOT, 'test/fixtures/names/file-names.tsv') },
+    // real file names (name, source, meaningless yes/no), kept beside the corpus; without it: counters, dates and words made here
+    names: { type: 'string' },
     // how long after the last upload a file may still be waiting before it counts as waiting
     'wait-ms': { type: 'string', default: '60000' },
     concurrency: { type: 'string', default: '4' },
   },
 });
+if (!values.corpus) {
+  console.error('usage: npm run corpus:matching -- --corpus DIR [--names FILE] [--channels http,ftp]: DIR holds the files and their expected.tsv (docs/matching.md)');
+  process.exit(2);
+}
 const CHANNELS = values.channels!.split(',').map((c) => c.trim()) as Channel[];
 for (const c of CHANNELS) if (c !== 'http' && c !== 'ftp') throw new Error(`unknown channel ${c} (http, ftp)`);
 const WAIT_MS = Number(values['wait-ms']);
@@ -148,7 +156,7 @@ runBench(async () => {
     const accountNumbers = [...accounts.conflict.invoiceOf.keys()].sort();
 
     // the plan: each file under a meaningless name and under another invoice's exact name, per channel
-    const names = meaninglessNames(values.names!);
+    const names = values.names ? meaninglessNames(values.names) : [];
     const uploads: Upload[] = [];
     for (const channel of CHANNELS) {
       corpus.forEach((file, i) => {

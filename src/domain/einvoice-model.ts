@@ -3,7 +3,7 @@
 // needs it (einvoice-render.ts). Pure; fast-xml-parser with entities off, amounts kept as the
 // decimal text the XML has. Business terms (BT-n) are named where they are read.
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { decodeXml, readEinvoice, type EinvoiceReading } from './einvoice.ts';
+import { decodeEntities, decodeXml, readEinvoice, type EinvoiceReading } from './einvoice.ts';
 
 export interface Party {
   name: string;
@@ -76,7 +76,7 @@ const all = (node: unknown, path: string): Node[] => {
 const text = (node: unknown, path?: string): string | undefined => {
   const n = path ? at(node, path) : first(node);
   const v = typeof n === 'string' ? n : n && typeof n === 'object' ? (n as Record<string, unknown>)['#text'] : undefined;
-  return typeof v === 'string' && v.trim() ? v.trim().normalize('NFC') : typeof v === 'number' ? String(v) : undefined;
+  return typeof v === 'string' && v.trim() ? decodeEntities(v.trim()).normalize('NFC') : typeof v === 'number' ? String(v) : undefined;
 };
 const attr = (node: unknown, path: string, name: string): string | undefined => {
   const n = at(node, path);

@@ -65,10 +65,22 @@ const INVOICE_TYPE_CODES = new Set(
   '71 80 81 82 83 84 102 130 202 203 204 211 218 219 261 262 295 296 308 325 326 331 380 381 382 383 384 385 386 387 388 389 390 393 394 395 396 420 456 457 458 527 532 553 575 623 633 751 780 817 870 875 876 877 935'.split(' '),
 );
 
+const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+/**
+ * XML's five predefined entities and character references, decoded here: the parser's entity
+ * processing stays off, so that a DOCTYPE's own entities never expand (they stay as written).
+ */
+export const decodeEntities = (s: string): string =>
+  s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (m, e: string) => {
+    if (e[0] !== '#') return PREDEFINED[e.toLowerCase()] ?? m;
+    const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+  });
+
 const text = (v: unknown): string | undefined => {
   const first = Array.isArray(v) ? v[0] : v;
-  if (typeof first === 'string') return first;
-  if (first && typeof first === 'object' && typeof (first as Record<string, unknown>)['#text'] === 'string') return (first as Record<string, string>)['#text'];
+  if (typeof first === 'string') return decodeEntities(first);
+  if (first && typeof first === 'object' && typeof (first as Record<string, unknown>)['#text'] === 'string') return decodeEntities((first as Record<string, string>)['#text']);
   return undefined;
 };
 

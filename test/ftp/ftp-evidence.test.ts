@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { ciiXml, einvoicePdf } from '../helpers/einvoice.ts';
+import { SAMPLES, sampleXml } from '../helpers/xml-einvoices.ts';
 import { curlUpload } from './ftp-clients.ts';
 import { ftpTestFile } from './ftp-harness.ts';
 
@@ -58,9 +59,9 @@ describe('matching over FTPS', () => {
 
   it('an XML e-invoice (.xml) attaches as the PDF rendered from it', async () => {
     const a = await t.ftpAccount();
-    const inv = await t.invoice(a.liveKey, '123456XX');
-    expect((await t.request('PATCH', `/v2/invoices/${inv.id}`, { key: a.liveKey, body: { invoiceTotal: '336.90', invoiceBalance: '336.90' } })).status).toBe(200);
-    const rec = await send(a.liveKey, a.ftpUsername, 'xrechnung-123456XX.xml', fs.readFileSync(path.join(import.meta.dirname, '../fixtures/xml-einvoices/kosit-01.01a-INVOICE_ubl.xml')));
+    const inv = await t.invoice(a.liveKey, SAMPLES[0].number);
+    expect((await t.request('PATCH', `/v2/invoices/${inv.id}`, { key: a.liveKey, body: { invoiceTotal: '1405.66', invoiceBalance: '1405.66' } })).status).toBe(200);
+    const rec = await send(a.liveKey, a.ftpUsername, 'xrechnung-123456XX.xml', Buffer.from(sampleXml(SAMPLES[0])));
     expect(rec).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'einvoice' });
     expect((await t.documentsOf(inv.id))[0].filename).toBe('xrechnung-123456XX.pdf');
   });

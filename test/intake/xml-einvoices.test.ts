@@ -1,5 +1,5 @@
 // XML e-invoices on their own (docs/matching.md, "XML e-invoices"), end to end over
-// POST /v2/imports with public samples (test/fixtures/xml-einvoices, MANIFEST.md): each attaches
+// POST /v2/imports with CII and UBL invoices and credit notes (test/helpers/xml-einvoices.ts): each attaches
 // to the invoice it names as a PDF rendered from it, which embeds the XML byte for byte as its
 // associated file (/AF, AFRelationship /Source), says so on the page, and keeps the XML
 // downloadable. Totals that differ from the invoice's, and XML that is no invoice, are refused.
@@ -10,10 +10,9 @@ import path from 'node:path';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciiXml, einvoicePdf, orderXXml } from '../helpers/einvoice.ts';
+import { SAMPLES, sampleXml, totalsOf } from '../helpers/xml-einvoices.ts';
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
 
-const DIR = path.join(import.meta.dirname, '../fixtures/xml-einvoices');
-const SAMPLES: { file: string; syntax: string; number: string; grandTotal: string; dueAmount: string }[] = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8'));
 let t: IntakeApp;
 
 beforeAll(async () => {
@@ -51,10 +50,13 @@ function pdfText(pdf: Buffer): string {
   }
 }
 
-describe('public XML e-invoice samples', () => {
-  it.each(SAMPLES.map((s) => [s.file, s] as const))('%s attaches as a PDF that embeds it unchanged', async (file, s) => {
-    const a = await accountWith(s.number, s.grandTotal);
-    const xml = fs.readFileSync(path.join(DIR, file));
+const money = (cents: number) => (cents / 100).toFixed(2);
+
+describe('XML e-invoices', () => {
+  it.each(SAMPLES.map((s) => [s.label, s] as const))('%s attaches as a PDF that embeds it unchanged', async (label, s) => {
+    const a = await accountWith(s.number, money(totalsOf(s).grand));
+    const xml = Buffer.from(sampleXml(s));
+    const file = `${label.split(',')[0].replace(/\W+/g, '-')}.xml`;
     const rec = await upload(a.key, file, xml);
     expect(rec).toMatchObject({ status: 'attached', invoice: a.invoiceId, matchedBy: 'einvoice' });
     expect(rec.reason).toMatch(/^Rendered as a PDF from the e-invoice XML, which is embedded in it as (xrechnung|factur-x)\.xml and kept as the original$/);
@@ -82,10 +84,16 @@ describe('public XML e-invoice samples', () => {
 
 describe('refused with what was wrong', () => {
   it('totals that are not the invoice total: both amounts named', async () => {
-    const a = await accountWith('123456XX', '300.00');
-    const rec = await upload(a.key, 'rechnung.xml', fs.readFileSync(path.join(DIR, 'kosit-01.01a-INVOICE_ubl.xml')));
+    const a = await accountWith('RE-2026-04711', '300.00');
+    const rec = await upload(a.key, 'rechnung.xml', Buffer.from(sampleXml(SAMPLES[0])));
     expect(rec).toMatchObject({ status: 'failed', invoice: null });
-    expect(rec.reason).toBe("The e-invoice says invoice 123456XX with a total of 336.90 EUR; the invoice's total is 300.00: correct the invoice's total or send the matching file");
+    expect(rec.reason).toBe("The e-invoice says invoice RE-2026-04711 with a total of 1,405.66 EUR; the invoice's total is 300.00: correct the invoice's total or send the matching file");
+  });
+
+  it('a partly prepaid invoice attaches when its total is the amount due', async () => {
+    const prepaid = SAMPLES.find((s) => s.prepaidCents)!;
+    const a = await accountWith(prepaid.number, money(totalsOf(prepaid).due));
+    expect(await upload(a.key, 'facture.xml', Buffer.from(sampleXml(prepaid)))).toMatchObject({ status: 'attached', matchedBy: 'einvoice' });
   });
 
   it('the same check for the XML inside a PDF', async () => {

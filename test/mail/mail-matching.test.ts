@@ -2,9 +2,8 @@
 // named scan0001.pdf, attaches to the invoice whose number the subject carries; with several
 // files the subject names none of them, and a reply's subject gives way to a file's own name
 // (docs/matching.md); a part named *.pdf that is no PDF gets a failed record that says so.
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLES, sampleXml } from '../helpers/xml-einvoices.ts';
 import type { IntakeRecord } from '../../src/domain/intake.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
@@ -78,8 +77,8 @@ describe('XML e-invoices in mail', () => {
   it.each([['application/xml', 'xrechnung.xml'], ['text/xml', 'invoice.XML'], ['application/octet-stream', 'rechnung.xml']])('a %s part (%s) attaches as the PDF rendered from it', async (contentType, filename) => {
     const number = `XR-${Date.now() % 1e8}`;
     const inv = await h.invoice(acct.liveKey, number);
-    expect((await h.request('PATCH', `/v2/invoices/${inv.id}`, { key: acct.liveKey, body: { invoiceTotal: '336.90', invoiceBalance: '336.90' } })).status).toBe(200);
-    const xml = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/xml-einvoices/kosit-01.01a-INVOICE_ubl.xml'), 'utf8').replace(/<cbc:ID>123456XX<\/cbc:ID>/, `<cbc:ID>${number}</cbc:ID>`);
+    expect((await h.request('PATCH', `/v2/invoices/${inv.id}`, { key: acct.liveKey, body: { invoiceTotal: '1405.66', invoiceBalance: '1405.66' } })).status).toBe(200);
+    const xml = sampleXml({ ...SAMPLES[0], number });
     await h.dovecot.append(invoiceMail(acct.live, [{ filename, content: Buffer.from(xml), contentType }], { subject: 'XRechnung' }));
     const records = await settled(filename);
     expect(records[filename]).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'einvoice' });

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
+import { SAMPLES, sampleXml } from '../helpers/xml-einvoices.ts';
 import { run, SSH_OPTS, sftpTestFile } from './sftp-harness.ts';
 
 const setup = sftpTestFile();
@@ -18,11 +19,11 @@ describe('matching over SFTP', () => {
     await app.invoice(account.liveKey, '0123');
     const slashed = await app.invoice(account.liveKey, 'RE/2024/0816');
     const signed = await app.invoice(account.liveKey, 'RE-2024-0848');
-    const xrechnung = await app.invoice(account.liveKey, '123456XX');
-    expect((await app.request('PATCH', `/v2/invoices/${xrechnung.id}`, { key: account.liveKey, body: { invoiceTotal: '336.90', invoiceBalance: '336.90' } })).status).toBe(200);
+    const xrechnung = await app.invoice(account.liveKey, SAMPLES[0].number);
+    expect((await app.request('PATCH', `/v2/invoices/${xrechnung.id}`, { key: account.liveKey, body: { invoiceTotal: '1405.66', invoiceBalance: '1405.66' } })).status).toBe(200);
     const files = {
       'IMG_0123.pdf': await makePdf('phone'), 'RE_2024_0816.pdf': await makePdf('separators'), 'RE-2024-0848.pdf.p7m': fs.readFileSync(path.join(CMS, 'signed.der')),
-      'xrechnung.xml': fs.readFileSync(path.join(import.meta.dirname, '../fixtures/xml-einvoices/kosit-01.01a-INVOICE_ubl.xml')),
+      'xrechnung.xml': Buffer.from(sampleXml(SAMPLES[0])),
     };
     for (const [name, bytes] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), bytes);
     const batch = path.join(dir, 'evidence.batch');

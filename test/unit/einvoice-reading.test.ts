@@ -51,6 +51,10 @@ describe('documents that are no invoice', () => {
 });
 
 describe('entities', () => {
+  it("decodes XML's own entities and character references", () => {
+    expect(readEinvoice(ciiXml('M&amp;S-&#x31;&#50;&lt;3'))).toEqual({ kind: 'invoice', number: 'M&S-12<3' });
+  });
+
   it('expands none: a DOCTYPE cannot smuggle a number in or blow up (billion laughs)', () => {
     const smuggled = '<?xml version="1.0"?><!DOCTYPE i [<!ENTITY n "2026-0117">]><Invoice><ID>&n;</ID></Invoice>';
     expect(readEinvoice(smuggled)).toEqual({ kind: 'invoice', number: '&n;' });
