@@ -37,6 +37,8 @@ export interface IntakeFilter {
   since?: Date;
   /** part of the file name or of the invoice number */
   text?: string;
+  /** a page's cursor: only files listed after this import (older), as GET /v2/imports pages */
+  after?: string;
   limit: number;
 }
 

@@ -1,4 +1,5 @@
 // The one formatter of error bodies: {status, title, detail, field?} as application/hal+json.
+import { errorPage, wantsHtmlError } from './dashboard/error-page.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import { ApiError, errorBody } from './api-error.ts';
@@ -55,6 +56,8 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
 }
 
 export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
+  // a person's browser gets a page; API clients the spec's JSON body
+  if (wantsHtmlError(reply.request)) return reply.code(e.status).headers(e.headers).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(errorPage(reply.request, e.status, e.detail));
   return reply.code(e.status).headers(e.headers).type('application/hal+json').send(errorBody(e));
 }
 

@@ -3,10 +3,13 @@
 // secrets are masked (platform/logger.ts).
 import type { FastifyRequest } from 'fastify';
 
+// The dashboard's one-time links carry their token in the path (an invite, a password reset).
+const LINK_TOKEN = /^(\/dashboard\/(?:invite|reset)\/)[^/?#]+/;
+
 export const requestSerializers = (mask: (text: string) => string) => ({
   req: (req: FastifyRequest) => ({
     method: req.method,
-    url: mask(req.url),
+    url: mask(req.url).replace(LINK_TOKEN, '$1[redacted]'),
     host: req.host,
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,

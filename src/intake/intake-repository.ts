@@ -169,6 +169,7 @@ export const intakeRepository = {
     if (f.channel) add((p) => `s.channel = ${p}`, f.channel);
     if (f.since) add((p) => `s.received_at >= ${p}`, f.since);
     if (f.text) add((p) => `(strpos(lower(s.filename), ${p}) > 0 or strpos(lower(i.invoice_number), ${p}) > 0)`, f.text.toLowerCase());
+    if (f.after) add((p) => `t.seq < (select seq from intake_records where id = ${p})`, f.after);
     const rows = await q.query(
       `select ${source.columns}, i.invoice_number from intake_records t ${source.joins} left join invoices i on i.id = t.invoice_id
        where ${where} order by t.seq desc limit ${Math.max(1, Math.floor(f.limit))}`,

@@ -12,6 +12,8 @@ export interface UserRow {
   created_at: Date;
   /** a TOTP second factor is on */
   second_factor: boolean;
+  /** owner: invites and removes colleagues in the dashboard; member: does not */
+  role: 'owner' | 'member';
 }
 
 export interface SessionRow {
@@ -20,19 +22,26 @@ export interface SessionRow {
   email: string;
   mode: Mode;
   last_seen_at: Date;
+  /** something waits to be shown once on the next page (the flash) */
+  has_flash: boolean;
+  role: 'owner' | 'member';
+  /** the language the person chose (null: the browser's) */
+  language: string | null;
+  /** the browser's time zone, as its page reported it */
+  time_zone: string | null;
 }
 
-const USER_COLUMNS = 'id, account_id, email, password_hash, invite_expires_at, created_at, (totp_secret is not null) as second_factor';
+const USER_COLUMNS = 'id, account_id, email, password_hash, invite_expires_at, created_at, (totp_secret is not null) as second_factor, role';
 
 export const userRepository = {
   /** A new user, or a new invite for an existing one of the same account (a password reset). */
-  async upsertInvite(q: Queryable, u: { id: string; accountId: string; email: string; inviteHash: string; expiresAt: Date }): Promise<UserRow | undefined> {
+  async upsertInvite(q: Queryable, u: { id: string; accountId: string; email: string; inviteHash: string; expiresAt: Date; role?: 'owner' | 'member' }): Promise<UserRow | undefined> {
     const rows = await q.query<UserRow>(
-      `insert into account_users (id, account_id, email, invite_hash, invite_expires_at) values ($1, $2, $3, $4, $5)
+      `insert into account_users (id, account_id, email, invite_hash, invite_expires_at, role) values ($1, $2, $3, $4, $5, $6)
        on conflict (lower(email)) do update set invite_hash = excluded.invite_hash, invite_expires_at = excluded.invite_expires_at
          where account_users.account_id = excluded.account_id
        returning ${USER_COLUMNS}`,
-      [u.id, u.accountId, u.email, u.inviteHash, u.expiresAt],
+      [u.id, u.accountId, u.email, u.inviteHash, u.expiresAt, u.role ?? 'owner'],
     );
     return rows[0];
   },
@@ -52,12 +61,41 @@ export const userRepository = {
   /** Takes a valid invite (once): sets the password, clears the invite and the second factor, ends the user's sessions. */
   async acceptInvite(q: Queryable, inviteHash: string, passwordHash: string): Promise<UserRow | undefined> {
     const rows = await q.query<UserRow>(
-      `update account_users set password_hash = $2, invite_hash = null, invite_expires_at = null, totp_secret = null, totp_last_step = null
+      `update account_users set password_hash = $2, invite_hash = null, invite_expires_at = null, totp_secret = null, totp_last_step = null, recovery_codes = null
        where invite_hash = $1 and invite_expires_at > now() returning ${USER_COLUMNS}`,
       [inviteHash, passwordHash],
     );
     if (rows[0]) await q.query('delete from user_sessions where user_id = $1', [rows[0].id]);
     return rows[0];
+  },
+
+  async passwordHash(q: Queryable, userId: string): Promise<string | undefined> {
+    return (await q.query<{ password_hash: string | null }>('select password_hash from account_users where id = $1', [userId]))[0]?.password_hash ?? undefined;
+  },
+
+  /** A new password; every session of the user but the one that changed it ends. */
+  async setPassword(q: Queryable, userId: string, passwordHash: string, keepSessionHash: string): Promise<void> {
+    await q.query('update account_users set password_hash = $2 where id = $1', [userId, passwordHash]);
+    await q.query('delete from user_sessions where user_id = $1 and hash <> $2', [userId, keepSessionHash]);
+  },
+
+  /** A reset token for a person who has a password; undefined for an unknown e-mail or one still invited. */
+  async setReset(q: Queryable, email: string, resetHash: string, expiresAt: Date): Promise<{ id: string; email: string; language: string | null } | undefined> {
+    return (await q.query<{ id: string; email: string; language: string | null }>(
+      'update account_users set reset_hash = $2, reset_expires_at = $3 where lower(email) = lower($1) and password_hash is not null returning id, email, language',
+      [email.trim(), resetHash, expiresAt],
+    ))[0];
+  },
+
+  async findReset(q: Queryable, resetHash: string): Promise<string | undefined> {
+    return (await q.query<{ email: string }>('select email from account_users where reset_hash = $1 and reset_expires_at > now()', [resetHash]))[0]?.email;
+  },
+
+  /** Takes a valid reset (once): a new password, the second factor kept, every session ended. */
+  async acceptReset(q: Queryable, resetHash: string, passwordHash: string): Promise<boolean> {
+    const rows = await q.query<{ id: string }>('update account_users set password_hash = $2, reset_hash = null, reset_expires_at = null where reset_hash = $1 and reset_expires_at > now() returning id', [resetHash, passwordHash]);
+    if (rows[0]) await q.query('delete from user_sessions where user_id = $1', [rows[0].id]);
+    return rows.length > 0;
   },
 
   async findInvite(q: Queryable, inviteHash: string): Promise<UserRow | undefined> {
@@ -68,9 +106,19 @@ export const userRepository = {
     return (await q.query<{ totp_secret: string | null }>('select totp_secret from account_users where id = $1', [userId]))[0]?.totp_secret ?? undefined;
   },
 
-  /** Turns the second factor on (with the step of the code that proved it) or off (null). */
-  async setTotp(q: Queryable, userId: string, secret: string | null, step: number | null): Promise<void> {
-    await q.query('update account_users set totp_secret = $2, totp_last_step = $3 where id = $1', [userId, secret, step]);
+  /** Turns the second factor on (with the step of the code that proved it and the recovery codes' hashes) or off (nulls). */
+  async setTotp(q: Queryable, userId: string, secret: string | null, step: number | null, recoveryHashes: string[] | null = null): Promise<void> {
+    await q.query('update account_users set totp_secret = $2, totp_last_step = $3, recovery_codes = $4 where id = $1', [userId, secret, step, recoveryHashes]);
+  },
+
+  /** Uses a recovery code (once): true when it was one of the user's. */
+  async useRecoveryCode(q: Queryable, userId: string, hash: string): Promise<boolean> {
+    const rows = await q.query('update account_users set recovery_codes = array_remove(recovery_codes, $2) where id = $1 and $2 = any(recovery_codes) returning id', [userId, hash]);
+    return rows.length > 0;
+  },
+
+  async recoveryCodesLeft(q: Queryable, userId: string): Promise<number> {
+    return (await q.query<{ n: number }>('select coalesce(cardinality(recovery_codes), 0)::int as n from account_users where id = $1', [userId]))[0]?.n ?? 0;
   },
 
   /** Records a code's step as used; false when that step (or a later one) was used already. */
@@ -86,7 +134,7 @@ export const userRepository = {
   /** The live session with this hash (seen within `idleMinutes`); refreshes last_seen_at at most once a minute. */
   async touchSession(q: Queryable, hash: string, idleMinutes: number): Promise<SessionRow | undefined> {
     const rows = await q.query<SessionRow>(
-      `select s.user_id, u.account_id, u.email, s.mode, s.last_seen_at from user_sessions s join account_users u on u.id = s.user_id
+      `select s.user_id, u.account_id, u.email, s.mode, s.last_seen_at, (s.flash is not null) as has_flash, u.role, u.language, s.time_zone from user_sessions s join account_users u on u.id = s.user_id
        where s.hash = $1 and s.last_seen_at > now() - make_interval(mins => $2::int)`,
       [hash, idleMinutes],
       { prepare: true },
@@ -98,6 +146,29 @@ export const userRepository = {
 
   async setSessionMode(q: Queryable, hash: string, mode: Mode): Promise<void> {
     await q.query('update user_sessions set mode = $2 where hash = $1', [hash, mode]);
+  },
+
+  async setLanguage(q: Queryable, userId: string, language: string): Promise<void> {
+    await q.query('update account_users set language = $2 where id = $1', [userId, language]);
+  },
+
+  async setSessionTimeZone(q: Queryable, hash: string, timeZone: string): Promise<void> {
+    await q.query('update user_sessions set time_zone = $2 where hash = $1', [hash, timeZone]);
+  },
+
+  /** Adds to the session's flash (keys given replace the same keys). */
+  async addFlash(q: Queryable, hash: string, flash: Record<string, unknown>): Promise<void> {
+    await q.query(`update user_sessions set flash = coalesce(flash, '{}'::jsonb) || $2::jsonb where hash = $1`, [hash, JSON.stringify(flash)]);
+  },
+
+  /** The session's flash, cleared in the same statement (two tabs never both get it). */
+  async takeFlash(q: Queryable, hash: string): Promise<Record<string, unknown> | undefined> {
+    const rows = await q.query<{ flash: Record<string, unknown> }>(
+      `update user_sessions s set flash = null from (select hash, flash from user_sessions where hash = $1 for update) o
+       where s.hash = o.hash and o.flash is not null returning o.flash`,
+      [hash],
+    );
+    return rows[0]?.flash;
   },
 
   async deleteSession(q: Queryable, hash: string): Promise<void> {

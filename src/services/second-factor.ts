@@ -1,12 +1,30 @@
 // The optional TOTP second factor (RFC 6238: SHA-1, 6 digits, 30 s), through the otpauth library.
 // A code is accepted one step either side of now (clock drift) and only once: the caller keeps
 // the step of the last accepted code and refuses any step not after it.
+import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 
 const ISSUER = 'invoice-intake';
 const WINDOW = 1;
 
 const totp = (secret: string, label = '') => new TOTP({ issuer: ISSUER, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
+
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+
+/** Ten recovery codes (xxxxx-xxxxx, 48 bits each, no look-alike characters). */
+export function newRecoveryCodes(): string[] {
+  return Array.from({ length: 10 }, () => {
+    const bytes = randomBytes(10);
+    const chars = [...bytes].map((b) => RECOVERY_ALPHABET[b % RECOVERY_ALPHABET.length]).join('');
+    return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+  });
+}
+
+/** A typed recovery code in the stored form, or undefined when it does not look like one. */
+export function normalRecoveryCode(code: string): string | undefined {
+  const c = code.toLowerCase().replace(/[\s-]/g, '');
+  return /^[a-z0-9]{10}$/.test(c) ? `${c.slice(0, 5)}-${c.slice(5)}` : undefined;
+}
 
 /** A new random secret (160 bits), base32 as authenticator apps take it. */
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32;

@@ -8,9 +8,10 @@ import type { Mode } from '../domain/scope.ts';
 import { accountRepository as accounts } from '../repositories/account-repository.ts';
 import { userRepository as users, type SessionRow, type UserRow } from '../repositories/user-repository.ts';
 import { dummyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
-import { isTotpSecret, totpStep } from './second-factor.ts';
+import { isTotpSecret, newRecoveryCodes, normalRecoveryCode, totpStep } from './second-factor.ts';
 
 export const INVITE_HOURS = 24;
+export const RESET_MINUTES = 60;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,}$/;
 const sha256 = (token: string) => hash('sha256', token, 'hex');
 
@@ -19,12 +20,13 @@ export interface UserView {
   email: string;
   /** invited: no password yet (or a new invite pending) */
   status: 'invited' | 'active';
+  role: 'owner' | 'member';
   createdAt: string;
 }
 
 export type Session = SessionRow;
 
-const view = (u: UserRow): UserView => ({ id: u.id, email: u.email, status: u.password_hash ? 'active' : 'invited', createdAt: new Date(u.created_at).toISOString() });
+const view = (u: UserRow): UserView => ({ id: u.id, email: u.email, status: u.password_hash ? 'active' : 'invited', role: u.role, createdAt: new Date(u.created_at).toISOString() });
 
 export class UserService {
   constructor(
@@ -33,12 +35,12 @@ export class UserService {
   ) {}
 
   /** Invites a person (or re-invites one: a password reset); the token is shown only now. */
-  async invite(accountId: string, email: string): Promise<UserView & { token: string }> {
+  async invite(accountId: string, email: string, role: 'owner' | 'member' = 'owner'): Promise<UserView & { token: string }> {
     const address = email?.trim() ?? '';
     if (!EMAIL.test(address) || address.length > 254) throw DomainError.invalid('Field email must be an e-mail address', 'email');
     if (!(await accounts.find(this.db, accountId))) throw DomainError.notFound('account', accountId);
     const token = randomToken(40);
-    const row = await users.upsertInvite(this.db, { id: newId('usr'), accountId, email: address, inviteHash: sha256(token), expiresAt: new Date(Date.now() + INVITE_HOURS * 3_600_000) });
+    const row = await users.upsertInvite(this.db, { id: newId('usr'), accountId, email: address, inviteHash: sha256(token), expiresAt: new Date(Date.now() + INVITE_HOURS * 3_600_000), role });
     if (!row) throw DomainError.conflict(`The e-mail address ${address} signs in to another account already`, 'email');
     return { ...view(row), token };
   }
@@ -68,11 +70,39 @@ export class UserService {
     return view(row);
   }
 
+  /** A one-hour reset link's token for a person with a password (undefined otherwise: the caller says the same either way). */
+  async requestReset(email: string): Promise<{ token: string; email: string; language: string | null } | undefined> {
+    if (!EMAIL.test(email?.trim() ?? '')) return undefined;
+    const token = randomToken(40);
+    const user = await users.setReset(this.db, email, sha256(token), new Date(Date.now() + RESET_MINUTES * 60_000));
+    return user && { token, email: user.email, language: user.language };
+  }
+
+  resetEmail(token: string): Promise<string | undefined> {
+    return users.findReset(this.db, sha256(token));
+  }
+
+  /** Sets the new password through a valid reset link (once); two-step sign-in stays as it was. */
+  async acceptReset(token: string, password: string): Promise<void> {
+    if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
+      throw DomainError.invalid(`The password must be ${MIN_PASSWORD_LENGTH} to 200 characters`, 'password');
+    }
+    if (!(await users.acceptReset(this.db, sha256(token), await hashPassword(password)))) throw new DomainError('gone', 'This reset link was used already or has expired');
+  }
+
   /** The user when the e-mail and password match; the same work is done when the e-mail is unknown. */
   async verify(email: string, password: string): Promise<(UserView & { secondFactor: boolean }) | undefined> {
     const row = await users.findByEmail(this.db, email);
     const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
     return row?.password_hash && ok ? { ...view(row), secondFactor: row.second_factor } : undefined;
+  }
+
+  /** Changes the password when the current one is right; the person's other sessions end. */
+  async changePassword(userId: string, sessionToken: string, current: string, next: string): Promise<void> {
+    const stored = await users.passwordHash(this.db, userId);
+    if (!stored || !(await verifyPassword(current, stored))) throw DomainError.invalid('The current password is not right', 'current');
+    if (typeof next !== 'string' || next.length < MIN_PASSWORD_LENGTH || next.length > 200) throw DomainError.invalid(`The password must be ${MIN_PASSWORD_LENGTH} to 200 characters`, 'password');
+    await users.setPassword(this.db, userId, await hashPassword(next), sha256(sessionToken));
   }
 
   async hasSecondFactor(userId: string): Promise<boolean> {
@@ -86,11 +116,23 @@ export class UserService {
     return step !== undefined && (await users.useTotpStep(this.db, userId, step));
   }
 
-  /** Turns the second factor on with a secret the person's app holds, proved by a current code. */
-  async enableSecondFactor(userId: string, secret: string, code: string): Promise<void> {
+  /** Turns the second factor on with a secret the person's app holds, proved by a current code; returns ten recovery codes (shown once, stored hashed). */
+  async enableSecondFactor(userId: string, secret: string, code: string): Promise<string[]> {
     const step = isTotpSecret(secret) ? totpStep(secret, code) : undefined;
     if (step === undefined) throw DomainError.invalid('The code does not match: enter the 6 digits your app shows now', 'code');
-    await users.setTotp(this.db, userId, secret, step);
+    const codes = newRecoveryCodes();
+    await users.setTotp(this.db, userId, secret, step, codes.map(sha256));
+    return codes;
+  }
+
+  /** Whether the code is one of the user's unused recovery codes; it is used up. */
+  async useRecoveryCode(userId: string, code: string): Promise<boolean> {
+    const normal = normalRecoveryCode(code);
+    return normal !== undefined && (await users.useRecoveryCode(this.db, userId, sha256(normal)));
+  }
+
+  recoveryCodesLeft(userId: string): Promise<number> {
+    return users.recoveryCodesLeft(this.db, userId);
   }
 
   /** Turns the second factor off; a current code proves the person still holds it. */
@@ -112,6 +154,26 @@ export class UserService {
 
   setMode(token: string, mode: Mode): Promise<void> {
     return users.setSessionMode(this.db, sha256(token), mode);
+  }
+
+  /** The person's language for the dashboard and its e-mails (checked by the caller: en, nl, de). */
+  setLanguage(userId: string, language: string): Promise<void> {
+    return users.setLanguage(this.db, userId, language);
+  }
+
+  /** The time zone the session's browser reported. */
+  setTimeZone(token: string, timeZone: string): Promise<void> {
+    return users.setSessionTimeZone(this.db, sha256(token), timeZone);
+  }
+
+  /** Keeps something for the session's next page view only (the dashboard's flash). */
+  addFlash(token: string, flash: Record<string, unknown>): Promise<void> {
+    return users.addFlash(this.db, sha256(token), flash);
+  }
+
+  /** What was kept for this view; gone for the next one. */
+  takeFlash(token: string): Promise<Record<string, unknown> | undefined> {
+    return users.takeFlash(this.db, sha256(token));
   }
 
   endSession(token: string): Promise<void> {

@@ -2,6 +2,7 @@
 // Debian chromium driven by playwright-core, and helpers to make accounts and people through the
 // admin API as an operator would.
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
@@ -33,10 +34,12 @@ export interface DashboardApp {
   close(): Promise<void>;
 }
 
-export async function startDashboardApp(overrides: Partial<Config> = {}): Promise<DashboardApp> {
-  const config = testConfig({ roles: ['api', 'worker'], intakeMatchWindowMs: 0, intakeBackoffMs: 10, ...overrides });
+/** `logs`: every line the service logs is pushed here (then it logs at `trace`) */
+export async function startDashboardApp(overrides: Partial<Config> = {}, opts: { logs?: string[] } = {}): Promise<DashboardApp> {
+  const config = testConfig({ roles: ['api', 'worker'], intakeMatchWindowMs: 0, intakeBackoffMs: 10, ...(opts.logs ? { logLevel: 'trace' } : {}), ...overrides });
   const db: Database = await openTestDatabase();
-  const svc = await startService(config, createLogger(config.logLevel), { db });
+  const sink = opts.logs && new Writable({ write(chunk, _enc, done) { opts.logs!.push(String(chunk)); done(); } });
+  const svc = await startService(config, createLogger(config.logLevel, sink), { db });
   const url = svc.apiUrl!;
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const api: DashboardApp['api'] = async (method, path, o = {}) => {
@@ -72,6 +75,8 @@ export async function startDashboardApp(overrides: Partial<Config> = {}): Promis
       await page.getByLabel('Password').fill(who.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      // the first page reports the browser's time zone and shows itself again: wait for that
+      await page.locator('body[data-tz]:not([data-tz=""])').waitFor();
     },
     async close() {
       await browser.close();

@@ -229,7 +229,7 @@ describe('dashboard walk-through', () => {
     await page.getByRole('link', { name: 'junk-scan.pdf' }).click();
     await page.getByLabel('Yes, discard this file').check();
     await page.getByRole('button', { name: 'Discard' }).click();
-    await page.waitForURL(/discarded=1/);
+    await page.waitForURL(/\/dashboard\/files$/);
     expect(await page.getByRole('status').first().textContent()).toBe('The file was discarded.');
     expect(await page.locator('#rows').textContent()).not.toContain('junk-scan.pdf');
     await filter({});

@@ -57,7 +57,7 @@ describe('start-up', () => {
     const home = await fetch(`${api}/`);
     expect(home.status).toBe(200);
     expect(home.headers.get('content-type')).toMatch(/^text\/html/);
-    const links = [...(await home.text()).matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+    const links = [...(await home.text()).matchAll(/<li><a href="([^"]+)"/g)].map((m) => m[1]);
     expect(links).toEqual(['/dashboard', '/docs', '/v2/openapi.json']);
     for (const link of links) expect((await fetch(api + link)).status, link).toBeLessThan(400);
 

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { MIN_PASSWORD_LENGTH } from '../../services/passwords.ts';
+import { setNotice, takeNotice } from './notices.ts';
 import { clearPendingSecondFactor, clearSessionCookie, pendingSecondFactor, setPendingSecondFactor, setSessionCookie } from './session.ts';
 
 type Form = Record<string, string | undefined>;
@@ -12,17 +13,17 @@ const field = (body: unknown, name: string) => {
   return typeof v === 'string' ? v : '';
 };
 
-const EXPIRED = { title: 'Invite expired', message: 'This invite link was used already or has expired. Ask your administrator for a new one.' };
+const expired = (req: FastifyRequest) => ({ title: req.t('invite.expiredTitle'), message: req.t('invite.expired') });
 
 export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<void> {
-  const signInPage = (error?: string, email = '') => ({ title: 'Sign in', error, email });
-  const codePage = (error?: string) => ({ title: 'Sign in', error });
+  const signInPage = (req: FastifyRequest, error?: string, email = '') => ({ title: req.t('signIn.title'), error: error && req.t(error), email });
+  const codePage = (req: FastifyRequest, error?: string) => ({ title: req.t('signIn.title'), error: error && req.t(error) });
 
   /** Seconds until the address and the e-mail may try again (0: now), and the words for it. */
   const throttle = async (req: FastifyRequest, email: string) => {
     const waitMs = await c.signInThrottle.blockedFor(req.ip, email);
     const minutes = Math.ceil(waitMs / 60_000);
-    return { seconds: Math.ceil(waitMs / 1000), error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` };
+    return { seconds: Math.ceil(waitMs / 1000), error: req.t('signIn.tooMany', { count: minutes }) };
   };
   const signedIn = async (req: FastifyRequest, reply: FastifyReply, user: { id: string; email: string }) => {
     await c.signInThrottle.recordSuccess(req.ip, user.email);
@@ -33,33 +34,40 @@ export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
 
   app.get('/dashboard/sign-in', async (req, reply) => {
     if (req.signed) return reply.redirect('/dashboard', 303);
-    return reply.view('sign-in.eta', signInPage());
+    return reply.view('sign-in.eta', { ...signInPage(req), notice: takeNotice(req, reply) });
   });
 
   app.post('/dashboard/sign-in', async (req, reply) => {
     const email = field(req.body, 'email').trim();
     const password = field(req.body, 'password');
     const wait = await throttle(req, email);
-    if (wait.seconds) return reply.code(429).header('retry-after', String(wait.seconds)).view('sign-in.eta', signInPage(wait.error, email));
+    if (wait.seconds) return reply.code(429).header('retry-after', String(wait.seconds)).view('sign-in.eta', { ...signInPage(req, undefined, email), error: wait.error });
     const user = email && password ? await c.users.verify(email, password) : undefined;
     if (!user) {
       await c.signInThrottle.recordFailure(req.ip, email);
-      return reply.code(401).view('sign-in.eta', signInPage('The e-mail address or the password is not right.', email));
+      return reply.code(401).view('sign-in.eta', signInPage(req, 'signIn.wrong', email));
     }
     if (!user.secondFactor) return signedIn(req, reply, user);
     setPendingSecondFactor(reply, user);
-    return reply.view('sign-in-code.eta', codePage());
+    return reply.redirect('/dashboard/sign-in/code', 303);
+  });
+
+  app.get('/dashboard/sign-in/code', async (req, reply) => {
+    if (req.signed) return reply.redirect('/dashboard', 303);
+    if (!pendingSecondFactor(req)) return reply.redirect('/dashboard/sign-in', 303);
+    return reply.view('sign-in-code.eta', codePage(req));
   });
 
   // the second step for a person with TOTP on: failures count like wrong passwords
   app.post('/dashboard/sign-in/code', async (req, reply) => {
     const pending = pendingSecondFactor(req);
-    if (!pending) return reply.code(401).view('sign-in.eta', signInPage('The sign-in took too long. Enter your e-mail address and password again.'));
+    if (!pending) return reply.code(401).view('sign-in.eta', signInPage(req, 'signIn.tooLong'));
     const wait = await throttle(req, pending.email);
-    if (wait.seconds) return reply.code(429).header('retry-after', String(wait.seconds)).view('sign-in-code.eta', codePage(wait.error));
-    if (!(await c.users.checkSecondFactor(pending.userId, field(req.body, 'code')))) {
+    if (wait.seconds) return reply.code(429).header('retry-after', String(wait.seconds)).view('sign-in-code.eta', { ...codePage(req), error: wait.error });
+    const code = field(req.body, 'code');
+    if (!(await c.users.checkSecondFactor(pending.userId, code)) && !(await c.users.useRecoveryCode(pending.userId, code))) {
       await c.signInThrottle.recordFailure(req.ip, pending.email);
-      return reply.code(401).view('sign-in-code.eta', codePage('The code is not right, or was used already. Enter the code your app shows now.'));
+      return reply.code(401).view('sign-in-code.eta', codePage(req, 'signIn.wrongCode'));
     }
     clearPendingSecondFactor(reply);
     return signedIn(req, reply, { id: pending.userId, email: pending.email });
@@ -68,28 +76,33 @@ export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
   app.post('/dashboard/sign-out', async (req, reply) => {
     if (req.signed) await c.users.endSession(req.signed.token);
     clearSessionCookie(reply);
-    return reply.redirect('/dashboard/sign-in?signed-out=1', 303);
+    setNotice(reply, 'signed-out');
+    return reply.redirect('/dashboard/sign-in', 303);
   });
 
   app.get<{ Params: { token: string } }>('/dashboard/invite/:token', async (req, reply) => {
     const email = await c.users.inviteEmail(req.params.token);
-    if (!email) return reply.code(410).view('message.eta', EXPIRED);
-    return reply.view('invite.eta', { title: 'Set your password', email, min: MIN_PASSWORD_LENGTH });
+    if (!email) return reply.code(410).view('message.eta', expired(req));
+    return reply.view('invite.eta', { title: req.t('invite.title'), email, min: MIN_PASSWORD_LENGTH });
   });
 
   app.post<{ Params: { token: string } }>('/dashboard/invite/:token', async (req, reply) => {
     const password = field(req.body, 'password');
     const email = await c.users.inviteEmail(req.params.token);
-    if (!email) return reply.code(410).view('message.eta', EXPIRED);
+    if (!email) return reply.code(410).view('message.eta', expired(req));
     if (password !== field(req.body, 'confirm')) {
-      return reply.code(400).view('invite.eta', { title: 'Set your password', email, min: MIN_PASSWORD_LENGTH, error: 'The two passwords differ.' });
+      return reply.code(400).view('invite.eta', { title: req.t('invite.title'), email, min: MIN_PASSWORD_LENGTH, error: req.t('invite.differ') });
     }
     try {
       await c.users.acceptInvite(req.params.token, password);
     } catch (e) {
-      if (e instanceof DomainError && e.kind === 'invalid') return reply.code(400).view('invite.eta', { title: 'Set your password', email, min: MIN_PASSWORD_LENGTH, error: e.detail });
+      if (e instanceof DomainError && e.kind === 'invalid') return reply.code(400).view('invite.eta', { title: req.t('invite.title'), email, min: MIN_PASSWORD_LENGTH, error: req.t('invite.tooShort', { min: MIN_PASSWORD_LENGTH }) });
       throw e;
     }
-    return reply.view('sign-in.eta', { ...signInPage(undefined, email), notice: 'Your password is set. Sign in with it now.' });
+    // this browser now belongs to the person who set the password: whoever was signed in here is signed out
+    if (req.signed) await c.users.endSession(req.signed.token);
+    clearSessionCookie(reply);
+    setNotice(reply, 'password-set');
+    return reply.redirect('/dashboard/sign-in', 303);
   });
 }

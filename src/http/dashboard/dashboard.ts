@@ -8,13 +8,18 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import view from '@fastify/view';
 import { Eta } from 'eta';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { secretFile } from '../../platform/admin-token.ts';
 import { toApiError } from '../error-handler.ts';
 import { actionRoutes } from './action-routes.ts';
 import { authRoutes } from './auth-routes.ts';
-import { format } from './format.ts';
+import { translator } from './i18n/i18n.ts';
+import { filesRoutes } from './files-routes.ts';
+import { invoiceRoutes } from './invoice-routes.ts';
+import { peopleRoutes } from './people-routes.ts';
+import { resetRoutes } from './reset-routes.ts';
+import { localeLocals, localeRoutes, resolveLocale } from './locale.ts';
 import { liveUpdates } from './live-updates.ts';
 import { pageRoutes } from './page-routes.ts';
 import { secondFactorRoutes } from './second-factor-routes.ts';
@@ -40,24 +45,26 @@ export const dashboard = (c: HttpDeps): FastifyPluginAsync => async (app) => {
   const secret = c.config.dashboardSecret ?? secretFile(path.resolve(c.config.dataDir, 'dashboard-secret'));
   await app.register(cookie, { secret });
   await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: 'ii_csrf', cookieOpts: { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true } });
-  await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: path.join(here, 'views'), defaultContext: { format } });
+  await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: path.join(here, 'views') });
 
   app.addHook('onRequest', async (req, reply) => {
     reply.headers({ 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
   });
   app.addHook('onRequest', loadSession(c.users));
+  app.addHook('onRequest', resolveLocale);
   // every state-changing request carries the CSRF token (form field _csrf or header x-csrf-token);
   // checked once the body is parsed
   app.addHook('preHandler', (req, reply, done) => (req.method === 'GET' || req.method === 'HEAD' ? done() : app.csrfProtection(req, reply, done)));
   // the token and who is signed in, for every page's layout
   app.addHook('preHandler', async (req, reply) => {
-    reply.locals = { csrf: reply.generateCsrf(), signed: req.signed, path: req.url.split('?')[0] };
+    reply.locals = { csrf: reply.generateCsrf(), signed: req.signed, path: req.url.split('?')[0], ...localeLocals(req) };
   });
   app.setErrorHandler((err, req, reply) => {
     const e = toApiError(err, req);
-    const title = e.status === 403 ? 'Refused' : e.status === 404 ? 'Not found' : e.status >= 500 ? 'Something went wrong' : 'Cannot do that';
-    const message = e.status === 403 ? 'The form was stale or not sent by this dashboard (missing CSRF token). Reload the page and try again.' : e.detail;
-    return reply.code(e.status).header('content-type', 'text/html; charset=utf-8').view('message.eta', { title, message, status: e.status, csrf: '', signed: req.signed, path: '' });
+    const t = req.t ?? translator('en');
+    const title = t(e.status === 403 ? 'error.refused' : e.status === 404 ? 'error.notFound' : e.status >= 500 ? 'error.broken' : 'error.cannot');
+    const message = e.status === 403 ? t('error.csrf') : e.status >= 500 ? t('error.brokenText') : e.detail;
+    return reply.code(e.status).header('content-type', 'text/html; charset=utf-8').view('message.eta', { title, message, status: e.status, csrf: '', signed: req.signed, path: '', ...localeLocals(req) });
   });
   app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: 6 * 1024 * 1024 }, (_req, body, done) => done(null, body));
 
@@ -71,5 +78,35 @@ export const dashboard = (c: HttpDeps): FastifyPluginAsync => async (app) => {
   await pageRoutes(app, c);
   await actionRoutes(app, c);
   await secondFactorRoutes(app, c);
+  await localeRoutes(app, c);
+  await filesRoutes(app, c);
+  await invoiceRoutes(app, c);
+  await peopleRoutes(app, c);
+  await resetRoutes(app, c);
+  formAddresses(app);
   liveUpdates(app, c);
 };
+
+// A form's address opened with GET (a bookmark, a reload after the browser dropped the POST,
+// a typed URL) leads to the page the form is on, never to an error.
+const FORM_PAGES: [string, (p: Record<string, string>) => string][] = [
+  ['/dashboard/files/:id/retry', (p) => `/dashboard/files/${encodeURIComponent(p.id)}`],
+  ['/dashboard/files/:id/assign', (p) => `/dashboard/files/${encodeURIComponent(p.id)}`],
+  ['/dashboard/files/:id/discard', (p) => `/dashboard/files/${encodeURIComponent(p.id)}`],
+  ['/dashboard/upload', () => '/dashboard/files'],
+  ['/dashboard/files/bulk', () => '/dashboard/files'],
+  ['/dashboard/people/:id/remove', () => '/dashboard/people'],
+  ['/dashboard/settings/keys/:mode', () => '/dashboard/settings'],
+  ['/dashboard/settings/second-factor', () => '/dashboard/settings'],
+  ['/dashboard/settings/password', () => '/dashboard/settings'],
+  ['/dashboard/settings/second-factor/setup', () => '/dashboard/settings'],
+  ['/dashboard/settings/second-factor/off', () => '/dashboard/settings'],
+  ['/dashboard/mode', () => '/dashboard'],
+  ['/dashboard/language', () => '/dashboard'],
+  ['/dashboard/time-zone', () => '/dashboard'],
+  ['/dashboard/sign-out', () => '/dashboard'],
+];
+
+function formAddresses(app: FastifyInstance) {
+  for (const [route, page] of FORM_PAGES) app.get<{ Params: Record<string, string> }>(route, async (req, reply) => reply.redirect(page(req.params), 303));
+}

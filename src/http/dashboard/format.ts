@@ -1,19 +1,12 @@
-// Small formatters the templates use (sizes, times, statuses) and the overview chart's geometry.
+// The channels and statuses in the order the dashboard shows them, and the overview chart's
+// geometry. Words and formats are in i18n/.
 import type { IntakeChannel, IntakeCount, IntakeStatus } from '../../domain/intake.ts';
 
 export const CHANNELS: IntakeChannel[] = ['ftp', 'sftp', 'mail', 'http'];
 export const STATUSES: IntakeStatus[] = ['attached', 'waiting', 'received', 'failed'];
-const CHANNEL_NAMES: Record<IntakeChannel, string> = { ftp: 'FTP', sftp: 'SFTP', mail: 'E-mail', http: 'Upload / API' };
-
-export const format = {
-  size: (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`),
-  time: (d: Date | null) => (d ? d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : ''),
-  channel: (c: IntakeChannel) => CHANNEL_NAMES[c] ?? c,
-  amount: (cents: number) => (cents / 100).toFixed(2),
-};
 
 export interface ChartBar {
-  channel: string;
+  channel: IntakeChannel;
   total: number;
   segments: { status: IntakeStatus; count: number; x: number; width: number }[];
 }
@@ -31,7 +24,7 @@ export function chartBars(counts: IntakeCount[]): { bars: ChartBar[]; total: num
       x += width;
       return seg;
     }).filter((s) => s.count > 0);
-    return { channel: CHANNEL_NAMES[channel], total: totals[i], segments };
+    return { channel, total: totals[i], segments };
   });
   return { bars, total: totals.reduce((a, b) => a + b, 0) };
 }

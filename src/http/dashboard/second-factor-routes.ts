@@ -1,37 +1,48 @@
-// Turning the optional TOTP second factor on and off from the settings page. Setting up shows a
-// new secret (QR code and text); it is kept only in the form until a code from the person's app
-// proves that the app holds it. Turning it off needs a current code too.
+// Turning the optional TOTP second factor on and off from the settings page. Setting up keeps a
+// new secret in the flash for one view (QR code and text); the form carries it back until a
+// code from the person's app proves that the app holds it. Turning it off needs a current code.
 import type { FastifyInstance } from 'fastify';
-import { renderSVG } from 'uqr';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { isTotpSecret, newTotpSecret, totpUri } from '../../services/second-factor.ts';
-import { settingsView } from './page-routes.ts';
+import { MIN_PASSWORD_LENGTH } from '../../services/passwords.ts';
+import { isTotpSecret, newTotpSecret } from '../../services/second-factor.ts';
+import { redirectWith } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
 
 type Form = Record<string, string | undefined>;
-const DONE = '/dashboard/settings?done=';
+const SECTION = '/dashboard/settings#second-factor-title';
 
 export async function secondFactorRoutes(app: FastifyInstance, c: HttpDeps): Promise<void> {
-  const setup = (email: string, secret = newTotpSecret(), error?: string) => {
-    const uri = totpUri(secret, email);
-    return { totpSetup: { secret, uri, qr: renderSVG(uri, { border: 2 }), error } };
-  };
-
-  app.post('/dashboard/settings/second-factor/setup', onlySignedIn, async (req, reply) =>
-    reply.view('settings.eta', await settingsView(c, req, setup(signed(req).email))));
-
-  app.post<{ Body: Form }>('/dashboard/settings/second-factor', onlySignedIn, async (req, reply) => {
-    const { userId, email } = signed(req);
-    const secret = req.body?.secret ?? '';
+  // a new password: the current one proves it is the person; their other sessions end
+  app.post<{ Body: Form }>('/dashboard/settings/password', onlySignedIn, async (req, reply) => {
+    const { userId, token } = signed(req);
+    const to = '/dashboard/settings#password-title';
+    if ((req.body?.password ?? '') !== (req.body?.confirm ?? '')) return redirectWith(c.users, req, reply, to, { error: { key: 'invite.differ' } });
     try {
-      await c.users.enableSecondFactor(userId, secret, req.body?.code ?? '');
+      await c.users.changePassword(userId, token, req.body?.current ?? '', req.body?.password ?? '');
     } catch (e) {
       if (!(e instanceof DomainError && e.kind === 'invalid')) throw e;
-      return reply.code(400).view('settings.eta', await settingsView(c, req, setup(email, isTotpSecret(secret) ? secret : undefined, e.detail)));
+      return redirectWith(c.users, req, reply, to, { error: e.field === 'current' ? { key: 'password.wrong' } : { key: 'invite.tooShort', params: { min: String(MIN_PASSWORD_LENGTH) } } });
+    }
+    req.log.info({ userId }, 'password changed from the dashboard');
+    return redirectWith(c.users, req, reply, to, { notice: { key: 'password.changed' } });
+  });
+
+  app.post('/dashboard/settings/second-factor/setup', onlySignedIn, async (req, reply) =>
+    redirectWith(c.users, req, reply, SECTION, { totpSetup: { secret: newTotpSecret() } }));
+
+  app.post<{ Body: Form }>('/dashboard/settings/second-factor', onlySignedIn, async (req, reply) => {
+    const { userId } = signed(req);
+    const secret = req.body?.secret ?? '';
+    let recoveryCodes: string[];
+    try {
+      recoveryCodes = await c.users.enableSecondFactor(userId, secret, req.body?.code ?? '');
+    } catch (e) {
+      if (!(e instanceof DomainError && e.kind === 'invalid')) throw e;
+      return redirectWith(c.users, req, reply, SECTION, { totpSetup: { secret: isTotpSecret(secret) ? secret : newTotpSecret(), error: 'settings.codeWrong' } });
     }
     req.log.info({ userId }, 'two-step sign-in turned on');
-    return reply.redirect(`${DONE}${encodeURIComponent('Two-step sign-in is on.')}#second-factor-title`, 303);
+    return redirectWith(c.users, req, reply, SECTION, { notice: { key: 'settings.on' }, recoveryCodes });
   });
 
   app.post<{ Body: Form }>('/dashboard/settings/second-factor/off', onlySignedIn, async (req, reply) => {
@@ -40,9 +51,9 @@ export async function secondFactorRoutes(app: FastifyInstance, c: HttpDeps): Pro
       await c.users.disableSecondFactor(userId, req.body?.code ?? '');
     } catch (e) {
       if (!(e instanceof DomainError && e.kind === 'invalid')) throw e;
-      return reply.code(400).view('settings.eta', await settingsView(c, req, { error: e.detail }));
+      return redirectWith(c.users, req, reply, SECTION, { error: { key: 'settings.codeWrong' } });
     }
     req.log.info({ userId }, 'two-step sign-in turned off');
-    return reply.redirect(`${DONE}${encodeURIComponent('Two-step sign-in is off.')}#second-factor-title`, 303);
+    return redirectWith(c.users, req, reply, SECTION, { notice: { key: 'settings.off' } });
   });
 }

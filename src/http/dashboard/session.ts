@@ -14,6 +14,11 @@ export interface Signed {
   userId: string;
   email: string;
   scope: Scope;
+  /** the flash holds something for the next page view */
+  hasFlash: boolean;
+  owner: boolean;
+  language: string | null;
+  timeZone: string | null;
 }
 
 declare module 'fastify' {
@@ -63,7 +68,7 @@ export const loadSession = (users: UserService) => async (req: FastifyRequest) =
   const token = req.cookies[SESSION_COOKIE];
   if (!token || token.length > 100) return;
   const s = await users.session(token);
-  if (s) req.signed = { token, userId: s.user_id, email: s.email, scope: { accountId: s.account_id, mode: s.mode } };
+  if (s) req.signed = { token, userId: s.user_id, email: s.email, scope: { accountId: s.account_id, mode: s.mode }, hasFlash: s.has_flash, owner: s.role === 'owner', language: s.language, timeZone: s.time_zone };
 };
 
 /** preHandler of the pages behind sign-in: a page view goes to the sign-in form, anything else gets 401. */

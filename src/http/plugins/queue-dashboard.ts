@@ -55,6 +55,12 @@ export function queueDashboard(opts: DashboardOptions): FastifyPluginAsync {
 
     await app.register(async (board) => {
       board.addHook('onRequest', operatorGuard(opts.adminToken));
+      // the board's page links its fonts from the internet; it reads well with the system's own,
+      // and an operator's browser then asks nothing outside this server
+      board.addHook('onSend', async (_req, reply, payload) => {
+        if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
+        return payload.replace(/<link[^>]+href="https:\/\/[^"]*"[^>]*>/g, '');
+      });
       // The server lowercases query names for the /v2 API; the board's API wants them as sent.
       board.addHook('preHandler', async (req) => {
         const q = req.url.indexOf('?');

@@ -1,0 +1,61 @@
+// The account's people, for its owners: who has access, invite a colleague (a member: the invite
+// link is shown once and e-mailed when SMTP is set up), remove one (their sessions end with
+// them). An owner cannot remove themselves, nor re-invite someone who has access already (that
+// would reset a colleague's password into the owner's hands).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpDeps } from '../http-deps.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { INVITE_HOURS } from '../../services/user-service.ts';
+import { baseUrl } from '../request-context.ts';
+import { redirectWith, takeFlash, type Flash } from './flash.ts';
+import { requireSession, signed } from './session.ts';
+
+type Form = Record<string, string | undefined>;
+const PAGE = '/dashboard/people';
+
+/** preHandler: owners only; anyone else finds nothing here */
+async function requireOwner(req: FastifyRequest) {
+  if (!req.signed?.owner) throw DomainError.notFound('page', req.url);
+}
+
+export async function peopleRoutes(app: FastifyInstance, c: HttpDeps): Promise<void> {
+  const owners = { preHandler: [requireSession, requireOwner] };
+
+  app.get(PAGE, { preHandler: [requireSession, requireOwner, takeFlash(c.users)] }, async (req, reply) => {
+    const { scope, userId } = signed(req);
+    const [people, account] = await Promise.all([c.users.list(scope.accountId), c.accounts.get(scope.accountId)]);
+    const flash = (reply.locals?.flash ?? {}) as Flash;
+    return reply.view('people.eta', { title: req.t('people.title'), account, people, me: userId, invited: flash.invited, mailed: !!c.inviteMailer, shown: flash.shown });
+  });
+
+  app.post<{ Body: Form }>(PAGE, owners, async (req, reply: FastifyReply) => {
+    const { scope } = signed(req);
+    const email = (req.body?.email ?? '').trim();
+    if ((await c.users.list(scope.accountId)).some((p) => p.email.toLowerCase() === email.toLowerCase())) {
+      return redirectWith(c.users, req, reply, PAGE, { error: { key: 'people.exists', params: { email } } });
+    }
+    let invited;
+    try {
+      invited = await c.users.invite(scope.accountId, email, 'member');
+    } catch (e) {
+      if (!(e instanceof DomainError && (e.kind === 'invalid' || e.kind === 'conflict'))) throw e;
+      return redirectWith(c.users, req, reply, PAGE, { error: { key: e.kind === 'invalid' ? 'people.badEmail' : 'people.elsewhere', params: { email } } });
+    }
+    const url = `${baseUrl(req, c.config.publicUrl)}/dashboard/invite/${invited.token}`;
+    if (c.inviteMailer) await c.inviteMailer.send(invited.email, url, INVITE_HOURS).catch((err) => req.log.warn({ err: (err as Error).message, userId: invited.id }, 'invite e-mail not sent'));
+    req.log.info({ userId: invited.id, by: signed(req).userId }, 'colleague invited from the dashboard');
+    // the link is a secret: shown on the next view only
+    return redirectWith(c.users, req, reply, PAGE, { invited: { email: invited.email, url } });
+  });
+
+  app.post<{ Params: { id: string }; Body: Form }>(`${PAGE}/:id/remove`, owners, async (req, reply) => {
+    const { scope, userId } = signed(req);
+    if (req.params.id === userId) return redirectWith(c.users, req, reply, PAGE, { error: { key: 'people.notYourself' } });
+    if (req.body?.confirm !== 'yes') return redirectWith(c.users, req, reply, PAGE, { error: { key: 'people.tickRemove' } });
+    const person = (await c.users.list(scope.accountId)).find((p) => p.id === req.params.id);
+    if (!person) throw DomainError.notFound('user', req.params.id);
+    await c.users.remove(scope.accountId, person.id);
+    req.log.info({ userId: person.id, by: userId }, 'colleague removed from the dashboard');
+    return redirectWith(c.users, req, reply, PAGE, { notice: { key: 'people.removed', params: { email: person.email } } });
+  });
+}
