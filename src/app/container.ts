@@ -35,6 +35,7 @@ import { webhookEventRepository } from '../repositories/webhook-event-repository
 import { UserService } from '../services/user-service.ts';
 import { AnnouncedMemo } from '../services/announced-memo.ts';
 import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
+import { MailMessageService } from '../services/mail-message-service.ts';
 import { IntakeHistoryService } from '../services/intake-history-service.ts';
 import { smtpInviteMailer } from '../platform/invite-mailer.ts';
 import { SignInThrottle } from '../platform/sign-in-throttle.ts';
@@ -189,6 +190,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     connections: connectionDetails(config),
     users: new UserService(db, config.dashboardIdleMinutes),
     intakeHistory: new IntakeHistoryService(db),
+    mailMessages: new MailMessageService(db),
     signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, windowMs: config.dashboardSignInWindowMs }),
     inviteMailer: config.smtpUrl ? smtpInviteMailer(config.smtpUrl, config.mailReplyFrom ?? config.importAddress) : undefined,
     gate,

@@ -19,6 +19,7 @@ import type { SshKeyService } from '../services/ssh-key-service.ts';
 import type { WebhookService } from '../services/webhook-service.ts';
 import type { UserService } from '../services/user-service.ts';
 import type { IntakeHistoryService } from '../services/intake-history-service.ts';
+import type { MailMessageService } from '../services/mail-message-service.ts';
 
 export interface HttpDeps {
   config: Config;
@@ -42,6 +43,8 @@ export interface HttpDeps {
   connections: () => ConnectionDetails;
   /** every status an intake record went through (the dashboard's history of a file) */
   intakeHistory: IntakeHistoryService;
+  /** the import mailbox's messages and their outcomes, across accounts (GET /admin/mail-messages) */
+  mailMessages: MailMessageService;
   /** the dashboard's people, invites and sessions */
   users: UserService;
   /** failed dashboard sign-ins per address and e-mail (Redis) */

@@ -49,6 +49,21 @@ describe('automatic mail', () => {
     expect(files).toEqual([]);
   });
 
+  it("shows in the operator's view, filtered by outcome (GET /admin/mail-messages?outcome=ignored)", async () => {
+    const rows = await Promise.all(AUTOMATIC.map(([file]) => h.moved(sent.get(file)!)));
+    const seen: any[] = [];
+    for (let from: string | null | undefined; from !== null; ) {
+      const res = await h.request('GET', `/admin/mail-messages?outcome=ignored&limit=2${from ? `&from=${from}` : ''}`, { admin: true });
+      expect(res.status).toBe(200);
+      seen.push(...res.body.items);
+      from = res.body.next;
+    }
+    for (const row of rows) expect(seen.find((m) => m.id === row.id)).toMatchObject({ outcome: 'ignored', reason: row.reason, account: acct.id, mode: 'live' });
+    expect(seen.every((m) => m.outcome === 'ignored')).toBe(true);
+    expect((await h.request('GET', '/admin/mail-messages?outcome=lost', { admin: true })).status).toBe(400);
+    expect((await h.request('GET', '/admin/mail-messages', {})).status).toBe(401);
+  });
+
   it('leaves no failed import in the account\'s list (the bounce\'s quoted PDF is not imported either)', async () => {
     for (const [file] of AUTOMATIC) await h.moved(sent.get(file)!);
     expect(await h.records(acct.liveScope)).toEqual([]);

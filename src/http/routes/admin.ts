@@ -3,6 +3,7 @@ import type { HttpDeps } from '../http-deps.ts';
 import { bearerGuard } from '../plugins/admin-auth.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
 import { INTAKE_STATUSES } from '../../domain/intake.ts';
+import { MAIL_OUTCOMES } from '../../services/mail-message-service.ts';
 import { commonErrors, PageQuery } from '../schemas/common.ts';
 import { adminUserRoutes } from './admin-users.ts';
 
@@ -30,6 +31,19 @@ const AdminImport = Type.Object({
   status: Type.String({ enum: [...INTAKE_STATUSES] }),
   invoice: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
+  receivedAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const AdminMailMessage = Type.Object({
+  id: Type.String(),
+  mailbox: Type.String(),
+  account: NullableString,
+  mode: Type.Union([Mode, Type.Null()]),
+  sender: NullableString,
+  subject: NullableString,
+  outcome: Type.Union([Type.String({ enum: [...MAIL_OUTCOMES] }), Type.Null()], { description: 'null while it is being processed' }),
+  reason: NullableString,
   receivedAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -87,6 +101,24 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
       items: page.items.map((r) => ({
         id: r.id, account: r.accountId, mode: r.mode, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, status: r.status,
         invoice: r.invoiceId, reason: r.reason, receivedAt: r.receivedAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+      })),
+      next: page.next ?? null,
+    };
+  });
+
+  app.get('/admin/mail-messages', {
+    schema: {
+      tags, security: adminSecurity,
+      summary: "The import mailbox's messages of every account, newest first, with their outcome and reason (outcome=ignored: automatic mail such as bounces and out-of-office replies, docs/mail.md)",
+      querystring: Type.Object({ ...PageQuery, outcome: Type.Optional(Type.String({ enum: [...MAIL_OUTCOMES] })) }),
+      response: { 200: Paged(AdminMailMessage), ...commonErrors() },
+    },
+  }, async (req) => {
+    const page = await c.mailMessages.list(parsePageRequest(req.query), req.query.outcome);
+    return {
+      items: page.items.map((m) => ({
+        id: m.id, mailbox: m.mailbox, account: m.accountId, mode: m.mode, sender: m.sender, subject: m.subject, outcome: m.outcome, reason: m.reason,
+        receivedAt: m.claimedAt.toISOString(), updatedAt: m.updatedAt.toISOString(),
       })),
       next: page.next ?? null,
     };
