@@ -151,7 +151,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const intake = new IntakeService(db, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
   const documents = new DocumentService(db, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
-  events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.pendingIntakes)));
+  // a file not woken (Redis away) still runs at its next backoff tick or by the reconciler
+  events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.pendingIntakes).catch((err) => log.warn({ err: (err as Error).message }, 'could not wake the files waiting for a new invoice'))));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
   stops.add('queues', 'periodic queue', () => periodicQueue.close());
