@@ -14,7 +14,8 @@ export interface PrivateRedis {
   start(): Promise<void>;
 }
 
-async function answers(port: number): Promise<boolean> {
+/** Whether a Redis server answers PING on this port of 127.0.0.1. */
+export async function answers(port: number): Promise<boolean> {
   const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on('error', () => {}); // refused while the server starts: the caller asks again
   try {

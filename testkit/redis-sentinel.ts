@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './ports.ts';
+import { answers } from './private-redis.ts';
 import { pollFor, until } from './wait.ts';
 
 export interface SentinelSet {
@@ -18,19 +19,6 @@ export interface SentinelSet {
   /** SIGKILLs the current primary and waits until the sentinels have promoted the replica */
   killPrimary(): Promise<{ from: number; to: number }>;
   stop(): Promise<void>;
-}
-
-async function answers(port: number): Promise<boolean> {
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
 }
 
 export async function startSentinelSet(name = 'iimaster'): Promise<SentinelSet> {

@@ -5,32 +5,12 @@
 // the figures in the docs come from CAPACITY_FILES=1000. Every file must be attached once.
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startPrivatePostgres, type PrivatePostgres } from '../../testkit/private-postgres.ts';
-import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
-import { startFlow, type Flow } from './engine-flow.ts';
+import { expect, it } from 'vitest';
 import { verify, waitAttached } from './multi-process-checks.ts';
+import { flowOnPrivateEngines } from './private-engines.ts';
 
 const FILES = Number(process.env.CAPACITY_FILES ?? 200);
-let server: PrivatePostgres;
-let redis: PrivateRedis;
-let flow: Flow;
-let sql: pg.Pool;
-
-beforeAll(async () => {
-  // a private cluster, so that its CPU time is this test's alone
-  [server, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
-  sql = new pg.Pool({ connectionString: server.url, max: 2 });
-  flow = await startFlow({ env: { DATABASE_URL: server.url, REDIS_URL: redis.url } });
-}, 240_000);
-
-afterAll(async () => {
-  await flow?.stop();
-  await sql?.end();
-  await redis?.stop();
-  await server?.destroy();
-});
+const e = flowOnPrivateEngines();
 
 const TICK = 100; // clock ticks per second on Linux (getconf CLK_TCK)
 function cpuSeconds(pid: number): number {
@@ -55,7 +35,7 @@ function postgresCpuSeconds(postmaster: number): number {
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 async function database() {
-  const rows = await sql.query<{ relname: string; n: number; bytes: number }>(
+  const rows = await e.sql.query<{ relname: string; n: number; bytes: number }>(
     `select c.relname, coalesce(s.n_live_tup, 0)::int as n, pg_total_relation_size(c.oid)::bigint as bytes
        from pg_class c join pg_namespace ns on ns.oid = c.relnamespace left join pg_stat_user_tables s on s.relid = c.oid
       where ns.nspname = 'public' and c.relkind = 'r'`,
@@ -64,7 +44,7 @@ async function database() {
 }
 
 async function redisMemory(): Promise<number> {
-  const r = new Redis(redis.url);
+  const r = new Redis(e.redis.url);
   try {
     return Number(/used_memory:(\d+)/.exec(await r.info('memory'))![1]);
   } finally {
@@ -73,23 +53,23 @@ async function redisMemory(): Promise<number> {
 }
 
 it(`${FILES} files by HTTP and FTPS: what they cost each part`, async () => {
-  const files = await flow.makeFiles('CAP', FILES, ['http', 'ftp']);
-  await sql.query('analyze');
+  const files = await e.flow.makeFiles('CAP', FILES, ['http', 'ftp']);
+  await e.sql.query('analyze');
   const [db0, redis0] = [await database(), await redisMemory()];
-  const cpu0 = new Map([...flow.processes].map(([name, p]) => [name, cpuSeconds(p.proc.pid!)]));
-  const pgCpu0 = postgresCpuSeconds(server.pid());
+  const cpu0 = new Map([...e.flow.processes].map(([name, p]) => [name, cpuSeconds(p.proc.pid!)]));
+  const pgCpu0 = postgresCpuSeconds(e.server.pid());
   const started = Date.now();
-  await Promise.all([flow.sendHttp(files.filter((f) => f.channel === 'http')), flow.sendFtps(files.filter((f) => f.channel === 'ftp'))]);
-  await waitAttached(sql, files, 600_000);
+  await Promise.all([e.flow.sendHttp(files.filter((f) => f.channel === 'http')), e.flow.sendFtps(files.filter((f) => f.channel === 'ftp'))]);
+  await waitAttached(e.sql, files, 600_000);
   const seconds = (Date.now() - started) / 1000;
-  const { duplicates } = await verify(sql, files);
+  const { duplicates } = await verify(e.sql, files);
   expect(duplicates).toBe(0);
-  await sql.query('analyze');
+  await e.sql.query('analyze');
   const [db1, redis1] = [await database(), await redisMemory()];
   const per1000 = (v: number) => (v * 1000) / FILES;
-  const cpu = Object.fromEntries([...flow.processes].map(([name, p]) => [name, +per1000(cpuSeconds(p.proc.pid!) - cpu0.get(name)!).toFixed(2)]));
-  cpu.postgresql = +per1000(postgresCpuSeconds(server.pid()) - pgCpu0).toFixed(2);
-  const rss = Object.fromEntries([...flow.processes].map(([name, p]) => [name, Math.round(rssMb(p.proc.pid!))]));
+  const cpu = Object.fromEntries([...e.flow.processes].map(([name, p]) => [name, +per1000(cpuSeconds(p.proc.pid!) - cpu0.get(name)!).toFixed(2)]));
+  cpu.postgresql = +per1000(postgresCpuSeconds(e.server.pid()) - pgCpu0).toFixed(2);
+  const rss = Object.fromEntries([...e.flow.processes].map(([name, p]) => [name, Math.round(rssMb(p.proc.pid!))]));
   const tables = Object.fromEntries(
     [...db1].map(([t, v]) => [t, { rows: Math.round(per1000(v.n - (db0.get(t)?.n ?? 0))), kB: Math.round(per1000(v.bytes - (db0.get(t)?.bytes ?? 0)) / 1024) }])
       .filter(([, v]) => (v as { rows: number; kB: number }).rows !== 0 || (v as { kB: number }).kB !== 0),
