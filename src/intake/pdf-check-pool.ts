@@ -71,16 +71,19 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       workerData: { checkerUrl: CHECKER_URL, rendererUrl: RENDERER_URL, textUrl: TEXT_URL, fonts: RENDER_FONTS },
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
     }));
+  /** One task in a thread on a private copy of the bytes, transferred (the caller keeps its buffer for storing). */
+  const run = <T>(bytes: Uint8Array, name?: string, extra: object = {}): Promise<T> => {
+    if (closed) throw new Error('The PDF check pool is closed');
+    const copy = new Uint8Array(bytes);
+    return threads().run({ bytes: copy, ...extra }, { ...(name ? { name } : {}), transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) });
+  };
 
   return {
     async check(bytes) {
       const refused = headerVerdict(bytes);
       if (refused) return refused;
-      if (closed) throw new Error('The PDF check pool is closed');
-      // a private copy, transferred: the caller keeps its buffer for storing
-      const copy = new Uint8Array(bytes);
       try {
-        return (await threads().run({ bytes: copy }, { transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) })) as PdfVerdict;
+        return await run<PdfVerdict>(bytes);
       } catch (e) {
         const err = e as Error & { code?: string };
         if (err.name === 'AbortError') return { ok: false, reason: `The PDF could not be checked within ${Math.round(timeoutMs / 1000)} s` };
@@ -92,10 +95,8 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       }
     },
     async render(bytes) {
-      if (closed) throw new Error('The PDF check pool is closed');
-      const copy = new Uint8Array(bytes);
       try {
-        return (await threads().run({ bytes: copy }, { name: 'render', transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) })) as RenderedXmlInvoice;
+        return await run<RenderedXmlInvoice>(bytes, 'render');
       } catch (e) {
         // the time includes the wait in the pool's queue: under a burst that is load, not the file,
         // so it is a transient error (the job runs again), never the file's refusal
@@ -104,10 +105,8 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       }
     },
     async text(bytes) {
-      if (closed) throw new Error('The PDF check pool is closed');
-      const copy = new Uint8Array(bytes);
       try {
-        return (await threads().run({ bytes: copy, maxPages: TEXT_PAGES }, { name: 'text', transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) })) as string;
+        return await run<string>(bytes, 'text', { maxPages: TEXT_PAGES });
       } catch (e) {
         // a PDF pdf.js cannot read has no text for us; the file's other evidence still counts
         if ((e as Error).name === 'AbortError' || !closed) return '';
