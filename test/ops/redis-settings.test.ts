@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { checkEvictionPolicy, describeRedis } from '../../src/platform/redis-connection.ts';
+import { checkEvictionPolicy, describeRedis } from '../../src/queue/redis-connection.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { spawnService } from '../../testkit/service-process.ts';

@@ -9,7 +9,7 @@
 // The gate subscribes again itself after each reconnect (`sub` must have autoResubscribe off):
 // ioredis 5.11.1's own resubscription leaves a failure as an unhandled rejection, which ends the
 // process (redis/ioredis#2187, not released), and nothing would tell that the channels are gone.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis-connection.ts';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.ts';
 import type { KeyRevocations } from '../services/key-cache.ts';
@@ -34,7 +34,7 @@ export class RequestGate implements KeyRevocations {
   private readonly caches = new Map<string, AnnouncedCache>();
 
   /** `redis`: a fail-fast connection (no offline queue, short timeout); `sub` a fresh one for the subscription. */
-  constructor(private readonly redis: Redis, private readonly sub: Redis, private readonly prefix: string, limit: { max: number; windowMs: number }) {
+  constructor(private readonly redis: RedisClient, private readonly sub: RedisClient, private readonly prefix: string, limit: { max: number; windowMs: number }) {
     const duration = limit.windowMs / 1000;
     this.slice = Math.max(1, Math.min(100, Math.floor(limit.max / 100)));
     this.limiter = new RateLimiterRedis({
