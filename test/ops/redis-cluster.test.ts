@@ -1,6 +1,6 @@
 // Redis Cluster: three primaries started by this test, every process of the service (api, ftp,
 // two workers) on REDIS_CLUSTER_NODES. Files go in by HTTP and FTPS; every acknowledged file is
-// attached once, and the queues' keys sit in the one slot of the installation's hash tag.
+// attached once, and every key of the installation sits in the one slot of its hash tag.
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -39,12 +39,13 @@ it('files by HTTP and FTPS through a three-primary cluster: every acknowledged f
   for (const [name, p] of flow.processes) expect(p.proc.exitCode, `${name} exited: ${p.stderr.join('')}`).toBeNull();
   expectOnlyRetryable(flow);
 
-  // the queues live where the hash tag puts them: every intake key on one primary, in one slot
+  // every key of the installation lives where its hash tag puts it: on one primary, in one slot
+  // (the intake and periodic queues, the rate limiter's windows)
   const perNode = await Promise.all(cluster.ports.map(async (port) => {
     const node = new Redis({ port, host: '127.0.0.1' });
     try {
-      const keys = await node.keys(`{${prefix}}:intake:*`);
-      return { keys, slots: new Set(await Promise.all(keys.slice(0, 20).map((k) => node.call('CLUSTER', 'KEYSLOT', k)))) };
+      const keys = await node.keys(`{${prefix}}:*`);
+      return { keys, slots: new Set(await Promise.all(keys.map((k) => node.call('CLUSTER', 'KEYSLOT', k)))) };
     } finally {
       node.disconnect();
     }
@@ -52,4 +53,5 @@ it('files by HTTP and FTPS through a three-primary cluster: every acknowledged f
   const holding = perNode.filter((n) => n.keys.length);
   expect(holding).toHaveLength(1);
   expect(holding[0].slots.size).toBe(1);
+  for (const part of ['intake', 'periodic', 'rl']) expect(holding[0].keys.some((k) => k.startsWith(`{${prefix}}:${part}:`)), part).toBe(true);
 }, 300_000);
