@@ -9,7 +9,7 @@ import type { Container } from './container.ts';
 import { intakeRepository } from '../intake/intake-repository.ts';
 import { IntakeReconciler } from '../intake/reconciler.ts';
 import { BullIntakeScheduler } from '../intake/queue/intake-queue.ts';
-import type { HandlerTable, Job, JobQueues } from '../queue/job-queues.ts';
+import type { HandlerTable, JobHandler, JobQueues } from '../queue/job-queues.ts';
 import type { JobName } from '../queue/queue-catalog.ts';
 import type { RedisClient } from '../queue/redis-connection.ts';
 import { messageClaimRepository } from '../channels/mail/message-claim-repository.ts';
@@ -49,15 +49,23 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
   const { config } = c;
   const log = c.log.child({ role: 'worker', part: 'periodic' });
   const reconciler = new IntakeReconciler(c.db, new BullIntakeScheduler(c.intakeQueue), log.child({ part: 'reconciler' }));
-  const tasks: Record<PeriodicTaskName, () => Promise<unknown>> = {
-    'intake.reconcile': () => reconciler.run(),
-    'intake.retention': () => intakeRepository.dropFailedContent(c.db, config.intakeFailedRetentionDays),
-    'test-data.purge': () => c.maintenance.purgeTestData(),
-    'idempotency.purge': () => c.idempotency.purgeExpired(),
-    'sessions.purge': () => c.users.purgeIdleSessions(),
-    'mail-claims.purge': () => messageClaimRepository.purgeMoved(c.db, config.mailRetentionDays),
-    'webhooks.sweep': () => c.dispatcher.sweep(config.webhookRequeueAfterMs),
-    'statistics.analyze': () => c.maintenance.refreshStatistics(),
+  // each task timed, logged, and its finish written where /metrics reads it
+  const task = (run: () => Promise<unknown>): JobHandler => async (job) => {
+    const started = Date.now();
+    const result = await run();
+    await c.redis.hset(lastRunKey(c.queues), job.name, String(Date.now()));
+    log.info({ task: job.name, jobId: job.id, ms: Date.now() - started, result: typeof result === 'object' ? undefined : result }, 'periodic task done');
+    return result ?? null;
+  };
+  const handlers: HandlerTable<'periodic'> = {
+    'intake.reconcile': task(() => reconciler.run()),
+    'intake.retention': task(() => intakeRepository.dropFailedContent(c.db, config.intakeFailedRetentionDays)),
+    'test-data.purge': task(() => c.maintenance.purgeTestData()),
+    'idempotency.purge': task(() => c.idempotency.purgeExpired()),
+    'sessions.purge': task(() => c.users.purgeIdleSessions()),
+    'mail-claims.purge': task(() => messageClaimRepository.purgeMoved(c.db, config.mailRetentionDays)),
+    'webhooks.sweep': task(() => c.dispatcher.sweep(config.webhookRequeueAfterMs)),
+    'statistics.analyze': task(() => c.maintenance.refreshStatistics()),
   };
   const intervals = periodicIntervals(config);
   const redeclare = () => c.queues.schedule('periodic', intervals).catch((err) => log.warn({ err: err.message }, 'periodic schedules not declared; trying again'));
@@ -65,13 +73,6 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
   const timer = setInterval(redeclare, DECLARE_EVERY_MS);
   timer.unref();
 
-  const handlers = Object.fromEntries(Object.entries(tasks).map(([task, run]) => [task, async (job: Job) => {
-    const started = Date.now();
-    const result = await run();
-    await c.redis.hset(lastRunKey(c.queues), task, String(Date.now()));
-    log.info({ task, jobId: job.id, ms: Date.now() - started, result: typeof result === 'object' ? undefined : result }, 'periodic task done');
-    return result ?? null;
-  }])) as HandlerTable<'periodic'>;
   const running = c.queues.startWorker('periodic', handlers, { concurrency: 2 });
   running.worker.on('failed', (job, err) => log.error({ task: job?.name, err }, 'periodic task failed; its next run tries again'));
   c.metrics.queues.observeWorker(running.worker);
