@@ -6,6 +6,8 @@
 // revocations, webhook and account changes): Redis pub/sub; a node trusts its caches only while a
 // PING sent on its subscription under 1 s ago has come back (replies follow the messages published
 // before them): a rotated key fails, and a changed webhook or account counts, on every node within 1 s.
+// (On a Redis Cluster the PING travels on another connection and messages cross the cluster bus,
+// so that bound is looser: docs/operations.md, Redis Cluster.)
 // The gate subscribes again itself after each reconnect (`sub` must have autoResubscribe off):
 // ioredis 5.11.1's own resubscription leaves a failure as an unhandled rejection, which ends the
 // process (redis/ioredis#2187, not released), and nothing would tell that the channels are gone.
