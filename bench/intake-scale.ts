@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { INTAKE_QUEUE, queuePrefix } from '../src/intake/queue/intake-queue.ts';
+import { queuePrefix } from '../src/queue/queue-catalog.ts';
 import { randomToken } from '../src/domain/ids.ts';
 import { makePdf } from '../testkit/pdf.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
@@ -71,7 +71,7 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
     await startWorkers();
     // drain: the workers wait on a paused queue until every file is in
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    const queue = new Queue(INTAKE_QUEUE, { connection, prefix: queuePrefix({ redisPrefix: env.REDIS_PREFIX }) });
+    const queue = new Queue('intake', { connection, prefix: queuePrefix({ redisPrefix: env.REDIS_PREFIX }) });
     if (mode === 'drain') await queue.pause();
 
     const call = apiCaller(base);

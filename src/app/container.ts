@@ -1,9 +1,9 @@
 // The composition root: opens the database and Redis, builds every service once, and hands the
 // roles (app/*-role.ts, start-service.ts) the parts each one uses.
 import path from 'node:path';
-import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { checkEvictionPolicy, describeRedis, openRedis } from '../platform/redis-connection.ts';
+import { JobQueues, type Queue } from '../queue/job-queues.ts';
+import { queuePrefix } from '../queue/queue-catalog.ts';
+import { checkEvictionPolicy, describeRedis, openRedis, type RedisClient } from '../queue/redis-connection.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
@@ -15,7 +15,7 @@ import { structureFirst, type PdfChecker } from '../domain/pdf.ts';
 import { IntakeActions } from '../intake/intake-actions.ts';
 import { IntakeService } from '../intake/intake-service.ts';
 import { createPdfCheckPool, readTextInProcess, renderInProcess, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
-import { BullIntakeScheduler, createIntakeQueue } from '../intake/queue/intake-queue.ts';
+import { BullIntakeScheduler } from '../intake/queue/intake-queue.ts';
 import { AccountService } from '../services/account-service.ts';
 import { CustomerService } from '../services/customer-service.ts';
 import { DocumentService } from '../services/document-service.ts';
@@ -30,43 +30,42 @@ import { EventOutbox } from '../services/event-outbox.ts';
 import { WebhookService } from '../services/webhook-service.ts';
 import { eventPresenter } from '../http/event-presenter.ts';
 import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
-import { BullDeliveryScheduler, createWebhookQueue } from '../webhooks/webhook-queue.ts';
+import { BullDeliveryScheduler } from '../webhooks/webhook-queue.ts';
 import { webhookEventRepository } from '../repositories/webhook-event-repository.ts';
 import { UserService } from '../services/user-service.ts';
 import { AnnouncedMemo } from '../services/announced-memo.ts';
 import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
 import { MailMessageService } from '../services/mail-message-service.ts';
 import { IntakeHistoryService } from '../services/intake-history-service.ts';
-import { smtpInviteMailer } from '../platform/invite-mailer.ts';
-import { SignInThrottle } from '../platform/sign-in-throttle.ts';
+import { smtpInviteMailer } from '../notifications/invite-mailer.ts';
+import { SignInThrottle } from '../http/dashboard/sign-in-throttle.ts';
 import { connectionDetails } from './connection-details.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { observePeriodicWork } from '../ops/periodic-metrics.ts';
-import { createPeriodicQueue, periodicSchedule } from './periodic-work.ts';
+import { periodicSchedule } from './periodic-work.ts';
 import { installationRepository } from '../repositories/installation-repository.ts';
 import { StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
 import { settledBefore, withTimeout } from '../platform/timeouts.ts';
 import type { HttpDeps } from '../http/http-deps.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { Logger } from '../platform/logger.ts';
-import { RequestGate } from '../platform/request-gate.ts';
+import { RequestGate } from '../http/request-gate.ts';
 
 export interface Container extends HttpDeps {
   db: UnitDatabase;
-  redis: Redis;
+  redis: RedisClient;
   events: DomainEvents;
   checkPdf: PdfChecker;
   /** the worker-thread pool behind checkPdf (absent when a checker was given) */
   pdfPool?: PdfCheckPool;
   maintenance: MaintenanceService;
-  /** the intake queue (producer side; workers run in the worker role) */
+  /** every queue (intake, webhooks, periodic): producers here, workers started by the worker role */
+  queues: JobQueues;
+  /** queues.queue('intake'), which the roles and tests reach often */
   intakeQueue: Queue;
   /** webhook events, written in the transactions of the changes they report */
   outbox: EventOutbox;
-  /** periodic work's queue: its job schedulers and their jobs (periodic-work.ts) */
-  periodicQueue: Queue;
-  /** the webhook delivery queue (producer side) and what moves the outbox into it */
-  webhookQueue: Queue;
+  /** what moves the outbox into the webhook queue */
   dispatcher: OutboxDispatcher;
   /** this process's Prometheus registry and the typed interfaces that update it */
   metrics: Metrics;
@@ -99,8 +98,11 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const db = withUnits(opts.db ?? (await openDatabase(given, log)), (err) => log.error({ err }, 'work after a commit failed'));
   const applied = await migrate(db);
   if (applied.length) log.info({ applied, database: db.kind }, 'database migrated');
-  // REDIS_PREFIX, or one unique to this installation (its database)
-  const config: Config = { ...given, redisPrefix: given.redisPrefix || `ii-${await installationRepository.id(db)}` };
+  // REDIS_PREFIX, or one unique to this installation (its database); on a Redis Cluster hash-tagged
+  // for every key, not only the queues', so that a command or script over two keys (the login
+  // lockout's address and user) finds them in one slot
+  const prefix = given.redisPrefix || `ii-${await installationRepository.id(db)}`;
+  const config: Config = { ...given, redisPrefix: given.redisClusterNodes?.length ? queuePrefix({ redisPrefix: prefix }) : prefix };
   const redis = openRedis(config, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   log.info({ redis: describeRedis(config), prefix: config.redisPrefix }, 'redis configured');
@@ -110,29 +112,22 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const pdf = opts.checkPdf ?? pdfPool!.check;
   const closers: (() => Promise<void> | void)[] = [];
   const stops = new StopSequence();
-  const intakeQueue = createIntakeQueue(config, redis);
-  // without a listener BullMQ prints every reconnect failure to the console
-  intakeQueue.on('error', (err) => log.warn({ err: err.message }, 'intake queue redis error'));
+  const queues = new JobQueues(config, redis, log);
+  const intakeQueue = queues.queue('intake');
   const metrics = new Metrics({ roles: config.roles });
-  metrics.queues.watch(intakeQueue);
+  for (const q of queues.all()) metrics.queues.watch(q);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
-  const periodicQueue = createPeriodicQueue(config, redis);
-  periodicQueue.on('error', (err) => log.warn({ err: err.message }, 'periodic queue redis error'));
-  metrics.queues.watch(periodicQueue);
-  observePeriodicWork(metrics.registry, () => periodicSchedule(periodicQueue, redis, config));
-  const webhookQueue = createWebhookQueue(config, redis);
-  webhookQueue.on('error', (err) => log.warn({ err: err.message }, 'webhook queue redis error'));
-  metrics.queues.watch(webhookQueue);
+  observePeriodicWork(metrics.registry, () => periodicSchedule(queues, redis, config));
   metrics.webhooks.observeBacklog(() => webhookEventRepository.oldestUndeliveredAgeSeconds(db));
-  const deliveries = new BullDeliveryScheduler(webhookQueue);
+  const deliveries = new BullDeliveryScheduler(queues.queue('webhooks'));
   const dispatcher = new OutboxDispatcher(db, deliveries, log.child({ part: 'webhook-dispatcher' }));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
   // would queue commands and hold requests.
   // (auto-pipelining: concurrent requests' commands share one socket write)
-  const gateRedis = redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, enableAutoPipelining: true });
+  const gateRedis = openRedis(config, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, enableAutoPipelining: true });
   gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
   const keyCache = new KeyCache(config.keyCacheMs);
-  const subRedis = redis.duplicate({ autoResubscribe: false }); // the gate subscribes again itself
+  const subRedis = openRedis(config, { autoResubscribe: false }); // the gate subscribes again itself
   subRedis.on('error', () => {});
   const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
   // which keys open which scope, which event types each scope's webhooks want, which accounts are
@@ -155,10 +150,10 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.pendingIntakes).catch((err) => log.warn({ err: (err as Error).message }, 'could not wake the files waiting for a new invoice'))));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
-  stops.add('queues', 'periodic queue', () => periodicQueue.close());
+  stops.add('queues', 'periodic queue', () => queues.queue('periodic').close());
   stops.add('queues', 'webhook queue', async () => {
     await dispatcher.idle();
-    await webhookQueue.close();
+    await queues.queue('webhooks').close();
   });
   const c: Container = {
     config,
@@ -181,10 +176,9 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
       onPause: (point) => log.warn({ point }, 'idempotency paused (IDEMPOTENCY_PAUSE_AT)'),
     }),
     maintenance: new MaintenanceService(db, config.testDataRetentionDays),
+    queues,
     intakeQueue,
-    periodicQueue,
     outbox,
-    webhookQueue,
     dispatcher,
     intake,
     importActions: new IntakeActions(db, scheduler, documents, outbox, events),

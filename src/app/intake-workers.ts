@@ -1,19 +1,12 @@
 // The worker role: BullMQ workers over the intake queue, dispatching by job name through the
 // handler table. The reconciler and the retention run as periodic work (periodic-work.ts).
-import { UnrecoverableError, Worker } from 'bullmq';
-import { openRedis } from '../platform/redis-connection.ts';
+import { UnrecoverableError, type RunningWorker } from '../queue/job-queues.ts';
 import type { Container } from './container.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../intake/intake-processor.ts';
 import { StagedBytesCache } from '../intake/staged-bytes-cache.ts';
-import { INTAKE_QUEUE, queuePrefix } from '../intake/queue/intake-queue.ts';
-import { checkHandlers, intakeBackoff, jobHandlers } from '../intake/queue/job-handlers.ts';
+import { intakeBackoff, jobHandlers } from '../intake/queue/job-handlers.ts';
 
-export interface IntakeWorkers {
-  worker: Worker;
-  close(): Promise<void>;
-}
-
-export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
+export async function startIntakeWorkers(c: Container): Promise<RunningWorker> {
   const { config } = c;
   const log = c.log.child({ role: 'worker' });
   c.pdfPool?.warm();
@@ -23,47 +16,22 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   const processor = new IntakeProcessor(c.db, c.outbox, c.documents, {
     windowMs: config.intakeMatchWindowMs, einvoice: config.intakeMatchEinvoice, subject: config.intakeMatchSubject, nameToken: config.intakeMatchNameToken, pdfText: config.intakeMatchPdfText,
   }, c.events, stagedBytes);
-  const handlers = jobHandlers({ processor, log });
-  checkHandlers(handlers);
-
-  // a worker blocks on its own connection
-  const connection = openRedis(config, { maxRetriesPerRequest: null });
-  connection.on('error', (err) => log.warn({ err: err.message }, 'worker redis connection error'));
-  const worker = new Worker(
-    INTAKE_QUEUE,
-    async (job) => {
-      const handler = (handlers as Record<string, (typeof handlers)[keyof typeof handlers] | undefined>)[job.name];
-      if (!handler) throw new UnrecoverableError(`No handler for job ${job.name}`);
-      return handler(job);
-    },
-    {
-      connection,
-      prefix: queuePrefix(config),
-      concurrency: config.intakeConcurrency,
-      lockDuration: config.intakeLockMs,
-      stalledInterval: config.intakeLockMs,
-      // a job survives two lost locks (a crash, then a starved event loop) before BullMQ fails
-      // it; even then the reconciler runs it again while its record is pending
-      maxStalledCount: 2,
-      settings: { backoffStrategy: intakeBackoff(config) },
-    },
-  );
-  worker.on('error', (err) => log.warn({ err: err.message }, 'intake worker error'));
+  const running = c.queues.startWorker('intake', jobHandlers({ processor, log }), {
+    concurrency: config.intakeConcurrency,
+    lockMs: config.intakeLockMs,
+    // a job survives two lost locks (a crash, then a starved event loop) before BullMQ fails
+    // it; even then the reconciler runs it again while its record is pending
+    maxStalledCount: 2,
+    backoff: intakeBackoff(config),
+  });
   // Retries used up on a transient error: the record must still say why it stopped.
-  worker.on('failed', (job, err) => {
+  running.worker.on('failed', (job, err) => {
     if (!job || err instanceof UnrecoverableError || err.name === 'UnrecoverableError') return;
     if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
     const reason = err instanceof WaitingForInvoice ? err.finalReason : `Gave up after ${job.attemptsMade} attempts: ${err.message}`;
     processor.giveUp(job.data, reason).catch((e) => log.error({ err: e, intakeId: job.data.intakeId }, 'could not record an intake failure'));
   });
 
-  log.info({ concurrency: config.intakeConcurrency, prefix: queuePrefix(config) }, 'intake workers started');
-
-  return {
-    worker,
-    async close() {
-      await worker.close();
-      connection.disconnect();
-    },
-  };
+  log.info({ concurrency: config.intakeConcurrency, prefix: c.queues.prefix }, 'intake workers started');
+  return running;
 }

@@ -114,6 +114,8 @@ const schema = {
   redisSentinels: { env: 'REDIS_SENTINELS', parse: optional(hostPorts()) },
   redisSentinelName: { env: 'REDIS_SENTINEL_NAME', parse: str(), fallback: 'mymaster' },
   redisSentinelPassword: { env: 'REDIS_SENTINEL_PASSWORD', parse: optional(str()), secret: true },
+  // Redis Cluster: some of its nodes (host:port,...); REDIS_URL's user and password still apply
+  redisClusterNodes: { env: 'REDIS_CLUSTER_NODES', parse: optional(hostPorts()) },
   adminToken: { env: 'ADMIN_TOKEN', parse: optional(str()), secret: true },
   // where `npm run admin` finds the admin API; unset: this machine's PORT
   adminUrl: { env: 'ADMIN_URL', parse: optional(url('http', 'https')) },
@@ -288,6 +290,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   config.host ||= config.tlsCert ? '0.0.0.0' : '127.0.0.1';
   if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) problems.push('TLS_CERT and TLS_KEY must be set together');
   if (config.ftpRequireTls && !config.tlsCert) problems.push('FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY');
+  if (config.redisSentinels?.length && config.redisClusterNodes?.length) problems.push('REDIS_SENTINELS and REDIS_CLUSTER_NODES exclude each other: Redis is one or the other');
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

@@ -1,7 +1,7 @@
 // One delivery attempt of one event to one endpoint, as a job of the webhook queue: sign, POST,
 // log the attempt, then settle: delivered; failed for good (endpoint disabled, or the event older
 // than the retry window); or thrown, so that BullMQ retries it after the backoff.
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, type Job } from '../queue/job-queues.ts';
 import type { Database } from '../db/database.ts';
 import { newId } from '../domain/ids.ts';
 import type { Scope } from '../domain/scope.ts';

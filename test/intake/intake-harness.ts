@@ -9,7 +9,7 @@ import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
-import { queuePrefix } from '../../src/intake/queue/intake-queue.ts';
+import { queuePrefix } from '../../src/queue/queue-catalog.ts';
 import { ROOT } from '../../testkit/paths.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';

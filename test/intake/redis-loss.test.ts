@@ -8,7 +8,8 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Scope } from '../../src/domain/scope.ts';
-import { BullIntakeScheduler, INTAKE_QUEUE, queuePrefix } from '../../src/intake/queue/intake-queue.ts';
+import { BullIntakeScheduler } from '../../src/intake/queue/intake-queue.ts';
+import { queuePrefix } from '../../src/queue/queue-catalog.ts';
 import { IntakeReconciler } from '../../src/intake/reconciler.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { testConfig } from '../helpers/test-app.ts';
@@ -91,7 +92,7 @@ describe('Redis loss', () => {
     const svc = await start(['api']);
     const { ids } = await setup(svc, 'ENDED', 4, 4);
     // a stand-in worker that finishes the jobs without touching the records: two fail, two complete
-    const stand = new Worker(INTAKE_QUEUE, async (job) => {
+    const stand = new Worker('intake', async (job) => {
       if (ids.indexOf(job.id!) < 2) throw new UnrecoverableError('job stalled more than allowable limit');
       return 'done elsewhere';
     }, { connection: new Redis(redis.url, { maxRetriesPerRequest: null }), prefix: queuePrefix(base) });

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestGate } from '../../src/platform/request-gate.ts';
+import { RequestGate } from '../../src/http/request-gate.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { pollFor } from '../../testkit/wait.ts';
 

@@ -1,13 +1,14 @@
 // The Redis settings BullMQ needs, checked at start-up: a maxmemory-policy other than
 // noeviction gets a clear warning (on a private redis-server whose policy the test sets), and a
-// worker process started on it says so in its log. REDIS_SENTINELS is parsed as host:port pairs.
+// worker process started on it says so in its log. REDIS_SENTINELS and REDIS_CLUSTER_NODES are
+// parsed as host:port pairs; the cluster's client gets our options where each belongs.
 import { Writable } from 'node:stream';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { checkEvictionPolicy, describeRedis } from '../../src/platform/redis-connection.ts';
+import { checkEvictionPolicy, describeRedis, openRedis } from '../../src/queue/redis-connection.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { spawnService } from '../../testkit/service-process.ts';
@@ -62,5 +63,22 @@ describe('Redis settings', () => {
     expect(() => loadConfig({ REDIS_SENTINELS: 'sentinel-a' })).toThrow(/REDIS_SENTINELS must be host:port pairs/);
     expect(() => loadConfig({ REDIS_SENTINELS: 'a:1,b:70000' })).toThrow(/REDIS_SENTINELS must be host:port pairs/);
     expect(describeRedis(loadConfig({ REDIS_URL: 'redis://user:secret@cache:6380/2' }))).toBe('redis://cache:6380/2');
+  });
+
+  it('REDIS_CLUSTER_NODES: a Cluster client, our options split between it and its nodes; never with Sentinel', () => {
+    const c = loadConfig({ REDIS_CLUSTER_NODES: 'redis-1:7000,redis-2:7001', REDIS_URL: 'rediss://user:secret@ignored:6379' });
+    expect(describeRedis(c)).toBe('cluster via redis-1:7000,redis-2:7001');
+    const cluster = openRedis(c, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 });
+    try {
+      expect(cluster).toBeInstanceOf(Cluster);
+      const { options } = cluster as Cluster;
+      expect(options).toMatchObject({ lazyConnect: true, enableOfflineQueue: false });
+      expect(options.redisOptions).toMatchObject({ maxRetriesPerRequest: 0, commandTimeout: 500, username: 'user', password: 'secret', tls: {} });
+      expect(cluster.status).toBe('wait'); // lazy: nothing connected
+    } finally {
+      cluster.disconnect();
+    }
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:1', REDIS_SENTINELS: 'b:2' })).toThrow(/REDIS_SENTINELS and REDIS_CLUSTER_NODES exclude each other/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-1' })).toThrow(/REDIS_CLUSTER_NODES must be host:port pairs/);
   });
 });

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/platform/logger.ts';
 import { normaliseFileName } from '../../src/intake/file-name.ts';
 import { WaitingForInvoice, type IntakeProcessor } from '../../src/intake/intake-processor.ts';
-import { INTAKE_JOBS, queuePrefix } from '../../src/intake/queue/intake-queue.ts';
-import { checkHandlers, intakeBackoff, jobHandlers } from '../../src/intake/queue/job-handlers.ts';
+import { intakeBackoff, jobHandlers } from '../../src/intake/queue/job-handlers.ts';
+import { checkHandlers } from '../../src/queue/job-queues.ts';
+import { JOBS, queuePrefix } from '../../src/queue/queue-catalog.ts';
 
 describe('normaliseFileName', () => {
   it.each([
@@ -69,13 +70,13 @@ describe('intake backoff', () => {
 describe('job handler table', () => {
   it('has a handler for every job name the queue uses', () => {
     const handlers = jobHandlers({ processor: {} as IntakeProcessor, log: {} as Logger });
-    expect(Object.keys(handlers).sort()).toEqual(Object.values(INTAKE_JOBS).sort());
-    expect(() => checkHandlers(handlers)).not.toThrow();
+    expect(Object.keys(handlers).sort()).toEqual(Object.values(JOBS.intake).sort());
+    expect(() => checkHandlers('intake', handlers)).not.toThrow();
   });
 
   it('refuses to start when a job name has no handler, naming it', () => {
-    const { [INTAKE_JOBS.process]: _dropped, ...rest } = jobHandlers({ processor: {} as IntakeProcessor, log: {} as Logger });
-    expect(() => checkHandlers(rest)).toThrow(`No handler for intake job(s): ${INTAKE_JOBS.process}`);
+    const { [JOBS.intake.process]: _dropped, ...rest } = jobHandlers({ processor: {} as IntakeProcessor, log: {} as Logger });
+    expect(() => checkHandlers('intake', rest)).toThrow(`No handler for intake job(s): ${JOBS.intake.process}`);
   });
 });
 

@@ -8,7 +8,8 @@ import { newSecret } from '../../src/services/webhook-service.ts';
 import { checkWebhookUrl, isBlockedAddress, urlProblem } from '../../src/services/webhook-url.ts';
 import { postWebhook } from '../../src/webhooks/http-delivery.ts';
 import { signatureHeaders } from '../../src/webhooks/signature.ts';
-import { webhookBackoff, webhookJobOptions } from '../../src/webhooks/webhook-queue.ts';
+import { webhookBackoff } from '../../src/webhooks/webhook-queue.ts';
+import { webhookJobOptions } from '../../src/queue/queue-catalog.ts';
 
 describe('webhook signatures', () => {
   it('verify with the standardwebhooks package, with each of two secrets', () => {

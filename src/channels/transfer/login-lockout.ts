@@ -1,6 +1,6 @@
 // Failed FTP login counts in Redis, so every FTP node sees the same lockouts. The decisions are
 // in lockout-policy.ts; this file only reads and writes the counters.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../queue/redis-connection.ts';
 import { withTimeout } from '../../platform/timeouts.ts';
 import { lockedSubject, lockoutKeys, newlyLocked, type FailureCounts, type LockoutSettings, type LockoutSubject } from './lockout-policy.ts';
 
@@ -18,7 +18,7 @@ const bounded = <T>(p: Promise<T>) => withTimeout(p, LOCKOUT_TIMEOUT_MS, `no ans
 
 export class LoginLockout {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly settings: LockoutSettings,
   ) {}

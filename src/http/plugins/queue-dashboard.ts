@@ -6,7 +6,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import type { Queue } from 'bullmq';
+import type { Queue } from '../../queue/job-queues.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import { operatorGuard } from './admin-auth.ts';
 

@@ -1,44 +1,11 @@
-// The intake queue in BullMQ: its name, key prefix, job names and options, and the scheduler
-// the domain uses. Jobs carry references only; their id is the intake id, which makes enqueueing
-// (by a channel or by the reconciler) idempotent.
-import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+// The scheduler the domain uses over the intake queue (declared in queue/queue-catalog.ts). Jobs
+// carry references only; their id is the intake id, which makes enqueueing (by a channel or by
+// the reconciler) idempotent.
 import { DomainError } from '../../domain/errors.ts';
 import { withTimeout } from '../../platform/timeouts.ts';
-import type { Config } from '../../config/config.ts';
+import type { Queue } from '../../queue/job-queues.ts';
+import { JOBS } from '../../queue/queue-catalog.ts';
 import type { IntakeJobRef, IntakeJobState, IntakeScheduler } from '../intake-jobs.ts';
-
-export const INTAKE_QUEUE = 'intake';
-
-/** Every job name of the intake queue; job-handlers.ts must give each one a handler. */
-export const INTAKE_JOBS = { process: 'intake.process' } as const;
-export type IntakeJobName = (typeof INTAKE_JOBS)[keyof typeof INTAKE_JOBS];
-
-/** The custom backoff type our workers implement (see job-handlers.ts). */
-export const INTAKE_BACKOFF = 'intake';
-
-/**
- * BullMQ's key prefix. Wrapped in a hash tag (`{ii}`) so that every key of a queue lands in one
- * Redis Cluster slot, as BullMQ requires there; a prefix that already has braces is kept.
- */
-export function queuePrefix(config: Pick<Config, 'redisPrefix'>): string {
-  return config.redisPrefix.includes('{') ? config.redisPrefix : `{${config.redisPrefix}}`;
-}
-
-export function intakeJobOptions(config: Config): JobsOptions {
-  return {
-    attempts: config.intakeAttempts,
-    backoff: { type: INTAKE_BACKOFF },
-    // completed jobs are only history (the record in the database is the truth): keep a little
-    removeOnComplete: { age: 3600, count: 5000 },
-    // failed jobs stay visible to ops for the configured retention
-    removeOnFail: { age: config.intakeFailedRetentionDays * 86_400 },
-  };
-}
-
-export function createIntakeQueue(config: Config, connection: Redis): Queue {
-  return new Queue(INTAKE_QUEUE, { connection, prefix: queuePrefix(config), defaultJobOptions: intakeJobOptions(config) });
-}
 
 const DOWN = new Set(['reconnecting', 'close', 'end']);
 const KNOWN: IntakeJobState[] = ['waiting', 'active', 'delayed', 'completed', 'failed'];
@@ -57,7 +24,7 @@ export class BullIntakeScheduler implements IntakeScheduler {
     const { status } = this.queue.opts.connection as { status?: string };
     if (status && DOWN.has(status)) throw unavailable('is not reachable (Connection is closed)');
     try {
-      await withTimeout(this.queue.add(INTAKE_JOBS.process, ref, { jobId: ref.intakeId }), this.enqueueTimeoutMs, `did not answer within ${this.enqueueTimeoutMs} ms`);
+      await withTimeout(this.queue.add(JOBS.intake.process, ref, { jobId: ref.intakeId }), this.enqueueTimeoutMs, `did not answer within ${this.enqueueTimeoutMs} ms`);
     } catch (err) {
       throw unavailable((err as Error).message);
     }

@@ -1,23 +1,21 @@
-// The one table of intake job names and their handlers, and how a handler's outcome becomes a
-// BullMQ result: permanent failures are UnrecoverableError (never retried), waiting is a retry
+// The intake queue's handler table (queue/job-queues.ts checks it at start-up), and how a
+// handler's outcome becomes a BullMQ result: permanent failures are UnrecoverableError (never retried), waiting is a retry
 // whose delay the backoff below keeps inside the match window.
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, type HandlerTable } from '../../queue/job-queues.ts';
+import { JOBS } from '../../queue/queue-catalog.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Config } from '../../config/config.ts';
 import type { IntakeJobRef } from '../intake-jobs.ts';
 import { WaitingForInvoice, type IntakeProcessor } from '../intake-processor.ts';
-import { INTAKE_JOBS, type IntakeJobName } from './intake-queue.ts';
-
-export type JobHandler = (job: Job) => Promise<unknown>;
 
 export interface HandlerDeps {
   processor: IntakeProcessor;
   log: Logger;
 }
 
-export function jobHandlers({ processor, log }: HandlerDeps): Record<IntakeJobName, JobHandler> {
+export function jobHandlers({ processor, log }: HandlerDeps): HandlerTable<'intake'> {
   return {
-    [INTAKE_JOBS.process]: async (job) => {
+    [JOBS.intake.process]: async (job) => {
       const ref = job.data as IntakeJobRef;
       const jlog = log.child({ intakeId: ref.intakeId, traceId: ref.traceId, jobId: job.id, attempt: job.attemptsMade + 1 });
       const outcome = await processor.process(ref, { made: job.attemptsMade, max: job.opts.attempts ?? 1 });
@@ -30,12 +28,6 @@ export function jobHandlers({ processor, log }: HandlerDeps): Record<IntakeJobNa
       return outcome;
     },
   };
-}
-
-/** Start-up check: a job name without a handler is a programming error, refused before any job runs. */
-export function checkHandlers(handlers: Partial<Record<string, JobHandler>>, names: readonly string[] = Object.values(INTAKE_JOBS)): void {
-  const missing = names.filter((n) => typeof handlers[n] !== 'function');
-  if (missing.length) throw new Error(`No handler for intake job(s): ${missing.join(', ')}`);
 }
 
 /**

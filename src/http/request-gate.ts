@@ -6,10 +6,12 @@
 // revocations, webhook and account changes): Redis pub/sub; a node trusts its caches only while a
 // PING sent on its subscription under 1 s ago has come back (replies follow the messages published
 // before them): a rotated key fails, and a changed webhook or account counts, on every node within 1 s.
+// (On a Redis Cluster the PING travels on another connection and messages cross the cluster bus,
+// so that bound is looser: docs/operations.md, Redis Cluster.)
 // The gate subscribes again itself after each reconnect (`sub` must have autoResubscribe off):
 // ioredis 5.11.1's own resubscription leaves a failure as an unhandled rejection, which ends the
 // process (redis/ioredis#2187, not released), and nothing would tell that the channels are gone.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis-connection.ts';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.ts';
 import type { KeyRevocations } from '../services/key-cache.ts';
@@ -34,7 +36,7 @@ export class RequestGate implements KeyRevocations {
   private readonly caches = new Map<string, AnnouncedCache>();
 
   /** `redis`: a fail-fast connection (no offline queue, short timeout); `sub` a fresh one for the subscription. */
-  constructor(private readonly redis: Redis, private readonly sub: Redis, private readonly prefix: string, limit: { max: number; windowMs: number }) {
+  constructor(private readonly redis: RedisClient, private readonly sub: RedisClient, private readonly prefix: string, limit: { max: number; windowMs: number }) {
     const duration = limit.windowMs / 1000;
     this.slice = Math.max(1, Math.min(100, Math.floor(limit.max / 100)));
     this.limiter = new RateLimiterRedis({

@@ -2,7 +2,7 @@
 // the same counts: after `attempts` failures within `windowMs` either one is refused until the
 // window ends. A success clears the e-mail's count (not the address's: one address may be trying
 // many e-mails).
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../queue/redis-connection.ts';
 
 const RECORD_FAILURE = `
 local n = redis.call('INCR', KEYS[1])
@@ -11,7 +11,7 @@ return n`;
 
 export class SignInThrottle {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly settings: { attempts: number; windowMs: number },
   ) {}
