@@ -18,23 +18,11 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-footprint-'));
 const MB = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
-/** Every process below `pid` (children first-level and deeper), from /proc. */
+/** Every process below `pid`, as `ps` lists them. */
 function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => (children.get(p) ?? []).forEach((c) => (out.push(c), walk(c)));
-  walk(pid);
-  return out;
+  const pairs = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const below = (p: number): number[] => pairs.filter(([, parent]) => parent === p).flatMap(([child]) => [child, ...below(child)]);
+  return below(pid);
 }
 
 function status(pid: number): Record<string, string> {
@@ -62,9 +50,12 @@ async function startAndWait(cmd: string, args: string[], env: Record<string, str
   const t0 = performance.now();
   const proc = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   let peakKb = 0;
+  let known = [proc.pid!];
+  let tick = 0;
+  // RSS every 20 ms from /proc; the tree itself (a `ps` run) every 200 ms
   const timer = setInterval(() => {
-    const tree = [proc.pid!, ...descendants(proc.pid!)];
-    peakKb = Math.max(peakKb, tree.reduce((s, p) => s + kb(status(p).VmRSS), 0));
+    if (tick++ % 10 === 0) known = [proc.pid!, ...descendants(proc.pid!)];
+    peakKb = Math.max(peakKb, known.reduce((s, p) => s + kb(status(p).VmRSS), 0));
   }, 20);
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${cmd} ${args.join(' ')} exited with ${proc.exitCode}`);
