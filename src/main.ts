@@ -5,6 +5,7 @@ import { createLogger, logDestination } from './platform/logger.ts';
 import { startService, type RunningService } from './app/start-service.ts';
 import { startUpSummary } from './app/start-up-summary.ts';
 import { DatabaseLockedError } from './db/pglite.ts';
+import { privateRedisIfNeeded, RedisMissingError, type PrivateRedis } from './app/private-redis.ts';
 
 // `--role worker` (repeatable, or comma-separated) overrides ROLES.
 function rolesFromArgs(args: string[]): string | undefined {
@@ -40,6 +41,7 @@ async function main() {
   // Signals are handled from the start: one that arrives during start-up stops the service as
   // soon as it is up, instead of killing it halfway (e.g. with a database lock held).
   let service: Promise<RunningService | undefined> | undefined;
+  let redis: PrivateRedis | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -54,17 +56,28 @@ async function main() {
     force.unref();
     const running = await service;
     await running?.stop(deadline);
+    await redis?.stop();
     log.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  service = startService(config, log).then((running) => {
-    const summary = startUpSummary(config, running);
+  const start = async () => {
+    redis = await privateRedisIfNeeded(config, log);
+    return startService(redis ? { ...config, redisUrl: redis.url } : config, log);
+  };
+  service = start().then((running) => {
+    const summary = startUpSummary(config, running, redis);
     log.info({ startUp: summary.fields }, summary.text);
     return running;
-  }, (err) => {
+  }, async (err) => {
+    await redis?.stop();
+    // what is missing and how to get it, said once (not a stream of refused connections)
+    if (err instanceof RedisMissingError) {
+      console.error(err.message);
+      process.exit(2);
+    }
     log.fatal({ err }, 'start-up failed');
     // the one line people need, without digging through JSON logs
     if (err instanceof DatabaseLockedError) console.error(err.message);

@@ -5,13 +5,14 @@ import type { Config } from '../config/config.ts';
 import { adminTokenFile } from '../platform/admin-token.ts';
 import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
 import { isLoopback, type RunningService } from './start-service.ts';
+import type { PrivateRedis } from './private-redis.ts';
 
 export interface StartUpSummary {
   text: string;
   fields: Record<string, string>;
 }
 
-export function startUpSummary(config: Config, svc: RunningService): StartUpSummary {
+export function startUpSummary(config: Config, svc: RunningService, privateRedis?: PrivateRedis): StartUpSummary {
   const roles = new Set(config.roles);
   const fields: Record<string, string> = {};
   const rows: [string, string][] = [];
@@ -38,6 +39,8 @@ export function startUpSummary(config: Config, svc: RunningService): StartUpSumm
   else if (roles.has('mail')) add('mail', 'E-mail', 'off', 'set IMAP_URL to read a mailbox');
   if (roles.has('worker')) add('worker', 'Workers', 'matching imported files to invoices');
   add('database', 'Database', config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`);
+  if (privateRedis) add('redis', 'Redis', `private redis-server on ${privateRedis.socket}`, `started and stopped with the service: REDIS_URL unset and none on ${config.redisDefaultUrl}`);
+  else add('redis', 'Redis', config.redisUrlIsDefault ? config.redisDefaultUrl : 'REDIS_URL, as set', config.redisUrlIsDefault ? 'REDIS_URL unset: the one on the default address' : '');
 
   const next = svc.apiUrl && config.adminToken !== 'disabled'
     ? 'Next: create an account with `npm run admin -- create-account "Your company"`; it prints the account\'s API keys once. Then read the API docs.'

@@ -105,7 +105,9 @@ const schema = {
   databasePooler: { env: 'DATABASE_POOLER', parse: oneOf('none', 'transaction'), fallback: 'none' as 'none' | 'transaction' },
   // how often a process checks for tables whose planner statistics are stale (0: never)
   analyzeIntervalMs: { env: 'ANALYZE_INTERVAL_MS', parse: int(0), fallback: 10_000 },
-  redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: 'redis://127.0.0.1:6379', secret: true },
+  // unset: REDIS_DEFAULT_URL if a Redis answers there, else a private redis-server in DATA_DIR (main.ts)
+  redisUrl: { env: 'REDIS_URL', parse: url('redis', 'rediss'), fallback: '', secret: true },
+  redisDefaultUrl: { env: 'REDIS_DEFAULT_URL', parse: url('redis'), fallback: 'redis://127.0.0.1:6379' },
   // unset (''): ii-<installation id>, an id stored in the database at its first migration, so
   // that two installations on one Redis never share keys (the container resolves it)
   redisPrefix: { env: 'REDIS_PREFIX', parse: str(), fallback: '' },
@@ -257,11 +259,8 @@ const schema = {
 } satisfies Record<string, Setting<unknown>>;
 
 type Schema = typeof schema;
-export type Config = {
-  [K in keyof Schema]: Schema[K] extends { fallback: unknown }
-    ? NonNullable<ReturnType<Schema[K]['parse']>>
-    : ReturnType<Schema[K]['parse']>;
-};
+type Value<S> = S extends { fallback: unknown; parse: Parser<infer T> } ? NonNullable<T> : S extends { parse: Parser<infer T> } ? T : never;
+export type Config = { [K in keyof Schema]: Value<Schema[K]> } & { redisUrlIsDefault: boolean };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -288,6 +287,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   Object.assign(out, overrides);
   const config = out as Config;
   config.host ||= config.tlsCert ? '0.0.0.0' : '127.0.0.1';
+  if ((config.redisUrlIsDefault = !config.redisUrl)) config.redisUrl = config.redisDefaultUrl; // REDIS_URL unset
   if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) problems.push('TLS_CERT and TLS_KEY must be set together');
   if (config.ftpRequireTls && !config.tlsCert) problems.push('FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY');
   if (config.redisSentinels?.length && config.redisClusterNodes?.length) problems.push('REDIS_SENTINELS and REDIS_CLUSTER_NODES exclude each other: Redis is one or the other');

@@ -8,9 +8,10 @@ const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'
 /**
  * Applies the versioned SQL files in migrations/ that have not run yet, in name order, all in one
  * transaction under an advisory lock so that several nodes starting together migrate once.
+ * `upTo` (a file name) stops there: the build's shipped database and its tests.
  */
-export async function migrate(db: Database): Promise<string[]> {
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+export async function migrate(db: Database, upTo?: string): Promise<string[]> {
+  const files = migrationFiles().filter((f) => !upTo || f <= upTo);
   return db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock(4242001)');
     await tx.query('create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())');
@@ -25,3 +26,6 @@ export async function migrate(db: Database): Promise<string[]> {
     return applied;
   });
 }
+
+/** The migration files, in the order they apply. */
+export const migrationFiles = () => fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();

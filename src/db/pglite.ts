@@ -2,27 +2,56 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Row } from './database.ts';
+import { SHIPPED_DATABASE, unpackDatabase } from './shipped-database.ts';
 
 const SHARED_BUFFERS = '16MB';
 
 /**
  * Embedded PostgreSQL in WASM. It is single-process: a lock file in the data directory makes a
  * second process fail with a clear message instead of corrupting the database.
- * `dataDir` undefined opens an in-memory database (tests).
+ * `dataDir` undefined opens an in-memory database (tests). A data directory without a database
+ * starts from `shipped` (the build's empty database) when there is one, else from PGlite's initdb.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, shipped = SHIPPED_DATABASE): Promise<Database> {
   let releaseLock = () => {};
-  if (dataDir) {
+  let unpacked = false;
+  const pgdata = dataDir && path.join(dataDir, 'pglite');
+  if (dataDir && pgdata) {
     // the database holds every account's data: only the service's user may read it
-    for (const dir of [dataDir, path.join(dataDir, 'pglite')]) privateDir(dir);
+    privateDir(dataDir);
     releaseLock = takeLock(path.join(dataDir, 'pglite.lock'));
+    if (!fs.existsSync(path.join(pgdata, 'PG_VERSION')) && fs.existsSync(shipped)) {
+      // unpacked aside and renamed: a start cut short leaves no half database behind
+      const unpacking = `${pgdata}.unpacking`;
+      fs.rmSync(unpacking, { recursive: true, force: true });
+      privateDir(unpacking);
+      unpackDatabase(shipped, unpacking);
+      fs.rmSync(pgdata, { recursive: true, force: true });
+      fs.renameSync(unpacking, pgdata);
+      unpacked = true;
+    }
+    privateDir(pgdata);
   }
-  const db = await PGlite.create(dataDir ? path.join(dataDir, 'pglite') : undefined, {
+  const pg = await PGlite.create(pgdata, {
     parsers: { 20: (v: string) => Number(v) },
     // PostgreSQL's 128 MB of shared buffers sit in the WASM heap from the start (about 130 MB of
     // an idle process's memory); the files it reads are in the OS page cache anyway
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
   });
+  // every copy of the shipped database would otherwise share its installation id (and so its
+  // default Redis prefix) with every other installation of the same package
+  if (unpacked) await pg.exec(NEW_INSTALLATION_ID);
+  return pgliteDatabase(pg, releaseLock);
+}
+
+const NEW_INSTALLATION_ID = `do $$ begin
+  if to_regclass('installation') is not null then
+    update installation set id = substr(md5(gen_random_uuid()::text), 1, 12), created_at = now();
+  end if;
+end $$`;
+
+/** The Database interface over an open PGlite; closing it closes PGlite, then runs `onClose`. */
+export function pgliteDatabase(db: PGlite, onClose = () => {}): Database {
   return {
     kind: 'pglite',
     async query<T extends Row>(sql: string, params?: unknown[]) {
@@ -37,7 +66,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       ),
     async close() {
       await db.close();
-      releaseLock();
+      onClose();
     },
   };
 }
