@@ -20,7 +20,7 @@ export async function startIntakeWorkers(c: Container): Promise<IntakeWorkers> {
   // files received by this process go to its workers without a trip through the database
   const stagedBytes = new StagedBytesCache(64 * 1024 * 1024);
   c.intake.handOffBytesTo(stagedBytes);
-  const processor = new IntakeProcessor(c.db, c.outbox, c.documents, {
+  const processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.invoices, {
     windowMs: config.intakeMatchWindowMs, einvoice: config.intakeMatchEinvoice, subject: config.intakeMatchSubject, nameToken: config.intakeMatchNameToken, pdfText: config.intakeMatchPdfText,
   }, c.events, stagedBytes);
   const handlers = jobHandlers({ processor, log });

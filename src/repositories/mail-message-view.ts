@@ -24,12 +24,26 @@ export interface MailMessageView {
   updatedAt: Date;
 }
 
-const toView = (r: any): MailMessageView => ({
+/** A row of mail_messages, as page() selects it. */
+interface MailMessageRow {
+  id: string;
+  mailbox: string;
+  account_id: string | null;
+  mode: Mode | null;
+  sender: string | null;
+  subject: string | null;
+  outcome: MailOutcome | null;
+  reason: string | null;
+  claimed_at: Date | string;
+  updated_at: Date | string;
+}
+
+const toView = (r: MailMessageRow): MailMessageView => ({
   id: r.id, mailbox: r.mailbox, accountId: r.account_id ?? null, mode: r.mode ?? null, sender: r.sender ?? null, subject: r.subject ?? null,
   outcome: r.outcome ?? null, reason: r.reason ?? null, claimedAt: new Date(r.claimed_at), updatedAt: new Date(r.updated_at),
 });
 
-export const mailMessageView = {
+export class MailMessageViewRepository {
   /** System-wide (operators): newest first, by claim time; `from` is a message id of an earlier page's `next`. */
   async page(q: Queryable, req: PageRequest, outcome?: MailOutcome): Promise<Page<MailMessageView>> {
     const params: unknown[] = [];
@@ -42,11 +56,11 @@ export const mailMessageView = {
       params.push(req.from);
       where.push(`(m.claimed_at, m.id) <= (select c.claimed_at, c.id from mail_messages c where c.id = $${params.length})`);
     }
-    const rows = await q.query(
+    const rows = await q.query<MailMessageRow>(
       `select m.id, m.mailbox, m.account_id, m.mode, m.sender, m.subject, m.outcome, m.reason, m.claimed_at, m.updated_at from mail_messages m
        ${where.length ? `where ${where.join(' and ')}` : ''} order by m.claimed_at desc, m.id desc limit ${req.limit + 1}`,
       params,
     );
-    return { items: rows.slice(0, req.limit).map(toView), ...(rows.length > req.limit ? { next: rows[req.limit].id as string } : {}) };
-  },
-};
+    return { items: rows.slice(0, req.limit).map(toView), ...(rows.length > req.limit ? { next: rows[req.limit].id } : {}) };
+  }
+}
