@@ -4,25 +4,8 @@
 import type { Queryable } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { MailMessageView, MailOutcome } from '../domain/mail-messages.ts';
 import type { Mode } from '../domain/scope.ts';
-
-export const MAIL_OUTCOMES = ['processed', 'failed', 'ignored'] as const;
-export type MailOutcome = (typeof MAIL_OUTCOMES)[number];
-
-export interface MailMessageView {
-  id: string;
-  mailbox: string;
-  accountId: string | null;
-  mode: Mode | null;
-  sender: string | null;
-  subject: string | null;
-  /** null while the message is being processed */
-  outcome: MailOutcome | null;
-  /** why it failed or was ignored ("automatic message: out-of-office reply") */
-  reason: string | null;
-  claimedAt: Date;
-  updatedAt: Date;
-}
 
 /** A row of mail_messages, as page() selects it. */
 interface MailMessageRow {

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
-import { MAIL_OUTCOMES, type MailMessageView, type MailOutcome } from '../repositories/mail-message-view.ts';
+import { MAIL_OUTCOMES, type MailMessageView, type MailOutcome } from '../domain/mail-messages.ts';
 
 export { MAIL_OUTCOMES };
 
