@@ -20,7 +20,7 @@ import { IntakeProcessor } from '../src/intake/intake-processor.ts';
 import { intakeRepository } from '../src/intake/intake-repository.ts';
 import { tokenCandidates } from '../src/domain/match-names.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { invoiceRepository } from '../src/repositories/invoice-repository.ts';
+import { InvoiceRepository } from '../src/repositories/invoice-repository.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { benchPdf, pct, runBench } from './bench-kit.ts';
 
@@ -66,7 +66,7 @@ runBench(async () => {
       });
       return { intakeId: id, accountId: scope.accountId, mode: scope.mode };
     };
-    const processor = new IntakeProcessor(db, c.outbox, c.documents, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true, pdfText: true });
+    const processor = new IntakeProcessor(db, c.outbox, c.documents, c.invoices, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true, pdfText: true });
     const pick = () => 1 + Math.floor(Math.random() * INVOICES);
     type Kind = 'exact' | 'token' | 'token-small';
     const timings: Record<Kind, number[]> = { exact: [], token: [], 'token-small': [] };
@@ -90,6 +90,7 @@ runBench(async () => {
 
     // the lookups alone: the number rule's queries against the token query, interleaved
     const lookups = { exact: [] as number[], token: [] as number[] };
+    const invoiceRepository = new InvoiceRepository();
     for (let i = 0; i < 2000; i++) {
       const n = number(pick());
       t0 = performance.now();

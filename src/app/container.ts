@@ -31,7 +31,7 @@ import { WebhookService } from '../services/webhook-service.ts';
 import { eventPresenter } from '../http/event-presenter.ts';
 import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
 import { BullDeliveryScheduler } from '../webhooks/webhook-queue.ts';
-import { webhookEventRepository } from '../repositories/webhook-event-repository.ts';
+import { createRepositories } from '../repositories/repositories.ts';
 import { UserService } from '../services/user-service.ts';
 import { AnnouncedMemo } from '../services/announced-memo.ts';
 import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
@@ -43,7 +43,6 @@ import { connectionDetails } from './connection-details.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { observePeriodicWork } from '../ops/periodic-metrics.ts';
 import { periodicSchedule } from './periodic-work.ts';
-import { installationRepository } from '../repositories/installation-repository.ts';
 import { StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
 import { settledBefore, withTimeout } from '../platform/timeouts.ts';
 import type { HttpDeps } from '../http/http-deps.ts';
@@ -96,12 +95,13 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
 export async function createContainer(given: Config, log: Logger, opts: ContainerOptions = {}): Promise<Container> {
   // queries of a request inside a unit of work (an Idempotency-Key's transaction) go into it
   const db = withUnits(opts.db ?? (await openDatabase(given, log)), (err) => log.error({ err }, 'work after a commit failed'));
+  const repos = createRepositories();
   const applied = await migrate(db);
   if (applied.length) log.info({ applied, database: db.kind }, 'database migrated');
   // REDIS_PREFIX, or one unique to this installation (its database); on a Redis Cluster hash-tagged
   // for every key, not only the queues', so that a command or script over two keys (the login
   // lockout's address and user) finds them in one slot
-  const prefix = given.redisPrefix || `ii-${await installationRepository.id(db)}`;
+  const prefix = given.redisPrefix || `ii-${await repos.installation.id(db)}`;
   const config: Config = { ...given, redisPrefix: given.redisClusterNodes?.length ? queuePrefix({ redisPrefix: prefix }) : prefix };
   const redis = openRedis(config, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
@@ -118,7 +118,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   for (const q of queues.all()) metrics.queues.watch(q);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
   observePeriodicWork(metrics.registry, () => periodicSchedule(queues, redis, config));
-  metrics.webhooks.observeBacklog(() => webhookEventRepository.oldestUndeliveredAgeSeconds(db));
+  metrics.webhooks.observeBacklog(() => repos.webhookEvents.oldestUndeliveredAgeSeconds(db));
   const deliveries = new BullDeliveryScheduler(queues.queue('webhooks'));
   const dispatcher = new OutboxDispatcher(db, deliveries, log.child({ part: 'webhook-dispatcher' }));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
@@ -138,16 +138,17 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     gate.listen(topic, memo);
     return memo;
   };
-  const subscriptions = new WebhookSubscriptions(remembered('webhooks-changed', 'webhook'));
-  const accounts = new AccountService(db, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account') });
+  const subscriptions = new WebhookSubscriptions(repos, remembered('webhooks-changed', 'webhook'));
+  const accounts = new AccountService(db, repos, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account') });
   // every process that commits events queues them at once; the worker role sweeps for the rest
-  const outbox = new EventOutbox(db, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
+  const outbox = new EventOutbox(db, repos, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
   const scheduler = afterCommitScheduler(new BullIntakeScheduler(intakeQueue));
   const intake = new IntakeService(db, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
-  const documents = new DocumentService(db, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
+  const documents = new DocumentService(db, repos, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
+  const invoices = new InvoiceService(db, repos, config.maxAmountCents, events, outbox);
   // a file not woken (Redis away) still runs at its next backoff tick or by the reconciler
-  events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.pendingIntakes).catch((err) => log.warn({ err: (err as Error).message }, 'could not wake the files waiting for a new invoice'))));
+  events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.scope, e.invoice).catch((err) => log.warn({ err: (err as Error).message }, 'could not wake the files waiting for a new invoice'))));
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
   stops.add('queues', 'periodic queue', () => queues.queue('periodic').close());
@@ -164,28 +165,28 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     checkPdf: pdf,
     pdfPool,
     accounts,
-    sshKeys: new SshKeyService(db),
-    customers: new CustomerService(db),
-    invoices: new InvoiceService(db, config.maxAmountCents, events, outbox),
+    sshKeys: new SshKeyService(db, repos),
+    customers: new CustomerService(db, repos),
+    invoices,
     documents,
-    payments: new PaymentService(db, config.maxAmountCents, outbox),
-    webhooks: new WebhookService(db, outbox, deliveries, { allowPrivate: config.webhookAllowPrivate }, subscriptions),
-    idempotency: new IdempotencyService(db, config.idempotencyTtlHours, {
+    payments: new PaymentService(db, repos, config.maxAmountCents, outbox),
+    webhooks: new WebhookService(db, repos, outbox, deliveries, { allowPrivate: config.webhookAllowPrivate }, subscriptions),
+    idempotency: new IdempotencyService(db, repos, config.idempotencyTtlHours, {
       waitMs: config.idempotencyWaitMs,
       pauseAt: config.idempotencyPauseAt,
       onPause: (point) => log.warn({ point }, 'idempotency paused (IDEMPOTENCY_PAUSE_AT)'),
     }),
-    maintenance: new MaintenanceService(db, config.testDataRetentionDays),
+    maintenance: new MaintenanceService(db, repos, config.testDataRetentionDays),
     queues,
     intakeQueue,
     outbox,
     dispatcher,
     intake,
-    importActions: new IntakeActions(db, scheduler, documents, outbox, events),
+    importActions: new IntakeActions(db, scheduler, documents, invoices, outbox, events),
     connections: connectionDetails(config),
-    users: new UserService(db, config.dashboardIdleMinutes),
-    intakeHistory: new IntakeHistoryService(db),
-    mailMessages: new MailMessageService(db),
+    users: new UserService(db, repos, config.dashboardIdleMinutes),
+    intakeHistory: new IntakeHistoryService(db, repos),
+    mailMessages: new MailMessageService(db, repos),
     signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, windowMs: config.dashboardSignInWindowMs }),
     inviteMailer: config.smtpUrl ? smtpInviteMailer(config.smtpUrl, config.mailReplyFrom ?? config.importAddress) : undefined,
     gate,

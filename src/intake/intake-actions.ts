@@ -3,12 +3,11 @@
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { IntakeRecord, IntakeStatus } from '../domain/intake.ts';
-import type { Invoice } from '../domain/models.ts';
 import type { Scope } from '../domain/scope.ts';
-import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
 import { PdfContentError, type DocumentService } from '../services/document-service.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
+import type { InvoiceService } from '../services/invoice-service.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
 import { intakeRepository as repo, type StagedIntake } from './intake-repository.ts';
@@ -19,6 +18,7 @@ export class IntakeActions {
     private readonly db: Database,
     private readonly scheduler: IntakeScheduler,
     private readonly documents: DocumentService,
+    private readonly invoices: Pick<InvoiceService, 'byIdOrNumber'>,
     private readonly outbox: EventOutbox,
     private readonly events?: DomainEvents,
   ) {}
@@ -51,7 +51,7 @@ export class IntakeActions {
     const { record } = staged;
     if (record.status === 'attached') throw DomainError.conflict(`The import ${id} is attached to ${record.invoiceId} already; upload it again to attach it elsewhere`);
     if (!staged.content) throw DomainError.conflict(`The import ${id} cannot be attached: its file was refused on arrival or is no longer kept`);
-    const invoice = await this.invoice(scope, invoiceRef);
+    const invoice = await this.invoices.byIdOrNumber(scope, invoiceRef);
     const name = normaliseFileName(record.filename);
     let attached;
     try {
@@ -86,15 +86,6 @@ export class IntakeActions {
 
   private async record(scope: Scope, id: string): Promise<IntakeRecord> {
     return (await this.staged(scope, id)).record;
-  }
-
-  private async invoice(scope: Scope, ref: string): Promise<Invoice> {
-    const trimmed = ref.trim().normalize('NFC');
-    const byId = trimmed.startsWith('inv_') ? await invoices.find(this.db, scope, trimmed) : undefined;
-    if (byId?.deleted) throw DomainError.gone('invoice', trimmed, 'invoice');
-    const invoice = byId?.record ?? (await invoices.findByNumber(this.db, scope, trimmed));
-    if (!invoice) throw new DomainError('not_found', `No invoice exists with id or number ${trimmed}.`, 'invoice');
-    return invoice;
   }
 
   private emit(scope: Scope, r: IntakeRecord, status: IntakeStatus, reason: string | null): void {

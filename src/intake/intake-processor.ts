@@ -10,10 +10,10 @@ import { decideMatch, EVIDENCE_WORDS, isReplySubject, type MatchDecision, type M
 import { evidenceCandidates, looksLikeInvoiceNumber } from '../domain/match-names.ts';
 import { labelledNumbers } from '../domain/pdf-text-evidence.ts';
 import type { Scope } from '../domain/scope.ts';
-import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
 import { PdfContentError, type DocumentService, type InspectedPdf } from '../services/document-service.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
+import type { InvoiceService } from '../services/invoice-service.ts';
 import { changeIntakeStatus } from './status-change.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
@@ -59,6 +59,7 @@ export class IntakeProcessor {
     private readonly db: Database,
     private readonly outbox: EventOutbox,
     private readonly documents: DocumentService,
+    private readonly invoices: Pick<InvoiceService, 'find' | 'findByNumber' | 'findNumbers'>,
     private readonly rules: MatchRules,
     private readonly events?: DomainEvents,
     /** bytes received by this very process, if any: saves reading them back */
@@ -159,13 +160,13 @@ export class IntakeProcessor {
     const nameTokens = byName || !this.rules.nameToken ? [] : evidenceCandidates(name);
     const subject = this.rules.subject && staged.subject ? this.subjectEvidence(staged.subject, staged.messageFiles) : undefined;
     const numbers = [...einvoices.flatMap((r) => (r.kind === 'invoice' ? [r.number] : [])), ...nameTokens.map((c) => c.text), ...(subject?.tokens.map((c) => c.text) ?? [])];
-    const found = numbers.length ? await invoices.findNumbers(this.db, scope, numbers) : [];
+    const found = await this.invoices.findNumbers(scope, numbers);
     const evidence: MatchEvidence = { name, byName, nameIsNumber: looksLikeInvoiceNumber(name), einvoices, nameTokens, subject, found };
     const decision = decideMatch(evidence);
     if (decision.kind !== 'wait' || !decision.open || !this.rules.pdfText || pdf.original) return decision;
     text.read ??= await this.documents.readText(pdf.bytes);
     const labelled = labelledNumbers(text.read);
-    const byText = labelled.length ? await invoices.findNumbers(this.db, scope, labelled.map((c) => c.text)) : [];
+    const byText = await this.invoices.findNumbers(scope, labelled.map((c) => c.text));
     return decideMatch({ ...evidence, found: [...found, ...byText], pdfText: { text: text.read, numbers: labelled } });
   }
 
@@ -178,9 +179,9 @@ export class IntakeProcessor {
   /** The spec's rules on the whole name: invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
   private async byName(scope: Scope, name: string, knownByNumber?: string | null): Promise<MatchEvidence['byName']> {
     // only names with the id prefix can be ids: bulk uploads named by number skip that query
-    const byId = name.startsWith(INVOICE_ID_PREFIX) ? await invoices.find(this.db, scope, name) : undefined;
+    const byId = name.startsWith(INVOICE_ID_PREFIX) ? await this.invoices.find(scope, name) : undefined;
     if (byId && !byId.deleted) return { invoiceId: byId.record.id, invoiceNumber: byId.record.invoiceNumber, by: 'invoice_id' };
-    const byNumber = knownByNumber === undefined ? await invoices.findByNumber(this.db, scope, name) : undefined;
+    const byNumber = knownByNumber === undefined ? await this.invoices.findByNumber(scope, name) : undefined;
     const id = knownByNumber === undefined ? byNumber?.id : knownByNumber;
     if (id) return { invoiceId: id, invoiceNumber: byNumber?.invoiceNumber ?? name, by: 'invoice_number' };
     return byId ? { deletedId: byId.record.id } : undefined;

@@ -6,24 +6,9 @@ import { toBuffer } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
-import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found, type ScopedSource } from '../repositories/scoped.ts';
+import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found } from '../repositories/scoped.ts';
+import { source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
 import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
-
-const source: ScopedSource = {
-  table: 'intake_records',
-  columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason,
-    s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by, s.archive_id`,
-  joins: 'join intake_staging s on s.id = t.id',
-  // discarded files (DELETE /v2/imports/{id}) keep a tombstone
-  tombstones: true,
-};
-
-const toRecord = (r: any): IntakeRecord => ({
-  id: r.id, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, sha256: r.sha256, status: r.status,
-  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, archiveId: r.archive_id ?? null,
-  receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
-  matchedBy: r.matched_by ?? null,
-});
 
 export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256' | 'reason'> {
   /** null for files refused at once: their bytes are never needed */
@@ -37,6 +22,9 @@ export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender
   archiveId?: string | null;
   subject: string | null;
 }
+
+/** A row of loadStaged: `content` or `has_content`, and `invoice_by_number` when asked for. */
+type StagedRow = IntakeRecordRow & { subject: string | null; message_files: number | null; content?: Uint8Array | null; has_content?: boolean; invoice_by_number?: string | null };
 
 /** A record with the account and mode it belongs to (operators' view). */
 export interface AdminIntakeRecord extends IntakeRecord {
@@ -83,7 +71,7 @@ const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, st
 export const intakeRepository = {
   /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
   async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
-    const rows = await q.query(
+    const rows = await q.query<{ updated_at: Date | string; received_at: Date | string }>(
       `with s as (
          insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files)
          values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15, $16) returning id, received_at
@@ -113,10 +101,10 @@ export const intakeRepository = {
     const w = scopeWhereId(scope, id);
     const content = withContent ? 's.content' : '(s.content is not null) as has_content';
     const sql = `select ${source.columns}, s.subject, s.message_files, ${content}${byNumber ? `, ${INVOICE_BY_NUMBER}` : ''} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`;
-    const r = (await q.query(sql, w.params, { prepare: true }))[0];
+    const r = (await q.query<StagedRow>(sql, w.params, { prepare: true }))[0];
     return r && {
-      record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, messageFiles: r.message_files ?? null, content: withContent ? toBuffer(r.content) : null,
-      hasContent: withContent ? r.content != null : r.has_content, ...(byNumber ? { invoiceByNumber: r.invoice_by_number ?? null } : {}),
+      record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, messageFiles: r.message_files ?? null, content: withContent ? toBuffer(r.content ?? null) : null,
+      hasContent: withContent ? r.content != null : r.has_content === true, ...(byNumber ? { invoiceByNumber: r.invoice_by_number ?? null } : {}),
     };
   },
 
@@ -131,28 +119,28 @@ export const intakeRepository = {
       params.push(cursor[0].seq);
       where.push(`t.seq <= $${params.length}`);
     }
-    const rows = await q.query(
+    const rows = await q.query<IntakeRecordRow & { account_id: string; mode: Mode }>(
       `select ${source.columns}, t.account_id, t.mode from intake_records t ${source.joins} ${where.length ? `where ${where.join(' and ')}` : ''} order by t.seq desc limit ${req.limit + 1}`,
       params,
     );
-    const items = rows.slice(0, req.limit).map((r: any) => ({ ...toRecord(r), accountId: r.account_id, mode: r.mode }));
-    return { items, ...(rows.length > req.limit ? { next: rows[req.limit].id as string } : {}) };
+    const items = rows.slice(0, req.limit).map((r) => ({ ...toRecord(r), accountId: r.account_id, mode: r.mode }));
+    return { items, ...(rows.length > req.limit ? { next: rows[req.limit].id } : {}) };
   },
 
   async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus): Promise<Page<IntakeRecord>> {
-    const page = await pageScoped(q, source, scope, req, { status });
+    const page = await pageScoped<IntakeRecordRow>(q, source, scope, req, { status });
     return { ...page, items: page.items.map(toRecord) };
   },
 
   async archiveFiles(q: Queryable, scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
     const w = scopeWhere(scope);
-    const rows = await q.query(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and s.archive_id = $3 and t.deleted_at is null order by t.seq`, [...w.params, archiveId]);
+    const rows = await q.query<IntakeRecordRow>(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and s.archive_id = $3 and t.deleted_at is null order by t.seq`, [...w.params, archiveId]);
     return rows.map(toRecord);
   },
 
   async recent(q: Queryable, scope: Scope, limit: number): Promise<IntakeRecord[]> {
     const w = scopeWhere(scope);
-    const rows = await q.query(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);
+    const rows = await q.query<IntakeRecordRow>(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);
     return rows.map(toRecord);
   },
 
@@ -170,7 +158,7 @@ export const intakeRepository = {
     if (f.since) add((p) => `s.received_at >= ${p}`, f.since);
     if (f.text) add((p) => `(strpos(lower(s.filename), ${p}) > 0 or strpos(lower(i.invoice_number), ${p}) > 0)`, f.text.toLowerCase());
     if (f.after) add((p) => `t.seq < (select seq from intake_records where id = ${p})`, f.after);
-    const rows = await q.query(
+    const rows = await q.query<IntakeRecordRow & { invoice_number: string | null }>(
       `select ${source.columns}, i.invoice_number from intake_records t ${source.joins} left join invoices i on i.id = t.invoice_id
        where ${where} order by t.seq desc limit ${Math.max(1, Math.floor(f.limit))}`,
       params,
@@ -181,7 +169,7 @@ export const intakeRepository = {
   /** Files received since `since`, counted by channel and status (an unpacked archive is no file: its files count). */
   async counts(q: Queryable, scope: Scope, since: Date): Promise<IntakeCount[]> {
     const w = scopeWhere(scope);
-    const rows = await q.query(
+    const rows = await q.query<{ channel: IntakeChannel; status: IntakeStatus; n: number }>(
       `select s.channel, t.status, count(*)::int as n from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null and t.status <> 'unpacked' and s.received_at >= $3 group by 1, 2`,
       [...w.params, since],
     );
@@ -278,7 +266,7 @@ export const intakeRepository = {
 
   /** System-wide (reconciler): pending records after `afterSeq`, oldest first. */
   async listPending(q: Queryable, afterSeq: number, limit: number): Promise<PendingRef[]> {
-    const rows = await q.query(
+    const rows = await q.query<{ seq: number | string; id: string; account_id: string; mode: Mode }>(
       `select seq, id, account_id, mode from intake_records where status in ('received', 'waiting') and deleted_at is null and seq > $1 order by seq limit ${Math.floor(limit)}`,
       [afterSeq],
     );

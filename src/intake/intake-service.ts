@@ -4,6 +4,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import type { Invoice } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -18,6 +19,7 @@ import { INTAKE_STATUSES, type IntakeCount, type IntakeFilter, type IntakeListIt
 import { intakeRepository as repo, type AdminIntakeRecord, type NewIntake } from './intake-repository.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
+import { waitingFilesView } from './waiting-files-view.ts';
 
 const DISABLED = 'The account is disabled: files sent to it are not processed';
 
@@ -161,11 +163,11 @@ export class IntakeService implements IntakeReceiver {
   }
 
   /**
-   * A new invoice: the files that were waiting for its id or number (found by its insert) run now
-   * instead of at their next backoff tick. A job that is running right now may be about to wait:
-   * look again shortly.
+   * A new invoice (after its commit): the files waiting for its id or number run now instead of at
+   * their next backoff tick. A job that is running right now may be about to wait: look again shortly.
    */
-  async wakeWaiting(intakeIds: string[]): Promise<void> {
+  async wakeWaiting(scope: Scope, invoice: Pick<Invoice, 'id' | 'invoiceNumber'>): Promise<void> {
+    const intakeIds = await waitingFilesView.naming(this.db, scope, invoice);
     if (intakeIds.length === 0) return; // most new invoices: nothing waits for them
     await Promise.all(intakeIds.map((id) => this.wake(id)));
   }

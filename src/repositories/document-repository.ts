@@ -8,7 +8,30 @@ import { scopeWhere, scopeWhereId, type Found } from './scoped.ts';
 
 const META = 't.id, t.invoice_id, t.filename, t.media_type, t.size, t.sha256, t.source, t.created_at, t.deleted_at, t.matched_by, t.original_name';
 
-const toMeta = (r: any): DocumentMeta => ({
+/** A row of META. */
+interface DocumentRow {
+  id: string;
+  invoice_id: string;
+  filename: string;
+  media_type: string;
+  size: number;
+  sha256: string;
+  source: string;
+  created_at: Date;
+  deleted_at: Date | null;
+  matched_by: MatchedBy | null;
+  original_name: string | null;
+}
+
+/** What attachSql returns: its counts, and the document it ended on (every column null when there is none). */
+interface AttachRow extends DocumentRow {
+  found: number;
+  invoice_deleted: number;
+  inserted: number;
+  kept: number;
+}
+
+const toMeta = (r: DocumentRow): DocumentMeta => ({
   id: r.id, invoiceId: r.invoice_id, filename: r.filename, mediaType: r.media_type, size: r.size, sha256: r.sha256, source: r.source, createdAt: r.created_at,
   matchedBy: r.matched_by ?? null, originalName: r.original_name ?? null,
 });
@@ -76,35 +99,35 @@ const ATTACH_STAGED = attachSql(STAGED_BYTES);
 
 const rankOfNew = (by: MatchedBy | null) => EVIDENCE_RANK[by ?? 'manual'];
 
-export const documentRepository = {
+export class DocumentRepository {
   async find(q: Queryable, scope: Scope, id: string): Promise<Found<DocumentMeta>> {
     const w = scopeWhereId(scope, id);
-    const r = (await q.query(`select ${META} from documents t where ${w.sql}`, w.params))[0];
+    const r = (await q.query<DocumentRow>(`select ${META} from documents t where ${w.sql}`, w.params))[0];
     return r && { record: toMeta(r), deleted: r.deleted_at != null };
-  },
+  }
 
   async findCurrentForInvoice(q: Queryable, scope: Scope, invoiceId: string): Promise<DocumentMeta | undefined> {
     const w = scopeWhere(scope);
-    const r = (await q.query(`select ${META} from documents t where ${w.sql} and t.invoice_id = $3 and t.deleted_at is null`, [...w.params, invoiceId]))[0];
+    const r = (await q.query<DocumentRow>(`select ${META} from documents t where ${w.sql} and t.invoice_id = $3 and t.deleted_at is null`, [...w.params, invoiceId]))[0];
     return r && toMeta(r);
-  },
+  }
 
   async content(q: Queryable, scope: Scope, id: string): Promise<Buffer | null> {
     const w = scopeWhereId(scope, id);
     const source = `select coalesce(t.content, s.content) as content from documents t left join intake_staging s on s.id = t.staged_id where ${w.sql} and t.deleted_at is null`;
     return (await readBytes(q, source, w.params)) ?? null;
-  },
+  }
 
   async original(q: Queryable, scope: Scope, id: string): Promise<{ name: string; bytes: Buffer } | undefined> {
     const w = scopeWhereId(scope, id);
-    const r = (await q.query(`select t.original, t.original_name from documents t where ${w.sql} and t.deleted_at is null and t.original is not null`, w.params))[0];
+    const r = (await q.query<{ original: Uint8Array; original_name: string }>(`select t.original, t.original_name from documents t where ${w.sql} and t.deleted_at is null and t.original is not null`, w.params))[0];
     return r && { name: r.original_name, bytes: toBuffer(r.original)! };
-  },
+  }
 
   /** Makes `d` the invoice's document unless it already has these bytes (see attachSql). */
   async attach(q: Queryable, scope: Scope, d: NewDocument): Promise<AttachOutcome> {
     const [sql, content] = 'stagedIntakeId' in d.content ? [ATTACH_STAGED, d.content.stagedIntakeId] : [ATTACH_BYTES, d.content.bytes];
-    const [r] = await q.query(
+    const [r] = await q.query<AttachRow>(
       sql,
       [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content, rankOfNew(d.matchedBy), d.matchedBy,
         d.original ? Buffer.from(d.original.bytes) : null, d.original?.name ?? null],
@@ -116,7 +139,7 @@ export const documentRepository = {
     // the staged bytes were gone, so nothing was inserted
     if (!r.id) throw new Error(`The staged bytes of intake ${content} are no longer available`);
     return { status: r.inserted ? 'attached' : 'unchanged', document: toMeta(r) };
-  },
+  }
 
   /** Tombstones the invoice's live documents and frees their bytes. */
   async deleteForInvoice(q: Queryable, scope: Scope, invoiceId: string): Promise<void> {
@@ -126,5 +149,5 @@ export const documentRepository = {
        ${FREE_STAGED('gone')}`,
       [...w.params, invoiceId],
     );
-  },
-};
+  }
+}

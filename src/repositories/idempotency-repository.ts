@@ -8,7 +8,7 @@ export interface IdempotencyRecord {
   created_at: Date;
 }
 
-export const idempotencyRepository = {
+export class IdempotencyRepository {
   /**
    * Claims the key inside the caller's transaction (the request's unit of work); false when a
    * stored response holds it. A concurrent request with the same key holds its uncommitted row:
@@ -33,18 +33,18 @@ export const idempotencyRepository = {
     // the request's own statements may wait on locks as long as they need
     await q.query(`select set_config('lock_timeout', '0', true)`);
     return rows.length === 1;
-  },
+  }
 
   async find(q: Queryable, scope: Scope, key: string): Promise<IdempotencyRecord | undefined> {
     return (await q.query<IdempotencyRecord>('select request_hash, status_code, response_body, created_at from idempotency_keys where account_id = $1 and mode = $2 and key = $3', [scope.accountId, scope.mode, key]))[0];
-  },
+  }
 
   async complete(q: Queryable, scope: Scope, key: string, status: number, body: string): Promise<void> {
     await q.query('update idempotency_keys set status_code = $4, response_body = $5 where account_id = $1 and mode = $2 and key = $3', [scope.accountId, scope.mode, key, status, body]);
-  },
+  }
 
   async purgeOlderThan(q: Queryable, hours: number): Promise<number> {
     const rows = await q.query(`delete from idempotency_keys where created_at < now() - make_interval(hours => $1::int) returning key`, [hours]);
     return rows.length;
-  },
-};
+  }
+}

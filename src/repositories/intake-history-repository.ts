@@ -11,9 +11,9 @@ export interface IntakeHistoryEntry {
   reason: string | null;
 }
 
-export const intakeHistoryRepository = {
+export class IntakeHistoryRepository {
   async list(q: Queryable, scope: Scope, intakeId: string): Promise<IntakeHistoryEntry[]> {
     const w = scopeWhere(scope);
     return q.query<IntakeHistoryEntry>(`select t.at, t.status, t.reason from intake_history t where ${w.sql} and t.intake_id = $3 order by t.at, t.seq`, [...w.params, intakeId]);
-  },
-};
+  }
+}

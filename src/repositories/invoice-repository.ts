@@ -3,7 +3,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Invoice, InvoiceStatus } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
-import { findWithTombstone, pageScoped, updateScoped, scopeWhere, scopeWhereId, type ScopedSource } from './scoped.ts';
+import { findWithTombstone, pageScoped, updateScoped, scopeWhere, scopeWhereId, type Found, type ScopedSource } from './scoped.ts';
 
 const source: ScopedSource = {
   table: 'invoices',
@@ -13,7 +13,23 @@ const source: ScopedSource = {
   tombstones: true,
 };
 
-const toInvoice = (r: any): Invoice => ({
+/** A row of `source`: the invoice with its customer's code and name and its document's file name. */
+interface InvoiceRow {
+  id: string;
+  status: InvoiceStatus;
+  invoice_number: string;
+  /** YYYY-MM-DD (selected as text) */
+  invoice_date: string;
+  invoice_duedate: string;
+  total_cents: number;
+  balance_cents: number;
+  customer_id: string;
+  customer_code: string;
+  customer_name: string;
+  document: string | null;
+}
+
+const toInvoice = (r: InvoiceRow): Invoice => ({
   id: r.id, status: r.status, invoiceNumber: r.invoice_number, invoiceDate: r.invoice_date, invoiceDuedate: r.invoice_duedate,
   totalCents: r.total_cents, balanceCents: r.balance_cents, document: r.document ?? null,
   customer: { id: r.customer_id, number: r.customer_code, name: r.customer_name },
@@ -30,14 +46,23 @@ export interface NewInvoice {
   status: InvoiceStatus;
 }
 
+/** An invoice whose number one of the candidates names. */
+export interface InvoiceNumberMatch {
+  id: string;
+  invoiceNumber: string;
+  totalCents: number;
+}
+
 export type InvoicePatch = Partial<Pick<NewInvoice, 'invoiceDate' | 'invoiceDuedate' | 'totalCents' | 'balanceCents' | 'status'>>;
 
 const PATCH_COLUMNS: Record<keyof InvoicePatch, string> = {
   invoiceDate: 'invoice_date', invoiceDuedate: 'invoice_duedate', totalCents: 'total_cents', balanceCents: 'balance_cents', status: 'status',
 };
 
-export const invoiceRepository = {
-  find: (q: Queryable, scope: Scope, id: string, lock = false) => findWithTombstone(q, source, scope, id, toInvoice, lock),
+export class InvoiceRepository {
+  find(q: Queryable, scope: Scope, id: string, lock = false): Promise<Found<Invoice>> {
+    return findWithTombstone(q, source, scope, id, toInvoice, lock);
+  }
 
   /** Live invoice by exact number, then by number ignoring case when that is unambiguous. */
   async findByNumber(q: Queryable, scope: Scope, number: string): Promise<Invoice | undefined> {
@@ -45,18 +70,18 @@ export const invoiceRepository = {
     const base = `select ${source.columns} from invoices t ${source.joins} where ${w.sql} and t.deleted_at is null`;
     // prepared: the intake workers run these for every file (the unique and the lower() indexes
     // on account, mode and number fit a generic plan whatever the statistics)
-    const exact = await q.query(`${base} and t.invoice_number = $3`, [...w.params, number], { prepare: true });
+    const exact = await q.query<InvoiceRow>(`${base} and t.invoice_number = $3`, [...w.params, number], { prepare: true });
     if (exact[0]) return toInvoice(exact[0]);
-    const folded = await q.query(`${base} and lower(t.invoice_number) = lower($3) limit 2`, [...w.params, number], { prepare: true });
+    const folded = await q.query<InvoiceRow>(`${base} and lower(t.invoice_number) = lower($3) limit 2`, [...w.params, number], { prepare: true });
     return folded.length === 1 ? toInvoice(folded[0]) : undefined;
-  },
+  }
 
   /**
    * Live invoices whose number equals one of `numbers` ignoring case and separators (matchKey in
    * domain/match-names.ts, the index of migration 0015): one probe per candidate (intake sends
    * every token of a name, its e-invoice's numbers and its subject's tokens at once).
    */
-  async findNumbers(q: Queryable, scope: Scope, numbers: string[]): Promise<{ id: string; invoiceNumber: string; totalCents: number }[]> {
+  async findNumbers(q: Queryable, scope: Scope, numbers: string[]): Promise<InvoiceNumberMatch[]> {
     if (!numbers.length) return [];
     const w = scopeWhere(scope);
     const key = (col: string) => `translate(lower(${col}), '${SEPARATORS}', '${'-'.repeat(SEPARATORS.length)}')`;
@@ -67,35 +92,33 @@ export const invoiceRepository = {
       { prepare: true },
     );
     return rows.map((r) => ({ id: r.id, invoiceNumber: r.invoice_number, totalCents: Number(r.total_cents) }));
-  },
+  }
 
   /** Open invoices that have no document yet, newest first (the dashboard's to-do list). */
   async openWithoutDocument(q: Queryable, scope: Scope, limit: number): Promise<Invoice[]> {
     const w = scopeWhere(scope);
-    const rows = await q.query(
+    const rows = await q.query<InvoiceRow>(
       `select ${source.columns} from invoices t ${source.joins} where ${w.sql} and t.deleted_at is null and t.status = 'open' and t.document_id is null
        order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`,
       w.params,
     );
     return rows.map(toInvoice);
-  },
+  }
 
   async page(q: Queryable, scope: Scope, req: PageRequest, status?: InvoiceStatus): Promise<Page<Invoice>> {
-    const page = await pageScoped(q, source, scope, req, { status });
+    const page = await pageScoped<InvoiceRow>(q, source, scope, req, { status });
     return { ...page, items: page.items.map(toInvoice) };
-  },
+  }
 
   /**
-   * Inserts the invoice for a live customer of the scope, in one statement, and returns it with
-   * the intake files waiting for its id or number (so that POST /v2/invoices is one round trip).
-   * Undefined when nothing was inserted: the customer is missing or deleted, or the number is
-   * taken. The customer row is key-share-locked (as the foreign key check would), so a
-   * concurrent customer delete (which locks it for update before counting invoices) either sees
-   * this invoice or makes this insert miss.
+   * Inserts the invoice for a live customer of the scope, in one statement. Undefined when nothing
+   * was inserted: the customer is missing or deleted, or the number is taken. The customer row is
+   * key-share-locked (as the foreign key check would), so a concurrent customer delete (which
+   * locks it for update before counting invoices) either sees this invoice or makes this insert miss.
    */
-  async insertForCustomer(q: Queryable, scope: Scope, inv: NewInvoice): Promise<{ invoice: Invoice; pendingIntakes: string[] } | undefined> {
+  async insertForCustomer(q: Queryable, scope: Scope, inv: NewInvoice): Promise<Invoice | undefined> {
     // only what the database adds comes back: every returned column costs the driver a parser per row
-    const rows = await q.query(
+    const rows = await q.query<{ customer_code: string; name: string }>(
       `with c as (
          select id, customer_code, name from customers t where t.id = $4 and t.account_id || '' = $2 and t.mode = $3 and t.deleted_at is null for key share
        ), ins as (
@@ -104,28 +127,23 @@ export const invoiceRepository = {
          on conflict (account_id, mode, invoice_number) where deleted_at is null do nothing
          returning customer_id
        )
-       select c.customer_code, c.name,
-         array(select r.id from intake_records r where r.account_id = $2 and r.mode = $3 and r.status in ('received', 'waiting')
-           and r.deleted_at is null and lower(r.match_name) in (lower($1), lower($5))) as pending_intakes
-       from ins join c on c.id = ins.customer_id`,
+       select c.customer_code, c.name from ins join c on c.id = ins.customer_id`,
       [inv.id, scope.accountId, scope.mode, inv.customerId, inv.invoiceNumber, inv.invoiceDate, inv.invoiceDuedate, inv.totalCents, inv.balanceCents, inv.status],
       { prepare: true },
     );
     const r = rows[0];
-    if (!r) return undefined;
-    const invoice: Invoice = {
+    return r && {
       id: inv.id, status: inv.status, invoiceNumber: inv.invoiceNumber, invoiceDate: inv.invoiceDate, invoiceDuedate: inv.invoiceDuedate,
       totalCents: inv.totalCents, balanceCents: inv.balanceCents, document: null, customer: { id: inv.customerId, number: r.customer_code, name: r.name },
     };
-    return { invoice, pendingIntakes: r.pending_intakes };
-  },
+  }
 
   async update(q: Queryable, scope: Scope, id: string, patch: InvoicePatch & { documentId?: string | null }): Promise<void> {
     await updateScoped(q, 'invoices', scope, id, patch, (k) => (k === 'documentId' ? 'document_id' : PATCH_COLUMNS[k as keyof InvoicePatch]));
-  },
+  }
 
   async markDeleted(q: Queryable, scope: Scope, id: string): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(`update invoices t set deleted_at = now() where ${w.sql} and t.deleted_at is null`, w.params);
-  },
-};
+  }
+}

@@ -4,32 +4,29 @@
 import type { Queryable } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { MailMessageView, MailOutcome } from '../domain/mail-messages.ts';
 import type { Mode } from '../domain/scope.ts';
 
-export const MAIL_OUTCOMES = ['processed', 'failed', 'ignored'] as const;
-export type MailOutcome = (typeof MAIL_OUTCOMES)[number];
-
-export interface MailMessageView {
+/** A row of mail_messages, as page() selects it. */
+interface MailMessageRow {
   id: string;
   mailbox: string;
-  accountId: string | null;
+  account_id: string | null;
   mode: Mode | null;
   sender: string | null;
   subject: string | null;
-  /** null while the message is being processed */
   outcome: MailOutcome | null;
-  /** why it failed or was ignored ("automatic message: out-of-office reply") */
   reason: string | null;
-  claimedAt: Date;
-  updatedAt: Date;
+  claimed_at: Date | string;
+  updated_at: Date | string;
 }
 
-const toView = (r: any): MailMessageView => ({
+const toView = (r: MailMessageRow): MailMessageView => ({
   id: r.id, mailbox: r.mailbox, accountId: r.account_id ?? null, mode: r.mode ?? null, sender: r.sender ?? null, subject: r.subject ?? null,
   outcome: r.outcome ?? null, reason: r.reason ?? null, claimedAt: new Date(r.claimed_at), updatedAt: new Date(r.updated_at),
 });
 
-export const mailMessageView = {
+export class MailMessageViewRepository {
   /** System-wide (operators): newest first, by claim time; `from` is a message id of an earlier page's `next`. */
   async page(q: Queryable, req: PageRequest, outcome?: MailOutcome): Promise<Page<MailMessageView>> {
     const params: unknown[] = [];
@@ -42,11 +39,11 @@ export const mailMessageView = {
       params.push(req.from);
       where.push(`(m.claimed_at, m.id) <= (select c.claimed_at, c.id from mail_messages c where c.id = $${params.length})`);
     }
-    const rows = await q.query(
+    const rows = await q.query<MailMessageRow>(
       `select m.id, m.mailbox, m.account_id, m.mode, m.sender, m.subject, m.outcome, m.reason, m.claimed_at, m.updated_at from mail_messages m
        ${where.length ? `where ${where.join(' and ')}` : ''} order by m.claimed_at desc, m.id desc limit ${req.limit + 1}`,
       params,
     );
-    return { items: rows.slice(0, req.limit).map(toView), ...(rows.length > req.limit ? { next: rows[req.limit].id as string } : {}) };
-  },
-};
+    return { items: rows.slice(0, req.limit).map(toView), ...(rows.length > req.limit ? { next: rows[req.limit].id } : {}) };
+  }
+}

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/database.ts';
 /** Lock id of the statistics refresh: one node at a time does it. */
 const STATISTICS_LOCK = 4242002;
 
-export const maintenanceRepository = {
+export class MaintenanceRepository {
   /**
    * Tables of our schema that grew by more than a tenth (and a few pages) since the planner's
    * statistics were taken, or that have none yet. Size against pg_class.relpages, because PGlite
@@ -17,16 +17,16 @@ export const maintenanceRepository = {
        order by c.relname`,
     );
     return rows.map((r) => r.name);
-  },
+  }
 
   /** False when another node holds the statistics lock (it is released at the end of the transaction). */
   async tryStatisticsLock(q: Queryable): Promise<boolean> {
     return (await q.query<{ ok: boolean }>('select pg_try_advisory_xact_lock($1) as ok', [STATISTICS_LOCK]))[0].ok;
-  },
+  }
 
   async analyze(q: Queryable, table: string): Promise<void> {
     await q.query(`analyze "${table.replaceAll('"', '""')}"`);
-  },
+  }
 
   /** Deletes test-mode data created before the cutoff, children first. Returns rows deleted per table. */
   async purgeTestData(q: Queryable, olderThanDays: number): Promise<Record<string, number>> {
@@ -44,5 +44,5 @@ export const maintenanceRepository = {
     await run('invoices', `delete from invoices where mode = 'test' and created_at < ${cutoff}`);
     await run('customers', `delete from customers c where mode = 'test' and created_at < ${cutoff} and not exists (select 1 from invoices i where i.customer_id = c.id)`);
     return counts;
-  },
-};
+  }
+}

@@ -51,13 +51,13 @@ function findSql(src: ScopedSource, lock: boolean): string {
 /** A row of a table with tombstones: the record, and whether it was deleted (410 rather than 404). */
 export type Found<T> = { record: T; deleted: boolean } | undefined;
 
-export async function findWithTombstone<T>(q: Queryable, src: ScopedSource, scope: Scope, id: string, map: (r: Row) => T, lock = false): Promise<Found<T>> {
-  const r = await findScoped(q, src, scope, id, lock);
+export async function findWithTombstone<R extends Row, T>(q: Queryable, src: ScopedSource, scope: Scope, id: string, map: (r: R) => T, lock = false): Promise<Found<T>> {
+  const r = await findScoped<R & { deleted_at?: Date | null }>(q, src, scope, id, lock);
   return r && { record: map(r), deleted: r.deleted_at != null };
 }
 
 /** Sets the patch's defined fields on one live row in the scope; `column` names a field's column. */
-export async function updateScoped(q: Queryable, table: string, scope: Scope, id: string, patch: object, column: (field: string) => string): Promise<Row[]> {
+export async function updateScoped<R extends Row = Row>(q: Queryable, table: string, scope: Scope, id: string, patch: object, column: (field: string) => string): Promise<R[]> {
   const w = scopeWhereId(scope, id);
   const params: unknown[] = [...w.params];
   const sets = ['updated_at = now()'];
@@ -66,7 +66,7 @@ export async function updateScoped(q: Queryable, table: string, scope: Scope, id
     params.push(v);
     sets.push(`${column(k)} = $${params.length}`);
   }
-  return q.query(`update ${table} t set ${sets.join(', ')} where ${w.sql} and t.deleted_at is null returning *`, params);
+  return q.query<R>(`update ${table} t set ${sets.join(', ')} where ${w.sql} and t.deleted_at is null returning *`, params);
 }
 
 /**
@@ -112,16 +112,17 @@ export async function pageScoped<T extends Row & { id: string }>(
   return page;
 }
 
-/** Read by id and page through a scoped table whose rows become `T` (spread into a repository). */
-export function scopedReads<T>(src: ScopedSource, map: (r: Row) => T) {
-  return {
+/** Read by id and page through a scoped table whose rows `R` become `T` (a repository's base class). */
+export function scopedReads<R extends Row & { id: string }, T>(src: ScopedSource, map: (r: R) => T) {
+  return class ScopedReads {
     async find(q: Queryable, scope: Scope, id: string): Promise<T | undefined> {
-      const r = await findScoped(q, src, scope, id);
+      const r = await findScoped<R>(q, src, scope, id);
       return r && map(r);
-    },
+    }
+
     async page(q: Queryable, scope: Scope, req: PageRequest): Promise<Page<T>> {
-      const page = await pageScoped(q, src, scope, req);
+      const page = await pageScoped<R>(q, src, scope, req);
       return { ...page, items: page.items.map(map) };
-    },
+    }
   };
 }

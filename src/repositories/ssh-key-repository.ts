@@ -12,7 +12,7 @@ export interface SshKeyRow {
   created_at: Date;
 }
 
-export const sshKeyRepository = {
+export class SshKeyRepository {
   async insert(q: Queryable, k: Omit<SshKeyRow, 'created_at'>): Promise<SshKeyRow | undefined> {
     const rows = await q.query<SshKeyRow>(
       `insert into ssh_keys (id, account_id, mode, key_type, public_key, fingerprint, comment) values ($1, $2, $3, $4, $5, $6, $7)
@@ -20,19 +20,19 @@ export const sshKeyRepository = {
       [k.id, k.account_id, k.mode, k.key_type, k.public_key, k.fingerprint, k.comment],
     );
     return rows[0];
-  },
+  }
 
   async findByFingerprint(q: Queryable, accountId: string, fingerprint: string): Promise<SshKeyRow | undefined> {
     return (await q.query<SshKeyRow>('select * from ssh_keys where account_id = $1 and fingerprint = $2', [accountId, fingerprint]))[0];
-  },
+  }
 
   async list(q: Queryable, accountId: string): Promise<SshKeyRow[]> {
     return q.query<SshKeyRow>('select * from ssh_keys where account_id = $1 order by created_at desc, id', [accountId]);
-  },
+  }
 
   async remove(q: Queryable, accountId: string, id: string): Promise<boolean> {
     return (await q.query<{ id: string }>('delete from ssh_keys where account_id = $1 and id = $2 returning id', [accountId, id])).length > 0;
-  },
+  }
 
   /** The account (by FTP user name) and mode this key blob logs into, and the key's id; none for a disabled account. */
   async findForLogin(q: Queryable, ftpUsername: string, fingerprint: string): Promise<{ scope: Scope; keyId: string } | undefined> {
@@ -41,9 +41,9 @@ export const sshKeyRepository = {
       [ftpUsername, fingerprint],
     );
     return rows[0] && { scope: { accountId: rows[0].account_id, mode: rows[0].mode }, keyId: rows[0].id };
-  },
+  }
 
   async exists(q: Queryable, id: string): Promise<boolean> {
     return (await q.query('select 1 from ssh_keys where id = $1', [id])).length > 0;
-  },
-};
+  }
+}

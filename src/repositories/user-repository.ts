@@ -33,7 +33,7 @@ export interface SessionRow {
 
 const USER_COLUMNS = 'id, account_id, email, password_hash, invite_expires_at, created_at, (totp_secret is not null) as second_factor, role';
 
-export const userRepository = {
+export class UserRepository {
   /** A new user, or a new invite for an existing one of the same account (a password reset). */
   async upsertInvite(q: Queryable, u: { id: string; accountId: string; email: string; inviteHash: string; expiresAt: Date; role?: 'owner' | 'member' }): Promise<UserRow | undefined> {
     const rows = await q.query<UserRow>(
@@ -44,19 +44,19 @@ export const userRepository = {
       [u.id, u.accountId, u.email, u.inviteHash, u.expiresAt, u.role ?? 'owner'],
     );
     return rows[0];
-  },
+  }
 
   async list(q: Queryable, accountId: string): Promise<UserRow[]> {
     return q.query<UserRow>(`select ${USER_COLUMNS} from account_users where account_id = $1 order by created_at, id`, [accountId]);
-  },
+  }
 
   async remove(q: Queryable, accountId: string, userId: string): Promise<boolean> {
     return (await q.query('delete from account_users where account_id = $1 and id = $2 returning id', [accountId, userId])).length > 0;
-  },
+  }
 
   async findByEmail(q: Queryable, email: string): Promise<UserRow | undefined> {
     return (await q.query<UserRow>(`select ${USER_COLUMNS} from account_users where lower(email) = lower($1)`, [email.trim()]))[0];
-  },
+  }
 
   /** Takes a valid invite (once): sets the password, clears the invite and the second factor, ends the user's sessions. */
   async acceptInvite(q: Queryable, inviteHash: string, passwordHash: string): Promise<UserRow | undefined> {
@@ -67,17 +67,17 @@ export const userRepository = {
     );
     if (rows[0]) await q.query('delete from user_sessions where user_id = $1', [rows[0].id]);
     return rows[0];
-  },
+  }
 
   async passwordHash(q: Queryable, userId: string): Promise<string | undefined> {
     return (await q.query<{ password_hash: string | null }>('select password_hash from account_users where id = $1', [userId]))[0]?.password_hash ?? undefined;
-  },
+  }
 
   /** A new password; every session of the user but the one that changed it ends. */
   async setPassword(q: Queryable, userId: string, passwordHash: string, keepSessionHash: string): Promise<void> {
     await q.query('update account_users set password_hash = $2 where id = $1', [userId, passwordHash]);
     await q.query('delete from user_sessions where user_id = $1 and hash <> $2', [userId, keepSessionHash]);
-  },
+  }
 
   /** A reset token for a person who has a password; undefined for an unknown e-mail or one still invited. */
   async setReset(q: Queryable, email: string, resetHash: string, expiresAt: Date): Promise<{ id: string; email: string; language: string | null } | undefined> {
@@ -85,51 +85,51 @@ export const userRepository = {
       'update account_users set reset_hash = $2, reset_expires_at = $3 where lower(email) = lower($1) and password_hash is not null returning id, email, language',
       [email.trim(), resetHash, expiresAt],
     ))[0];
-  },
+  }
 
   async findReset(q: Queryable, resetHash: string): Promise<string | undefined> {
     return (await q.query<{ email: string }>('select email from account_users where reset_hash = $1 and reset_expires_at > now()', [resetHash]))[0]?.email;
-  },
+  }
 
   /** Takes a valid reset (once): a new password, the second factor kept, every session ended. */
   async acceptReset(q: Queryable, resetHash: string, passwordHash: string): Promise<boolean> {
     const rows = await q.query<{ id: string }>('update account_users set password_hash = $2, reset_hash = null, reset_expires_at = null where reset_hash = $1 and reset_expires_at > now() returning id', [resetHash, passwordHash]);
     if (rows[0]) await q.query('delete from user_sessions where user_id = $1', [rows[0].id]);
     return rows.length > 0;
-  },
+  }
 
   async findInvite(q: Queryable, inviteHash: string): Promise<UserRow | undefined> {
     return (await q.query<UserRow>(`select ${USER_COLUMNS} from account_users where invite_hash = $1 and invite_expires_at > now()`, [inviteHash]))[0];
-  },
+  }
 
   async totpSecret(q: Queryable, userId: string): Promise<string | undefined> {
     return (await q.query<{ totp_secret: string | null }>('select totp_secret from account_users where id = $1', [userId]))[0]?.totp_secret ?? undefined;
-  },
+  }
 
   /** Turns the second factor on (with the step of the code that proved it and the recovery codes' hashes) or off (nulls). */
   async setTotp(q: Queryable, userId: string, secret: string | null, step: number | null, recoveryHashes: string[] | null = null): Promise<void> {
     await q.query('update account_users set totp_secret = $2, totp_last_step = $3, recovery_codes = $4 where id = $1', [userId, secret, step, recoveryHashes]);
-  },
+  }
 
   /** Uses a recovery code (once): true when it was one of the user's. */
   async useRecoveryCode(q: Queryable, userId: string, hash: string): Promise<boolean> {
     const rows = await q.query('update account_users set recovery_codes = array_remove(recovery_codes, $2) where id = $1 and $2 = any(recovery_codes) returning id', [userId, hash]);
     return rows.length > 0;
-  },
+  }
 
   async recoveryCodesLeft(q: Queryable, userId: string): Promise<number> {
     return (await q.query<{ n: number }>('select coalesce(cardinality(recovery_codes), 0)::int as n from account_users where id = $1', [userId]))[0]?.n ?? 0;
-  },
+  }
 
   /** Records a code's step as used; false when that step (or a later one) was used already. */
   async useTotpStep(q: Queryable, userId: string, step: number): Promise<boolean> {
     const rows = await q.query('update account_users set totp_last_step = $2 where id = $1 and totp_secret is not null and (totp_last_step is null or totp_last_step < $2) returning id', [userId, step]);
     return rows.length > 0;
-  },
+  }
 
   async insertSession(q: Queryable, hash: string, userId: string): Promise<void> {
     await q.query('insert into user_sessions (hash, user_id) values ($1, $2)', [hash, userId]);
-  },
+  }
 
   /** The live session with this hash (seen within `idleMinutes`); refreshes last_seen_at at most once a minute. */
   async touchSession(q: Queryable, hash: string, idleMinutes: number): Promise<SessionRow | undefined> {
@@ -142,24 +142,24 @@ export const userRepository = {
     const s = rows[0];
     if (s && Date.now() - new Date(s.last_seen_at).getTime() > 60_000) await q.query('update user_sessions set last_seen_at = now() where hash = $1', [hash]);
     return s;
-  },
+  }
 
   async setSessionMode(q: Queryable, hash: string, mode: Mode): Promise<void> {
     await q.query('update user_sessions set mode = $2 where hash = $1', [hash, mode]);
-  },
+  }
 
   async setLanguage(q: Queryable, userId: string, language: string): Promise<void> {
     await q.query('update account_users set language = $2 where id = $1', [userId, language]);
-  },
+  }
 
   async setSessionTimeZone(q: Queryable, hash: string, timeZone: string): Promise<void> {
     await q.query('update user_sessions set time_zone = $2 where hash = $1', [hash, timeZone]);
-  },
+  }
 
   /** Adds to the session's flash (keys given replace the same keys). */
   async addFlash(q: Queryable, hash: string, flash: Record<string, unknown>): Promise<void> {
     await q.query(`update user_sessions set flash = coalesce(flash, '{}'::jsonb) || $2::jsonb where hash = $1`, [hash, JSON.stringify(flash)]);
-  },
+  }
 
   /** The session's flash, cleared in the same statement (two tabs never both get it). */
   async takeFlash(q: Queryable, hash: string): Promise<Record<string, unknown> | undefined> {
@@ -169,14 +169,14 @@ export const userRepository = {
       [hash],
     );
     return rows[0]?.flash;
-  },
+  }
 
   async deleteSession(q: Queryable, hash: string): Promise<void> {
     await q.query('delete from user_sessions where hash = $1', [hash]);
-  },
+  }
 
   /** Sessions idle for longer than the limit (housekeeping). */
   async deleteIdleSessions(q: Queryable, idleMinutes: number): Promise<void> {
     await q.query('delete from user_sessions where last_seen_at < now() - make_interval(mins => $1::int)', [idleMinutes]);
-  },
-};
+  }
+}

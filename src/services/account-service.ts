@@ -1,17 +1,19 @@
 import type { Database } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import { generateKey, hashKey, keyHint, keyMode } from '../domain/api-keys.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId, randomToken } from '../domain/ids.ts';
 import type { AccountView } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
-import { accountRepository as accounts, type AccountRow } from '../repositories/account-repository.ts';
+import type { AccountRow } from '../repositories/account-repository.ts';
 import type { AnnouncedMemo } from './announced-memo.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
 
 export class AccountService {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'accounts'>,
     private readonly importAddress: string,
     /** the key cache and how revocations reach every node; `disabled`: each node's memory of which accounts are disabled */
     private readonly keys: { cache?: KeyCache; revocations?: KeyRevocations; disabled?: AnnouncedMemo<boolean> } = {},
@@ -19,7 +21,7 @@ export class AccountService {
 
   /** Whether the account is disabled (every received file asks: remembered per node, told of changes). */
   isDisabled(id: string): Promise<boolean> {
-    const read = () => accounts.isDisabled(this.db, id);
+    const read = () => this.repos.accounts.isDisabled(this.db, id);
     return this.keys.disabled ? this.keys.disabled.get(id, read) : read();
   }
 
@@ -29,31 +31,31 @@ export class AccountService {
     const liveKey = generateKey('live');
     const testKey = generateKey('test');
     const row = await this.db.transaction(async (tx) => {
-      const row = await accounts.insert(tx, {
+      const row = await this.repos.accounts.insert(tx, {
         id: newId('acc'),
         name: trimmed,
         ftp_username: `ii${randomToken(10).toLowerCase()}`,
         import_token_live: randomToken(12).toLowerCase(),
         import_token_test: `t${randomToken(12).toLowerCase()}`,
       });
-      await accounts.replaceKey(tx, { accountId: row.id, mode: 'live' }, hashKey(liveKey), keyHint(liveKey));
-      await accounts.replaceKey(tx, { accountId: row.id, mode: 'test' }, hashKey(testKey), keyHint(testKey));
+      await this.repos.accounts.replaceKey(tx, { accountId: row.id, mode: 'live' }, hashKey(liveKey), keyHint(liveKey));
+      await this.repos.accounts.replaceKey(tx, { accountId: row.id, mode: 'test' }, hashKey(testKey), keyHint(testKey));
       return row;
     });
     return { ...this.view(row), liveKey, testKey };
   }
 
   async get(id: string): Promise<AccountView> {
-    return this.view(DomainError.unlessFound(await accounts.find(this.db, id), 'account', id));
+    return this.view(DomainError.unlessFound(await this.repos.accounts.find(this.db, id), 'account', id));
   }
 
   keyHints(id: string): Promise<Partial<Record<Mode, string>>> {
-    return accounts.keyHints(this.db, id);
+    return this.repos.accounts.keyHints(this.db, id);
   }
 
   /** Accounts for operators, newest first; `search` matches the name (part), the id or the FTP user. */
   async list(req: PageRequest, search?: string): Promise<Page<AccountView>> {
-    const page = await accounts.page(this.db, req, search?.trim() || undefined);
+    const page = await this.repos.accounts.page(this.db, req, search?.trim() || undefined);
     return { ...page, items: page.items.map((r) => this.view(r)) };
   }
 
@@ -68,9 +70,9 @@ export class AccountService {
   private async switchDisabled(id: string, disabled: boolean): Promise<AccountView> {
     let revoked: string[] = [];
     const row = await this.db.transaction(async (tx) => {
-      const row = await accounts.setDisabled(tx, id, disabled);
+      const row = await this.repos.accounts.setDisabled(tx, id, disabled);
       if (!row) throw DomainError.notFound('account', id);
-      if (disabled) revoked = [...(await accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })), ...(await accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' }))];
+      if (disabled) revoked = [...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })), ...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' }))];
       await this.announceRevoked(revoked);
       return row;
     });
@@ -83,10 +85,10 @@ export class AccountService {
     const key = generateKey(mode);
     let old: string[] = [];
     await this.db.transaction(async (tx) => {
-      if (!(await accounts.find(tx, id))) throw DomainError.notFound('account', id);
-      old = await accounts.lockActiveKeys(tx, { accountId: id, mode });
+      if (!(await this.repos.accounts.find(tx, id))) throw DomainError.notFound('account', id);
+      old = await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode });
       await this.announceRevoked(old);
-      await accounts.replaceKey(tx, { accountId: id, mode }, hashKey(key), keyHint(key));
+      await this.repos.accounts.replaceKey(tx, { accountId: id, mode }, hashKey(key), keyHint(key));
     });
     await this.afterRevocation(old);
     return key;
@@ -112,7 +114,7 @@ export class AccountService {
     const hit = cache?.get(hash);
     if (hit) return hit;
     const since = cache?.generation;
-    const owner = await accounts.findKey(this.db, hash);
+    const owner = await this.repos.accounts.findKey(this.db, hash);
     if (!owner) return undefined;
     if (owner.disabled) throw DomainError.unauthorized('This account is disabled; its operator can enable it again');
     const scope: Scope = { accountId: owner.accountId, mode: owner.mode };
@@ -122,7 +124,7 @@ export class AccountService {
 
   /** FTP login: the account's generated user name with its live or test key as password. */
   async authenticateFtp(username: string, password: string): Promise<Scope | undefined> {
-    const account = await accounts.findByFtpUsername(this.db, username);
+    const account = await this.repos.accounts.findByFtpUsername(this.db, username);
     if (!account || account.disabled_at) return undefined;
     const scope = await this.authenticate(password).catch(() => undefined);
     return scope && scope.accountId === account.id ? scope : undefined;
@@ -130,7 +132,7 @@ export class AccountService {
 
   /** A stamp of the scope's active API key that changes when it is rotated, none while the account is disabled (SFTP sessions end then). */
   keyStamp(scope: Scope): Promise<string | undefined> {
-    return accounts.activeKeyHash(this.db, scope);
+    return this.repos.accounts.activeKeyHash(this.db, scope);
   }
 
   /** The account and mode an import address (local+token@domain) belongs to. */
@@ -139,7 +141,7 @@ export class AccountService {
     const [baseLocal, baseDomain] = this.importAddress.toLowerCase().split('@');
     const m = /^([^+]+)\+([a-z0-9]+)$/.exec(local ?? '');
     if (!m || m[1] !== baseLocal || domain !== baseDomain) return undefined;
-    return accounts.findByImportToken(this.db, m[2]);
+    return this.repos.accounts.findByImportToken(this.db, m[2]);
   }
 
   private view(row: AccountRow): AccountView {

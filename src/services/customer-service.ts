@@ -1,10 +1,10 @@
 import type { Database } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { LANGUAGES, UNRELEASED_LANGUAGES, type Customer, type CustomerFields } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
-import { customerRepository as customers } from '../repositories/customer-repository.ts';
 
 export type CustomerInput = { customerCode: string } & Partial<Record<keyof CustomerFields, string>>;
 
@@ -31,7 +31,10 @@ function cleanFields(input: Partial<Record<keyof CustomerFields, string>>): Part
 }
 
 export class CustomerService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'customers'>,
+  ) {}
 
   /** Creates a customer; an existing code returns the existing one (updated with overwrite). */
   async create(scope: Scope, input: CustomerInput, overwrite: boolean): Promise<{ customer: Customer; created: boolean }> {
@@ -42,34 +45,34 @@ export class CustomerService {
     if (!fields.name) throw DomainError.invalid('Field name is required', 'name');
     if ('country' in fields && fields.country == null) fields.country = 'NL'; // an empty Country means the default
     return this.db.transaction(async (tx) => {
-      const existing = await customers.findByCode(tx, scope, code);
+      const existing = await this.repos.customers.findByCode(tx, scope, code);
       if (existing) {
-        return { customer: overwrite ? await customers.update(tx, scope, existing.id, fields) : existing, created: false };
+        return { customer: overwrite ? await this.repos.customers.update(tx, scope, existing.id, fields) : existing, created: false };
       }
       const record: Customer = {
         id: newId('cst'), customerCode: code, name: fields.name!, address: null, postalcode: null, city: null, country: 'NL', contact: null,
         phone: null, mobile: null, email: null, invoiceEmail: null, registrationNumber: null, language: null,
         ...(Object.fromEntries(Object.entries(fields).filter(([, v]) => v != null)) as Partial<CustomerFields>),
       };
-      const inserted = await customers.insert(tx, scope, record);
+      const inserted = await this.repos.customers.insert(tx, scope, record);
       if (inserted) return { customer: inserted, created: true };
       // lost a race with a concurrent create of the same code
-      return { customer: (await customers.findByCode(tx, scope, code))!, created: false };
+      return { customer: (await this.repos.customers.findByCode(tx, scope, code))!, created: false };
     });
   }
 
   async get(scope: Scope, id: string): Promise<Customer> {
-    return DomainError.unlessDeleted(await customers.find(this.db, scope, id), 'customer', id);
+    return DomainError.unlessDeleted(await this.repos.customers.find(this.db, scope, id), 'customer', id);
   }
 
   async findByCode(scope: Scope, code: string): Promise<Customer> {
-    const customer = await customers.findByCode(this.db, scope, code);
+    const customer = await this.repos.customers.findByCode(this.db, scope, code);
     if (!customer) throw new DomainError('not_found', `No customer exists with customerCode ${code}.`);
     return customer;
   }
 
   list(scope: Scope, req: PageRequest): Promise<Page<Customer>> {
-    return customers.page(this.db, scope, req);
+    return this.repos.customers.page(this.db, scope, req);
   }
 
   async update(scope: Scope, id: string, input: Partial<Record<keyof CustomerFields, string>>): Promise<Customer> {
@@ -77,15 +80,15 @@ export class CustomerService {
     if ('name' in fields && !fields.name) throw DomainError.invalid('Field name may not be empty', 'name');
     if ('country' in fields && fields.country == null) fields.country = 'NL';
     await this.get(scope, id);
-    return customers.update(this.db, scope, id, fields);
+    return this.repos.customers.update(this.db, scope, id, fields);
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       // locked first: an invoice being created for this customer is either counted or refused
-      DomainError.unlessDeleted(await customers.find(tx, scope, id, true), 'customer', id);
-      if ((await customers.countLiveInvoices(tx, scope, id)) > 0) throw DomainError.invalid('Customer is not empty');
-      await customers.markDeleted(tx, scope, id);
+      DomainError.unlessDeleted(await this.repos.customers.find(tx, scope, id, true), 'customer', id);
+      if ((await this.repos.customers.countLiveInvoices(tx, scope, id)) > 0) throw DomainError.invalid('Customer is not empty');
+      await this.repos.customers.markDeleted(tx, scope, id);
     });
   }
 }

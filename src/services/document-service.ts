@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
@@ -8,8 +9,7 @@ import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
 import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
 import { looksLikeXml, openPdf } from '../domain/pdf-container.ts';
 import type { Scope } from '../domain/scope.ts';
-import { documentRepository as documents, type AttachOutcome } from '../repositories/document-repository.ts';
-import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
+import type { AttachOutcome } from '../repositories/document-repository.ts';
 import type { EventOutbox } from './event-outbox.ts';
 
 export interface AttachRequest {
@@ -60,6 +60,7 @@ export class PdfContentError extends DomainError {
 export class DocumentService {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'documents' | 'invoices'>,
     private readonly checkPdf: PdfChecker,
     private readonly outbox: EventOutbox,
     /** XML e-invoices rendered as PDFs that embed them (in a PDF check thread) */
@@ -111,14 +112,14 @@ export class DocumentService {
     const attached = (outcome: AttachOutcome) => () => (outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined);
     let outcome;
     try {
-      outcome = await this.outbox.change(scope, 'document.attached', (q) => documents.attach(q, scope, doc), (_q, result) => attached(result));
+      outcome = await this.outbox.change(scope, 'document.attached', (q) => this.repos.documents.attach(q, scope, doc), (_q, result) => attached(result));
     } catch (e) {
       if (!isUniqueViolation(e, 'documents_live')) throw e;
       // A concurrent attach to this invoice committed after the statement's snapshot. Locking the
       // invoice first gives the statement a snapshot taken after every earlier attach committed.
       outcome = await this.outbox.transaction(async (tx, record) => {
-        await invoices.find(tx, scope, req.invoiceId, true);
-        const retried = await documents.attach(tx, scope, doc);
+        await this.repos.invoices.find(tx, scope, req.invoiceId, true);
+        const retried = await this.repos.documents.attach(tx, scope, doc);
         await record(scope, 'document.attached', attached(retried));
         return retried;
       });
@@ -131,19 +132,19 @@ export class DocumentService {
 
   /** A document by its own id, or the current document of an invoice by the invoice's id. */
   async get(scope: Scope, id: string): Promise<DocumentMeta> {
-    const byId = await documents.find(this.db, scope, id);
+    const byId = await this.repos.documents.find(this.db, scope, id);
     if (byId) {
       if (byId.deleted) throw DomainError.gone('document', id);
       return byId.record;
     }
-    const current = await documents.findCurrentForInvoice(this.db, scope, id);
+    const current = await this.repos.documents.findCurrentForInvoice(this.db, scope, id);
     if (!current) throw DomainError.notFound('document', id);
     return current;
   }
 
   async content(scope: Scope, id: string): Promise<{ meta: DocumentMeta; bytes: Buffer }> {
     const meta = await this.get(scope, id);
-    const bytes = await documents.content(this.db, scope, meta.id);
+    const bytes = await this.repos.documents.content(this.db, scope, meta.id);
     if (!bytes) throw DomainError.gone('document', id);
     return { meta, bytes };
   }
@@ -151,7 +152,7 @@ export class DocumentService {
   /** The XML e-invoice a document was rendered from, as received. */
   async original(scope: Scope, id: string): Promise<{ meta: DocumentMeta; name: string; bytes: Buffer }> {
     const meta = await this.get(scope, id);
-    const original = await documents.original(this.db, scope, meta.id);
+    const original = await this.repos.documents.original(this.db, scope, meta.id);
     if (!original) throw new DomainError('not_found', `The document ${meta.id} was not rendered from an XML e-invoice: it has no XML original`, 'format');
     return { meta, ...original };
   }
@@ -160,8 +161,8 @@ export class DocumentService {
     const meta = await this.get(scope, id);
     await this.outbox.transaction(async (tx, record) => {
       await record(scope, 'document.deleted', () => ({ resource: 'document', document: meta }));
-      await documents.deleteForInvoice(tx, scope, meta.invoiceId);
-      await invoices.update(tx, scope, meta.invoiceId, { documentId: null });
+      await this.repos.documents.deleteForInvoice(tx, scope, meta.invoiceId);
+      await this.repos.invoices.update(tx, scope, meta.invoiceId, { documentId: null });
     });
   }
 }

@@ -7,8 +7,8 @@ import type { IntakeChannel, IntakeStatus } from '../domain/intake.ts';
  * committed; a failing listener is logged by the emitter's owner and never fails the request.
  */
 export interface DomainEventMap {
-  /** with the intake files that were waiting for its id or number when it was inserted */
-  invoiceCreated: { scope: Scope; invoice: Invoice; pendingIntakes: string[] };
+  /** intake wakes the files waiting for its id or number */
+  invoiceCreated: { scope: Scope; invoice: Invoice };
   /** an intake file entered a status (metrics, feedback); emitted in the process that moved it */
   intakeStatus: { scope: Scope; intakeId: string; channel: IntakeChannel; status: IntakeStatus; reason: string | null };
 }

@@ -3,10 +3,10 @@
 // queues the deliveries afterwards. Nothing is written when no enabled endpoint of the account
 // and mode wants the event type; which types are wanted, WebhookSubscriptions remembers.
 import type { Database, Queryable } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import { newId } from '../domain/ids.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { EventPresenter, EventSubject } from '../domain/webhooks.ts';
-import { webhookEventRepository as events } from '../repositories/webhook-event-repository.ts';
 import type { WebhookSubscriptions } from './webhook-subscriptions.ts';
 
 /** The subject of an event, read inside the transaction only when someone wants the event. */
@@ -18,6 +18,7 @@ export type RecordEvent = (scope: Scope, type: string, subject: SubjectLoader) =
 export class EventOutbox {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'webhookEvents'>,
     private readonly present: EventPresenter,
     private readonly subscriptions: Pick<WebhookSubscriptions, 'wants'>,
     /** told after a commit that wrote events (the dispatcher queues them at once) */
@@ -28,7 +29,7 @@ export class EventOutbox {
   async write(q: Queryable, scope: Scope, type: string, subject: EventSubject, webhookId?: string): Promise<string> {
     const id = newId('evt');
     const body = JSON.stringify({ id, type, created: new Date().toISOString(), mode: scope.mode, data: this.present(subject) });
-    await events.insert(q, scope, { id, type, body, webhookId });
+    await this.repos.webhookEvents.insert(q, scope, { id, type, body, webhookId });
     return id;
   }
 

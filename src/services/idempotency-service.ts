@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import type { Unit, UnitDatabase } from '../db/units.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
-import { idempotencyRepository as keys } from '../repositories/idempotency-repository.ts';
 
 /** Where a test makes a keyed request stop for good, so that it can kill the process there. */
 export type IdempotencyPausePoint = 'before-claim' | 'after-claim' | 'after-effect' | 'after-commit';
@@ -32,6 +32,7 @@ const SERIALIZATION = /^(55P03|40001|40P01)$/;
 export class IdempotencyService {
   constructor(
     private readonly db: Database & Partial<Pick<UnitDatabase, 'begin'>>,
+    private readonly repos: Pick<Repositories, 'idempotencyKeys'>,
     private readonly ttlHours: number,
     private readonly opts: { waitMs: number; pauseAt?: IdempotencyPausePoint; onPause?: (point: IdempotencyPausePoint) => void } = { waitMs: 5000 },
   ) {}
@@ -50,7 +51,7 @@ export class IdempotencyService {
     const unit = await this.db.begin();
     let claimed: boolean;
     try {
-      claimed = await keys.claim(unit, scope, key, fingerprint, this.ttlHours, this.opts.waitMs);
+      claimed = await this.repos.idempotencyKeys.claim(unit, scope, key, fingerprint, this.ttlHours, this.opts.waitMs);
     } catch (e) {
       await unit.rollback().catch(() => {});
       if (SERIALIZATION.test((e as { code?: string }).code ?? '')) throw this.inProgress();
@@ -61,7 +62,7 @@ export class IdempotencyService {
       return { kind: 'proceed', claim: this.claim(unit, scope, key) };
     }
     await unit.rollback();
-    const rec = await keys.find(this.db, scope, key);
+    const rec = await this.repos.idempotencyKeys.find(this.db, scope, key);
     if (!rec) return this.begin(scope, key, fingerprint); // expired and purged in between
     if (rec.request_hash !== fingerprint) {
       throw DomainError.unprocessable('This Idempotency-Key was used with a different request', 'Idempotency-Key');
@@ -77,7 +78,7 @@ export class IdempotencyService {
         if (status >= 500) return unit.rollback(); // a server error leaves no trace: the client retries
         await this.pause('after-effect');
         try {
-          await keys.complete(unit, scope, key, status, body);
+          await this.repos.idempotencyKeys.complete(unit, scope, key, status, body);
           await unit.commit();
         } catch (e) {
           await unit.rollback().catch(() => {});
@@ -100,6 +101,6 @@ export class IdempotencyService {
   }
 
   purgeExpired(): Promise<number> {
-    return keys.purgeOlderThan(this.db, this.ttlHours);
+    return this.repos.idempotencyKeys.purgeOlderThan(this.db, this.ttlHours);
   }
 }

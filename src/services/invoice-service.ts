@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import { parseDate } from '../domain/dates.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
@@ -6,9 +7,8 @@ import { INVOICE_STATUSES, type Invoice, type InvoiceStatus } from '../domain/mo
 import { parseAmount } from '../domain/money.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
-import { customerRepository as customers } from '../repositories/customer-repository.ts';
-import { documentRepository as documents } from '../repositories/document-repository.ts';
-import { invoiceRepository as invoices, type InvoicePatch } from '../repositories/invoice-repository.ts';
+import type { InvoiceNumberMatch, InvoicePatch } from '../repositories/invoice-repository.ts';
+import type { Found } from '../repositories/scoped.ts';
 import type { DomainEvents } from './domain-events.ts';
 import type { EventOutbox } from './event-outbox.ts';
 
@@ -34,6 +34,7 @@ export function parseStatus(raw: string | undefined, field = 'invoiceStatus'): I
 export class InvoiceService {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'customers' | 'documents' | 'invoices'>,
     private readonly maxCents: number,
     private readonly events: DomainEvents,
     private readonly outbox: EventOutbox,
@@ -57,25 +58,50 @@ export class InvoiceService {
     };
     checkBalance(totalCents, balanceCents);
     // one statement on the happy path; only a refusal pays for finding out why
-    const created = await invoices.insertForCustomer(this.db, scope, inv);
+    const created = await this.repos.invoices.insertForCustomer(this.db, scope, inv);
     if (!created) {
-      DomainError.unlessDeleted(await customers.find(this.db, scope, input.customer), 'customer', input.customer, 'customer');
+      DomainError.unlessDeleted(await this.repos.customers.find(this.db, scope, input.customer), 'customer', input.customer, 'customer');
       throw DomainError.conflict(`An invoice with number ${number} already exists.`, 'invoiceNumber');
     }
-    this.events.emit('invoiceCreated', { scope, ...created });
-    return created.invoice;
+    this.events.emit('invoiceCreated', { scope, invoice: created });
+    return created;
   }
 
   async get(scope: Scope, id: string): Promise<Invoice> {
-    return DomainError.unlessDeleted(await invoices.find(this.db, scope, id), 'invoice', id);
+    return DomainError.unlessDeleted(await this.find(scope, id), 'invoice', id);
+  }
+
+  /** The invoice with this id, deleted ones included (deleted says so). */
+  find(scope: Scope, id: string): Promise<Found<Invoice>> {
+    return this.repos.invoices.find(this.db, scope, id);
+  }
+
+  /** The live invoice with this number (exact, else ignoring case when that is unambiguous). */
+  findByNumber(scope: Scope, number: string): Promise<Invoice | undefined> {
+    return this.repos.invoices.findByNumber(this.db, scope, number);
+  }
+
+  /** Live invoices whose number is one of `numbers` ignoring case and separators (intake's evidence). */
+  findNumbers(scope: Scope, numbers: string[]): Promise<InvoiceNumberMatch[]> {
+    return numbers.length ? this.repos.invoices.findNumbers(this.db, scope, numbers) : Promise.resolve([]);
+  }
+
+  /** The invoice a person names by id or number (intake's assign by hand). */
+  async byIdOrNumber(scope: Scope, ref: string): Promise<Invoice> {
+    const trimmed = ref.trim().normalize('NFC');
+    const byId = trimmed.startsWith('inv_') ? await this.find(scope, trimmed) : undefined;
+    if (byId?.deleted) throw DomainError.gone('invoice', trimmed, 'invoice');
+    const invoice = byId?.record ?? (await this.findByNumber(scope, trimmed));
+    if (!invoice) throw new DomainError('not_found', `No invoice exists with id or number ${trimmed}.`, 'invoice');
+    return invoice;
   }
 
   openWithoutDocument(scope: Scope, limit = 100): Promise<Invoice[]> {
-    return invoices.openWithoutDocument(this.db, scope, limit);
+    return this.repos.invoices.openWithoutDocument(this.db, scope, limit);
   }
 
   list(scope: Scope, req: PageRequest, status?: string): Promise<Page<Invoice>> {
-    return invoices.page(this.db, scope, req, parseStatus(status));
+    return this.repos.invoices.page(this.db, scope, req, parseStatus(status));
   }
 
   async update(scope: Scope, id: string, input: InvoicePatchInput): Promise<Invoice> {
@@ -87,10 +113,10 @@ export class InvoiceService {
       status: parseStatus(input.invoiceStatus),
     };
     return this.outbox.transaction(async (tx, record) => {
-      const before = DomainError.unlessDeleted(await invoices.find(tx, scope, id, true), 'invoice', id);
+      const before = DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id, true), 'invoice', id);
       checkBalance(patch.totalCents ?? before.totalCents, patch.balanceCents ?? before.balanceCents);
-      await invoices.update(tx, scope, id, patch);
-      const invoice = (await invoices.find(tx, scope, id))!.record;
+      await this.repos.invoices.update(tx, scope, id, patch);
+      const invoice = (await this.repos.invoices.find(tx, scope, id))!.record;
       if (invoice.status === 'paid' && before.status !== 'paid') await record(scope, 'invoice.paid', () => ({ resource: 'invoice', invoice }));
       return invoice;
     });
@@ -98,13 +124,13 @@ export class InvoiceService {
 
   async delete(scope: Scope, id: string): Promise<void> {
     await this.outbox.transaction(async (tx, record) => {
-      DomainError.unlessDeleted(await invoices.find(tx, scope, id, true), 'invoice', id);
+      DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id, true), 'invoice', id);
       await record(scope, 'document.deleted', async () => {
-        const document = await documents.findCurrentForInvoice(tx, scope, id);
+        const document = await this.repos.documents.findCurrentForInvoice(tx, scope, id);
         return document && { resource: 'document', document };
       });
-      await invoices.markDeleted(tx, scope, id);
-      await documents.deleteForInvoice(tx, scope, id); // a deleted invoice's PDF is gone too (410)
+      await this.repos.invoices.markDeleted(tx, scope, id);
+      await this.repos.documents.deleteForInvoice(tx, scope, id); // a deleted invoice's PDF is gone too (410)
     });
   }
 }

@@ -1,10 +1,11 @@
 import type { Database } from '../db/database.ts';
-import { maintenanceRepository } from '../repositories/maintenance-repository.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 
 /** Test data is virtual: it is purged after the configured retention. Planner statistics are kept fresh. */
 export class MaintenanceService {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'maintenance'>,
     private readonly retentionDays: number,
   ) {}
 
@@ -16,15 +17,15 @@ export class MaintenanceService {
    */
   refreshStatistics(): Promise<string[]> {
     return this.db.transaction(async (tx) => {
-      if (!(await maintenanceRepository.tryStatisticsLock(tx))) return [];
-      const tables = await maintenanceRepository.tablesWithStaleStatistics(tx);
-      for (const table of tables) await maintenanceRepository.analyze(tx, table);
+      if (!(await this.repos.maintenance.tryStatisticsLock(tx))) return [];
+      const tables = await this.repos.maintenance.tablesWithStaleStatistics(tx);
+      for (const table of tables) await this.repos.maintenance.analyze(tx, table);
       
       return tables;
     });
   }
 
   purgeTestData(olderThanDays = this.retentionDays): Promise<Record<string, number>> {
-    return this.db.transaction((tx) => maintenanceRepository.purgeTestData(tx, olderThanDays));
+    return this.db.transaction((tx) => this.repos.maintenance.purgeTestData(tx, olderThanDays));
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import { parseDate } from '../domain/dates.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
@@ -6,8 +7,6 @@ import { PAYMENT_METHODS, type Payment, type PaymentMethod } from '../domain/mod
 import { parseAmount } from '../domain/money.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
-import { invoiceRepository as invoices } from '../repositories/invoice-repository.ts';
-import { paymentRepository as payments } from '../repositories/payment-repository.ts';
 import type { EventOutbox } from './event-outbox.ts';
 
 export interface PaymentInput {
@@ -20,6 +19,7 @@ export interface PaymentInput {
 export class PaymentService {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'invoices' | 'payments'>,
     private readonly maxCents: number,
     private readonly outbox: EventOutbox,
   ) {}
@@ -32,27 +32,27 @@ export class PaymentService {
     if (!PAYMENT_METHODS.includes(method)) throw DomainError.invalid(`Field method must be one of ${PAYMENT_METHODS.join(', ')}`, 'method');
     if (amountCents <= 0) throw DomainError.unprocessable('The amount must be more than 0.00', 'amount');
     return this.outbox.transaction(async (tx, record) => {
-      const invoice = DomainError.unlessDeleted(await invoices.find(tx, scope, input.invoice, true), 'invoice', input.invoice, 'invoice');
+      const invoice = DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, input.invoice, true), 'invoice', input.invoice, 'invoice');
       if (invoice.status === 'paid' || invoice.status === 'cancelled') {
         throw DomainError.unprocessable(`The invoice is ${invoice.status}; it takes no payments`, 'invoice');
       }
       if (amountCents > invoice.balanceCents) throw DomainError.unprocessable('The amount is higher than the invoice balance', 'amount');
       const balanceCents = invoice.balanceCents - amountCents;
-      await invoices.update(tx, scope, invoice.id, { balanceCents, status: balanceCents === 0 ? 'paid' : undefined });
+      await this.repos.invoices.update(tx, scope, invoice.id, { balanceCents, status: balanceCents === 0 ? 'paid' : undefined });
       const id = newId('pay');
-      await payments.insert(tx, scope, { id, invoiceId: invoice.id, date, amountCents, method });
-      const payment = (await payments.find(tx, scope, id))!;
+      await this.repos.payments.insert(tx, scope, { id, invoiceId: invoice.id, date, amountCents, method });
+      const payment = (await this.repos.payments.find(tx, scope, id))!;
       await record(scope, 'payment.created', () => ({ resource: 'payment', payment }));
-      if (balanceCents === 0) await record(scope, 'invoice.paid', async () => ({ resource: 'invoice', invoice: (await invoices.find(tx, scope, invoice.id))!.record }));
+      if (balanceCents === 0) await record(scope, 'invoice.paid', async () => ({ resource: 'invoice', invoice: (await this.repos.invoices.find(tx, scope, invoice.id))!.record }));
       return payment;
     });
   }
 
   async get(scope: Scope, id: string): Promise<Payment> {
-    return DomainError.unlessFound(await payments.find(this.db, scope, id), 'payment', id);
+    return DomainError.unlessFound(await this.repos.payments.find(this.db, scope, id), 'payment', id);
   }
 
   list(scope: Scope, req: PageRequest): Promise<Page<Payment>> {
-    return payments.page(this.db, scope, req);
+    return this.repos.payments.page(this.db, scope, req);
   }
 }

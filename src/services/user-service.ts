@@ -2,11 +2,11 @@
 // Invite and session tokens are random; only their sha256 is stored.
 import { hash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId, randomToken } from '../domain/ids.ts';
 import type { Mode } from '../domain/scope.ts';
-import { accountRepository as accounts } from '../repositories/account-repository.ts';
-import { userRepository as users, type SessionRow, type UserRow } from '../repositories/user-repository.ts';
+import type { SessionRow, UserRow } from '../repositories/user-repository.ts';
 import { dummyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { isTotpSecret, newRecoveryCodes, normalRecoveryCode, totpStep } from './second-factor.ts';
 
@@ -31,6 +31,7 @@ const view = (u: UserRow): UserView => ({ id: u.id, email: u.email, status: u.pa
 export class UserService {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'accounts' | 'users'>,
     private readonly idleMinutes: number,
   ) {}
 
@@ -38,26 +39,26 @@ export class UserService {
   async invite(accountId: string, email: string, role: 'owner' | 'member' = 'owner'): Promise<UserView & { token: string }> {
     const address = email?.trim() ?? '';
     if (!EMAIL.test(address) || address.length > 254) throw DomainError.invalid('Field email must be an e-mail address', 'email');
-    if (!(await accounts.find(this.db, accountId))) throw DomainError.notFound('account', accountId);
+    if (!(await this.repos.accounts.find(this.db, accountId))) throw DomainError.notFound('account', accountId);
     const token = randomToken(40);
-    const row = await users.upsertInvite(this.db, { id: newId('usr'), accountId, email: address, inviteHash: sha256(token), expiresAt: new Date(Date.now() + INVITE_HOURS * 3_600_000), role });
+    const row = await this.repos.users.upsertInvite(this.db, { id: newId('usr'), accountId, email: address, inviteHash: sha256(token), expiresAt: new Date(Date.now() + INVITE_HOURS * 3_600_000), role });
     if (!row) throw DomainError.conflict(`The e-mail address ${address} signs in to another account already`, 'email');
     return { ...view(row), token };
   }
 
   async list(accountId: string): Promise<UserView[]> {
-    if (!(await accounts.find(this.db, accountId))) throw DomainError.notFound('account', accountId);
-    return (await users.list(this.db, accountId)).map(view);
+    if (!(await this.repos.accounts.find(this.db, accountId))) throw DomainError.notFound('account', accountId);
+    return (await this.repos.users.list(this.db, accountId)).map(view);
   }
 
   /** Removes the person; their sessions end with them. */
   async remove(accountId: string, userId: string): Promise<void> {
-    if (!(await users.remove(this.db, accountId, userId))) throw DomainError.notFound('user', userId);
+    if (!(await this.repos.users.remove(this.db, accountId, userId))) throw DomainError.notFound('user', userId);
   }
 
   /** The e-mail address a valid invite is for, or undefined (unknown, used or expired). */
   async inviteEmail(token: string): Promise<string | undefined> {
-    return (await users.findInvite(this.db, sha256(token)))?.email;
+    return (await this.repos.users.findInvite(this.db, sha256(token)))?.email;
   }
 
   /** Sets the password through a valid invite (once); the user's earlier sessions end. */
@@ -65,7 +66,7 @@ export class UserService {
     if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
       throw DomainError.invalid(`The password must be ${MIN_PASSWORD_LENGTH} to 200 characters`, 'password');
     }
-    const row = await users.acceptInvite(this.db, sha256(token), await hashPassword(password));
+    const row = await this.repos.users.acceptInvite(this.db, sha256(token), await hashPassword(password));
     if (!row) throw new DomainError('gone', 'This invite link was used already or has expired; ask for a new one');
     return view(row);
   }
@@ -74,12 +75,12 @@ export class UserService {
   async requestReset(email: string): Promise<{ token: string; email: string; language: string | null } | undefined> {
     if (!EMAIL.test(email?.trim() ?? '')) return undefined;
     const token = randomToken(40);
-    const user = await users.setReset(this.db, email, sha256(token), new Date(Date.now() + RESET_MINUTES * 60_000));
+    const user = await this.repos.users.setReset(this.db, email, sha256(token), new Date(Date.now() + RESET_MINUTES * 60_000));
     return user && { token, email: user.email, language: user.language };
   }
 
   resetEmail(token: string): Promise<string | undefined> {
-    return users.findReset(this.db, sha256(token));
+    return this.repos.users.findReset(this.db, sha256(token));
   }
 
   /** Sets the new password through a valid reset link (once); two-step sign-in stays as it was. */
@@ -87,33 +88,33 @@ export class UserService {
     if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
       throw DomainError.invalid(`The password must be ${MIN_PASSWORD_LENGTH} to 200 characters`, 'password');
     }
-    if (!(await users.acceptReset(this.db, sha256(token), await hashPassword(password)))) throw new DomainError('gone', 'This reset link was used already or has expired');
+    if (!(await this.repos.users.acceptReset(this.db, sha256(token), await hashPassword(password)))) throw new DomainError('gone', 'This reset link was used already or has expired');
   }
 
   /** The user when the e-mail and password match; the same work is done when the e-mail is unknown. */
   async verify(email: string, password: string): Promise<(UserView & { secondFactor: boolean }) | undefined> {
-    const row = await users.findByEmail(this.db, email);
+    const row = await this.repos.users.findByEmail(this.db, email);
     const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
     return row?.password_hash && ok ? { ...view(row), secondFactor: row.second_factor } : undefined;
   }
 
   /** Changes the password when the current one is right; the person's other sessions end. */
   async changePassword(userId: string, sessionToken: string, current: string, next: string): Promise<void> {
-    const stored = await users.passwordHash(this.db, userId);
+    const stored = await this.repos.users.passwordHash(this.db, userId);
     if (!stored || !(await verifyPassword(current, stored))) throw DomainError.invalid('The current password is not right', 'current');
     if (typeof next !== 'string' || next.length < MIN_PASSWORD_LENGTH || next.length > 200) throw DomainError.invalid(`The password must be ${MIN_PASSWORD_LENGTH} to 200 characters`, 'password');
-    await users.setPassword(this.db, userId, await hashPassword(next), sha256(sessionToken));
+    await this.repos.users.setPassword(this.db, userId, await hashPassword(next), sha256(sessionToken));
   }
 
   async hasSecondFactor(userId: string): Promise<boolean> {
-    return (await users.totpSecret(this.db, userId)) !== undefined;
+    return (await this.repos.users.totpSecret(this.db, userId)) !== undefined;
   }
 
   /** Whether the code is the user's current one, used now for the first time (a code signs in once). */
   async checkSecondFactor(userId: string, code: string): Promise<boolean> {
-    const secret = await users.totpSecret(this.db, userId);
+    const secret = await this.repos.users.totpSecret(this.db, userId);
     const step = secret ? totpStep(secret, code) : undefined;
-    return step !== undefined && (await users.useTotpStep(this.db, userId, step));
+    return step !== undefined && (await this.repos.users.useTotpStep(this.db, userId, step));
   }
 
   /** Turns the second factor on with a secret the person's app holds, proved by a current code; returns ten recovery codes (shown once, stored hashed). */
@@ -121,66 +122,66 @@ export class UserService {
     const step = isTotpSecret(secret) ? totpStep(secret, code) : undefined;
     if (step === undefined) throw DomainError.invalid('The code does not match: enter the 6 digits your app shows now', 'code');
     const codes = newRecoveryCodes();
-    await users.setTotp(this.db, userId, secret, step, codes.map(sha256));
+    await this.repos.users.setTotp(this.db, userId, secret, step, codes.map(sha256));
     return codes;
   }
 
   /** Whether the code is one of the user's unused recovery codes; it is used up. */
   async useRecoveryCode(userId: string, code: string): Promise<boolean> {
     const normal = normalRecoveryCode(code);
-    return normal !== undefined && (await users.useRecoveryCode(this.db, userId, sha256(normal)));
+    return normal !== undefined && (await this.repos.users.useRecoveryCode(this.db, userId, sha256(normal)));
   }
 
   recoveryCodesLeft(userId: string): Promise<number> {
-    return users.recoveryCodesLeft(this.db, userId);
+    return this.repos.users.recoveryCodesLeft(this.db, userId);
   }
 
   /** Turns the second factor off; a current code proves the person still holds it. */
   async disableSecondFactor(userId: string, code: string): Promise<void> {
     if (!(await this.checkSecondFactor(userId, code))) throw DomainError.invalid('The code does not match: enter the 6 digits your app shows now', 'code');
-    await users.setTotp(this.db, userId, null, null);
+    await this.repos.users.setTotp(this.db, userId, null, null);
   }
 
   /** A new session for the user; the token goes into the cookie and nowhere else. */
   async startSession(userId: string): Promise<string> {
     const token = randomToken(43);
-    await users.insertSession(this.db, sha256(token), userId);
+    await this.repos.users.insertSession(this.db, sha256(token), userId);
     return token;
   }
 
   session(token: string): Promise<Session | undefined> {
-    return users.touchSession(this.db, sha256(token), this.idleMinutes);
+    return this.repos.users.touchSession(this.db, sha256(token), this.idleMinutes);
   }
 
   setMode(token: string, mode: Mode): Promise<void> {
-    return users.setSessionMode(this.db, sha256(token), mode);
+    return this.repos.users.setSessionMode(this.db, sha256(token), mode);
   }
 
   /** The person's language for the dashboard and its e-mails (checked by the caller: en, nl, de). */
   setLanguage(userId: string, language: string): Promise<void> {
-    return users.setLanguage(this.db, userId, language);
+    return this.repos.users.setLanguage(this.db, userId, language);
   }
 
   /** The time zone the session's browser reported. */
   setTimeZone(token: string, timeZone: string): Promise<void> {
-    return users.setSessionTimeZone(this.db, sha256(token), timeZone);
+    return this.repos.users.setSessionTimeZone(this.db, sha256(token), timeZone);
   }
 
   /** Keeps something for the session's next page view only (the dashboard's flash). */
   addFlash(token: string, flash: Record<string, unknown>): Promise<void> {
-    return users.addFlash(this.db, sha256(token), flash);
+    return this.repos.users.addFlash(this.db, sha256(token), flash);
   }
 
   /** What was kept for this view; gone for the next one. */
   takeFlash(token: string): Promise<Record<string, unknown> | undefined> {
-    return users.takeFlash(this.db, sha256(token));
+    return this.repos.users.takeFlash(this.db, sha256(token));
   }
 
   endSession(token: string): Promise<void> {
-    return users.deleteSession(this.db, sha256(token));
+    return this.repos.users.deleteSession(this.db, sha256(token));
   }
 
   purgeIdleSessions(): Promise<void> {
-    return users.deleteIdleSessions(this.db, this.idleMinutes);
+    return this.repos.users.deleteIdleSessions(this.db, this.idleMinutes);
   }
 }

@@ -2,13 +2,14 @@
 // the delivery log, redeliver an event, ping. Delivery itself lives in src/webhooks/.
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { Repositories } from '../repositories/repositories.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
 import { PING_EVENT, WEBHOOK_EVENT_TYPES, type DeliveryAttempt, type Webhook, type WebhookEventType } from '../domain/webhooks.ts';
-import { webhookEventRepository as events, type DeliveryRef } from '../repositories/webhook-event-repository.ts';
-import { webhookRepository as webhooks, type WebhookPatch } from '../repositories/webhook-repository.ts';
+import type { DeliveryRef } from '../repositories/webhook-event-repository.ts';
+import type { WebhookPatch } from '../repositories/webhook-repository.ts';
 import type { EventOutbox } from './event-outbox.ts';
 import { checkWebhookUrl, type UrlPolicy } from './webhook-url.ts';
 import type { WebhookSubscriptions } from './webhook-subscriptions.ts';
@@ -43,6 +44,7 @@ function parseEvents(raw: unknown): WebhookEventType[] {
 export class WebhookService {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'webhookEvents' | 'webhooks'>,
     private readonly outbox: EventOutbox,
     private readonly scheduler: DeliveryScheduler,
     private readonly policy: UrlPolicy,
@@ -61,18 +63,18 @@ export class WebhookService {
     const url = await this.checkUrl(scope, input.url);
     const secret = newSecret();
     const events = parseEvents(input.events);
-    const webhook = await this.subscriptions.changing(scope, () => webhooks.insert(this.db, scope, { id: newId('whk'), url, events, secret }));
+    const webhook = await this.subscriptions.changing(scope, () => this.repos.webhooks.insert(this.db, scope, { id: newId('whk'), url, events, secret }));
     return { webhook, secret };
   }
 
   async get(scope: Scope, id: string): Promise<Webhook> {
-    const webhook = await webhooks.find(this.db, scope, id);
+    const webhook = await this.repos.webhooks.find(this.db, scope, id);
     if (!webhook) throw DomainError.notFound('webhook', id);
     return webhook;
   }
 
   list(scope: Scope, req: PageRequest): Promise<Page<Webhook>> {
-    return webhooks.page(this.db, scope, req);
+    return this.repos.webhooks.page(this.db, scope, req);
   }
 
   async update(scope: Scope, id: string, input: { url?: string; events?: unknown; enabled?: boolean }): Promise<Webhook> {
@@ -81,32 +83,32 @@ export class WebhookService {
       events: input.events === undefined ? undefined : parseEvents(input.events),
       enabled: input.enabled,
     };
-    const webhook = await this.subscriptions.changing(scope, () => webhooks.update(this.db, scope, id, patch));
+    const webhook = await this.subscriptions.changing(scope, () => this.repos.webhooks.update(this.db, scope, id, patch));
     if (!webhook) throw DomainError.notFound('webhook', id);
     return webhook;
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
-    if (!(await this.subscriptions.changing(scope, () => webhooks.remove(this.db, scope, id)))) throw DomainError.notFound('webhook', id);
+    if (!(await this.subscriptions.changing(scope, () => this.repos.webhooks.remove(this.db, scope, id)))) throw DomainError.notFound('webhook', id);
   }
 
   /** A new secret, shown this once; the old one signs beside it for 24 hours. */
   async rotateSecret(scope: Scope, id: string): Promise<{ webhook: Webhook; secret: string }> {
     const secret = newSecret();
-    if (!(await webhooks.rotateSecret(this.db, scope, id, secret, SECRET_OVERLAP_SECONDS))) throw DomainError.notFound('webhook', id);
+    if (!(await this.repos.webhooks.rotateSecret(this.db, scope, id, secret, SECRET_OVERLAP_SECONDS))) throw DomainError.notFound('webhook', id);
     return { webhook: await this.get(scope, id), secret };
   }
 
   async deliveries(scope: Scope, id: string, req: PageRequest): Promise<Page<DeliveryAttempt>> {
     await this.get(scope, id);
-    return events.attempts(this.db, scope, id, req);
+    return this.repos.webhookEvents.attempts(this.db, scope, id, req);
   }
 
   /** Sends the event again to every enabled endpoint it went to; the event id stays the same. */
   async redeliver(scope: Scope, eventId: string): Promise<{ type: string; deliveries: number }> {
-    const type = await events.typeOf(this.db, scope, eventId);
+    const type = await this.repos.webhookEvents.typeOf(this.db, scope, eventId);
     if (!type) throw DomainError.notFound('event', eventId);
-    const refs = await events.resetDeliveries(this.db, scope, eventId);
+    const refs = await this.repos.webhookEvents.resetDeliveries(this.db, scope, eventId);
     await this.scheduler.enqueue(refs, true);
     return { type, deliveries: refs.length };
   }

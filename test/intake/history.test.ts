@@ -36,7 +36,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       // a second worker's run of the same job
       const events = new DomainEvents();
       events.on('intakeStatus', (e) => void announced.push(e.status));
-      processor = new IntakeProcessor(c.db, c.outbox, c.documents, { windowMs: t.config.intakeMatchWindowMs, einvoice: true, subject: true, nameToken: true, pdfText: true }, events);
+      processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.invoices, { windowMs: t.config.intakeMatchWindowMs, einvoice: true, subject: true, nameToken: true, pdfText: true }, events);
     });
     afterAll(async () => {
       await t?.close();

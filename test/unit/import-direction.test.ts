@@ -89,4 +89,15 @@ describe('import direction', () => {
     }
     expect(problems).toEqual([]);
   });
+
+  // Services are handed their repositories (app/container.ts builds them once): they import types only.
+  it('services import repositories as types only', () => {
+    const valueImports = (text: string) => [...text.matchAll(/^import\s+(?!type\s)[^;]*?from\s*['"]\.\.\/repositories\/([^'"]+)['"]/gm)].map((m) => m[1]);
+    expect(valueImports(`import { invoiceRepository } from '../repositories/invoice-repository.ts';`)).toEqual(['invoice-repository.ts']);
+    expect(valueImports(`import type { Repositories } from '../repositories/repositories.ts';`)).toEqual([]);
+    const problems = sourceFiles(path.join(SRC, 'services')).flatMap((file) =>
+      valueImports(fs.readFileSync(file, 'utf8')).map((to) => `${path.relative(SRC, file)} imports repositories/${to} as a value`),
+    );
+    expect(problems).toEqual([]);
+  });
 });

@@ -1,0 +1,135 @@
+// A service is built from the repositories it is handed (app/container.ts hands the SQL ones). Here
+// InvoiceService and the event outbox run on repositories that keep their rows in memory, over a
+// database that refuses every statement: SQL that a repository below did not take over fails the test.
+import { describe, expect, it } from 'vitest';
+import type { Database, Queryable } from '../../src/db/database.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import type { Customer, Invoice } from '../../src/domain/models.ts';
+import type { Scope } from '../../src/domain/scope.ts';
+import { CustomerRepository } from '../../src/repositories/customer-repository.ts';
+import { DocumentRepository } from '../../src/repositories/document-repository.ts';
+import { InvoiceRepository, type InvoicePatch, type NewInvoice } from '../../src/repositories/invoice-repository.ts';
+import type { Found } from '../../src/repositories/scoped.ts';
+import { WebhookEventRepository } from '../../src/repositories/webhook-event-repository.ts';
+import { DomainEvents, type DomainEventMap } from '../../src/services/domain-events.ts';
+import { EventOutbox } from '../../src/services/event-outbox.ts';
+import { InvoiceService } from '../../src/services/invoice-service.ts';
+
+const refuse = async (): Promise<never> => {
+  throw new Error('a statement reached the database');
+};
+const noSql: Database = {
+  kind: 'pglite',
+  query: refuse,
+  transaction: (fn) => fn({ query: refuse, exec: refuse }),
+  close: async () => {},
+};
+
+const scope: Scope = { accountId: 'acc_1', mode: 'test' };
+const key = (s: Scope, id: string) => `${s.accountId}:${s.mode}:${id}`;
+
+class MemoryCustomers extends CustomerRepository {
+  readonly rows = new Map<string, Found<Customer>>();
+  override async find(_q: Queryable, s: Scope, id: string): Promise<Found<Customer>> {
+    return this.rows.get(key(s, id));
+  }
+}
+
+class MemoryInvoices extends InvoiceRepository {
+  readonly rows = new Map<string, { record: Invoice; deleted: boolean }>();
+  constructor(private readonly customers: MemoryCustomers) {
+    super();
+  }
+
+  override async insertForCustomer(_q: Queryable, s: Scope, inv: NewInvoice): Promise<Invoice | undefined> {
+    const customer = this.customers.rows.get(key(s, inv.customerId));
+    const taken = [...this.rows.values()].some((r) => !r.deleted && r.record.invoiceNumber === inv.invoiceNumber);
+    if (!customer || customer.deleted || taken) return undefined;
+    const { customerId: _, ...fields } = inv;
+    const record: Invoice = { ...fields, document: null, customer: { id: inv.customerId, number: customer.record.customerCode, name: customer.record.name } };
+    this.rows.set(key(s, inv.id), { record, deleted: false });
+    return record;
+  }
+
+  override async find(_q: Queryable, s: Scope, id: string): Promise<Found<Invoice>> {
+    const row = this.rows.get(key(s, id));
+    return row && { record: { ...row.record }, deleted: row.deleted };
+  }
+
+  override async findByNumber(_q: Queryable, s: Scope, number: string): Promise<Invoice | undefined> {
+    const live = [...this.rows.entries()].filter(([k, r]) => k.startsWith(key(s, '')) && !r.deleted).map(([, r]) => r.record);
+    const folded = live.filter((r) => r.invoiceNumber.toLowerCase() === number.toLowerCase());
+    return live.find((r) => r.invoiceNumber === number) ?? (folded.length === 1 ? folded[0] : undefined);
+  }
+
+  override async update(_q: Queryable, s: Scope, id: string, patch: InvoicePatch): Promise<void> {
+    const row = this.rows.get(key(s, id))!;
+    for (const [k, v] of Object.entries(patch)) if (v !== undefined) Object.assign(row.record, { [k]: v });
+  }
+}
+
+class MemoryEvents extends WebhookEventRepository {
+  readonly written: { type: string; body: string }[] = [];
+  override async insert(_q: Queryable, _s: Scope, e: { id: string; type: string; body: string }): Promise<void> {
+    this.written.push(e);
+  }
+}
+
+function build() {
+  const customers = new MemoryCustomers();
+  const invoices = new MemoryInvoices(customers);
+  const webhookEvents = new MemoryEvents();
+  const events = new DomainEvents();
+  const created: DomainEventMap['invoiceCreated'][] = [];
+  events.on('invoiceCreated', (e) => void created.push(e));
+  // every endpoint wants every event: what the outbox writes is the test's to read
+  const outbox = new EventOutbox(noSql, { webhookEvents }, (subject) => subject, { wants: async () => true });
+  const service = new InvoiceService(noSql, { customers, invoices, documents: new DocumentRepository() }, 1_000_000_00, events, outbox);
+  const customer: Customer = {
+    id: 'cst_1', customerCode: 'C-1', name: 'Bakkerij', address: null, postalcode: null, city: null, country: 'NL', contact: null,
+    phone: null, mobile: null, email: null, invoiceEmail: null, registrationNumber: null, language: null,
+  };
+  customers.rows.set(key(scope, customer.id), { record: customer, deleted: false });
+  return { service, customers, invoices, webhookEvents, created };
+}
+
+const input = { customer: 'cst_1', invoiceNumber: ' INV-7 ', invoiceDate: '05-01-2026', invoiceDuedate: '04-02-2026', invoiceTotal: '12.50' };
+
+describe('InvoiceService on the repositories it is handed', () => {
+  it('creates an invoice through its invoice repository and tells of it', async () => {
+    const { service, invoices, created } = build();
+    const invoice = await service.create(scope, input);
+    expect(invoice).toMatchObject({ invoiceNumber: 'INV-7', totalCents: 1250, balanceCents: 1250, status: 'open', customer: { number: 'C-1', name: 'Bakkerij' } });
+    expect((await invoices.find(noSql, scope, invoice.id))?.record).toEqual(invoice);
+    await expect.poll(() => created).toEqual([{ scope, invoice }]);
+  });
+
+  it('explains a refused insert by what its customer repository finds', async () => {
+    const { service, customers } = build();
+    await service.create(scope, input);
+    await expect(service.create(scope, input)).rejects.toMatchObject({ kind: 'conflict', field: 'invoiceNumber' });
+    await expect(service.create(scope, { ...input, invoiceNumber: 'INV-8', customer: 'cst_9' })).rejects.toMatchObject({ kind: 'not_found', field: 'customer' });
+    customers.rows.get(key(scope, 'cst_1'))!.deleted = true;
+    const gone = await service.create(scope, { ...input, invoiceNumber: 'INV-8' }).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(DomainError);
+    expect(gone).toMatchObject({ kind: 'gone', field: 'customer' });
+  });
+
+  it('a balance brought to zero marks the invoice paid and writes invoice.paid in the outbox', async () => {
+    const { service, webhookEvents } = build();
+    const { id } = await service.create(scope, input);
+    await expect(service.update(scope, id, { invoiceBalance: '13.00' })).rejects.toMatchObject({ kind: 'unprocessable' });
+    expect(webhookEvents.written).toEqual([]);
+    const paid = await service.update(scope, id, { invoiceBalance: '0', invoiceStatus: 'paid' });
+    expect(paid).toMatchObject({ id, balanceCents: 0, status: 'paid' });
+    expect(webhookEvents.written.map((e) => [e.type, JSON.parse(e.body).data.invoice.status])).toEqual([['invoice.paid', 'paid']]);
+  });
+
+  it('intake finds invoices only through the service: by id, by number, or neither', async () => {
+    const { service } = build();
+    const { id } = await service.create(scope, input);
+    expect((await service.byIdOrNumber(scope, id)).id).toBe(id);
+    expect((await service.byIdOrNumber(scope, ' INV-7')).id).toBe(id);
+    await expect(service.byIdOrNumber(scope, 'INV-404')).rejects.toMatchObject({ kind: 'not_found', field: 'invoice' });
+  });
+});
