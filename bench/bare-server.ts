@@ -1,12 +1,9 @@
 // The benchmark's baseline: a bare Fastify + pg server that reads the same invoice row the
 // service reads (same join, a named prepared statement as the service uses) and inserts an
 // invoice with one prepared statement, and reads a document's bytes, with nothing else: no auth,
-// no limiter, no scope. It uses pg as it comes, as a user's bare handler would; BARE_PG_PATCHES=1
-// gives it the service's patches of pg (src/db/pg-patches.ts), to compare the rest of the work.
+// no limiter, no scope. It uses pg as it comes, as a user's bare handler would.
 import Fastify from 'fastify';
 import pg from 'pg';
-
-if (process.env.BARE_PG_PATCHES === '1') await import('../src/db/pg-patches.ts');
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 20) });
 const app = Fastify({ logger: false });

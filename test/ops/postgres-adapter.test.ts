@@ -1,108 +1,135 @@
-// The PostgreSQL adapter (src/db/postgres.ts) and its patches of pg (src/db/pg-patches.ts): active
-// on the pg version they were checked against; pg still runs what it is given (prepared statements
-// by name, parameters, callbacks as the pool passes them, promises as a transaction does) without
-// changing the caller's object, and rows come back as pg makes them (column order, duplicates,
-// names such as __proto__ or constructor).
-import { createRequire } from 'node:module';
+// The PostgreSQL adapter (src/db/postgres.ts) against the real driver (pg, whatever version
+// the lock file holds) and the machine's PostgreSQL: the values the repositories send and get back
+// as they were with pg, prepared statements only where asked and never behind a transaction pooler,
+// refused statements keeping their connection, a lost connection and an absent server becoming
+// DatabaseUnavailable, and transactions that commit or roll back whole.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/database.ts';
-import { pgPatched, PATCHED_PG_VERSION } from '../../src/db/pg-patches.ts';
-import '../../src/db/postgres.ts';
-import { openTestDatabase } from '../helpers/database.ts';
-import { PG_ADMIN_URL } from '../../testkit/postgres.ts';
+import { DatabaseUnavailable, type Database } from '../../src/db/database.ts';
+import { databaseAway, openPostgres } from '../../src/db/postgres.ts';
+import { createPgDatabase, PG_ADMIN_URL } from '../../testkit/postgres.ts';
+import { freePort } from '../../testkit/ports.ts';
 
-const require = createRequire(import.meta.url);
-const utils = require('pg/lib/utils.js') as { normalizeQueryConfig: (config: unknown, values?: unknown, callback?: unknown) => any };
+async function terminate(pid: number): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query('select pg_terminate_backend($1)', [pid]);
+  } finally {
+    await admin.end();
+  }
+}
 
-describe('pg query normalisation patch', () => {
-  it('is active on the pinned pg version (upgrading pg means checking it again)', () => {
-    expect(require('pg/package.json').version).toBe(PATCHED_PG_VERSION);
-    expect(pgPatched).toBe(true);
-    expect(utils.normalizeQueryConfig.toString()).not.toContain('cloneQueryConfig'); // pg's own copies through descriptors
-    expect(require('pg/lib/result.js').prototype.addFields.toString()).not.toContain('Object.create(null)');
+describe('the PostgreSQL adapter', () => {
+  let url: string;
+  let drop: () => Promise<void>;
+  let db: Database;
+  const lost: Error[] = [];
+  beforeAll(async () => {
+    ({ url, drop } = await createPgDatabase());
+    db = openPostgres(url, { poolSize: 1, onConnectionError: (e) => lost.push(e) });
+    await db.query('create table t (id int primary key, big int8, bytes bytea, doc jsonb, day date, tags text[], at timestamptz, amount numeric(12,2), flag boolean)');
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
   });
 
-  it('copies a plain config with its values and callback, leaving the original as it was', () => {
-    const config = { name: 's_x', text: 'select $1::int', values: [1] };
-    const cb = () => {};
-    const copy = utils.normalizeQueryConfig(config, undefined, cb);
-    expect(copy).not.toBe(config);
-    expect(copy).toEqual({ name: 's_x', text: 'select $1::int', values: [1], callback: cb });
-    expect(config).toEqual({ name: 's_x', text: 'select $1::int', values: [1] });
-    expect(utils.normalizeQueryConfig({ text: 'select 1' }, [2])).toEqual({ text: 'select 1', values: [2] });
-    expect(utils.normalizeQueryConfig('select 1', (() => {}) as unknown)).toMatchObject({ text: 'select 1' });
+  it('sends the values the repositories pass as pg did, and reads them back as pg gave them', async () => {
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    const at = new Date('2026-02-01T10:11:12.345Z');
+    const insert = 'insert into t values ($1, $2, $3, $4::jsonb, $5, $6::text[], $7, $8, $9)';
+    await db.query(insert, [1, 2 ** 40, bytes, JSON.stringify({ a: [1, 'x'] }), '2026-02-01', ['a', 'b"c', 'd,e'], at, '480.00', true], { prepare: true });
+    await db.query(insert, [2, undefined, null, { b: 2 }, undefined, [], undefined, null, false]);
+    const rows = await db.query('select id, big, bytes, doc, day::text as day, tags, at, amount, flag, 3::int8 as n from t order by id', [], { prepare: true });
+    expect(rows).toEqual([
+      { id: 1, big: 2 ** 40, bytes, doc: { a: [1, 'x'] }, day: '2026-02-01', tags: ['a', 'b"c', 'd,e'], at, amount: '480.00', flag: true, n: 3 },
+      { id: 2, big: null, bytes: null, doc: { b: 2 }, day: null, tags: [], at: null, amount: null, flag: false, n: 3 },
+    ]);
+    expect(Buffer.isBuffer(rows[0].bytes)).toBe(true);
+    expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype);
+    expect(Object.keys(rows[0])).toEqual(['id', 'big', 'bytes', 'doc', 'day', 'tags', 'at', 'amount', 'flag', 'n']);
+    expect(await db.query('select 1 as a, 2 as b, 3 as a')).toEqual([{ a: 3, b: 2 }]);
+    expect(await db.query('select 1 as a where false')).toEqual([]);
+    // a column named __proto__ is an own property, never the row's prototype
+    const [proto] = await db.query(`select '{"polluted": true}'::jsonb as "__proto__", 1 as a`, [], { prepare: true });
+    expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toEqual({ polluted: true });
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
   });
 
-  it('keeps what a config inherits when it is not a plain object', () => {
-    class Config { get text() { return 'select 1'; } }
-    expect(utils.normalizeQueryConfig(new Config()).text).toBe('select 1');
+  it('makes a named prepared statement only for a query marked prepare', async () => {
+    const prepared = async () => (await db.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements'))[0].n;
+    const before = await prepared();
+    await db.query('select $1::int + 1 as n', [1]);
+    expect(await prepared()).toBe(before);
+    for (let i = 0; i < 3; i++) expect(await db.query('select $1::int + 2 as n', [i], { prepare: true })).toEqual([{ n: i + 2 }]);
+    expect(await prepared()).toBe(before + 1); // one statement, planned once on this connection
+  });
+
+  it('keeps the connection after a statement PostgreSQL refuses, and replaces one that was cut', async () => {
+    const pid = async () => (await db.query<{ pid: number }>('select pg_backend_pid() as pid'))[0].pid;
+    const before = await pid();
+    for (let i = 0; i < 10; i++) {
+      await expect(db.query('insert into t (id) values (1)', [], { prepare: i % 2 === 0 })).rejects.toMatchObject({ code: '23505' });
+    }
+    await expect(db.query('select $1::int', ['not a number'])).rejects.toMatchObject({ code: '22P02' });
+    expect(await pid()).toBe(before);
+
+    await terminate(before);
+    await expect.poll(() => lost.length).toBeGreaterThan(0); // reported for the log, the process goes on
+    await expect.poll(async () => pid().catch(() => undefined), { timeout: 5000 }).toEqual(expect.any(Number));
+    expect(await pid()).not.toBe(before);
+  });
+
+  it('a transaction commits when its function resolves and rolls back whole when it throws', async () => {
+    await db.transaction(async (tx) => {
+      await tx.exec('insert into t (id) values (10); insert into t (id) values (11)');
+      await tx.query('insert into t (id) values ($1)', [12], { prepare: true });
+    });
+    const boom = new Error('boom');
+    await expect(db.transaction(async (tx) => {
+      await tx.query('insert into t (id) values ($1)', [13]);
+      throw boom;
+    })).rejects.toBe(boom);
+    await expect(db.transaction((tx) => tx.query('insert into t (id) values ($1)', [10]))).rejects.toMatchObject({ code: '23505' });
+    expect(await db.query('select id from t where id >= 10 order by id')).toEqual([{ id: 10 }, { id: 11 }, { id: 12 }]);
+  });
+
+  it('a connection cut inside a transaction fails it as DatabaseUnavailable, and the pool goes on', async () => {
+    const failed = db.transaction(async (tx) => {
+      const [{ pid }] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
+      await terminate(pid);
+      await tx.query('select 1');
+    });
+    await expect(failed).rejects.toBeInstanceOf(DatabaseUnavailable);
+    await expect.poll(async () => db.query('select 1 as one').catch(() => undefined), { timeout: 5000 }).toEqual([{ one: 1 }]);
   });
 });
 
-describe('pg with the patch, on PostgreSQL', () => {
-  let db: Database;
-  beforeAll(async () => {
-    db = await openTestDatabase('postgres');
-  });
-  afterAll(() => db?.close());
-
-  it('runs prepared and unprepared statements, in and out of transactions', async () => {
-    for (let i = 0; i < 3; i++) expect(await db.query('select $1::int + 1 as n', [i], { prepare: true })).toEqual([{ n: i + 1 }]);
-    expect(await db.query('select $1::text as s', ['a'])).toEqual([{ s: 'a' }]);
-    const inTx = await db.transaction(async (tx) => (await tx.query('select $1::int * 2 as n', [21], { prepare: true }))[0].n);
-    expect(inTx).toBe(42);
-  });
-
-  it('gives rows as pg does: column order, the last of duplicate names, any column name', async () => {
-    const [row] = await db.query('select 1 as b, $1::text as a, null::int as c, now() as t', ['x'], { prepare: true });
-    expect(Object.keys(row)).toEqual(['b', 'a', 'c', 't']);
-    expect(row).toMatchObject({ b: 1, a: 'x', c: null });
-    expect(row.t).toBeInstanceOf(Date);
-    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
-    const [dup] = await db.query('select 1 as a, 2 as b, 3 as a');
-    expect(dup).toEqual({ a: 3, b: 2 });
-    expect(Object.keys(dup)).toEqual(['a', 'b']);
-    const [odd] = await db.query(`select 1 as constructor, 2 as "hasOwnProperty", '{}'::jsonb as j, 3::int8 as big`);
-    expect(Object.getOwnPropertyDescriptor(odd, 'constructor')?.value).toBe(1);
-    expect(Object.getOwnPropertyDescriptor(odd, 'hasOwnProperty')?.value).toBe(2);
-    expect(odd.j).toEqual({});
-    expect(odd.big).toBe(3); // the adapter's own int8 parser, not pg's default string
-    // a column named __proto__ becomes an own property, never the row's prototype (pg's own way)
-    const [proto] = await db.query(`select '{"polluted": true}'::jsonb as "__proto__", 1 as a`);
-    expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toEqual({ polluted: true });
-    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
-    expect((proto as { polluted?: boolean }).polluted).toBeUndefined();
-    expect(await db.query('select 1 as a where false')).toEqual([]);
-  });
-
-  it('leaves rowMode and other options to pg', async () => {
-    const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await client.connect();
+describe('the PostgreSQL adapter behind a transaction pooler', () => {
+  it("makes no named prepared statement, even for a query marked prepare (PgBouncer's transaction mode)", async () => {
+    const { url, drop } = await createPgDatabase();
+    const db = openPostgres(url, { poolSize: 1, pooler: 'transaction' });
     try {
-      const res = await client.query({ text: 'select 1 as a, 2 as b', rowMode: 'array' });
-      expect(res.rows).toEqual([[1, 2]]);
+      for (let i = 0; i < 3; i++) expect(await db.query('select $1::int * 2 as n', [i], { prepare: true })).toEqual([{ n: i * 2 }]);
+      expect(await db.query('select count(*)::int as n from pg_prepared_statements')).toEqual([{ n: 0 }]);
     } finally {
-      await client.end();
+      await db.close();
+      await drop();
     }
   });
+});
 
-  it('keeps the connection after a statement PostgreSQL refuses, and replaces one that broke', async () => {
-    await db.query('create table uniq (id int primary key)');
-    await db.query('insert into uniq values (1)');
-    const pid = async () => (await db.query<{ pid: number }>('select pg_backend_pid() as pid'))[0].pid;
-    const before = await pid();
-    for (let i = 0; i < 20; i++) await expect(db.query('insert into uniq values (1)', [], { prepare: i % 2 === 0 })).rejects.toMatchObject({ code: '23505' });
-    expect(await pid()).toBe(before); // the same backend: no reconnect per refusal
-
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
+describe('a database that is not there', () => {
+  it('is DatabaseUnavailable (503/451), not an error of the statement', async () => {
+    const db = openPostgres(`postgres://postgres@127.0.0.1:${await freePort()}/none`, { poolSize: 1 });
     try {
-      await admin.query('select pg_terminate_backend($1)', [before]);
+      const err = await db.query('select 1').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DatabaseUnavailable);
+      expect(databaseAway((err as DatabaseUnavailable).cause)).toBe(true);
+      await expect(db.transaction(async () => 1)).rejects.toBeInstanceOf(DatabaseUnavailable);
     } finally {
-      await admin.end();
+      await db.close();
     }
-    await expect.poll(async () => pid().catch(() => undefined), { timeout: 5000 }).toEqual(expect.any(Number));
-    expect(await pid()).not.toBe(before);
   });
 });
