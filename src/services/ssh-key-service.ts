@@ -4,9 +4,10 @@ import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
-import { parseSshPublicKey, sshFingerprint } from '../domain/ssh-public-keys.ts';
+import { sshFingerprint } from '../domain/ssh-public-keys.ts';
 import { accountRepository as accounts } from '../repositories/account-repository.ts';
 import { sshKeyRepository as keys, type SshKeyRow } from '../repositories/ssh-key-repository.ts';
+import { parseSshPublicKey } from './ssh-key-parser.ts';
 
 export interface SshKeyView {
   id: string;
