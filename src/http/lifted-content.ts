@@ -4,6 +4,8 @@
 // 136 KB string; a string that size is a V8 "large object", given fresh memory on every request,
 // and an upload made two of them (the body text, then the parsed value): about 70 page faults,
 // which on virtual machines where a fault is dear cost more than the rest of the request.
+// test/unit/lifted-content-fuzz.test.ts holds it to JSON.parse and querystring on any body.
+import { isAscii } from 'node:buffer';
 
 /** Shorter strings (and bodies) are parsed as they are: only large objects are worth keeping out of the heap. */
 export const LIFT_MIN_CHARS = 65_536;
@@ -80,8 +82,13 @@ const keyAt = (body: Buffer, at: number, key: Buffer) => at >= 0 && key.every((c
 
 const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
-/** The string's text, its escapes undone and line breaks dropped; undefined for an escape Base64 never needs (parsed as usual then). */
+/**
+ * The string's text, its escapes undone and line breaks dropped; undefined for an escape Base64
+ * never needs, or a character beyond ASCII (whose length in bytes is not its length in JSON.parse's
+ * characters): parsed as usual then.
+ */
 function unescape(raw: Buffer): LiftedString | undefined {
+  if (!isAscii(raw)) return undefined;
   let at = raw.indexOf(BACKSLASH);
   if (at < 0) return { text: raw, chars: raw.length };
   const out = Buffer.allocUnsafe(raw.length);
@@ -126,9 +133,9 @@ export function liftFormContent(body: Buffer): { text: string; lifted: Map<strin
 const HEX = new Int8Array(256).fill(-1);
 for (const [n, c] of [...'0123456789abcdef'].entries()) HEX[c.charCodeAt(0)] = HEX[c.toUpperCase().charCodeAt(0)] = n;
 
-/** Percent-decoded bytes; undefined for a `+` (a space in forms, never Base64: left to the usual path) or a broken escape. */
+/** Percent-decoded bytes; undefined for a `+` (a space in forms, never Base64: left to the usual path), a broken escape or a character beyond ASCII. */
 function percentDecode(raw: Buffer): Buffer | undefined {
-  if (raw.indexOf(PLUS) >= 0) return undefined;
+  if (raw.indexOf(PLUS) >= 0 || !isAscii(raw)) return undefined;
   let at = raw.indexOf(PERCENT);
   if (at < 0) return raw;
   const out = Buffer.allocUnsafe(raw.length);
@@ -143,5 +150,5 @@ function percentDecode(raw: Buffer): Buffer | undefined {
     from = at + 3;
   }
   o += raw.copy(out, o, from);
-  return out.subarray(0, o);
+  return isAscii(out.subarray(0, o)) ? out.subarray(0, o) : undefined;
 }
