@@ -111,9 +111,9 @@ function holds<T>(arb: fc.Arbitrary<T>, check: (v: T) => void, numRuns: number):
 }
 
 describe('liftContent, fuzzed against JSON.parse', () => {
-  it('reads valid bodies as JSON.parse does', () => holds(jsonBody, agreesWithJsonParse, 100));
+  it('reads valid bodies as JSON.parse does', () => holds(jsonBody, agreesWithJsonParse, 60));
 
-  it('never reads a spoiled body otherwise than JSON.parse does', () => holds(spoiled(jsonBody), agreesWithJsonParse, 200));
+  it('never reads a spoiled body otherwise than JSON.parse does', () => holds(spoiled(jsonBody), agreesWithJsonParse, 150));
 });
 
 describe('liftFormContent, fuzzed against querystring', () => {
@@ -135,6 +135,6 @@ describe('liftFormContent, fuzzed against querystring', () => {
       const parsed = parseQuery(body);
       expect(Object.keys(read)).toEqual(Object.keys(parsed));
       for (const [k, v] of Object.entries(read)) sameReading(lifted.lifted.has(v) ? { lifted: lifted.lifted.get(v) } : v, parsed[k]);
-    }, 150);
+    }, 100);
   });
 });
