@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pMap from 'p-map';
 import pg from 'pg';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { httpClient } from '../testkit/http-client.ts';
 import { pollFor } from '../testkit/wait.ts';
 
 /**
@@ -116,11 +117,11 @@ export async function waitUntilReady(ready: () => Promise<boolean>, what = 'the 
 
 /** JSON calls to the service with a Bearer token; anything but 2xx throws with the answer. */
 export function apiCaller(base: string) {
+  const request = httpClient(base);
   return async (method: string, p: string, token: string, body?: unknown) => {
-    const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-    return JSON.parse(text);
+    const res = await request(method, p, { key: token, body });
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.raw}`);
+    return JSON.parse(res.raw.toString('utf8'));
   };
 }
 

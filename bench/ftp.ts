@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
-import { benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct, postgresCpuMeter, runBench, stopChild, storeInPostgres } from './bench-kit.ts';
+import { apiCaller, benchPdf, buildService, cpuMs, mainThreadCpuMs, ms, pct, postgresCpuMeter, runBench, stopChild, storeInPostgres } from './bench-kit.ts';
 import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
@@ -116,12 +116,7 @@ async function main() {
       }
       await sleep(100);
     }
-    const call = async (method: string, p: string, token: string, body?: unknown) => {
-      const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-      return JSON.parse(text);
-    };
+    const call = apiCaller(base);
     const account = await call('POST', '/admin/accounts', adminToken, { name: 'bench' });
     const liveKey = account.liveKey as string;
     const customer = await call('POST', '/v2/customers', liveKey, { customerCode: 'B-1', name: 'Bench' });

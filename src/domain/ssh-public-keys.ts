@@ -1,5 +1,6 @@
 // SSH public keys as people paste them (`ssh-ed25519 AAAA... comment`) and as SSH carries them
-// (the key blob): which algorithms we accept, and the SHA-256 fingerprint OpenSSH shows.
+// (the key blob): which algorithms we accept, and the SHA-256 fingerprint OpenSSH shows. Reading
+// a key line takes ssh2, an I/O library: services/ssh-key-parser.ts does that.
 import { createHash } from 'node:crypto';
 
 /** Key types an account may register; RSA keys must sign with SHA-2 (rsa-sha2-256/512). */
@@ -16,22 +17,6 @@ export interface SshPublicKey {
 /** `SHA256:<base64 without padding>`, as `ssh-keygen -lf` and `ssh` print it. */
 export function sshFingerprint(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-
-/** Parses one public key line; a reason for people when it is not an accepted public key. */
-export async function parseSshPublicKey(text: string): Promise<SshPublicKey | { error: string }> {
-  const line = (text ?? '').trim();
-  if (!line || line.length > 16_384) return { error: 'A public key line like "ssh-ed25519 AAAA... comment" is required' };
-  if (/PRIVATE KEY/.test(line)) return { error: 'This is a private key: send the public key (the .pub file) instead' };
-  // loaded here only: processes that never parse a key do not carry ssh2
-  const { default: ssh2 } = await import('ssh2');
-  const parsed = ssh2.utils.parseKey(line);
-  const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || key instanceof Error) return { error: 'Not a readable SSH public key (OpenSSH format: "<type> <base64> [comment]")' };
-  if (key.isPrivateKey()) return { error: 'This is a private key: send the public key (the .pub file) instead' };
-  if (!(SSH_KEY_TYPES as readonly string[]).includes(key.type)) return { error: `Key type ${key.type} is not accepted; use ${SSH_KEY_TYPES.join(', ')}` };
-  const blob = key.getPublicSSH();
-  return { type: key.type, blob, comment: key.comment || line.split(/\s+/).slice(2).join(' '), fingerprint: sshFingerprint(blob) };
 }
 
 /**

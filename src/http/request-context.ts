@@ -1,14 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { LiftedString } from './lifted-content.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** set by the auth hook on every /v2 route */
     scope: Scope | null;
-    /** a body's long `content` values, kept as bytes by marker (lifted-content.ts) */
-    liftedContent: Map<string, LiftedString> | null;
   }
 }
 

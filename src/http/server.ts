@@ -6,7 +6,6 @@ import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync }
 import type { HttpDeps } from './http-deps.ts';
 import { secretMasker } from '../platform/logger.ts';
 import { registerErrorHandler, sendError } from './error-handler.ts';
-import { liftContent, liftFormContent } from './lifted-content.ts';
 import { registerOpenApi } from './openapi.ts';
 import { lazyChildLogger, requestSerializers } from './log-serializers.ts';
 import { ApiError } from './api-error.ts';
@@ -80,29 +79,16 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
     reply.header('x-request-id', req.id);
     done();
   });
-  app.decorateRequest('liftedContent', null);
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, raw, done) => {
-    const body = raw as Buffer;
-    const lifted = liftFormContent(body); // as for JSON below
-    if (lifted) req.liftedContent = lifted.lifted;
-    done(null, parseQuery(lifted?.text ?? body.toString('utf8')));
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    done(null, parseQuery(body as string));
   });
   app.removeContentTypeParser(['text/plain', 'application/json']);
   // JSON (also application/hal+json and other +json types). An empty body is no body: clients
   // that send Content-Type: application/json on every request still get a DELETE through.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser(/^application\/([\w.-]+\+)?json(;|$)/, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, raw, done) => {
-    const body = raw as Buffer;
-    // a document's Base64 content stays bytes (lifted-content.ts); anything odd is parsed as it came
-    const lifted = liftContent(body);
-    const text = lifted?.text ?? body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    if (!lifted) return parseJson(req, text, done);
-    parseJson(req, text, (err, value) => {
-      if (err) return parseJson(req, body.toString('utf8'), done); // the error as the whole body gives it
-      req.liftedContent = lifted.lifted;
-      done(null, value);
-    });
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json(;|$)/, { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
   });
   registerErrorHandler(app);
   // The OpenAPI document states the media types the API really speaks.

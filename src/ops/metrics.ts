@@ -82,8 +82,8 @@ export class Metrics {
 
     this.http = new HttpRequestMetrics(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
-    const intakeFiles = new Counter({ name: 'intake_files_total', help: 'Intake files entering a status, by channel', labelNames: ['channel', 'status'], registers });
-    this.intake = { status: (channel, status) => intakeFiles.inc({ channel, status }) };
+    const intakeImports = new Counter({ name: 'intake_imports_total', help: 'Imports entering a status, by channel', labelNames: ['channel', 'status'], registers });
+    this.intake = { status: (channel, status) => intakeImports.inc({ channel, status }) };
 
     let imapState: ImapConnectionState = 'disconnected';
     let lastPoll: number | undefined;

@@ -5,8 +5,9 @@ import type { Repositories } from '../repositories/repositories.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
-import { parseSshPublicKey, sshFingerprint } from '../domain/ssh-public-keys.ts';
+import { sshFingerprint } from '../domain/ssh-public-keys.ts';
 import type { SshKeyRow } from '../repositories/ssh-key-repository.ts';
+import { parseSshPublicKey } from './ssh-key-parser.ts';
 
 export interface SshKeyView {
   id: string;

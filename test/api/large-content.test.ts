@@ -1,5 +1,4 @@
-// Documents of more than 48 KB in JSON or form bodies: their Base64 content is kept as bytes while
-// the body is parsed (src/http/lifted-content.ts). Sent by the clients people use, over real HTTP:
+// Documents of more than 48 KB in JSON or form bodies, sent by the clients people use, over real HTTP:
 // PHP's json_encode (which writes every / of the Base64 as \/) and http_build_query, and Python's
 // json with urllib; the bytes that come back are the bytes sent. Limits, refusals and
 // Idempotency-Key replays are as for a small body.

@@ -9,6 +9,7 @@ import { startService, type RunningService } from '../../src/app/start-service.t
 import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
+import { httpClient, type HttpReply } from '../../testkit/http-client.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
 
@@ -23,7 +24,7 @@ export interface DashboardApp {
   url: string;
   browser: Browser;
   /** JSON over HTTP to the service; `auth` is an API key, or `admin` for the admin token */
-  api(method: string, path: string, o?: { auth?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  api(method: string, path: string, o?: { auth?: string; body?: unknown; headers?: Record<string, string> }): Promise<HttpReply>;
   /** a fresh account, its keys and admin view */
   account(): Promise<{ id: string; name: string; liveKey: string; testKey: string; ftpUsername: string; importAddresses: { live: string; test: string } }>;
   /** invites a person and sets their password through the invite page; returns their credentials */
@@ -42,15 +43,8 @@ export async function startDashboardApp(overrides: Partial<Config> = {}, opts: {
   const svc = await startService(config, createLogger(config.logLevel, sink), { db });
   const url = svc.apiUrl!;
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const api: DashboardApp['api'] = async (method, path, o = {}) => {
-    const headers: Record<string, string> = { ...o.headers };
-    const auth = o.auth === 'admin' ? config.adminToken : o.auth;
-    if (auth) headers.authorization = `Bearer ${auth}`;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), redirect: 'manual' });
-    const text = await res.text();
-    return { status: res.status, body: /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text };
-  };
+  const client = httpClient(url);
+  const api: DashboardApp['api'] = (method, path, o = {}) => client(method, path, { key: o.auth === 'admin' ? config.adminToken : o.auth, body: o.body, headers: o.headers });
   const app: DashboardApp = {
     svc, config, url, browser, api, db,
     async account() {

@@ -4,8 +4,6 @@
 // The clients are in ftp-clients.ts (basic-ftp, curl), raw-ftp.ts and ftp-client-jobs.ts.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +17,7 @@ import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { transferReadings, type TransferCounter } from '../../src/channels/transfer/transfer-metrics.ts';
 import { makeSelfSignedCert } from '../../src/channels/ftp/self-signed-cert.ts';
+import { httpClient, type HttpRequest } from '../../testkit/http-client.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { waitForImport } from '../helpers/imports.ts';
 import { testConfig } from '../helpers/test-app.ts';
@@ -33,16 +32,12 @@ export interface FtpAccount {
   testKey: string;
 }
 
-export interface Http {
-  status: number;
-  body: any;
-}
-
 export interface FtpApp {
   svc: RunningService;
   config: Config;
   db: Database;
-  request(method: string, url: string, opts?: { key?: string; body?: unknown }): Promise<Http>;
+  /** the service's API over real HTTPS (its self-signed certificate) */
+  request: HttpRequest;
   /** polls the intake record until it is attached or failed (or `done` says so) and returns it */
   waitFor(key: string, id: string, done?: (r: any) => boolean, ms?: number): Promise<any>;
   close(): Promise<void>;
@@ -146,23 +141,7 @@ export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
     throw new Error(`the ftp role did not start:\n${logLines.slice(-5).join('\n')}`);
   }
   // the API serves HTTPS with the same self-signed certificate
-  const request: FtpApp['request'] = (method, url, opts = {}) =>
-    new Promise((resolve, reject) => {
-      const headers: Record<string, string> = {};
-      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-      if (opts.body !== undefined) headers['content-type'] = 'application/json';
-      const target = new URL(`${svc.apiUrl}${url}`);
-      const req = (target.protocol === 'https:' ? https : http).request(target, { method, headers, rejectUnauthorized: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, body: text && /json/.test(String(res.headers['content-type'])) ? JSON.parse(text) : text });
-        });
-      });
-      req.on('error', reject);
-      req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
-    });
+  const request = httpClient(svc.apiUrl!);
   return {
     svc, config, db, request,
     waitFor: (key, id, done, ms = 30_000) => waitForImport(request, key, id, done, ms),

@@ -1,9 +1,9 @@
 // The spec's error body, asserted whole: the status, a title, the detail (exact or a pattern), the
 // field, and no other member.
 import { expect } from 'vitest';
-import type { Reply } from './test-app.ts';
+import type { HttpReply } from '../../testkit/http-client.ts';
 
-export function expectError(res: Reply, status: number, detail?: string | RegExp, field?: string) {
+export function expectError(res: HttpReply, status: number, detail?: string | RegExp, field?: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/(hal\+)?json/);
   expect(res.body.status).toBe(status);

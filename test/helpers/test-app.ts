@@ -1,5 +1,6 @@
 // Starts the real service (container + HTTP server) on a fresh database and a private Redis
-// prefix, and gives tests a small client. Nothing is shared between test files.
+// prefix, and gives tests the one HTTP client (testkit/http-client.ts) calling it in-process.
+// Nothing is shared between test files.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { buildServer, type ServerOptions } from '../../src/http/server.ts';
+import { httpClient, type HttpRequest } from '../../testkit/http-client.ts';
 import { openTestDatabase } from './database.ts';
 
 export interface TestAccount {
@@ -21,20 +23,14 @@ export interface TestAccount {
   importAddresses: { live: string; test: string };
 }
 
-export interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-  raw: Buffer;
-}
-
 export interface TestApp {
   app: FastifyInstance;
   c: Container;
   config: Config;
   db: Database;
   adminToken: string;
-  request(method: string, url: string, opts?: { key?: string; body?: unknown; form?: Record<string, string>; headers?: Record<string, string> }): Promise<Reply>;
+  /** the service in-process (Fastify's inject) */
+  request: HttpRequest;
   createAccount(name?: string): Promise<TestAccount>;
   /** another node of the service on this one's database, as behind a load balancer; closing it leaves the database open */
   anotherNode(opts?: Omit<TestAppOptions, 'db'>): Promise<TestApp>;
@@ -72,26 +68,11 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const readiness = new Map([...coreReadiness(c), ...(server?.readiness ?? [])]);
   const app = await buildServer(c, { adminToken: config.adminToken, ...server, readiness });
   await app.ready();
-  const request: TestApp['request'] = async (method, url, o = {}) => {
-    const headers: Record<string, string> = { ...o.headers };
-    if (o.key) headers.authorization = `Bearer ${o.key}`;
-    let payload: string | undefined;
-    if (o.form) {
-      headers['content-type'] ??= 'application/x-www-form-urlencoded';
-      payload = new URLSearchParams(o.form).toString();
-    } else if (o.body !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      payload = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
-    }
-    const res = await app.inject({ method: method as any, url, headers, payload });
-    let body: any = res.body;
-    if (String(res.headers['content-type'] ?? '').includes('json') && res.body) body = JSON.parse(res.body);
-    return { status: res.statusCode, headers: res.headers as Reply['headers'], body, raw: res.rawPayload };
-  };
+  const request = httpClient(app);
   return {
     app, c, config, db, adminToken: config.adminToken!, request,
     async createAccount(name = `acct-${randomToken(6)}`) {
-      const res = await request('POST', '/admin/accounts', { headers: { authorization: `Bearer ${config.adminToken}` }, body: { name } });
+      const res = await request('POST', '/admin/accounts', { key: config.adminToken, body: { name } });
       if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body as TestAccount;
     },

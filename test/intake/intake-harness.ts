@@ -10,6 +10,7 @@ import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import { queuePrefix } from '../../src/queue/queue-catalog.ts';
+import { httpClient, type HttpRequest } from '../../testkit/http-client.ts';
 import { ROOT } from '../../testkit/paths.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
@@ -17,17 +18,12 @@ import { openTestDatabase } from '../helpers/database.ts';
 import { waitForImport } from '../helpers/imports.ts';
 import { testConfig } from '../helpers/test-app.ts';
 
-export interface Http {
-  status: number;
-  body: any;
-  raw: Buffer;
-}
-
 export interface IntakeApp {
   svc: RunningService;
   config: Config;
   db: Database;
-  request(method: string, url: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<Http>;
+  /** the service over real HTTP */
+  request: HttpRequest;
   account(): Promise<{ id: string; liveKey: string; testKey: string; live: Scope; test: Scope }>;
   /** polls the intake record until `done` says so (or the time is up) and returns it */
   waitFor(key: string, id: string, done?: (r: any) => boolean, ms?: number): Promise<any>;
@@ -42,15 +38,7 @@ export async function startIntakeApp(opts: { config?: Partial<Config>; db?: Data
   const config = testConfig({ roles: ['api', 'worker'], ...opts.config });
   const db = opts.db ?? (await openTestDatabase());
   const svc = await startService(config, createLogger(config.logLevel), { db });
-  const request: IntakeApp['request'] = async (method, url, o = {}) => {
-    const headers: Record<string, string> = { ...o.headers };
-    if (o.key) headers.authorization = `Bearer ${o.key}`;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${svc.apiUrl}${url}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
-    const raw = Buffer.from(await res.arrayBuffer());
-    const text = raw.toString('utf8');
-    return { status: res.status, body: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text, raw };
-  };
+  const request = httpClient(svc.apiUrl!);
   const app: IntakeApp = {
     svc, config, db, request,
     async account() {

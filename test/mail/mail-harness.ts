@@ -16,6 +16,7 @@ import type { IntakeRecord } from '../../src/domain/intake.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { startDovecot, type Dovecot, type DovecotOptions } from '../../testkit/dovecot.ts';
+import { httpClient, type HttpReply } from '../../testkit/http-client.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { until } from '../../testkit/wait.ts';
 import { testConfig } from '../helpers/test-app.ts';
@@ -41,7 +42,8 @@ export interface MailHarness {
   dbUrl: string;
   /** log lines written by the service (JSON) */
   logs: string[];
-  request(method: string, url: string, opts?: { key?: string; body?: unknown; admin?: boolean }): Promise<{ status: number; body: any }>;
+  /** the service over real HTTP (testkit/http-client.ts); `admin` sends the admin token */
+  request(method: string, url: string, opts?: { key?: string; body?: unknown; admin?: boolean }): Promise<HttpReply>;
   account(): Promise<MailAccount>;
   invoice(key: string, invoiceNumber?: string): Promise<{ id: string; invoiceNumber: string }>;
   /** a poller over the harness's Dovecot (or `imapUrl`), with the harness's settings plus `overrides` */
@@ -94,15 +96,8 @@ export async function startMailHarness(opts: {
   const pollers: MailRole[] = [];
   let seq = 0;
 
-  const request: MailHarness['request'] = async (method, url, o = {}) => {
-    const headers: Record<string, string> = {};
-    if (o.key) headers.authorization = `Bearer ${o.key}`;
-    if (o.admin) headers.authorization = `Bearer ${config.adminToken}`;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${svc.apiUrl}${url}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
-    const text = await res.text();
-    return { status: res.status, body: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
-  };
+  const api = httpClient(svc.apiUrl!);
+  const request: MailHarness['request'] = (method, url, o = {}) => api(method, url, { key: o.admin ? config.adminToken : o.key, body: o.body });
 
   const h: MailHarness = {
     dovecot,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
+import { httpClient } from '../../testkit/http-client.ts';
 import { ROOT } from '../../testkit/paths.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
 import { makePdf } from '../helpers/fixtures.ts';
@@ -37,10 +38,7 @@ afterAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-async function call(method: string, p: string, token: string, body?: unknown) {
-  const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
+const call = (method: string, p: string, token: string, body?: unknown) => httpClient(base)(method, p, { key: token, body });
 
 describe('the build (npm start)', () => {
   it('runs from dist/ without tsx, migrates, and attaches an import after the PDF check thread has read it', async () => {

@@ -52,8 +52,9 @@ afterAll(async () => {
 });
 
 async function board(method: string, url: string, authorization?: string) {
-  const res = await t.app.inject({ method: method as 'GET', url, headers: authorization ? { authorization } : {} });
-  return { status: res.statusCode, headers: res.headers, body: res.body, json: () => JSON.parse(res.body) };
+  const res = await t.request(method, url, { headers: authorization ? { authorization } : {} });
+  const body = res.raw.toString('utf8');
+  return { status: res.status, headers: res.headers, body, json: () => JSON.parse(body) };
 }
 
 describe('queue dashboard at /admin/queues', () => {

@@ -8,6 +8,7 @@ import { startService, type RunningService } from '../../src/app/start-service.t
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startDovecot, type Dovecot } from '../../testkit/dovecot.ts';
+import { httpClient } from '../../testkit/http-client.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { testConfig } from '../helpers/test-app.ts';
@@ -36,10 +37,7 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function admin(method: string, url: string, body?: unknown) {
-  const res = await fetch(svc.apiUrl + url, { method, headers: { authorization: `Bearer ${config.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
-  return (await res.json()) as any;
-}
+const admin = async (method: string, url: string, body?: unknown) => (await httpClient(svc.apiUrl!)(method, url, { key: config.adminToken, body })).body;
 
 describe('a disabled account', () => {
   it('SFTP refuses its password and its key; mail to it becomes a failed record', async () => {

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { Client as FtpClient, FTPError } from 'basic-ftp';
 import { expect } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
+import { httpClient } from '../../testkit/http-client.ts';
 import { freePort } from '../../testkit/ports.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
 import { sleep } from '../../testkit/wait.ts';
@@ -85,16 +86,16 @@ export async function startFlow(opts: FlowOptions): Promise<Flow> {
     throw e;
   }
   const apiBase = `http://127.0.0.1:${apiPort}`;
-  const call = async (method: string, url: string, body: unknown, auth: string, headers: Record<string, string> = {}): Promise<HttpAnswer> => {
-    const res = await fetch(apiBase + url, { method, headers: { authorization: auth, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, retryAfter: res.headers.get('retry-after') ?? undefined, body: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+  const client = httpClient(apiBase);
+  const call = async (method: string, url: string, body: unknown, token: string, headers: Record<string, string> = {}): Promise<HttpAnswer> => {
+    const res = await client(method, url, { key: token, body, headers });
+    return { status: res.status, retryAfter: res.headers['retry-after'] as string | undefined, body: res.body };
   };
-  const account = await call('POST', '/admin/accounts', { name: 'engines' }, `Bearer ${adminToken}`);
+  const account = await call('POST', '/admin/accounts', { name: 'engines' }, adminToken);
   expect(account.status).toBe(201);
   const key: string = account.body.liveKey;
   const ftpUser: string = account.body.ftpUsername;
-  const api = (method: string, url: string, body?: unknown, headers?: Record<string, string>) => call(method, url, body, `Bearer ${key}`, headers);
+  const api = (method: string, url: string, body?: unknown, headers?: Record<string, string>) => call(method, url, body, key, headers);
   const customer = await api('POST', '/v2/customers', { customerCode: `E-${randomToken(4)}`, name: 'Engines BV' });
   expect(customer.status).toBe(201);
   const httpAnswers: HttpAnswer[] = [];
@@ -129,7 +130,7 @@ export async function startFlow(opts: FlowOptions): Promise<Flow> {
             if (res.status === 202) break;
             httpAnswers.push(res);
           } catch (e) {
-            if (!/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String((e as Error).message) + String((e as { cause?: unknown }).cause))) throw e;
+            if (!/ECONNREFUSED|ECONNRESET|EPIPE|socket/i.test(`${(e as Error).message} ${(e as NodeJS.ErrnoException).code}`)) throw e;
             httpAnswers.push({ status: 0 });
           }
           await sleep(100); // a client's pause before it sends again, not a wait for the service

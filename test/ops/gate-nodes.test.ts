@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
+import { httpClient } from '../../testkit/http-client.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
@@ -39,12 +40,9 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const status = async (node: number, key: string, p = '/v2/customers') => (await fetch(urls[node] + p, { headers: { authorization: `Bearer ${key}` } })).status;
+const status = async (node: number, key: string, p = '/v2/customers') => (await httpClient(urls[node])('GET', p, { key })).status;
 
-async function admin(node: number, method: string, p: string, body?: unknown) {
-  const res = await fetch(urls[node] + p, { method, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
+const admin = (node: number, method: string, p: string, body?: unknown) => httpClient(urls[node])(method, p, { key: adminToken, body });
 
 async function account(): Promise<{ id: string; liveKey: string; testKey: string }> {
   const created = await admin(0, 'POST', '/admin/accounts', { name: `gate ${randomToken(4)}` });

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { IDEMPOTENCY_PAUSE_POINTS } from '../../src/services/idempotency-service.ts';
+import { httpClient } from '../../testkit/http-client.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
@@ -25,9 +26,8 @@ let customer: string;
 const adminToken = `adm_${randomToken(24)}`;
 
 const call = async (base: string, method: string, url: string, body: unknown, headers: Record<string, string>) => {
-  const res = await fetch(base + url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: text ? JSON.parse(text) : undefined };
+  const res = await httpClient(base)(method, url, { body, headers });
+  return { status: res.status, replayed: res.headers['idempotent-replayed'] ?? null, body: res.raw.length ? res.body : undefined };
 };
 
 beforeAll(async () => {

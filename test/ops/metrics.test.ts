@@ -6,6 +6,7 @@ import { Metrics } from '../../src/ops/metrics.ts';
 import { TransferMetrics } from '../../src/channels/transfer/transfer-metrics.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import { buildServer } from '../../src/http/server.ts';
+import { httpClient } from '../../testkit/http-client.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 import { parsePrometheusText, sampleValue } from './prom-text.ts';
 
@@ -20,8 +21,8 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 async function scrape(app = t.app, headers: Record<string, string> = {}) {
-  const res = await app.inject({ method: 'GET', url: '/metrics', headers });
-  expect(res.statusCode).toBe(200);
+  const res = await httpClient(app)('GET', '/metrics', { headers });
+  expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
   return parsePrometheusText(res.body);
 }
@@ -86,8 +87,8 @@ describe('/metrics', () => {
     const again = (await scrape()).samples;
     expect(sampleValue(again, 'ftp_lockouts_total')).toBe(2);
     expect(sampleValue(again, 'ftp_sessions_active')).toBe(0);
-    expect(sampleValue(samples, 'intake_files_total', { channel: 'ftp', status: 'attached' })).toBe(1);
-    expect(sampleValue(samples, 'intake_files_total', { channel: 'mail', status: 'failed' })).toBe(1);
+    expect(sampleValue(samples, 'intake_imports_total', { channel: 'ftp', status: 'attached' })).toBe(1);
+    expect(sampleValue(samples, 'intake_imports_total', { channel: 'mail', status: 'failed' })).toBe(1);
     expect(sampleValue(samples, 'imap_connection_state', { state: 'connected' })).toBe(1);
     expect(sampleValue(samples, 'imap_connection_state', { state: 'disconnected' })).toBe(0);
     expect(sampleValue(samples, 'imap_seconds_since_last_poll')).toBeGreaterThanOrEqual(5);
@@ -97,9 +98,9 @@ describe('/metrics', () => {
     const other = new Metrics({ defaultMetrics: false });
     other.intake.status('mail', 'failed');
     other.intake.status('mail', 'failed');
-    const mine = sampleValue((await scrape()).samples, 'intake_files_total', { channel: 'mail', status: 'failed' });
+    const mine = sampleValue((await scrape()).samples, 'intake_imports_total', { channel: 'mail', status: 'failed' });
     expect(mine).toBe(1);
-    expect(sampleValue(parsePrometheusText(await other.text()).samples, 'intake_files_total', { channel: 'mail', status: 'failed' })).toBe(2);
+    expect(sampleValue(parsePrometheusText(await other.text()).samples, 'intake_imports_total', { channel: 'mail', status: 'failed' })).toBe(2);
   });
 
   it('reads queue depth per state at scrape time and times the jobs a worker finishes', async () => {

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { startDovecot, type Dovecot } from '../../testkit/dovecot.ts';
+import { httpClient } from '../../testkit/http-client.ts';
 import { freePort } from '../../testkit/ports.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
@@ -48,10 +49,9 @@ function start(name: string, role: string, extra: Record<string, string> = {}): 
   return p;
 }
 
-async function api(method: string, url: string, body?: unknown, auth = `Bearer ${key}`) {
-  const res = await fetch(apiBase + url, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+async function api(method: string, url: string, body?: unknown, token = key) {
+  const res = await httpClient(apiBase)(method, url, { key: token, body });
+  return { status: res.status, body: res.raw.length ? res.body : undefined };
 }
 
 beforeAll(async () => {
@@ -95,7 +95,7 @@ beforeAll(async () => {
   start('worker-2', 'worker');
   await Promise.all([...running.values()].map((p) => p.url()));
 
-  const account = await api('POST', '/admin/accounts', { name: 'multi-process' }, `Bearer ${adminToken}`);
+  const account = await api('POST', '/admin/accounts', { name: 'multi-process' }, adminToken);
   expect(account.status).toBe(201);
   key = account.body.liveKey;
   ftpUser = account.body.ftpUsername;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/app/start-service.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import type { Database } from '../../src/db/database.ts';
+import { httpClient } from '../../testkit/http-client.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { testConfig } from '../helpers/test-app.ts';
@@ -27,14 +28,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-async function call(method: string, p: string, opts: { key?: string; body?: unknown } = {}) {
-  const res = await fetch(url + p, {
-    method,
-    headers: { authorization: `Bearer ${opts.key ?? config.adminToken}`, ...(opts.body ? { 'content-type': 'application/json' } : {}) },
-    body: opts.body ? JSON.stringify(opts.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const call = (method: string, p: string, opts: { key?: string; body?: unknown } = {}) => httpClient(url)(method, p, { key: opts.key ?? config.adminToken, body: opts.body });
 
 async function ftpLogin(user: string, password: string): Promise<number> {
   const client = new FtpClient(10_000);

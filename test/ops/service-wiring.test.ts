@@ -45,9 +45,9 @@ describe('ops wiring of the service', () => {
     expect(junk.body.status).toBe('failed');
 
     const after = await scrape();
-    expect(diff(after, 'intake_files_total', { channel: 'http', status: 'received' })).toBe(1);
-    expect(diff(after, 'intake_files_total', { channel: 'http', status: 'attached' })).toBe(1);
-    expect(diff(after, 'intake_files_total', { channel: 'http', status: 'failed' })).toBe(1);
+    expect(diff(after, 'intake_imports_total', { channel: 'http', status: 'received' })).toBe(1);
+    expect(diff(after, 'intake_imports_total', { channel: 'http', status: 'attached' })).toBe(1);
+    expect(diff(after, 'intake_imports_total', { channel: 'http', status: 'failed' })).toBe(1);
     expect(diff(after, 'bullmq_jobs_total', { queue: 'intake', name: 'intake.process', outcome: 'completed' })).toBe(1);
     expect(diff(after, 'bullmq_job_duration_seconds_count', { queue: 'intake', name: 'intake.process', outcome: 'completed' })).toBe(1);
     expect(diff(after, 'http_requests_total', { method: 'POST', route: '/v2/imports', status_code: '202' })).toBe(2);

@@ -42,7 +42,7 @@ describe('metrics, readiness and the trace id', () => {
     expect(after('sftp_sessions_total')).toBe(before('sftp_sessions_total') + 1);
     expect(after('sftp_uploads_total', { outcome: 'received' })).toBe(before('sftp_uploads_total', { outcome: 'received' }) + 1);
     expect(after('sftp_received_bytes_total')).toBe(before('sftp_received_bytes_total') + pdf.length);
-    expect(after('intake_files_total', { channel: 'sftp', status: 'attached' })).toBe(before('intake_files_total', { channel: 'sftp', status: 'attached' }) + 1);
+    expect(after('intake_imports_total', { channel: 'sftp', status: 'attached' })).toBe(before('intake_imports_total', { channel: 'sftp', status: 'attached' }) + 1);
 
     const lines = logged(app);
     const received = lines.find((l) => l.msg === 'sftp upload received' && l.name === `${invoice.invoiceNumber}.pdf`)!;

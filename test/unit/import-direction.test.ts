@@ -101,3 +101,70 @@ describe('import direction', () => {
     expect(problems).toEqual([]);
   });
 });
+
+// Libraries: the domain imports only pure ones, and a library's internals (a path into its
+// package, `pg/lib/...`) are reached from one adapter file of src/ per library.
+
+/** What the domain may import: pure code (hashing, compression, PDF, XML, certificates), no I/O. */
+const DOMAIN_LIBRARIES = ['node:crypto', 'node:zlib', 'pdf-lib', '@pdf-lib/fontkit', 'pdfjs-dist', 'fast-xml-parser', 'asn1js', 'pkijs'];
+/** Paths into a package that its documentation names as entry points: public, usable anywhere. */
+const PUBLIC_SUBPATHS = ['@bull-board/api/bullMQAdapter', 'pdfjs-dist/legacy/build/pdf.mjs', 'tsx/esm/api'];
+/** The one file of src/ that may import a library's internals (any other path into it). */
+const INTERNALS_ADAPTERS: Record<string, string> = {
+  libmime: 'channels/mail/mime-names.ts',
+  nodemailer: 'channels/mail/recipient-routing.ts',
+  ssh2: 'channels/sftp/ssh2-adapter.ts',
+};
+
+const LIBRARY_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+|\brequire\s*\(\s*)['"]((?:node:)?(?:@[\w.-]+\/)?[a-z0-9][\w.-]*(?:\/[\w.@-]+)*)['"]/gm;
+
+/** `pkg` or `@scope/pkg` of a bare specifier, and whether it reaches past the package's own entry. */
+export function libraryOf(specifier: string): { name: string; internal: boolean } {
+  if (specifier.startsWith('node:')) return { name: specifier, internal: false };
+  const parts = specifier.split('/');
+  const name = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  const internal = specifier !== name && !specifier.endsWith('/package.json') && !PUBLIC_SUBPATHS.includes(specifier);
+  return { name, internal };
+}
+
+/** Problems with one library import from file `from` (relative to src/). */
+export function checkLibraryImport(from: string, specifier: string): string | undefined {
+  const { name, internal } = libraryOf(specifier);
+  if (folderOf(from) === 'domain' && !DOMAIN_LIBRARIES.includes(name)) return `${from} imports ${specifier}: the domain imports only ${DOMAIN_LIBRARIES.join(', ')}`;
+  if (internal && INTERNALS_ADAPTERS[name] !== from) {
+    const adapter = INTERNALS_ADAPTERS[name];
+    return `${from} imports ${specifier}, internals of ${name}: ${adapter ? `only ${adapter} may` : 'no file may (name its one adapter file in INTERNALS_ADAPTERS)'}`;
+  }
+  return undefined;
+}
+
+describe('library imports', () => {
+  it('the rule itself: I/O libraries in the domain and internals outside their adapter are caught', () => {
+    expect(libraryOf('@bull-board/api/bullMQAdapter')).toEqual({ name: '@bull-board/api', internal: false });
+    expect(libraryOf('pg/lib/utils.js')).toEqual({ name: 'pg', internal: true });
+    expect(libraryOf('ssh2/package.json')).toEqual({ name: 'ssh2', internal: false });
+    expect(checkLibraryImport('domain/ssh-public-keys.ts', 'ssh2')).toMatch(/the domain imports only/);
+    expect(checkLibraryImport('domain/time.ts', 'node:fs')).toMatch(/the domain imports only/);
+    expect(checkLibraryImport('domain/einvoice.ts', 'fast-xml-parser')).toBeUndefined();
+    expect(checkLibraryImport('db/postgres.ts', 'pg/lib/result.js')).toMatch(/no file may/);
+    expect(checkLibraryImport('channels/ftp/ftp-server.ts', 'ftp-srv/src/connection.js')).toMatch(/no file may/);
+    expect(checkLibraryImport('channels/sftp/ssh2-adapter.ts', 'ssh2/lib/protocol/utils.js')).toBeUndefined();
+    expect(checkLibraryImport('services/ssh-key-parser.ts', 'ssh2')).toBeUndefined();
+  });
+
+  it('each adapter named for a library internals exists', () => {
+    for (const file of Object.values(INTERNALS_ADAPTERS)) expect(fs.existsSync(path.join(SRC, file)), file).toBe(true);
+  });
+
+  it('no file of src/ imports an I/O library into the domain or a library internals outside its adapter', () => {
+    const problems: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const from = path.relative(SRC, file);
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(LIBRARY_IMPORT)) {
+        const problem = checkLibraryImport(from, m[1]);
+        if (problem) problems.push(problem);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});

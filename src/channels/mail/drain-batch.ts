@@ -83,7 +83,7 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
       // this message only: keep it in the mailbox for the next drain, go on with the others
       stats.errors++;
       leftBehind++;
-      log.error({ err, uid: message.meta.uid, mailMessage: message.row.id }, 'mail message could not be handed over; will retry');
+      log.error({ err, uid: message.meta.uid, mailMessage: message.row.id }, 'mail message could not be staged; will retry');
       await intake.fail(message.row, err).catch(() => {});
     }
   };

@@ -49,8 +49,7 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
     const key = req.headers['idempotency-key'];
     if (key === undefined || !req.scope) return done();
     const k = String(key);
-    const lifted = [...(req.liftedContent?.values() ?? [])].map((l) => l.text);
-    c.idempotency.begin(req.scope, k, IdempotencyService.fingerprint(req.method, req.url, req.body, lifted)).then((decision) => {
+    c.idempotency.begin(req.scope, k, IdempotencyService.fingerprint(req.method, req.url, req.body)).then((decision) => {
       if (decision.kind === 'replay') {
         reply.code(decision.status).type(HAL).header('idempotent-replayed', 'true').send(decision.body);
         return;

@@ -1,7 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
-import type { FastifyRequest } from 'fastify';
-import { decodeBase64, decodeBase64Bytes } from '../../domain/base64.ts';
+import { decodeBase64 } from '../../domain/base64.ts';
 import { ApiError } from '../api-error.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
@@ -21,11 +20,10 @@ const BodyForPath = Type.Object({ invoice: Type.Optional(Id('Ignored: the path n
 const InvoiceParams = Type.Object({ invoice_id: Id('Service invoice id') });
 const DocParams = Type.Object({ document_id: Id('Document id, or the id of the invoice whose document is meant') });
 
-/** The Content field's bytes (`req` may hold them already, see lifted-content.ts); text that is not Base64 is not PDF content. */
-export function contentBytes(content: string, req: FastifyRequest): Buffer {
-  const lifted = req.liftedContent?.get(content);
-  if ((lifted?.chars ?? content.length) > MAX_CONTENT_CHARS) throw ApiError.badRequest(`Field content is longer than ${MAX_CONTENT_CHARS} characters`, 'content');
-  const bytes = lifted ? decodeBase64Bytes(lifted.text) : decodeBase64(content);
+/** The Content field's bytes; text that is not Base64 is not PDF content. */
+export function contentBytes(content: string): Buffer {
+  if (content.length > MAX_CONTENT_CHARS) throw ApiError.badRequest(`Field content is longer than ${MAX_CONTENT_CHARS} characters`, 'content');
+  const bytes = decodeBase64(content);
   if (!bytes) throw new PdfContentError('The content is not Base64');
   return bytes;
 }
@@ -47,7 +45,7 @@ export const documentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async 
     const b = req.body as { filename: string; mediatype: string; content: string };
     if (b.mediatype.trim().toLowerCase() !== 'application/pdf') throw ApiError.badRequest('Field mediatype must be application/pdf', 'mediatype');
     const filename = checkFilename(b.filename);
-    const bytes = contentBytes(b.content, req);
+    const bytes = contentBytes(b.content);
     const { document, changed } = await c.documents.attach(scopeOf(req), { invoiceId, filename, mediaType: 'application/pdf', bytes, source: 'api' });
     return reply.code(changed ? 201 : 200).type(HAL).send(presentDocument(base(req), document));
   };

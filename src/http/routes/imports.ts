@@ -83,7 +83,7 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
     },
   }, async (req, reply) => {
     const scope = scopeOf(req);
-    const bytes = contentBytes(req.body.content, req);
+    const bytes = contentBytes(req.body.content);
     const record = await c.intake.receive({ scope, channel: 'http', sender: `api:${scope.accountId}`, filename: req.body.filename, bytes, traceId: req.id });
     return reply.code(202).type(HAL).send(presentImport(base(req), record));
   });
