@@ -37,11 +37,8 @@ export class IdempotencyService {
     private readonly opts: { waitMs: number; pauseAt?: IdempotencyPausePoint; onPause?: (point: IdempotencyPausePoint) => void } = { waitMs: 5000 },
   ) {}
 
-  /** `parts`: body parts kept apart from `body` (a document's content, as bytes), in order */
-  static fingerprint(method: string, path: string, body: unknown, parts: Uint8Array[] = []): string {
-    const hash = createHash('sha256').update(`${method} ${path}\n${JSON.stringify(body ?? null)}`);
-    for (const p of parts) hash.update(`\n${p.length}\n`).update(p);
-    return hash.digest('hex');
+  static fingerprint(method: string, path: string, body: unknown): string {
+    return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
   }
 
   async begin(scope: Scope, key: string, fingerprint: string): Promise<IdempotencyDecision> {
