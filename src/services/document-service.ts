@@ -4,6 +4,7 @@ import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { MatchedBy } from '../domain/intake.ts';
+import type { IntakeReason } from '../domain/intake-reasons.ts';
 import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
 import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
 import { looksLikeXml, openPdf } from '../domain/pdf-container.ts';
@@ -36,7 +37,7 @@ export interface Original {
 }
 
 /** A received file as a document: the PDF it holds (opened and checked), or why it is none. */
-export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: string; original?: Original }) | { ok: false; reason: string };
+export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: string; original?: Original }) | { ok: false; reason: IntakeReason };
 
 export interface Attached {
   document: DocumentMeta;
@@ -52,7 +53,7 @@ const isUniqueViolation = (e: unknown, index: string) => (e as { code?: string }
 
 /** Thrown when bytes are not an acceptable PDF; `reason` is for people, the message is the spec's. */
 export class PdfContentError extends DomainError {
-  constructor(readonly reason: string) {
+  constructor(readonly reason: IntakeReason) {
     super('invalid', 'Error in PDF file content', 'content');
   }
 }

@@ -4,6 +4,7 @@ import { normaliseFileName } from '../../src/intake/file-name.ts';
 import { WaitingForInvoice, type IntakeProcessor } from '../../src/intake/intake-processor.ts';
 import { INTAKE_JOBS, queuePrefix } from '../../src/intake/queue/intake-queue.ts';
 import { checkHandlers, intakeBackoff, jobHandlers } from '../../src/intake/queue/job-handlers.ts';
+import { plainReason } from '../../src/domain/intake-reasons.ts';
 
 describe('normaliseFileName', () => {
   it.each([
@@ -60,9 +61,9 @@ describe('intake backoff', () => {
   });
 
   it('never sleeps past the end of the match window', () => {
-    expect(backoff(5, 'intake', new WaitingForInvoice('F-1', 1_000_000 + 3000))).toBe(3050);
-    expect(backoff(1, 'intake', new WaitingForInvoice('F-1', 1_000_000 + 3000))).toBe(1000);
-    expect(backoff(5, 'intake', new WaitingForInvoice('F-1', 1_000_000 - 5000))).toBe(1);
+    expect(backoff(5, 'intake', new WaitingForInvoice(plainReason('F-1'), 1_000_000 + 3000))).toBe(3050);
+    expect(backoff(1, 'intake', new WaitingForInvoice(plainReason('F-1'), 1_000_000 + 3000))).toBe(1000);
+    expect(backoff(5, 'intake', new WaitingForInvoice(plainReason('F-1'), 1_000_000 - 5000))).toBe(1);
   });
 });
 

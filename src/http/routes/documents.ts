@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { HttpDeps } from '../http-deps.ts';
 import type { FastifyRequest } from 'fastify';
 import { decodeBase64, decodeBase64Bytes } from '../../domain/base64.ts';
+import { plainReason } from '../../domain/intake-reasons.ts';
 import { ApiError } from '../api-error.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
@@ -26,7 +27,7 @@ export function contentBytes(content: string, req: FastifyRequest): Buffer {
   const lifted = req.liftedContent?.get(content);
   if ((lifted?.chars ?? content.length) > MAX_CONTENT_CHARS) throw ApiError.badRequest(`Field content is longer than ${MAX_CONTENT_CHARS} characters`, 'content');
   const bytes = lifted ? decodeBase64Bytes(lifted.text) : decodeBase64(content);
-  if (!bytes) throw new PdfContentError('The content is not Base64');
+  if (!bytes) throw new PdfContentError(plainReason('The content is not Base64'));
   return bytes;
 }
 
