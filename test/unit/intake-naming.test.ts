@@ -35,13 +35,13 @@ describe('normaliseFileName', () => {
   it.each(['../F-1.pdf', 'a/F-1.pdf', '/F-1.pdf', 'C:\\F-1.pdf', 'x\\..\\F-1.pdf'])('refuses path parts in %j', (raw) => {
     const v = normaliseFileName(raw);
     expect(v.ok).toBe(false);
-    expect(!v.ok && v.reason).toMatch(/has path parts/);
+    expect(!v.ok && v.reason.text).toMatch(/has path parts/);
   });
 
   it.each(['.pdf', '   .PDF', '', '..', '. .pdf'])('refuses %j: no name before .pdf', (raw) => {
     const v = normaliseFileName(raw);
     expect(v.ok).toBe(false);
-    expect(!v.ok && v.reason).toMatch(/no invoice id or number/);
+    expect(!v.ok && v.reason.text).toMatch(/no invoice id or number/);
   });
 
   it('refuses control characters; takes names of any length (the evidence inside decides)', () => {
