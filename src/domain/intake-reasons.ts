@@ -13,7 +13,7 @@ export interface Amount {
   /** ISO 4217; absent: the invoice's own total, in the account's currency */
   currency?: string;
 }
-interface ParamValues {
+export interface ParamValues {
   text: string;
   number: number;
   bytes: number;
@@ -139,14 +139,25 @@ export interface IntakeReason {
 }
 
 export const isReasonCode = (code: unknown): code is ReasonCode => typeof code === 'string' && Object.hasOwn(INTAKE_REASONS, code);
-export const reasonParamKinds = (code: ReasonCode): Readonly<Record<string, ReasonParamKind>> => (INTAKE_REASONS[code] as ReasonSpec).params ?? {};
 
-/** The catalogue's templates as i18next keys (`code`, or `code_one`/`code_other`), for the dashboard's English. */
-export function reasonTemplates(lang: (spec: ReasonSpec) => Template = (s) => s.en): Record<string, string> {
-  return Object.fromEntries(Object.entries(INTAKE_REASONS).flatMap(([code, spec]) => {
-    const t = lang(spec);
-    return typeof t === 'string' ? [[code, t]] : [[`${code}_one`, t.one], [`${code}_other`, t.other]];
-  }));
+/** The catalogue's templates as i18next keys (`code`, or `code_one`/`code_other`): the dashboard's English. */
+export function reasonTemplates(): Record<string, string> {
+  return Object.fromEntries(Object.entries(INTAKE_REASONS).flatMap(([code, { en }]: [string, ReasonSpec]) =>
+    typeof en === 'string' ? [[code, en]] : [[`${code}_one`, en.one], [`${code}_other`, en.other]]));
+}
+
+/** How one parameter is written, by its kind. */
+export type ParamWriter = <K extends ReasonParamKind>(kind: K, value: ParamValues[K]) => string;
+
+/** Each parameter of a reason in words (an `undefined` value, from a row of another version, throws). */
+export function reasonParamWords(r: CodedReason, write: ParamWriter): Record<string, string> {
+  const words: Record<string, string> = {};
+  for (const [name, kind] of Object.entries((INTAKE_REASONS[r.code] as ReasonSpec).params ?? {})) {
+    const value = r.params[name];
+    if (value === undefined) throw new Error(`reason ${r.code} has no ${name}`);
+    words[name] = write(kind, value as ParamValues[typeof kind]);
+  }
+  return words;
 }
 
 /** "a, b or c" */
@@ -172,10 +183,12 @@ const ENGLISH: { [K in ReasonParamKind]: (v: ParamValues[K]) => string } = {
 /** Fills a template's `{{name}}` placeholders with the words given. */
 export const fillTemplate = (template: string, words: Record<string, string>): string => template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => words[k] ?? '');
 
+/** The API's English words for a parameter. */
+export const englishWord: ParamWriter = (kind, value) => (ENGLISH[kind] as (v: typeof value) => string)(value);
+
 function englishText(r: CodedReason): string {
   const spec: ReasonSpec = INTAKE_REASONS[r.code];
-  const words: Record<string, string> = {};
-  for (const [name, kind] of Object.entries(spec.params ?? {})) words[name] = (ENGLISH[kind] as (v: unknown) => string)(r.params[name]);
+  const words = reasonParamWords(r, englishWord);
   const template = typeof spec.en === 'string' ? spec.en : r.params.count === 1 ? spec.en.one : spec.en.other;
   return [fillTemplate(template, words), ...(r.params.notes ?? []).map(englishText)].join('; ');
 }

@@ -1,7 +1,9 @@
 // German: the same keys as en.ts.
 import type { Messages } from './en.ts';
+import { reasonsDe } from './reasons-de.ts';
 
 export const de: Messages = {
+  ...reasonsDe,
   app: { name: 'invoice-intake', skip: 'Zum Inhalt', back: 'Zurück zum Dashboard' },
   nav: { main: 'Hauptmenü', overview: 'Übersicht', files: 'Empfangene Dateien', invoices: 'Rechnungen ohne Dokument', settings: 'Verbindungseinstellungen', people: 'Personen' },
   mode: { legend: 'Angezeigte Daten', live: 'Live', test: 'Test', testBanner: 'Testmodus: Sie sehen Testdaten.' },

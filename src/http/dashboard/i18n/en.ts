@@ -1,6 +1,8 @@
 // Every word the dashboard shows, in English; nl.ts and de.ts have the same keys (the type says
 // so). i18next interpolates {{name}}; plurals are keys ending in _one / _other.
+import { reasonsEn } from './reasons-en.ts';
 export const en = {
+  ...reasonsEn,
   app: { name: 'invoice-intake', skip: 'Skip to content', back: 'Back to the dashboard' },
   nav: { main: 'Main', overview: 'Overview', files: 'Received files', invoices: 'Invoices without a document', settings: 'Connection settings', people: 'People' },
   mode: { legend: 'Data shown', live: 'Live', test: 'Test', testBanner: 'Test mode: you are looking at test data.' },

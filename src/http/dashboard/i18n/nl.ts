@@ -1,7 +1,9 @@
 // Dutch: the same keys as en.ts.
 import type { Messages } from './en.ts';
+import { reasonsNl } from './reasons-nl.ts';
 
 export const nl: Messages = {
+  ...reasonsNl,
   app: { name: 'invoice-intake', skip: 'Naar de inhoud', back: 'Terug naar het dashboard' },
   nav: { main: 'Hoofdmenu', overview: 'Overzicht', files: 'Ontvangen bestanden', invoices: 'Facturen zonder document', settings: 'Verbindingsinstellingen', people: 'Personen' },
   mode: { legend: 'Getoonde gegevens', live: 'Live', test: 'Test', testBanner: 'Testmodus: u bekijkt testgegevens.' },

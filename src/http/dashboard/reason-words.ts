@@ -1,0 +1,44 @@
+// An intake record's reason in the reader's language: its code's template (i18n/reasons-*.ts)
+// with the parameters formatted for them (dates in their time zone, sizes in kB/MB, amounts with
+// the currency, alternatives joined by their language's "or"), then its notes. A record with no
+// code (written before codes, or a reason the catalogue has no words for) shows its English text.
+import { reasonParamWords, type CodedReason, type ParamWriter } from '../../domain/intake-reasons.ts';
+import type { IntakeRecord } from '../../domain/intake.ts';
+import { CURRENCY, type Formatter, type Translate } from './i18n/i18n.ts';
+
+type WithReason = Pick<IntakeRecord, 'reason' | 'reasonCode' | 'reasonParams'>;
+
+function writer(t: Translate, fmt: Formatter): ParamWriter {
+  const or = new Intl.ListFormat(fmt.locale, { type: 'disjunction' });
+  return (kind, value) => {
+    const v = value as never;
+    switch (kind) {
+      case 'number': return fmt.number(v);
+      case 'bytes': return fmt.size(v);
+      case 'date': return fmt.time(v);
+      case 'list': return or.format(v);
+      case 'amount': {
+        const { cents, currency } = v as { cents: number; currency?: string };
+        return new Intl.NumberFormat(fmt.locale, { style: 'currency', currency: currency ?? CURRENCY }).format(cents / 100);
+      }
+      case 'evidence': return t(`evidence.${String(value)}`);
+      default: return String(v);
+    }
+  };
+}
+
+function words(t: Translate, write: ParamWriter, r: CodedReason): string {
+  const count = typeof r.params.count === 'number' ? { count: r.params.count } : {};
+  const text = t(`reason.${r.code}`, { ...reasonParamWords(r, write), ...count });
+  return [text, ...(r.params.notes ?? []).map((n) => words(t, write, n))].join('; ');
+}
+
+export function reasonWords(t: Translate, fmt: Formatter, r: WithReason): string {
+  if (!r.reasonCode || !r.reasonParams) return r.reason ?? '';
+  try {
+    return words(t, writer(t, fmt), { code: r.reasonCode, params: r.reasonParams });
+  } catch {
+    // parameters this version cannot read (a currency Intl does not know, a missing one): the text
+    return r.reason ?? '';
+  }
+}
