@@ -1,19 +1,18 @@
 // The status history of intake records (what the dashboard shows for one file). The lines are
 // inserted by the intake repository's status changes, in the same statements.
 import type { Queryable } from '../db/database.ts';
-import type { IntakeStatus } from '../domain/intake.ts';
+import type { IntakeRecord, IntakeStatus } from '../domain/intake.ts';
 import type { Scope } from '../domain/scope.ts';
 import { scopeWhere } from './scoped.ts';
 
-export interface IntakeHistoryEntry {
+export interface IntakeHistoryEntry extends Pick<IntakeRecord, 'reason' | 'reasonCode' | 'reasonParams'> {
   at: Date;
   status: IntakeStatus;
-  reason: string | null;
 }
 
 export const intakeHistoryRepository = {
   async list(q: Queryable, scope: Scope, intakeId: string): Promise<IntakeHistoryEntry[]> {
     const w = scopeWhere(scope);
-    return q.query<IntakeHistoryEntry>(`select t.at, t.status, t.reason from intake_history t where ${w.sql} and t.intake_id = $3 order by t.at, t.seq`, [...w.params, intakeId]);
+    return q.query<IntakeHistoryEntry>(`select t.at, t.status, t.reason, t.reason_code as "reasonCode", t.reason_params as "reasonParams" from intake_history t where ${w.sql} and t.intake_id = $3 order by t.at, t.seq`, [...w.params, intakeId]);
   },
 };

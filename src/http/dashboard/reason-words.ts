@@ -2,7 +2,7 @@
 // with the parameters formatted for them (dates in their time zone, sizes in kB/MB, amounts with
 // the currency, alternatives joined by their language's "or"), then its notes. A record with no
 // code (written before codes, or a reason the catalogue has no words for) shows its English text.
-import { reasonParamWords, type CodedReason, type ParamWriter } from '../../domain/intake-reasons.ts';
+import { isReasonCode, reasonParamWords, type CodedReason, type ParamWriter } from '../../domain/intake-reasons.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
 import { CURRENCY, type Formatter, type Translate } from './i18n/i18n.ts';
 
@@ -34,7 +34,7 @@ function words(t: Translate, write: ParamWriter, r: CodedReason): string {
 }
 
 export function reasonWords(t: Translate, fmt: Formatter, r: WithReason): string {
-  if (!r.reasonCode || !r.reasonParams) return r.reason ?? '';
+  if (!isReasonCode(r.reasonCode) || !r.reasonParams) return r.reason ?? '';
   try {
     return words(t, writer(t, fmt), { code: r.reasonCode, params: r.reasonParams });
   } catch {
