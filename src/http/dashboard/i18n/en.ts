@@ -25,6 +25,8 @@ export const en = {
     title: 'Set your password', for: 'For <strong>{{email}}</strong>. At least {{min}} characters.', password: 'New password', confirm: 'Repeat the password',
     submit: 'Set password', differ: 'The two passwords differ.', tooShort: 'The password must be {{min}} to 200 characters.',
     expiredTitle: 'Invite expired', expired: 'This invite link was used already or has expired. Ask your administrator for a new one.',
+    mailSubject: 'Your invoice-intake dashboard invite',
+    mailText: 'You were invited to the invoice-intake dashboard.\n\nSet your password here (the link works once, for {{hours}} hours):\n\n{{url}}\n\nIf you did not expect this, ignore this message.\n',
   },
   status: { attached: 'attached', waiting: 'waiting', received: 'received', failed: 'failed' },
   channel: { ftp: 'FTP', sftp: 'SFTP', mail: 'E-mail', http: 'Upload / API' },
