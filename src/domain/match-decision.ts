@@ -5,7 +5,7 @@ import type { EinvoiceReading } from './einvoice.ts';
 import { hitsOf, invoicesOf, matchKey, type Candidate, type FoundInvoice, type Hit } from './match-names.ts';
 import { textHasAmount } from './pdf-text-evidence.ts';
 import type { MatchedBy } from './intake.ts';
-import { EVIDENCE_WORDS, intakeReason, orList as list, plainAmount as plain, plainReason, type Amount, type IntakeReason } from './intake-reasons.ts';
+import { EVIDENCE_WORDS, intakeReason, orList as list, plainReason, type Amount, type IntakeReason } from './intake-reasons.ts';
 
 export { EVIDENCE_WORDS };
 
@@ -154,7 +154,6 @@ function totalsConflict(e: MatchEvidence, target: Claim): IntakeReason | undefin
 }
 
 const claim = (by: MatchedBy, h: Hit): Claim => ({ by, invoiceId: h.invoice.id, invoiceNumber: h.invoice.invoiceNumber });
-const capital = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 /** "The file's name says RE-1, but its e-invoice says RE-2; ..." (each invoice once, strongest evidence first) */
 function conflictReason(claims: Claim[]): IntakeReason {
