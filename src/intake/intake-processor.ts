@@ -133,10 +133,10 @@ export class IntakeProcessor {
       return fail(intakeReason('document_kept', kept), invoiceId);
     }
     const { document, changed } = attached;
-    const notes = [changed ? '' : 'The invoice already had this exact file; nothing changed', ...notesOf(decision, pdf.from)].filter(Boolean);
-    const note = notes.length ? plainReason(notes.join('; ')) : null;
+    const notes = [...(changed ? [] : [intakeReason('same_file')]), ...notesOf(decision, pdf.from)];
+    const note = notes.length ? withNotes(notes[0], notes.slice(1)) : null;
     // the history line names the evidence used, whatever else it says
-    const history = [`Matched ${EVIDENCE_WORDS[by]} (${decision.invoiceNumber})`, ...notes].join('; ');
+    const history = withNotes(intakeReason('matched', { by, number: decision.invoiceNumber }), notes);
     await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note, by, history));
     emit('attached', note);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
@@ -189,9 +189,9 @@ export class IntakeProcessor {
 }
 
 /** What an attached record says besides its invoice: the evidence that gave way, where its PDF came from. */
-function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: string | undefined): string[] {
+function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: IntakeReason | undefined): IntakeReason[] {
   return [
-    ...(decision.overruled.length ? [`Matched ${EVIDENCE_WORDS[decision.by]}; overruled: ${decision.overruled.join('; ')}`] : []),
+    ...(decision.overruled.length ? [plainReason(`Matched ${EVIDENCE_WORDS[decision.by]}; overruled: ${decision.overruled.join('; ')}`)] : []),
     ...(from ? [from] : []),
   ];
 }

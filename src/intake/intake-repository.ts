@@ -219,7 +219,7 @@ export const intakeRepository = {
    * The staged bytes are dropped unless the document it ended on shares them (it was made from this file).
    * Its history line says `history` (the evidence used and overruled) where given, else the reason.
    */
-  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: IntakeReason | null, matchedBy: MatchedBy, history?: string): Promise<void> {
+  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: IntakeReason | null, matchedBy: MatchedBy, history?: IntakeReason): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
       `with r as (
@@ -230,8 +230,9 @@ export const intakeRepository = {
          where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)
        )
        insert into intake_history (intake_id, account_id, mode, at, status, reason, reason_code, reason_params)
-       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, coalesce($8, r.reason), case when $8::text is null then r.reason_code end, case when $8::text is null then r.reason_params end from r`,
-      [...w.params, invoiceId, documentId, reason?.text ?? null, matchedBy, history ?? null, ...codeColumns(reason)],
+       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, coalesce($8, r.reason), case when $8::text is null then r.reason_code else $11 end,
+         case when $8::text is null then r.reason_params else $12::jsonb end from r`,
+      [...w.params, invoiceId, documentId, reason?.text ?? null, matchedBy, history?.text ?? null, ...codeColumns(reason), ...codeColumns(history ?? null)],
       { prepare: true },
     );
   },

@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { MatchedBy } from '../domain/intake.ts';
-import type { IntakeReason } from '../domain/intake-reasons.ts';
+import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
 import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
 import { looksLikeXml, openPdf } from '../domain/pdf-container.ts';
@@ -37,7 +37,7 @@ export interface Original {
 }
 
 /** A received file as a document: the PDF it holds (opened and checked), or why it is none. */
-export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: string; original?: Original }) | { ok: false; reason: IntakeReason };
+export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: IntakeReason; original?: Original }) | { ok: false; reason: IntakeReason };
 
 export interface Attached {
   document: DocumentMeta;
@@ -77,7 +77,7 @@ export class DocumentService {
     if (looksLikeXml(bytes)) {
       const xml = await this.renderXml(bytes);
       if (!xml.ok) return xml;
-      const from = `Rendered as a PDF from the e-invoice XML, which is embedded in it as ${xml.xmlName} and kept as the original`;
+      const from = intakeReason('from_einvoice_xml', { name: xml.xmlName });
       return { ok: true, pages: null, einvoices: [xml.reading], bytes: xml.pdf, from, original: { bytes, name: xml.xmlName } };
     }
     const opened = openPdf(bytes);

@@ -34,6 +34,12 @@ export const reasonsDe: ReasonWords = {
     document_kept:
       'Rechnung {{number}} hat schon {{filename}}, zugeordnet {{keptBy}}; diese Datei wurde {{by}} gefunden und ersetzt es daher nicht: senden Sie sie als {{number}}.pdf oder ordnen Sie sie selbst zu, um das Dokument zu ersetzen',
     assigned: 'Von Hand der Rechnung {{number}} zugeordnet',
+    matched: 'Zugeordnet {{by}} ({{number}})',
+    same_file: 'Die Rechnung hatte genau diese Datei schon; nichts hat sich geändert',
+    from_signed_verified: `Das PDF wurde aus ${CMS} genommen; seine Signatur wurde geprüft`,
+    from_signed_unverified: `Das PDF wurde aus ${CMS} genommen; seine Signatur wurde nicht geprüft, nur ausgepackt`,
+    from_junk_dropped: 'Die {{skipped}} Bytes vor dem %PDF--Kopf des PDF wurden weggelassen',
+    from_einvoice_xml: 'Als PDF aus der XML-E-Rechnung erstellt, die darin als {{name}} eingebettet ist und als Original aufbewahrt wird',
     gave_up: 'Nach {{attempts}} Versuchen aufgegeben: {{error}}',
     could_be_either: 'Die Datei kann die Rechnung {{numbers}} sein; benennen Sie sie um oder ordnen Sie sie selbst zu',
     name_and_einvoice_differ: `Der Name der Datei sagt {{number}}, aber ihre E-Rechnung sagt {{other}}; ${RENAME}`,

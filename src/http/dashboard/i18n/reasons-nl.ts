@@ -34,6 +34,12 @@ export const reasonsNl: ReasonWords = {
     document_kept:
       'Factuur {{number}} heeft al {{filename}}, gekoppeld {{keptBy}}; dit bestand is gevonden {{by}} en vervangt het daarom niet: stuur het als {{number}}.pdf of koppel het zelf om het document te vervangen',
     assigned: 'Met de hand gekoppeld aan factuur {{number}}',
+    matched: 'Gekoppeld {{by}} ({{number}})',
+    same_file: 'De factuur had precies dit bestand al; er is niets veranderd',
+    from_signed_verified: `De pdf is uit ${CMS} gehaald; de handtekening is gecontroleerd`,
+    from_signed_unverified: `De pdf is uit ${CMS} gehaald; de handtekening is niet gecontroleerd, alleen uitgepakt`,
+    from_junk_dropped: 'De {{skipped}} bytes vóór de %PDF--kop van de pdf zijn weggelaten',
+    from_einvoice_xml: 'Als pdf opgemaakt uit de XML-e-factuur, die erin is ingesloten als {{name}} en als origineel bewaard blijft',
     gave_up: 'Gestopt na {{attempts}} pogingen: {{error}}',
     could_be_either: 'Het bestand kan factuur {{numbers}} zijn; hernoem het of koppel het zelf',
     name_and_einvoice_differ: `De naam van het bestand zegt {{number}}, maar de e-factuur erin zegt {{other}}; ${RENAME}`,
