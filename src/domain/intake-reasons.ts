@@ -205,6 +205,12 @@ export function intakeReason<C extends ReasonCode>(code: C, ...params: keyof Rea
   return { text: englishText(coded), ...coded };
 }
 
+/** A reason's code and parameters as they are stored (`reason_code`, `reason_params` as JSON text); its text is `reason`. */
+export const reasonColumns = (r: IntakeReason | null): [string | null, string | null] => (r?.code ? [r.code, JSON.stringify(r.params ?? {})] : [null, null]);
+/** The stored code and parameters read back: a code this version does not know leaves the text alone. */
+export const storedReason = (code: unknown, params: ReasonParams | null): { reasonCode: ReasonCode | null; reasonParams: ReasonParams | null } =>
+  isReasonCode(code) ? { reasonCode: code, reasonParams: params ?? {} } : { reasonCode: null, reasonParams: null };
+
 /** A reason the catalogue has no words for: English only. */
 export const plainReason = (text: string): IntakeReason => ({ text });
 

@@ -8,7 +8,7 @@ import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found, type ScopedSource } from '../repositories/scoped.ts';
 import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
-import { isReasonCode, type IntakeReason } from '../domain/intake-reasons.ts';
+import { reasonColumns, storedReason, type IntakeReason } from '../domain/intake-reasons.ts';
 
 const source: ScopedSource = {
   table: 'intake_records',
@@ -21,16 +21,10 @@ const source: ScopedSource = {
 
 const toRecord = (r: any): IntakeRecord => ({
   id: r.id, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, sha256: r.sha256, status: r.status,
-  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, ...codedReason(r), archiveId: r.archive_id ?? null,
+  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, ...storedReason(r.reason_code, r.reason_params), archiveId: r.archive_id ?? null,
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
   matchedBy: r.matched_by ?? null,
 });
-
-/** The reason's code and parameters as stored: a code this version does not know shows as text only. */
-const codedReason = (r: any): Pick<IntakeRecord, 'reasonCode' | 'reasonParams'> =>
-  isReasonCode(r.reason_code) ? { reasonCode: r.reason_code, reasonParams: r.reason_params ?? {} } : { reasonCode: null, reasonParams: null };
-/** A reason's code and parameters as statement parameters (its text goes in `reason`). */
-const codeColumns = (r: IntakeReason | null) => [r?.code ?? null, r?.code ? JSON.stringify(r.params ?? {}) : null];
 
 export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
   reason: IntakeReason | null;
@@ -101,7 +95,7 @@ export const intakeRepository = {
          returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
        ), h as (${HISTORY})
        select r.updated_at, s.received_at from r, s`,
-      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason?.text ?? null, f.subject, f.archiveId ?? null, f.messageFiles ?? null, ...codeColumns(f.reason)],
+      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason?.text ?? null, f.subject, f.archiveId ?? null, f.messageFiles ?? null, ...reasonColumns(f.reason)],
       { prepare: true },
     );
     const r = rows[0];
@@ -209,7 +203,7 @@ export const intakeRepository = {
          where t.id = prior.id returning ${CHANGED}, prior.status as prior_status
        )
        ${HISTORY} where r.prior_status <> 'waiting'`,
-      [...w.params, reason.text, ...codeColumns(reason)],
+      [...w.params, reason.text, ...reasonColumns(reason)],
       { prepare: true },
     );
   },
@@ -230,9 +224,8 @@ export const intakeRepository = {
          where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)
        )
        insert into intake_history (intake_id, account_id, mode, at, status, reason, reason_code, reason_params)
-       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, coalesce($8, r.reason), case when $8::text is null then r.reason_code else $11 end,
-         case when $8::text is null then r.reason_params else $12::jsonb end from r`,
-      [...w.params, invoiceId, documentId, reason?.text ?? null, matchedBy, history?.text ?? null, ...codeColumns(reason), ...codeColumns(history ?? null)],
+       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, coalesce($8, r.reason), case when $8::text is null then r.reason_code else $11 end, case when $8::text is null then r.reason_params else $12::jsonb end from r`,
+      [...w.params, invoiceId, documentId, reason?.text ?? null, matchedBy, history?.text ?? null, ...reasonColumns(reason), ...reasonColumns(history ?? null)],
       { prepare: true },
     );
   },
@@ -247,7 +240,7 @@ export const intakeRepository = {
          where ${w.sql} and t.status <> 'attached' and t.deleted_at is null returning ${CHANGED}
        )
        ${HISTORY} returning intake_id`,
-      [...w.params, reason.text, invoiceId, ...codeColumns(reason)],
+      [...w.params, reason.text, invoiceId, ...reasonColumns(reason)],
       { prepare: true },
     );
     return rows.length > 0;

@@ -2,6 +2,7 @@
 // inserted by the intake repository's status changes, in the same statements.
 import type { Queryable } from '../db/database.ts';
 import type { IntakeRecord, IntakeStatus } from '../domain/intake.ts';
+import { storedReason, type ReasonParams } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 import { scopeWhere } from './scoped.ts';
 
@@ -13,6 +14,10 @@ export interface IntakeHistoryEntry extends Pick<IntakeRecord, 'reason' | 'reaso
 export const intakeHistoryRepository = {
   async list(q: Queryable, scope: Scope, intakeId: string): Promise<IntakeHistoryEntry[]> {
     const w = scopeWhere(scope);
-    return q.query<IntakeHistoryEntry>(`select t.at, t.status, t.reason, t.reason_code as "reasonCode", t.reason_params as "reasonParams" from intake_history t where ${w.sql} and t.intake_id = $3 order by t.at, t.seq`, [...w.params, intakeId]);
+    const rows = await q.query<{ at: Date; status: IntakeStatus; reason: string | null; reason_code: string | null; reason_params: ReasonParams | null }>(
+      `select t.at, t.status, t.reason, t.reason_code, t.reason_params from intake_history t where ${w.sql} and t.intake_id = $3 order by t.at, t.seq`,
+      [...w.params, intakeId],
+    );
+    return rows.map((r) => ({ at: r.at, status: r.status, reason: r.reason, ...storedReason(r.reason_code, r.reason_params) }));
   },
 };
