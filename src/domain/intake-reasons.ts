@@ -187,7 +187,7 @@ const ENGLISH: { [K in ReasonParamKind]: (v: ParamValues[K]) => string } = {
 };
 
 /** Fills a template's `{{name}}` placeholders with the words given. */
-export const fillTemplate = (template: string, words: Record<string, string>): string => template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => words[k] ?? '');
+const fillTemplate = (template: string, words: Record<string, string>): string => template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => words[k] ?? '');
 
 /** The API's English words for a parameter. */
 export const englishWord: ParamWriter = (kind, value) => (ENGLISH[kind] as (v: typeof value) => string)(value);
