@@ -7,7 +7,7 @@
 import type { MatchedBy } from './intake.ts';
 
 /** How a parameter is written: in English for the API, through Intl for the dashboard. */
-export type ReasonParamKind = 'text' | 'number' | 'bytes' | 'date' | 'list' | 'amount' | 'evidence';
+export type ReasonParamKind = 'text' | 'number' | 'bytes' | 'date' | 'list' | 'amount' | 'evidence' | 'awaited';
 export interface Amount {
   cents: number;
   /** ISO 4217; absent: the invoice's own total, in the account's currency */
@@ -23,6 +23,8 @@ export interface ParamValues {
   list: string[];
   amount: Amount;
   evidence: MatchedBy;
+  /** what a file waits for: its name, then the numbers its e-invoice says that name no invoice */
+  awaited: { name: string; einvoiceNumbers: string[] };
 }
 /** An English template, or one per plural form chosen by the `count` parameter (i18next's `_one`/`_other`). */
 type Template = string | { one: string; other: string };
@@ -59,8 +61,8 @@ export const INTAKE_REASONS = {
   xml_no_number: { en: 'The XML e-invoice has no invoice number (BT-1)' },
   account_disabled: { en: 'The account is disabled: files sent to it are not processed' },
   staged_missing: { en: 'The staged file is no longer available' },
-  waiting: { en: 'Waiting for an invoice with id or number {{awaits}} until {{until}}', params: { awaits: 'list', until: 'date' } },
-  no_invoice: { en: 'No invoice with id or number {{awaits}}', params: { awaits: 'list' } },
+  waiting: { en: 'Waiting for an invoice with id or number {{awaits}} until {{until}}', params: { awaits: 'awaited', until: 'date' } },
+  no_invoice: { en: 'No invoice with id or number {{awaits}}', params: { awaits: 'awaited' } },
   invoice_deleted: { en: 'The invoice {{invoice}} was deleted', params: { invoice: 'text' } },
   document_kept: {
     en: 'Invoice {{number}} already has {{filename}}, attached {{keptBy}}; this file was found {{by}}, which does not replace it: send it as {{number}}.pdf or assign it to replace the document',
@@ -176,6 +178,9 @@ export const EVIDENCE_WORDS: Record<MatchedBy, string> = {
   pdf_text: 'by the invoice number and total in its text',
 };
 
+/** how an awaited e-invoice number is named among the alternatives */
+export const EINVOICE_NUMBER = "the e-invoice's number {{number}}";
+
 const ENGLISH: { [K in ReasonParamKind]: (v: ParamValues[K]) => string } = {
   text: (v) => v,
   number: (v) => String(v),
@@ -184,6 +189,7 @@ const ENGLISH: { [K in ReasonParamKind]: (v: ParamValues[K]) => string } = {
   list: orList,
   amount: (v) => `${plainAmount(v.cents)}${v.currency ? ` ${v.currency}` : ''}`,
   evidence: (v) => EVIDENCE_WORDS[v],
+  awaited: (v) => orList([v.name, ...v.einvoiceNumbers.map((number) => fillTemplate(EINVOICE_NUMBER, { number }))]),
 };
 
 /** Fills a template's `{{name}}` placeholders with the words given. */

@@ -95,13 +95,10 @@ export class IntakeProcessor {
     let decision = await this.decide(scope, staged, name.matchName, pdf, text, known);
     if (decision.kind === 'wait') {
       const until = record.receivedAt.getTime() + this.rules.windowMs;
-      const { name: awaitedName, einvoiceNumbers } = decision.awaits;
-      const awaits = [awaitedName, ...einvoiceNumbers.map((n) => `the e-invoice's number ${n}`)];
-      // the e-invoice's numbers are awaited in English words: such a reason keeps its text only
-      const coded = (r: IntakeReason) => (einvoiceNumbers.length ? plainReason(r.text) : r);
-      const finalReason = withNotes(coded(intakeReason('no_invoice', { awaits })), decision.notes);
+      const { awaits } = decision;
+      const finalReason = withNotes(intakeReason('no_invoice', { awaits }), decision.notes);
       if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(finalReason);
-      const waiting = withNotes(coded(intakeReason('waiting', { awaits, until: new Date(until).toISOString() })), decision.notes);
+      const waiting = withNotes(intakeReason('waiting', { awaits, until: new Date(until).toISOString() }), decision.notes);
       // import.waiting once, when it starts waiting; later tries only update the reason
       if (record.status === 'waiting') await repo.markWaiting(this.db, scope, record.id, waiting);
       else {

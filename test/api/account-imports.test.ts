@@ -91,7 +91,7 @@ describe('import actions', () => {
 
   it('retry: a failed file is received again; a refused one (no content) is 409', async () => {
     const imp = await hand(a.liveKey, 'later.pdf');
-    await intakeRepository.markFailed(t.db, scope(a), imp.id, intakeReason('no_invoice', { awaits: ['later'] }));
+    await intakeRepository.markFailed(t.db, scope(a), imp.id, intakeReason('no_invoice', { awaits: { name: 'later', einvoiceNumbers: [] } }));
     const res = await t.request('POST', `/v2/imports/${imp.id}/retry`, { key: a.liveKey });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: imp.id, status: 'received', reason: null });

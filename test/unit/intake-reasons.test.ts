@@ -9,7 +9,7 @@ import { reasonsNl } from '../../src/http/dashboard/i18n/reasons-nl.ts';
 import { reasonWords } from '../../src/http/dashboard/reason-words.ts';
 
 const SAMPLE: { [K in ReasonParamKind]: ParamValues[K] } = {
-  text: 'RE-2026-001', number: 3, bytes: 5_242_880, date: '2026-11-26T17:07:46.132Z', list: ['RE-1', 'RE-2'], amount: { cents: 121_050, currency: 'EUR' }, evidence: 'einvoice',
+  text: 'RE-2026-001', number: 3, bytes: 5_242_880, date: '2026-11-26T17:07:46.132Z', list: ['RE-1', 'RE-2'], amount: { cents: 121_050, currency: 'EUR' }, evidence: 'einvoice', awaited: { name: 'scan-7', einvoiceNumbers: ['RE-9', 'RE-10'] },
 };
 const CODES = Object.keys(INTAKE_REASONS) as ReasonCode[];
 const kindsOf = (code: ReasonCode): Record<string, ReasonParamKind> => ('params' in INTAKE_REASONS[code] ? (INTAKE_REASONS[code] as { params: Record<string, ReasonParamKind> }).params : {});
@@ -26,6 +26,7 @@ describe('intake reasons', () => {
       expect(Object.keys(words.reason).sort(), lang).toEqual(Object.keys(reasonsEn.reason).sort());
       for (const [key, en] of Object.entries(reasonsEn.reason)) expect(placeholders(words.reason[key]), `${lang} ${key}`).toEqual(placeholders(en));
       expect(Object.keys(words.evidence).sort(), lang).toEqual(Object.keys(reasonsEn.evidence).sort());
+      expect(placeholders(words.awaited.einvoiceNumber), lang).toEqual(['number']);
     }
     // each template names each of its parameters
     for (const code of CODES) for (const key of Object.keys(reasonsEn.reason).filter((k) => [code, `${code}_one`, `${code}_other`].includes(k))) {
@@ -45,7 +46,8 @@ describe('intake reasons', () => {
 
   it('keeps the texts the API has always given', () => {
     expect(intakeReason('file_too_large', { max: 5_242_880 }).text).toBe('The file is larger than 5242880 bytes');
-    expect(intakeReason('waiting', { awaits: ['F-1', 'F-2', 'F-3'], until: '2026-11-26T17:07:46.132Z' }).text).toBe('Waiting for an invoice with id or number F-1, F-2 or F-3 until 2026-11-26T17:07:46.132Z');
+    expect(intakeReason('waiting', { awaits: { name: 'scan-7', einvoiceNumbers: ['RE-9', 'RE-10'] }, until: '2026-11-26T17:07:46.132Z' }).text)
+      .toBe("Waiting for an invoice with id or number scan-7, the e-invoice's number RE-9 or the e-invoice's number RE-10 until 2026-11-26T17:07:46.132Z");
     expect(intakeReason('einvoice_totals_differ', { number: 'A-1', grand: { cents: 121_050, currency: 'EUR' }, due: { cents: 100_000, currency: 'EUR' }, total: { cents: 121_000 } }).text)
       .toBe("The e-invoice says invoice A-1 with a total of 1,210.50 EUR, amount due 1,000.00 EUR; the invoice's total is 1,210.00: correct the invoice's total or send the matching file");
     expect(intakeReason('unpacked', { count: 1 }).text).toBe('Unpacked into 1 file');
@@ -54,19 +56,19 @@ describe('intake reasons', () => {
   });
 
   it('notes follow the reason; one without words leaves the whole reason as text', () => {
-    const noted = withNotes(intakeReason('no_invoice', { awaits: ['scan1'] }), [intakeReason('note_pdf_no_text')]);
+    const noted = withNotes(intakeReason('no_invoice', { awaits: { name: 'scan1', einvoiceNumbers: [] } }), [intakeReason('note_pdf_no_text')]);
     expect(noted.text).toBe('No invoice with id or number scan1; the PDF has no text to read (a scan?), so only its name could say which invoice it is');
     expect(noted.params?.notes).toEqual([{ code: 'note_pdf_no_text', params: {} }]);
-    const mixed = withNotes(intakeReason('no_invoice', { awaits: ['scan1'] }), [plainReason('something else')]);
+    const mixed = withNotes(intakeReason('no_invoice', { awaits: { name: 'scan1', einvoiceNumbers: [] } }), [plainReason('something else')]);
     expect(mixed).toEqual({ text: 'No invoice with id or number scan1; something else' });
   });
 
   it('words a reason in the reader’s language, with dates in their time zone and amounts in their format', () => {
     const nl = translator('nl');
     const fmt = formatter('nl-NL', 'Europe/Amsterdam');
-    const waiting = withNotes(intakeReason('waiting', { awaits: ['F-1', 'F-2'], until: '2026-11-26T17:07:46.132Z' }), [intakeReason('note_pdf_no_text')]);
+    const waiting = withNotes(intakeReason('waiting', { awaits: { name: 'F-1', einvoiceNumbers: ['F-2'] }, until: '2026-11-26T17:07:46.132Z' }), [intakeReason('note_pdf_no_text')]);
     const text = reasonWords(nl, fmt, { reason: waiting.text, reasonCode: waiting.code, reasonParams: waiting.params });
-    expect(text).toBe('Wacht tot 26 nov 2026, 18:07 op een factuur met id of nummer F-1 of F-2; de pdf heeft geen tekst om te lezen (een scan?), dus alleen de naam kon zeggen welke factuur het is');
+    expect(text).toBe('Wacht tot 26 nov 2026, 18:07 op een factuur met id of nummer F-1 of het nummer F-2 uit de e-factuur; de pdf heeft geen tekst om te lezen (een scan?), dus alleen de naam kon zeggen welke factuur het is');
     expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
     const totals = intakeReason('einvoice_total_differs', { number: 'A-1', grand: { cents: 121_050, currency: 'EUR' }, total: { cents: 121_000 } });
     expect(reasonWords(translator('de'), formatter('de-DE', 'Europe/Berlin'), { reason: totals.text, reasonCode: totals.code, reasonParams: totals.params }))

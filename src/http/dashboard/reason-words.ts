@@ -22,6 +22,10 @@ function writer(t: Translate, fmt: Formatter): ParamWriter {
         return new Intl.NumberFormat(fmt.locale, { style: 'currency', currency: currency ?? CURRENCY }).format(cents / 100);
       }
       case 'evidence': return t(`evidence.${String(value)}`);
+      case 'awaited': {
+        const { name, einvoiceNumbers } = v as { name: string; einvoiceNumbers: string[] };
+        return or.format([name, ...einvoiceNumbers.map((number) => t('awaited.einvoiceNumber', { number }))]);
+      }
       default: return String(v);
     }
   };

@@ -79,6 +79,7 @@ export const reasonsDe: ReasonWords = {
     attachment_unopenable: '{{name}} lässt sich nicht öffnen: {{error}}',
     no_pdf_attached: 'Kein PDF angehängt',
   },
+  awaited: { einvoiceNumber: 'die Nummer {{number}} aus der E-Rechnung' },
   evidence: {
     manual: 'von Hand', invoice_id: 'über ihren Namen', invoice_number: 'über ihren Namen', einvoice: 'über ihre E-Rechnung', name_token: 'über eine Nummer in ihrem Namen',
     subject: 'über den Betreff der E-Mail', pdf_text: 'über Rechnungsnummer und Summe in ihrem Text',

@@ -79,6 +79,7 @@ export const reasonsNl: ReasonWords = {
     attachment_unopenable: '{{name}} is niet te openen: {{error}}',
     no_pdf_attached: 'Geen pdf bijgevoegd',
   },
+  awaited: { einvoiceNumber: 'het nummer {{number}} uit de e-factuur' },
   evidence: {
     manual: 'met de hand', invoice_id: 'op zijn naam', invoice_number: 'op zijn naam', einvoice: 'op zijn e-factuur', name_token: 'op een nummer in zijn naam',
     subject: 'op het onderwerp van de e-mail', pdf_text: 'op het factuurnummer en totaal in zijn tekst',
