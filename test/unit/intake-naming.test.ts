@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/platform/logger.ts';
+import { plainReason } from '../../src/domain/intake-reasons.ts';
 import { normaliseFileName } from '../../src/intake/file-name.ts';
 import { WaitingForInvoice, type IntakeProcessor } from '../../src/intake/intake-processor.ts';
 import { INTAKE_JOBS, queuePrefix } from '../../src/intake/queue/intake-queue.ts';
 import { checkHandlers, intakeBackoff, jobHandlers } from '../../src/intake/queue/job-handlers.ts';
-import { plainReason } from '../../src/domain/intake-reasons.ts';
 
 describe('normaliseFileName', () => {
   it.each([
