@@ -2,7 +2,7 @@
 // with the parameters formatted for them (dates in their time zone, sizes in kB/MB, amounts with
 // the currency, alternatives joined by their language's "or"), then its notes. A record with no
 // code (written before codes, or a reason the catalogue has no words for) shows its English text.
-import { isReasonCode, reasonParamWords, type CodedReason, type ParamWriter } from '../../domain/intake-reasons.ts';
+import { isReasonCode, reasonParamWords, type CodedReason, type ParamValues, type ParamWriter, type ReasonParamKind } from '../../domain/intake-reasons.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
 import { CURRENCY, type Formatter, type Translate } from './i18n/i18n.ts';
 
@@ -10,25 +10,17 @@ type WithReason = Pick<IntakeRecord, 'reason' | 'reasonCode' | 'reasonParams'>;
 
 function writer(t: Translate, fmt: Formatter): ParamWriter {
   const or = new Intl.ListFormat(fmt.locale, { type: 'disjunction' });
-  return (kind, value) => {
-    const v = value as never;
-    switch (kind) {
-      case 'number': return fmt.number(v);
-      case 'bytes': return fmt.size(v);
-      case 'date': return fmt.time(v);
-      case 'list': return or.format(v);
-      case 'amount': {
-        const { cents, currency } = v as { cents: number; currency?: string };
-        return new Intl.NumberFormat(fmt.locale, { style: 'currency', currency: currency ?? CURRENCY }).format(cents / 100);
-      }
-      case 'evidence': return t(`evidence.${String(value)}`);
-      case 'awaited': {
-        const { name, einvoiceNumbers } = v as { name: string; einvoiceNumbers: string[] };
-        return or.format([name, ...einvoiceNumbers.map((number) => t('awaited.einvoiceNumber', { number }))]);
-      }
-      default: return String(v);
-    }
+  const byKind: { [K in ReasonParamKind]: (v: ParamValues[K]) => string } = {
+    text: (v) => v,
+    number: fmt.number,
+    bytes: fmt.size,
+    date: fmt.time,
+    list: (v) => or.format(v),
+    amount: ({ cents, currency }) => new Intl.NumberFormat(fmt.locale, { style: 'currency', currency: currency ?? CURRENCY }).format(cents / 100),
+    evidence: (v) => t(`evidence.${v}`),
+    awaited: ({ name, einvoiceNumbers }) => or.format([name, ...einvoiceNumbers.map((number) => t('awaited.einvoiceNumber', { number }))]),
   };
+  return (kind, value) => (byKind[kind] as (v: typeof value) => string)(value);
 }
 
 function words(t: Translate, write: ParamWriter, r: CodedReason): string {
