@@ -3,6 +3,7 @@
 import { UnrecoverableError, type RunningWorker } from '../queue/job-queues.ts';
 import type { Container } from './container.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../intake/intake-processor.ts';
+import { intakeReason } from '../domain/intake-reasons.ts';
 import { StagedBytesCache } from '../intake/staged-bytes-cache.ts';
 import { intakeBackoff, jobHandlers } from '../intake/queue/job-handlers.ts';
 
@@ -28,7 +29,7 @@ export async function startIntakeWorkers(c: Container): Promise<RunningWorker> {
   running.worker.on('failed', (job, err) => {
     if (!job || err instanceof UnrecoverableError || err.name === 'UnrecoverableError') return;
     if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
-    const reason = err instanceof WaitingForInvoice ? err.finalReason : `Gave up after ${job.attemptsMade} attempts: ${err.message}`;
+    const reason = err instanceof WaitingForInvoice ? err.finalReason : intakeReason('gave_up', { attempts: job.attemptsMade, error: err.message });
     processor.giveUp(job.data, reason).catch((e) => log.error({ err: e, intakeId: job.data.intakeId }, 'could not record an intake failure'));
   });
 

@@ -2,6 +2,7 @@
 // refuse an archive or one of its entries before anything is decompressed. Pure: the reader
 // (intake/zip-reader.ts) hands over what the central directory declares, and yauzl makes sure an
 // entry never inflates past its declared size.
+import { intakeReason, type IntakeReason } from './intake-reasons.ts';
 import { MAX_DOCUMENT_BYTES } from './pdf.ts';
 
 /** Above this, an entry is refused as a zip bomb: PDFs rarely compress better than 2:1. */
@@ -36,43 +37,42 @@ export const entryBaseName = (path: string): string => path.split(/[/\\]/).filte
 export const isIgnoredEntry = (path: string): boolean =>
   path.endsWith('/') || path.split('/').includes('__MACOSX') || entryBaseName(path).startsWith('._') || entryBaseName(path) === '.DS_Store';
 
-const nestedReason = (name: string) => `${name} is an archive inside the ZIP archive; nested archives are not unpacked`;
+const nestedReason = (name: string) => intakeReason('zip_entry_nested', { name });
 const NESTED = /\.(zip|rar|7z|tar|tgz|gz|bz2|xz|jar|cab|arj|lz|lzh|zipx)$/i;
 
 /** Whether the archive as a whole is refused, from its entry count (known before any entry is read). */
-export function entryCountRefusal(entryCount: number, limits: ArchiveLimits): string | undefined {
-  if (entryCount > limits.maxEntries) return `The ZIP archive has ${entryCount} entries; at most ${limits.maxEntries} are accepted`;
-  if (entryCount === 0) return 'The ZIP archive is empty';
+export function entryCountRefusal(entryCount: number, limits: ArchiveLimits): IntakeReason | undefined {
+  if (entryCount > limits.maxEntries) return intakeReason('zip_too_many_entries', { count: entryCount, max: limits.maxEntries });
+  if (entryCount === 0) return intakeReason('zip_empty');
   return undefined;
 }
 
 /** Whether the archive as a whole is refused, from its entries' declared sizes. */
-export function totalSizeRefusal(entries: ZipEntryInfo[], limits: ArchiveLimits): string | undefined {
+export function totalSizeRefusal(entries: ZipEntryInfo[], limits: ArchiveLimits): IntakeReason | undefined {
   const total = entries.reduce((sum, e) => sum + e.uncompressedSize, 0);
-  if (total > limits.maxTotalBytes) return `The ZIP archive unpacks to ${total} bytes; at most ${limits.maxTotalBytes} are accepted`;
+  if (total > limits.maxTotalBytes) return intakeReason('zip_unpacks_too_large', { total, max: limits.maxTotalBytes });
   return undefined;
 }
 
 /** Why one entry is refused without being decompressed, or undefined when it may be read. */
-export function entryRefusal(e: ZipEntryInfo): string | undefined {
+export function entryRefusal(e: ZipEntryInfo): IntakeReason | undefined {
   const name = entryBaseName(e.path);
-  if (e.encrypted) return `${name} in the ZIP archive is encrypted; send it without a password`;
+  if (e.encrypted) return intakeReason('zip_entry_encrypted', { name });
   if (NESTED.test(name)) return nestedReason(name);
-  if (e.uncompressedSize > MAX_DOCUMENT_BYTES) return `${name} in the ZIP archive is larger than ${MAX_DOCUMENT_BYTES} bytes (${e.uncompressedSize} bytes)`;
+  if (e.uncompressedSize > MAX_DOCUMENT_BYTES) return intakeReason('zip_entry_too_large', { name, max: MAX_DOCUMENT_BYTES, size: e.uncompressedSize });
   const ratio = e.uncompressedSize / Math.max(1, e.compressedSize);
   if (ratio > MAX_COMPRESSION_RATIO) {
-    return `${name} in the ZIP archive is compressed ${Math.round(ratio)} to 1 (above ${MAX_COMPRESSION_RATIO} to 1): refused as a possible zip bomb`;
+    return intakeReason('zip_entry_bomb', { name, ratio: Math.round(ratio), max: MAX_COMPRESSION_RATIO });
   }
   return undefined;
 }
 
 /** An entry whose bytes are an archive whatever its name; other bytes get the rules of any file (pdf.ts). */
-export function nestedArchiveRefusal(name: string, bytes: Uint8Array): string | undefined {
+export function nestedArchiveRefusal(name: string, bytes: Uint8Array): IntakeReason | undefined {
   return isZipBytes(bytes) ? nestedReason(name) : undefined;
 }
 
 /** The archive record's reason once it is unpacked (each file's record says what became of it). */
-export function unpackedReason(files: number, refused: number): string {
-  const unpacked = `Unpacked into ${files} ${files === 1 ? 'file' : 'files'}`;
-  return refused ? `${unpacked}, ${refused} of them refused` : unpacked;
+export function unpackedReason(files: number, refused: number): IntakeReason {
+  return refused ? intakeReason('unpacked_some_refused', { count: files, refused }) : intakeReason('unpacked', { count: files });
 }

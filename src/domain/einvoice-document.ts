@@ -4,8 +4,9 @@
 import type { InvoiceReading } from './einvoice-model.ts';
 import { readXmlInvoice } from './einvoice-model.ts';
 import { embeddedXmlName, renderEinvoice, type RenderFonts } from './einvoice-render.ts';
+import type { IntakeReason } from './intake-reasons.ts';
 
-export type RenderedXmlInvoice = { ok: true; pdf: Uint8Array; reading: InvoiceReading; xmlName: string } | { ok: false; reason: string };
+export type RenderedXmlInvoice = { ok: true; pdf: Uint8Array; reading: InvoiceReading; xmlName: string } | { ok: false; reason: IntakeReason };
 
 export async function renderXmlInvoice(bytes: Uint8Array, fonts: RenderFonts): Promise<RenderedXmlInvoice> {
   const read = readXmlInvoice(bytes);

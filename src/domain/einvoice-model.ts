@@ -4,6 +4,7 @@
 // decimal text the XML has. Business terms (BT-n) are named where they are read.
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { decodeEntities, decodeXml, readEinvoice, type EinvoiceReading } from './einvoice.ts';
+import { intakeReason, type IntakeReason } from './intake-reasons.ts';
 
 export interface Party {
   name: string;
@@ -96,21 +97,21 @@ export function xmlProblem(xml: string): string | undefined {
 }
 
 export type InvoiceReading = Extract<EinvoiceReading, { kind: 'invoice' }>;
-export type XmlInvoice = { ok: true; model: EinvoiceModel; reading: InvoiceReading } | { ok: false; reason: string };
+export type XmlInvoice = { ok: true; model: EinvoiceModel; reading: InvoiceReading } | { ok: false; reason: IntakeReason };
 
 /** What an XML file is, or what is wrong with it, in words for the sender (not well-formed at line N; not an invoice; no number). */
 export function readXmlInvoice(bytes: Uint8Array): XmlInvoice {
   const xml = decodeXml(bytes);
   const problem = xmlProblem(xml);
-  if (problem) return { ok: false, reason: `The XML file cannot be read: ${problem}` };
+  if (problem) return { ok: false, reason: intakeReason('xml_unreadable', { problem }) };
   const reading = readEinvoice(xml);
   if (!reading) {
     const root = /<(?:[\w.-]+:)?([\w.-]+)[\s>/]/.exec(xml.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>/g, ''))?.[1] ?? '?';
-    return { ok: false, reason: `The XML file is not an e-invoice (its root element is ${root}); send a UBL or CII (XRechnung, Factur-X) invoice or credit note` };
+    return { ok: false, reason: intakeReason('xml_not_einvoice', { root }) };
   }
-  if (reading.kind === 'other') return { ok: false, reason: `The XML file is ${reading.what}, not an invoice` };
+  if (reading.kind === 'other') return { ok: false, reason: intakeReason('xml_not_invoice', { what: reading.what }) };
   const model = reading.kind === 'invoice' ? readEinvoiceModel(xml) : undefined;
-  if (reading.kind === 'unread' || !model?.number) return { ok: false, reason: 'The XML e-invoice has no invoice number (BT-1)' };
+  if (reading.kind === 'unread' || !model?.number) return { ok: false, reason: intakeReason('xml_no_number') };
   return { ok: true, model, reading };
 }
 

@@ -1,4 +1,5 @@
 // An intake record: what happened to one received file, as every channel and the API show it.
+import type { ReasonCode, ReasonParams } from './intake-reasons.ts';
 
 export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
 /** `unpacked`: a ZIP archive whose files became records of their own (domain/archive.ts) */
@@ -20,6 +21,9 @@ export interface IntakeRecord {
   documentId: string | null;
   /** why it failed or what it is waiting for, in words for people */
   reason: string | null;
+  /** the reason's code and parameters (domain/intake-reasons.ts): null for reasons with no words but the text */
+  reasonCode?: ReasonCode | null;
+  reasonParams?: ReasonParams | null;
   /** the record of the ZIP archive this file came in (null or absent: it came on its own) */
   archiveId?: string | null;
   receivedAt: Date;

@@ -3,30 +3,30 @@
 // inside a container: a CMS/PKCS#7 signature (CAdES `.p7m`) is unwrapped (cms-container.ts),
 // Outlook's TNEF is refused with its name. Pure; one function for every channel and the API.
 import { unwrapSignedData } from './cms-container.ts';
+import { intakeReason, type IntakeReason } from './intake-reasons.ts';
 
 /** TNEF's signature (0x223E9F78, little-endian): Outlook's winmail.dat */
 const TNEF_MAGIC = [0x78, 0x9f, 0x3e, 0x22];
 /** readers look this far for the header */
 const HEADER_WINDOW = 1024;
-const CMS = 'a signature container (CMS/PKCS#7, .p7m)';
 
 export type OpenedPdf =
-  | { ok: true; bytes: Uint8Array; /** in words, when the PDF is not the file as received: what it was taken out of */ from?: string }
-  | { ok: false; reason: string };
+  | { ok: true; bytes: Uint8Array; /** when the PDF is not the file as received: what it was taken out of */ from?: IntakeReason }
+  | { ok: false; reason: IntakeReason };
 
 export function openPdf(bytes: Uint8Array): OpenedPdf {
-  if (bytes.length === 0) return { ok: false, reason: 'The file is empty' };
-  if (TNEF_MAGIC.every((x, i) => bytes[i] === x)) return { ok: false, reason: 'The file is an Outlook TNEF container (winmail.dat), not a PDF; send the PDF itself' };
+  if (bytes.length === 0) return { ok: false, reason: intakeReason('file_empty') };
+  if (TNEF_MAGIC.every((x, i) => bytes[i] === x)) return { ok: false, reason: intakeReason('file_tnef') };
   const cms = unwrapSignedData(bytes);
-  if (cms && 'error' in cms) return { ok: false, reason: `The file is ${CMS} that cannot be opened: ${cms.error}` };
+  if (cms && 'error' in cms) return { ok: false, reason: intakeReason('file_cms_unreadable', { error: cms.error }) };
   if (cms) {
     const inner = openPdf(cms.content);
-    if (!inner.ok || inner.from) return { ok: false, reason: `The file is ${CMS} that holds no PDF` };
-    return { ok: true, bytes: inner.bytes, from: `The PDF was taken out of ${CMS}; its signature was ${cms.verified ? 'verified' : 'not verified, only unwrapped'}` };
+    if (!inner.ok || inner.from) return { ok: false, reason: intakeReason('file_cms_no_pdf') };
+    return { ok: true, bytes: inner.bytes, from: intakeReason(cms.verified ? 'from_signed_verified' : 'from_signed_unverified') };
   }
   const at = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, HEADER_WINDOW)).indexOf('%PDF-', 0, 'latin1');
-  if (at < 0) return { ok: false, reason: 'The file is not a PDF (no %PDF- header)' };
-  return at === 0 ? { ok: true, bytes } : { ok: true, bytes: bytes.subarray(at), from: `The ${at} bytes before the PDF's %PDF- header were dropped` };
+  if (at < 0) return { ok: false, reason: intakeReason('file_not_pdf') };
+  return at === 0 ? { ok: true, bytes } : { ok: true, bytes: bytes.subarray(at), from: intakeReason('from_junk_dropped', { skipped: at }) };
 }
 
 /** XML by its first bytes: `<` after blanks or a byte order mark, or UTF-16's `<`. */

@@ -4,9 +4,9 @@
 import { decodePDFRawStream, PDFArray, PDFBool, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFString, type PDFObject } from 'pdf-lib';
 import { readEinvoice, type EinvoiceReading } from './einvoice.ts';
 import { opensWithoutPassword, type StandardSecurity } from './pdf-encryption.ts';
+import { intakeReason } from './intake-reasons.ts';
 import type { PdfVerdict } from './pdf.ts';
 
-export const PASSWORD_REASON = 'The PDF is protected with a password';
 /** embedded files looked at, and name-tree depth: a hostile tree costs little */
 const MAX_EMBEDDED = 32;
 const MAX_DEPTH = 16;
@@ -21,7 +21,7 @@ export async function readPdf(bytes: Uint8Array): Promise<PdfVerdict> {
   const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false, parseSpeed: Infinity });
   if (doc.isEncrypted) {
     const security = securityOf(doc);
-    if (!security || !opensWithoutPassword(security)) return { ok: false, reason: PASSWORD_REASON };
+    if (!security || !opensWithoutPassword(security)) return { ok: false, reason: intakeReason('pdf_encrypted') };
     // Owner password only: fine. Its objects stay encrypted for pdf-lib, so the page tree may be
     // unreadable (object streams) and embedded files are not read.
     let pages: number | null = null;
@@ -33,7 +33,7 @@ export async function readPdf(bytes: Uint8Array): Promise<PdfVerdict> {
     return { ok: true, pages, einvoices: [] };
   }
   const pages = doc.getPageCount();
-  if (pages < 1) return { ok: false, reason: 'The PDF has no pages' };
+  if (pages < 1) return { ok: false, reason: intakeReason('pdf_no_pages') };
   return { ok: true, pages, einvoices: embeddedEinvoices(doc) };
 }
 

@@ -4,6 +4,7 @@
 // main thread of every process, which only sniffs)
 import type { EinvoiceReading } from './einvoice.ts';
 import { readXmlInvoice } from './einvoice-model.ts';
+import { intakeReason, type IntakeReason } from './intake-reasons.ts';
 import { looksLikeXml, openPdf } from './pdf-container.ts';
 import { readStructure } from './pdf-structure.ts';
 
@@ -19,11 +20,11 @@ export type PdfVerdict =
       /** what its embedded XML files (Factur-X, ZUGFeRD, XRechnung, UBL) say, one reading each */
       einvoices: EinvoiceReading[];
     }
-  | { ok: false; reason: string };
+  | { ok: false; reason: IntakeReason };
 
 /** The cheap refusals, decided when a file arrives: empty, too large, no PDF in it (pdf-container.ts), an XML that is no e-invoice. */
 export function sniffPdf(bytes: Uint8Array): PdfVerdict | undefined {
-  if (bytes.length > MAX_DOCUMENT_BYTES) return { ok: false, reason: `The file is larger than ${MAX_DOCUMENT_BYTES} bytes` };
+  if (bytes.length > MAX_DOCUMENT_BYTES) return { ok: false, reason: intakeReason('file_too_large', { max: MAX_DOCUMENT_BYTES }) };
   if (looksLikeXml(bytes)) {
     const xml = readXmlInvoice(bytes);
     return xml.ok ? undefined : xml;
@@ -36,7 +37,7 @@ export function sniffPdf(bytes: Uint8Array): PdfVerdict | undefined {
 export function headerVerdict(bytes: Uint8Array): PdfVerdict | undefined {
   const sniffed = sniffPdf(bytes);
   if (sniffed) return sniffed;
-  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(5, bytes.length)).toString('latin1') === '%PDF-' ? undefined : { ok: false, reason: 'The file is not a PDF (no %PDF- header)' };
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(5, bytes.length)).toString('latin1') === '%PDF-' ? undefined : { ok: false, reason: intakeReason('file_not_pdf') };
 }
 
 /** Checks the header, then parses the whole file once (pdf-reader.ts); encrypted PDFs that open without a password are fine. */
@@ -47,7 +48,7 @@ export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
     return await (await reader()).readPdf(bytes);
   } catch (e) {
     // pdf-lib throws Error on garbage and TypeError on some truncated files: all mean "corrupt".
-    return { ok: false, reason: `The PDF cannot be read: ${(e as Error).message.split('\n')[0].slice(0, 200)}` };
+    return { ok: false, reason: intakeReason('pdf_unreadable', { error: (e as Error).message.split('\n')[0].slice(0, 200) }) };
   }
 }
 

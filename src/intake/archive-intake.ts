@@ -12,6 +12,7 @@ import {
 } from '../domain/archive.ts';
 import { newId } from '../domain/ids.ts';
 import type { IntakeRecord } from '../domain/intake.ts';
+import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { EventOutbox, RecordEvent } from '../services/event-outbox.ts';
 import type { IncomingFile } from './intake-port.ts';
@@ -30,13 +31,13 @@ export interface StagedArchive {
   files: IntakeRecord[];
 }
 
-type Opened = { zip: OpenZip; entries: ListedEntry[] } | { reason: string };
+type Opened = { zip: OpenZip; entries: ListedEntry[] } | { reason: IntakeReason };
 
-const unreadable = (e: unknown) => `The ZIP archive cannot be read: ${(e as Error).message.slice(0, 200)}`;
+const unreadable = (e: unknown) => intakeReason('zip_unreadable', { error: (e as Error).message.slice(0, 200) });
 
 /** The central directory, or why the archive as a whole is refused (nothing inflated yet). */
 async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
-  if (bytes.length > limits.maxTotalBytes) return { reason: `The ZIP archive is larger than ${limits.maxTotalBytes} bytes` };
+  if (bytes.length > limits.maxTotalBytes) return { reason: intakeReason('zip_too_large', { max: limits.maxTotalBytes }) };
   let zip: OpenZip;
   try {
     zip = await openZip(bytes);
@@ -46,7 +47,7 @@ async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
   try {
     const tooMany = entryCountRefusal(zip.entryCount, limits);
     const entries = tooMany ? [] : (await zip.list()).filter((e) => !isIgnoredEntry(e.path));
-    const reason = tooMany ?? (entries.length ? totalSizeRefusal(entries, limits) : 'The ZIP archive has no files');
+    const reason = tooMany ?? (entries.length ? totalSizeRefusal(entries, limits) : intakeReason('zip_no_files'));
     if (!reason) return { zip, entries };
     zip.close();
     return { reason };
@@ -57,7 +58,7 @@ async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
 }
 
 /** One entry as a file of the archive's sender and channel: its bytes, or why it has none. */
-async function entryFile(zip: OpenZip, e: ListedEntry, archive: IncomingFile): Promise<{ file: IncomingFile; refused?: string }> {
+async function entryFile(zip: OpenZip, e: ListedEntry, archive: IncomingFile): Promise<{ file: IncomingFile; refused?: IntakeReason }> {
   const filename = entryBaseName(e.path);
   // an e-mail's subject speaks of the message, not of each file in its archive: never matched
   const base = { ...archive, filename, bytes: Buffer.alloc(0), subject: undefined };
@@ -67,7 +68,7 @@ async function entryFile(zip: OpenZip, e: ListedEntry, archive: IncomingFile): P
   try {
     bytes = await zip.read(e);
   } catch (err) {
-    return { file: base, refused: `${filename} in the ZIP archive cannot be read: ${(err as Error).message.slice(0, 200)}` };
+    return { file: base, refused: intakeReason('zip_entry_unreadable', { name: filename, error: (err as Error).message.slice(0, 200) }) };
   }
   return { file: { ...base, bytes }, refused: nestedArchiveRefusal(filename, bytes) };
 }
@@ -83,7 +84,7 @@ async function insert(tx: Queryable, record: RecordEvent, scope: Scope, f: NewIn
  * account). Jobs are not queued here: see queueArchiveFiles.
  */
 export async function stageArchive(
-  outbox: EventOutbox, archive: IncomingFile, limits: ArchiveLimits, refusal: string | null, toNew: ToNewIntake,
+  outbox: EventOutbox, archive: IncomingFile, limits: ArchiveLimits, refusal: IntakeReason | null, toNew: ToNewIntake,
 ): Promise<StagedArchive> {
   const { scope } = archive;
   const opened: Opened = refusal ? { reason: refusal } : await open(archive.bytes, limits);

@@ -1,4 +1,5 @@
 // How a received file's name becomes the key that is matched against invoices. Pure.
+import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 
 export type NameVerdict =
   | {
@@ -8,7 +9,7 @@ export type NameVerdict =
       /** the document's file name, ending in .pdf */
       documentName: string;
     }
-  | { ok: false; reason: string };
+  | { ok: false; reason: IntakeReason };
 
 /** A signature container around the PDF (CAdES `.pdf.p7m`): unwrapped before it is checked. */
 const CONTAINER_EXTENSION = /\.p7m$/i;
@@ -30,15 +31,15 @@ export function normaliseFileName(raw: string): NameVerdict {
   const xml = /\.xml$/i.test(name);
   const stem = (hasExtension || xml ? name.slice(0, -4) : name).trim();
   const matchName = stem.replace(COPY_SUFFIX, '').trim();
-  if (!matchName || matchName === '.' || matchName === '..') return { ok: false, reason: `The file name ${quote(raw)} has no invoice id or number before .pdf` };
+  if (!matchName || matchName === '.' || matchName === '..') return { ok: false, reason: intakeReason('name_no_invoice', { name: quote(raw) }) };
   return { ok: true, matchName, documentName: hasExtension ? name : `${stem}.pdf` };
 }
 
 /** Why a name cannot be taken as it is (path parts, control characters), whatever it is matched against. */
-export function unsafeNameReason(raw: string): string | undefined {
+export function unsafeNameReason(raw: string): IntakeReason | undefined {
   const name = raw.normalize('NFC').trim();
-  if (/[\\/]/.test(name)) return `The file name ${quote(raw)} has path parts; send a plain name like <invoice_number>.pdf`;
-  if (/[\u0000-\u001f\u007f]/.test(name)) return `The file name ${quote(raw)} contains control characters`;
+  if (/[\\/]/.test(name)) return intakeReason('name_path_parts', { name: quote(raw) });
+  if (/[\u0000-\u001f\u007f]/.test(name)) return intakeReason('name_control_characters', { name: quote(raw) });
   return undefined;
 }
 

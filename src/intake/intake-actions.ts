@@ -5,6 +5,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { IntakeRecord, IntakeStatus } from '../domain/intake.ts';
 import type { Scope } from '../domain/scope.ts';
 import { PdfContentError, type DocumentService } from '../services/document-service.ts';
+import { intakeReason } from '../domain/intake-reasons.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
 import type { InvoiceService } from '../services/invoice-service.ts';
@@ -60,12 +61,12 @@ export class IntakeActions {
         staged: { intakeId: id, sha256: record.sha256 }, matchedBy: 'manual',
       });
     } catch (e) {
-      if (e instanceof PdfContentError) throw DomainError.unprocessable(`The file is not a usable PDF: ${e.reason}`, 'invoice');
+      if (e instanceof PdfContentError) throw DomainError.unprocessable(`The file is not a usable PDF: ${e.reason.text}`, 'invoice');
       throw e;
     }
-    const note = `Assigned by hand to invoice ${invoice.invoiceNumber}`;
+    const note = intakeReason('assigned', { number: invoice.invoiceNumber });
     await changeIntakeStatus(this.outbox, scope, id, 'attached', (q) => repo.markAttached(q, scope, id, invoice.id, attached.document.id, note, 'manual'));
-    this.emit(scope, record, 'attached', note);
+    this.emit(scope, record, 'attached', note.text);
     return this.record(scope, id);
   }
 

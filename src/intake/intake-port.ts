@@ -1,6 +1,7 @@
 // What a channel (FTP, e-mail, HTTP) hands to the intake pipeline, and what it gets back.
 // Channels depend on this file only (and the domain); the pipeline implements it.
 import type { IntakeChannel, IntakeRecord } from '../domain/intake.ts';
+import type { IntakeReason } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 
 
@@ -31,7 +32,7 @@ export interface IntakeReceiver {
    */
   receive(file: IncomingFile): Promise<IntakeRecord>;
   /** A failed record for something received that carried no file (e.g. an e-mail without PDF). */
-  recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: string): Promise<IntakeRecord>;
+  recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<IntakeRecord>;
   /** The scope's most recent records, newest first (FTP LIST feedback). */
   recent(scope: Scope, limit: number): Promise<IntakeRecord[]>;
 }

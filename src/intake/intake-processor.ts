@@ -6,6 +6,7 @@
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { IntakeStatus } from '../domain/intake.ts';
+import { intakeReason, plainReason, withNotes, type IntakeReason } from '../domain/intake-reasons.ts';
 import { decideMatch, EVIDENCE_WORDS, isReplySubject, type MatchDecision, type MatchEvidence } from '../domain/match-decision.ts';
 import { evidenceCandidates, looksLikeInvoiceNumber } from '../domain/match-names.ts';
 import { labelledNumbers } from '../domain/pdf-text-evidence.ts';
@@ -29,10 +30,10 @@ export type ProcessOutcome =
 export class WaitingForInvoice extends Error {
   constructor(
     /** the reason the file gets if it is still waiting when its tries run out */
-    readonly finalReason: string,
+    readonly finalReason: IntakeReason,
     readonly until: number,
   ) {
-    super(`Waiting: ${finalReason}`);
+    super(`Waiting: ${finalReason.text}`);
   }
 }
 
@@ -74,17 +75,17 @@ export class IntakeProcessor {
     if (!staged) return { status: 'skipped', why: 'no intake record (purged)' };
     const { record } = staged;
     if (record.status === 'attached') return { status: 'skipped', why: 'already attached' };
-    const emit = (status: IntakeStatus, reason: string | null) =>
-      this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason });
-    const fail = async (reason: string, invoiceId: string | null = null): Promise<ProcessOutcome> => {
+    const emit = (status: IntakeStatus, reason: IntakeReason | null) =>
+      this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason: reason?.text ?? null });
+    const fail = async (reason: IntakeReason, invoiceId: string | null = null): Promise<ProcessOutcome> => {
       // attached meanwhile (another run): nothing changed, nothing to announce
       if (await changeIntakeStatus(this.outbox, scope, record.id, 'failed', (q) => repo.markFailed(q, scope, record.id, reason, invoiceId))) emit('failed', reason);
-      return { status: 'failed', reason };
+      return { status: 'failed', reason: reason.text };
     };
 
     const name = normaliseFileName(record.filename);
     if (!name.ok) return fail(name.reason);
-    if (!staged.hasContent) return fail('The staged file is no longer available');
+    if (!staged.hasContent) return fail(intakeReason('staged_missing'));
     // checked before matching, so that a broken file fails at once instead of waiting for its invoice
     const pdf = await this.documents.inspect(cached ?? staged.content!);
     if (!pdf.ok) return fail(pdf.reason);
@@ -95,10 +96,10 @@ export class IntakeProcessor {
     let decision = await this.decide(scope, staged, name.matchName, pdf, text, known);
     if (decision.kind === 'wait') {
       const until = record.receivedAt.getTime() + this.rules.windowMs;
-      const notes = decision.notes.map((n) => `; ${n}`).join('');
-      const finalReason = `No invoice with id or number ${decision.awaits}${notes}`;
+      const { awaits } = decision;
+      const finalReason = withNotes(intakeReason('no_invoice', { awaits }), decision.notes);
       if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(finalReason);
-      const waiting = `Waiting for an invoice with id or number ${decision.awaits} until ${new Date(until).toISOString()}${notes}`;
+      const waiting = withNotes(intakeReason('waiting', { awaits, until: new Date(until).toISOString() }), decision.notes);
       // import.waiting once, when it starts waiting; later tries only update the reason
       if (record.status === 'waiting') await repo.markWaiting(this.db, scope, record.id, waiting);
       else {
@@ -121,33 +122,30 @@ export class IntakeProcessor {
       });
     } catch (e) {
       if (e instanceof PdfContentError) return fail(e.reason, invoiceId);
-      if (e instanceof DomainError && (e.kind === 'not_found' || e.kind === 'gone')) return fail(`The invoice ${invoiceId} was deleted`, invoiceId);
+      if (e instanceof DomainError && (e.kind === 'not_found' || e.kind === 'gone')) return fail(intakeReason('invoice_deleted', { invoice: invoiceId }), invoiceId);
       throw e; // database trouble and the like: transient, the job retries
     }
     if ('kept' in attached) {
       const current = attached.kept;
-      return fail(
-        `Invoice ${decision.invoiceNumber} already has ${current.filename}, attached ${EVIDENCE_WORDS[current.matchedBy ?? 'manual']}; this file was found ${EVIDENCE_WORDS[by]}, ` +
-          `which does not replace it: send it as ${decision.invoiceNumber}.pdf or assign it to replace the document`,
-        invoiceId,
-      );
+      const kept = { number: decision.invoiceNumber, filename: current.filename, keptBy: current.matchedBy ?? 'manual', by } as const;
+      return fail(intakeReason('document_kept', kept), invoiceId);
     }
     const { document, changed } = attached;
-    const notes = [changed ? '' : 'The invoice already had this exact file; nothing changed', ...notesOf(decision, pdf.from)].filter(Boolean);
-    const note = notes.join('; ') || null;
+    const notes = [...(changed ? [] : [intakeReason('same_file')]), ...notesOf(decision, pdf.from)];
+    const note = notes.length ? withNotes(notes[0], notes.slice(1)) : null;
     // the history line names the evidence used, whatever else it says
-    const history = [`Matched ${EVIDENCE_WORDS[by]} (${decision.invoiceNumber})`, ...notes].join('; ');
+    const history = withNotes(intakeReason('matched', { by, number: decision.invoiceNumber }), notes);
     await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note, by, history));
     emit('attached', note);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
 
   /** The job's retries are used up on a transient error: the record must still say why it stopped. */
-  async giveUp(ref: IntakeJobRef, reason: string): Promise<void> {
+  async giveUp(ref: IntakeJobRef, reason: IntakeReason): Promise<void> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
     if (!(await changeIntakeStatus(this.outbox, scope, ref.intakeId, 'failed', (q) => repo.markFailed(q, scope, ref.intakeId, reason)))) return;
     const record = (await repo.find(this.db, scope, ref.intakeId))?.record;
-    if (record) this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status: 'failed', reason });
+    if (record) this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status: 'failed', reason: reason.text });
   }
 
   /**
@@ -189,9 +187,9 @@ export class IntakeProcessor {
 }
 
 /** What an attached record says besides its invoice: the evidence that gave way, where its PDF came from. */
-function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: string | undefined): string[] {
+function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: IntakeReason | undefined): IntakeReason[] {
   return [
-    ...(decision.overruled.length ? [`Matched ${EVIDENCE_WORDS[decision.by]}; overruled: ${decision.overruled.join('; ')}`] : []),
+    ...(decision.overruled.length ? [plainReason(`Matched ${EVIDENCE_WORDS[decision.by]}; overruled: ${decision.overruled.join('; ')}`)] : []),
     ...(from ? [from] : []),
   ];
 }

@@ -1,10 +1,11 @@
 // An intake record as the repository selects it: the record joined with its staged file's facts.
 import type { IntakeChannel, IntakeRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
+import { storedReason, type ReasonParams } from '../domain/intake-reasons.ts';
 import type { ScopedSource } from '../repositories/scoped.ts';
 
 export const source: ScopedSource = {
   table: 'intake_records',
-  columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason,
+  columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason, t.reason_code, t.reason_params,
     s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by, s.archive_id`,
   joins: 'join intake_staging s on s.id = t.id',
   // discarded files (DELETE /v2/imports/{id}) keep a tombstone
@@ -23,6 +24,8 @@ export interface IntakeRecordRow {
   invoice_id: string | null;
   document_id: string | null;
   reason: string | null;
+  reason_code: string | null;
+  reason_params: ReasonParams | null;
   received_at: Date | string;
   updated_at: Date | string;
   attached_at: Date | string | null;
@@ -33,7 +36,7 @@ export interface IntakeRecordRow {
 
 export const toRecord = (r: IntakeRecordRow): IntakeRecord => ({
   id: r.id, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, sha256: r.sha256, status: r.status,
-  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, archiveId: r.archive_id ?? null,
+  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, ...storedReason(r.reason_code, r.reason_params), archiveId: r.archive_id ?? null,
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
   matchedBy: r.matched_by ?? null,
 });

@@ -9,8 +9,10 @@ import type { Mode, Scope } from '../domain/scope.ts';
 import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found } from '../repositories/scoped.ts';
 import { source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
 import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
+import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
 
-export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256' | 'reason'> {
+export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
+  reason: IntakeReason | null;
   /** null for files refused at once: their bytes are never needed */
   content: Buffer | null;
   traceId: string | null;
@@ -59,14 +61,14 @@ export interface PendingRef {
 }
 
 /** What a status change returns of each record it changed (the CTE `r`), for its history line. */
-const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason';
+const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason, t.reason_code, t.reason_params';
 /**
  * The history line of each record in `r`, written by the statement that changed the status, so
  * the line commits with the change or not at all. clock_timestamp(), not now() (the transaction's
  * start): the time the change was made, in the order the changes were made.
  */
-const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, status, reason)
-       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, r.reason from r`;
+const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, status, reason, reason_code, reason_params)
+       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, r.reason, r.reason_code, r.reason_params from r`;
 
 export const intakeRepository = {
   /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
@@ -76,18 +78,18 @@ export const intakeRepository = {
          insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files)
          values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15, $16) returning id, received_at
        ), r as (
-         insert into intake_records (id, account_id, mode, status, match_name, reason)
-         select s.id, $2::text, $3::text, $11, $12, $13 from s
-         returning id, account_id, mode, status, reason, updated_at
+         insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params)
+         select s.id, $2::text, $3::text, $11, $12, $13, $17, $18::jsonb from s
+         returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
        ), h as (${HISTORY})
        select r.updated_at, s.received_at from r, s`,
-      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason, f.subject, f.archiveId ?? null, f.messageFiles ?? null],
+      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason?.text ?? null, f.subject, f.archiveId ?? null, f.messageFiles ?? null, ...reasonColumns(f.reason)],
       { prepare: true },
     );
     const r = rows[0];
     return {
       id: f.id, channel: f.channel, sender: f.sender, filename: f.filename, size: f.size, sha256: f.sha256, status: f.status,
-      invoiceId: null, documentId: null, reason: f.reason, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
+      invoiceId: null, documentId: null, reason: f.reason?.text ?? null, reasonCode: f.reason?.code ?? null, reasonParams: f.reason?.code ? (f.reason.params ?? {}) : null, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
     };
   },
 
@@ -180,16 +182,16 @@ export const intakeRepository = {
    * Waiting, with a line only when it starts waiting: a later try that only updates the reason
    * writes none. The old status is read under the row's lock, so two runs at once write one line.
    */
-  async markWaiting(q: Queryable, scope: Scope, id: string, reason: string): Promise<void> {
+  async markWaiting(q: Queryable, scope: Scope, id: string, reason: IntakeReason): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
       `with r as (
-         update intake_records t set status = 'waiting', reason = $4, updated_at = now()
+         update intake_records t set status = 'waiting', reason = $4, reason_code = $5, reason_params = $6::jsonb, updated_at = now()
          from (select t.id, t.status from intake_records t where ${w.sql} and t.status <> 'attached' and t.deleted_at is null for update) prior
          where t.id = prior.id returning ${CHANGED}, prior.status as prior_status
        )
        ${HISTORY} where r.prior_status <> 'waiting'`,
-      [...w.params, reason],
+      [...w.params, reason.text, ...reasonColumns(reason)],
       { prepare: true },
     );
   },
@@ -199,34 +201,34 @@ export const intakeRepository = {
    * The staged bytes are dropped unless the document it ended on shares them (it was made from this file).
    * Its history line says `history` (the evidence used and overruled) where given, else the reason.
    */
-  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: string | null, matchedBy: MatchedBy, history?: string): Promise<void> {
+  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: IntakeReason | null, matchedBy: MatchedBy, history?: IntakeReason): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
       `with r as (
-         update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, reason = $6, matched_by = $7, updated_at = now(), attached_at = now()
+         update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, reason = $6, matched_by = $7, updated_at = now(), attached_at = now(), reason_code = $9, reason_params = $10::jsonb
          where ${w.sql} and t.status <> 'attached' returning ${CHANGED}
        ), dropped as (
          update intake_staging s set content = null from r
          where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)
        )
-       insert into intake_history (intake_id, account_id, mode, at, status, reason)
-       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, coalesce($8, r.reason) from r`,
-      [...w.params, invoiceId, documentId, reason, matchedBy, history ?? null],
+       insert into intake_history (intake_id, account_id, mode, at, status, reason, reason_code, reason_params)
+       select r.id, r.account_id, r.mode, clock_timestamp(), r.status, coalesce($8, r.reason), case when $8::text is null then r.reason_code else $11 end, case when $8::text is null then r.reason_params else $12::jsonb end from r`,
+      [...w.params, invoiceId, documentId, reason?.text ?? null, matchedBy, history?.text ?? null, ...reasonColumns(reason), ...reasonColumns(history ?? null)],
       { prepare: true },
     );
   },
 
   /** Failed, with a line each time it applies (a file that fails again says why again); never an attached record. */
   /** false when it did not apply (attached or discarded meanwhile) */
-  async markFailed(q: Queryable, scope: Scope, id: string, reason: string, invoiceId: string | null = null): Promise<boolean> {
+  async markFailed(q: Queryable, scope: Scope, id: string, reason: IntakeReason, invoiceId: string | null = null): Promise<boolean> {
     const w = scopeWhereId(scope, id);
     const rows = await q.query(
       `with r as (
-         update intake_records t set status = 'failed', reason = $4, invoice_id = coalesce($5, t.invoice_id), updated_at = now()
+         update intake_records t set status = 'failed', reason = $4, reason_code = $6, reason_params = $7::jsonb, invoice_id = coalesce($5, t.invoice_id), updated_at = now()
          where ${w.sql} and t.status <> 'attached' and t.deleted_at is null returning ${CHANGED}
        )
        ${HISTORY} returning intake_id`,
-      [...w.params, reason, invoiceId],
+      [...w.params, reason.text, invoiceId, ...reasonColumns(reason)],
       { prepare: true },
     );
     return rows.length > 0;
@@ -237,7 +239,7 @@ export const intakeRepository = {
     const w = scopeWhereId(scope, id);
     const rows = await q.query(
       `with r as (
-         update intake_records t set status = 'received', reason = null, updated_at = now() where ${w.sql} and t.status = 'failed' and t.deleted_at is null returning ${CHANGED}
+         update intake_records t set status = 'received', reason = null, reason_code = null, reason_params = null, updated_at = now() where ${w.sql} and t.status = 'failed' and t.deleted_at is null returning ${CHANGED}
        )
        ${HISTORY} returning intake_id`,
       w.params,

@@ -20,8 +20,9 @@ import { intakeRepository as repo, type AdminIntakeRecord, type NewIntake } from
 import type { AccountService } from '../services/account-service.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 import { waitingFilesView } from './waiting-files-view.ts';
+import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 
-const DISABLED = 'The account is disabled: files sent to it are not processed';
+const DISABLED = intakeReason('account_disabled');
 
 export class IntakeService implements IntakeReceiver {
   constructor(
@@ -53,8 +54,8 @@ export class IntakeService implements IntakeReceiver {
   /** The record a file gets: cheap permanent problems are decided here, so the channel can tell its sender at once. */
   private toNew(file: IncomingFile, disabled: boolean, archiveId: string | null = null): NewIntake {
     const name = normaliseFileName(file.filename);
-    const refused = !name.ok ? name.reason : sniffPdf(file.bytes);
-    const reason = disabled ? DISABLED : typeof refused === 'string' ? refused : refused && !refused.ok ? refused.reason : null;
+    const sniffed = name.ok ? sniffPdf(file.bytes) : undefined;
+    const reason = disabled ? DISABLED : !name.ok ? name.reason : sniffed && !sniffed.ok ? sniffed.reason : null;
     return {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
       content: reason ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null, messageFiles: file.messageFiles ?? null,
@@ -111,13 +112,13 @@ export class IntakeService implements IntakeReceiver {
     return staged.archive;
   }
 
-  async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: string): Promise<IntakeRecord> {
+  async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<IntakeRecord> {
     const name = normaliseFileName(file.filename);
     const record = await this.insert(file.scope, {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
       content: null, traceId: file.traceId ?? null, subject: file.subject ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
     });
-    this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason }, 'intake failure recorded');
+    this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason: reason.text }, 'intake failure recorded');
     this.emit(file.scope, record);
     return record;
   }

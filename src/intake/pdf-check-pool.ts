@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Piscina } from 'piscina';
 import fs from 'node:fs';
 import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
+import { intakeReason } from '../domain/intake-reasons.ts';
 import { headerVerdict, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
 
 export type XmlRenderer = (xml: Uint8Array) => Promise<RenderedXmlInvoice>;
@@ -86,10 +87,10 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
         return await run<PdfVerdict>(bytes);
       } catch (e) {
         const err = e as Error & { code?: string };
-        if (err.name === 'AbortError') return { ok: false, reason: `The PDF could not be checked within ${Math.round(timeoutMs / 1000)} s` };
+        if (err.name === 'AbortError') return { ok: false, reason: intakeReason('pdf_check_timeout', { seconds: Math.round(timeoutMs / 1000) }) };
         if (!closed && DIED_ON_FILE.test(`${err.code ?? ''} ${err.message}`.trim())) {
           const why = err.message.replace(/^worker exited with code: (\d+)/, 'PDF check thread exited with code $1').split('\n')[0].slice(0, 200);
-          return { ok: false, reason: `The PDF could not be checked: ${why}` };
+          return { ok: false, reason: intakeReason('pdf_check_failed', { error: why }) };
         }
         throw err; // the thread never came up, or the pool closed: ours, transient
       }

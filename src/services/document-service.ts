@@ -5,6 +5,7 @@ import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { MatchedBy } from '../domain/intake.ts';
+import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
 import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
 import { looksLikeXml, openPdf } from '../domain/pdf-container.ts';
@@ -36,7 +37,7 @@ export interface Original {
 }
 
 /** A received file as a document: the PDF it holds (opened and checked), or why it is none. */
-export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: string; original?: Original }) | { ok: false; reason: string };
+export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: IntakeReason; original?: Original }) | { ok: false; reason: IntakeReason };
 
 export interface Attached {
   document: DocumentMeta;
@@ -52,7 +53,7 @@ const isUniqueViolation = (e: unknown, index: string) => (e as { code?: string }
 
 /** Thrown when bytes are not an acceptable PDF; `reason` is for people, the message is the spec's. */
 export class PdfContentError extends DomainError {
-  constructor(readonly reason: string) {
+  constructor(readonly reason: IntakeReason) {
     super('invalid', 'Error in PDF file content', 'content');
   }
 }
@@ -77,7 +78,7 @@ export class DocumentService {
     if (looksLikeXml(bytes)) {
       const xml = await this.renderXml(bytes);
       if (!xml.ok) return xml;
-      const from = `Rendered as a PDF from the e-invoice XML, which is embedded in it as ${xml.xmlName} and kept as the original`;
+      const from = intakeReason('from_einvoice_xml', { name: xml.xmlName });
       return { ok: true, pages: null, einvoices: [xml.reading], bytes: xml.pdf, from, original: { bytes, name: xml.xmlName } };
     }
     const opened = openPdf(bytes);

@@ -9,6 +9,7 @@ import { makeSelfSignedCert, selfSignedCertPath } from '../../src/channels/ftp/s
 import { loadHostKeys } from '../../src/channels/sftp/host-keys.ts';
 import { createInvoice, makePdf } from '../helpers/fixtures.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
+import { intakeReason } from '../../src/domain/intake-reasons.ts';
 
 let t: TestApp;
 let a: TestAccount;
@@ -90,7 +91,7 @@ describe('import actions', () => {
 
   it('retry: a failed file is received again; a refused one (no content) is 409', async () => {
     const imp = await hand(a.liveKey, 'later.pdf');
-    await intakeRepository.markFailed(t.db, scope(a), imp.id, 'No invoice with id or number later');
+    await intakeRepository.markFailed(t.db, scope(a), imp.id, intakeReason('no_invoice', { awaits: { name: 'later', einvoiceNumbers: [] } }));
     const res = await t.request('POST', `/v2/imports/${imp.id}/retry`, { key: a.liveKey });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: imp.id, status: 'received', reason: null });

@@ -63,6 +63,27 @@ describe('admin API: account users', () => {
     expect((await t.request('GET', `/admin/accounts/${a.id}/users`)).status).toBe(401);
   });
 
+  it("words the invite e-mail in the language the operator names, else in the request's Accept-Language, else English", async () => {
+    const own = await t.createAccount();
+    const invite = async (email: string, extra: { language?: string; accept?: string }) => {
+      const res = await t.request('POST', `/admin/accounts/${own.id}/users`, {
+        headers: { ...admin(), ...(extra.accept ? { 'accept-language': extra.accept } : {}) }, body: { email, ...(extra.language ? { language: extra.language } : {}) },
+      });
+      expect(res.status).toBe(201);
+      await expect.poll(() => smtp.to(email).length).toBe(1);
+      return { mail: smtp.to(email)[0].parsed, url: res.body.inviteUrl as string };
+    };
+    const de = await invite('gerda@example.com', { language: 'de', accept: 'nl-NL' });
+    expect(de.mail.subject).toBe('Ihre Einladung zum invoice-intake-Dashboard');
+    expect(de.mail.text).toContain('der Link gilt einmal, 24 Stunden lang');
+    expect(de.mail.text).toContain(de.url);
+    const nl = await invite('noor@example.com', { accept: 'nl-BE,nl;q=0.9,en;q=0.5' });
+    expect(nl.mail.subject).toBe('Uw uitnodiging voor het invoice-intake-dashboard');
+    expect((await invite('eric@example.com', {})).mail.subject).toBe('Your invoice-intake dashboard invite');
+    const bad = await t.request('POST', `/admin/accounts/${own.id}/users`, { headers: admin(), body: { email: 'x@example.com', language: 'fr' } });
+    expect(bad.status).toBe(400);
+  });
+
   it('a new invite for a known person is a password reset: the old link dies, the new one works', async () => {
     const first = await t.request('POST', `/admin/accounts/${a.id}/users`, { headers: admin(), body: { email: 'carl@example.com' } });
     await t.c.users.acceptInvite(token(first.body.inviteUrl), 'first password 1');

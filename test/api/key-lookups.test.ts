@@ -13,6 +13,7 @@ import { waitingFilesView } from '../../src/intake/waiting-files-view.ts';
 import { createRepositories } from '../../src/repositories/repositories.ts';
 import { pageScoped } from '../../src/repositories/scoped.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { plainReason } from '../../src/domain/intake-reasons.ts';
 
 const ROWS = 600;
 const TABLES = ['customers', 'documents', 'intake_records', 'intake_staging', 'invoices'];
@@ -90,7 +91,7 @@ function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][
     ['document content by id', (q) => documentRepository.content(q, scope, `doc_${n}`)],
     ['document attach', (q) => documentRepository.attach(q, scope, { id: `doc_${randomToken(8)}`, invoiceId: `inv_${n}`, filename: 'f.pdf', mediaType: 'application/pdf', size: 3, sha256: randomToken(8), source: 'api', matchedBy: null, original: null, content: { bytes: Buffer.from('%PDF') } })],
     ['intake record with its staged file', (q) => intakeRepository.loadStaged(q, scope, `imp_${n}`)],
-    ['intake record marked waiting', (q) => intakeRepository.markWaiting(q, scope, `imp_${n}`, 'waiting')],
+    ['intake record marked waiting', (q) => intakeRepository.markWaiting(q, scope, `imp_${n}`, plainReason('waiting'))],
     ['invoice insert, and the intake files waiting for its number', async (q) => {
       await invoiceRepository.markDeleted(q, scope, `inv_${n}`); // frees the number INV-300, which a file waits for
       const fields = { invoiceDate: '2026-01-01', invoiceDuedate: '2026-02-01', totalCents: 1, balanceCents: 1, status: 'open' as const };

@@ -76,8 +76,12 @@ describe('languages and formats', () => {
       expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
       expect(text).not.toMatch(/\b(acc|imp|usr|inv|cst)_\w+/);
     }
+    // the reason of the file, worded in Dutch from its code, on the list and in the file's history
+    await expect.poll(() => settledText(q, '/dashboard/files')).toContain('Geen factuur met id of nummer scan-0001');
+    expect(await settledText(q, '/dashboard/files')).not.toContain('No invoice with id or number');
     const detail = await settledText(q, `/dashboard/files/${importId}`);
     expect(detail).toContain(local);
+    expect(detail).toMatch(/mislukt: Geen factuur met id of nummer scan-0001/);
     expect(detail).not.toMatch(/\bimp_\w+/);
     await q.context().close();
   });
@@ -88,6 +92,17 @@ describe('languages and formats', () => {
     await signInAs(de, who, DE);
     const text = await settledText(de, '/dashboard/invoices');
     expect(text).toContain('Rechnungen ohne Dokument');
+    // the header (product, account, the whole menu with People, Live/Test, Abmelden) is one row at 1280 px
+    const rows = await de.locator('header.top > *').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom })));
+    expect(rows.length).toBe(4);
+    expect(Math.max(...rows.map((r) => r.top))).toBeLessThan(Math.min(...rows.map((r) => r.bottom)));
+    expect(await de.getByRole('link', { name: 'Personen' }).isVisible()).toBe(true);
+    const signOut = await de.getByRole('button', { name: /^Abmelden/ }).boundingBox();
+    expect(signOut!.height).toBeLessThan(50); // one line inside the button
+    // the reason of a file, worded in German from its code
+    const files = await settledText(de, '/dashboard/files');
+    expect(files).toContain('Keine Rechnung mit der ID oder Nummer scan-0001');
+    expect(files).not.toContain('No invoice with id or number');
     expect(text).toContain('1.210,50 €');
     expect(text).toContain('05.02.2026');
     const us = await browserIn('en-US', 'America/New_York');

@@ -1,7 +1,8 @@
-// "Forgot your password?" with SMTP: the link is e-mailed in the person's language, works once,
-// keeps two-step sign-in as it was, ends the person's sessions; an unknown address gets the same
-// answer and no mail; the token never reaches the log. Without SMTP the page sends people to
-// their administrator. Real service, a real SMTP receiver, real Chromium.
+// "Forgot your password?" with SMTP: the link is e-mailed in the person's language (and so is an
+// owner's invite of a colleague), works once, keeps two-step sign-in as it was, ends the person's
+// sessions; an unknown address gets the same answer and no mail; the token never reaches the log.
+// Without SMTP the page sends people to their administrator. Real service, a real SMTP receiver,
+// real Chromium.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -37,6 +38,15 @@ describe('password reset by e-mail', () => {
     await t.signIn(setup, who);
     await setup.getByRole('button', { name: 'NL Nederlands' }).click(); // the profile's language words the e-mail
     await setup.getByRole('heading', { name: 'Overzicht' }).waitFor();
+    // an invite from the dashboard is worded in the inviting owner's language
+    const colleague = `c${who.email}`;
+    await setup.getByRole('link', { name: 'Personen' }).click();
+    await setup.getByLabel('E-mailadres').fill(colleague);
+    await setup.getByRole('button', { name: 'Uitnodigen', exact: true }).click();
+    await setup.locator('#invite-link').waitFor();
+    await expect.poll(() => smtp.to(colleague).length).toBe(1);
+    expect(smtp.to(colleague)[0].parsed.subject).toBe('Uw uitnodiging voor het invoice-intake-dashboard');
+    expect(smtp.to(colleague)[0].parsed.text).toContain('de link werkt één keer, 24 uur lang');
     const q = await (await t.browser.newContext({ locale: 'nl-NL' })).newPage();
     expect(await ask(q, who.email.toUpperCase())).toBe('Heeft dat adres toegang, dan is een link voor een nieuw wachtwoord onderweg. Kijk in uw e-mail.');
     const resets = () => smtp.to(who.email).filter((m) => !/invite/i.test(m.parsed.subject ?? '')); // the operator's invite was e-mailed too

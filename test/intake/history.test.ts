@@ -2,6 +2,7 @@
 // status: a line commits with its change or not at all, a change that does not apply writes none,
 // and a job that runs again adds nothing. On PGlite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plainReason } from '../../src/domain/intake-reasons.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../../src/intake/intake-processor.ts';
 import { DomainEvents } from '../../src/services/domain-events.ts';
@@ -50,7 +51,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       return c.invoices.create(scope, { customer: customer.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '5.00' });
     };
     const failedRecord = async (reason: string) =>
-      (await t.svc.intake.recordFailure({ scope, channel: 'mail', sender: 'a@b.nl', filename: '(no attachment)' }, reason)).id;
+      (await t.svc.intake.recordFailure({ scope, channel: 'mail', sender: 'a@b.nl', filename: '(no attachment)' }, plainReason(reason))).id;
 
     it('every file goes received -> attached or received -> waiting -> attached; the record and its last line never disagree; a job run again adds nothing', async () => {
       for (const n of [1, 2, 3]) await invoice(`H-${n}`);
@@ -83,13 +84,13 @@ for (const kind of ['pglite', 'postgres'] as const) {
       expect((await t.waitFor(key, id)).status).toBe('attached');
       const before = (await repo.find(t.db, scope, id))!.record;
 
-      expect(await repo.markFailed(t.db, scope, id, 'Too late')).toBe(false);
+      expect(await repo.markFailed(t.db, scope, id, plainReason('Too late'))).toBe(false);
       announced.length = 0;
-      await processor.giveUp({ intakeId: id, accountId, mode: scope.mode }, 'Gave up');
+      await processor.giveUp({ intakeId: id, accountId, mode: scope.mode }, plainReason('Gave up'));
       expect(announced).toEqual([]); // nothing changed: no failed status for metrics or the dashboard
-      await repo.markWaiting(t.db, scope, id, 'Waiting again');
+      await repo.markWaiting(t.db, scope, id, plainReason('Waiting again'));
       expect(await repo.markRetried(t.db, scope, id)).toBe(false);
-      await repo.markAttached(t.db, scope, id, before.invoiceId!, 'doc_other', 'Attached twice', 'manual');
+      await repo.markAttached(t.db, scope, id, before.invoiceId!, 'doc_other', plainReason('Attached twice'), 'manual');
 
       expect((await repo.find(t.db, scope, id))!.record).toEqual(before);
       expect(await statuses(id)).toEqual(['received', 'attached']);
@@ -106,7 +107,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       const id = await failedRecord('No PDF attached');
       await t.db.query("alter table intake_history add constraint history_test_refusal check (reason is distinct from 'Refused line')");
       try {
-        await expect(repo.markWaiting(t.db, scope, id, 'Refused line')).rejects.toThrow(/history_test_refusal/);
+        await expect(repo.markWaiting(t.db, scope, id, plainReason('Refused line'))).rejects.toThrow(/history_test_refusal/);
       } finally {
         await t.db.query('alter table intake_history drop constraint history_test_refusal');
       }
@@ -123,12 +124,12 @@ for (const kind of ['pglite', 'postgres'] as const) {
         const holding = new Promise<void>((r) => (locked = r));
         const held = new Promise<void>((r) => (release = r));
         const first = t.db.transaction(async (tx) => {
-          await repo.markWaiting(tx, scope, id, 'First');
+          await repo.markWaiting(tx, scope, id, plainReason('First'));
           locked();
           await held;
         });
         await holding;
-        const second = repo.markWaiting(t.db, scope, id, 'Second');
+        const second = repo.markWaiting(t.db, scope, id, plainReason('Second'));
         const lockWaits = async () => (await t.db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'"))[0].n;
         try {
           await expect.poll(lockWaits).toBe(1);

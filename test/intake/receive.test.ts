@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 import { dropQueueKeys } from './intake-harness.ts';
+import { intakeReason } from '../../src/domain/intake-reasons.ts';
 
 let t: TestApp;
 let acct: TestAccount;
@@ -37,7 +38,7 @@ describe('IntakeReceiver.receive', () => {
     const badName = await t.c.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: '../F-2.pdf', bytes: await makePdf() });
     expect(badName.status).toBe('failed');
     expect(badName.reason).toMatch(/path parts/);
-    const none = await t.c.intake.recordFailure({ scope, channel: 'mail', sender: 'a@b.nl', filename: '(no attachment)' }, 'No PDF attached');
+    const none = await t.c.intake.recordFailure({ scope, channel: 'mail', sender: 'a@b.nl', filename: '(no attachment)' }, intakeReason('no_pdf_attached'));
     expect(none).toMatchObject({ status: 'failed', reason: 'No PDF attached', size: 0 });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/platform/logger.ts';
+import { plainReason } from '../../src/domain/intake-reasons.ts';
 import { normaliseFileName } from '../../src/intake/file-name.ts';
 import { WaitingForInvoice, type IntakeProcessor } from '../../src/intake/intake-processor.ts';
 import { intakeBackoff, jobHandlers } from '../../src/intake/queue/job-handlers.ts';
@@ -35,13 +36,13 @@ describe('normaliseFileName', () => {
   it.each(['../F-1.pdf', 'a/F-1.pdf', '/F-1.pdf', 'C:\\F-1.pdf', 'x\\..\\F-1.pdf'])('refuses path parts in %j', (raw) => {
     const v = normaliseFileName(raw);
     expect(v.ok).toBe(false);
-    expect(!v.ok && v.reason).toMatch(/has path parts/);
+    expect(!v.ok && v.reason.text).toMatch(/has path parts/);
   });
 
   it.each(['.pdf', '   .PDF', '', '..', '. .pdf'])('refuses %j: no name before .pdf', (raw) => {
     const v = normaliseFileName(raw);
     expect(v.ok).toBe(false);
-    expect(!v.ok && v.reason).toMatch(/no invoice id or number/);
+    expect(!v.ok && v.reason.text).toMatch(/no invoice id or number/);
   });
 
   it('refuses control characters; takes names of any length (the evidence inside decides)', () => {
@@ -61,9 +62,9 @@ describe('intake backoff', () => {
   });
 
   it('never sleeps past the end of the match window', () => {
-    expect(backoff(5, 'intake', new WaitingForInvoice('F-1', 1_000_000 + 3000))).toBe(3050);
-    expect(backoff(1, 'intake', new WaitingForInvoice('F-1', 1_000_000 + 3000))).toBe(1000);
-    expect(backoff(5, 'intake', new WaitingForInvoice('F-1', 1_000_000 - 5000))).toBe(1);
+    expect(backoff(5, 'intake', new WaitingForInvoice(plainReason('F-1'), 1_000_000 + 3000))).toBe(3050);
+    expect(backoff(1, 'intake', new WaitingForInvoice(plainReason('F-1'), 1_000_000 + 3000))).toBe(1000);
+    expect(backoff(5, 'intake', new WaitingForInvoice(plainReason('F-1'), 1_000_000 - 5000))).toBe(1);
   });
 });
 

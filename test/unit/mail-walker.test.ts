@@ -6,6 +6,7 @@ import { mayHoldFiles, walkMessage } from '../../src/channels/mail/message-walke
 import { unwrapSignedData } from '../../src/domain/cms-container.ts';
 import { readTnef } from '../../src/channels/mail/tnef-reader.ts';
 import { uudecodeAll } from '../../src/channels/mail/uudecode.ts';
+import { said, saying } from '../helpers/reasons.ts';
 
 // test/fixtures/mail: made by make-fixtures.ts (MANIFEST.md says from what)
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/mail/${name}`, import.meta.url));
@@ -74,7 +75,7 @@ describe('the message walker finds every PDF, at any depth', () => {
   it('gives an encrypted p7m a reason of its own', async () => {
     const enveloped = fixture('cms/enveloped.der');
     const r = await walkMessage([{ filename: 'invoice.pdf.p7m', contentType: 'application/pkcs7-mime', content: enveloped }], undefined, parseEntity);
-    expect(r.problems).toEqual([{ filename: 'invoice.pdf.p7m', reason: expect.stringMatching(/^invoice\.pdf\.p7m could not be opened: it is encrypted/) }]);
+    expect(r.problems).toEqual([{ filename: 'invoice.pdf.p7m', reason: saying(/^invoice\.pdf\.p7m could not be opened: it is encrypted/) }]);
   });
 
   it('still reports a part named .pdf that is no PDF, and ignores detached signatures', async () => {
@@ -86,7 +87,7 @@ describe('the message walker finds every PDF, at any depth', () => {
       undefined,
       parseEntity,
     );
-    expect(r).toEqual({ files: [], problems: [{ filename: 'terms.pdf', reason: 'The attachment terms.pdf is not a PDF' }], empty: [] });
+    expect(r).toEqual({ files: [], problems: [{ filename: 'terms.pdf', reason: said('The attachment terms.pdf is not a PDF') }], empty: [] });
   });
 
   it('tells the large-message path which parts to download by their first bytes', () => {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkPdf } from '../../src/domain/pdf.ts';
 import { createPdfCheckPool } from '../../src/intake/pdf-check-pool.ts';
 import { makePdf } from '../helpers/fixtures.ts';
+import { said } from '../helpers/reasons.ts';
 
 const pool = createPdfCheckPool(2);
 afterAll(() => pool.close());
@@ -25,8 +26,8 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
 
   it('answers empty, oversized and headerless files without a thread', async () => {
     const before = pool.stats().checked;
-    expect(await pool.check(Buffer.alloc(0))).toEqual({ ok: false, reason: 'The file is empty' });
-    expect(await pool.check(Buffer.from('just text'))).toEqual({ ok: false, reason: 'The file is not a PDF (no %PDF- header)' });
+    expect(await pool.check(Buffer.alloc(0))).toEqual({ ok: false, reason: said('The file is empty') });
+    expect(await pool.check(Buffer.from('just text'))).toEqual({ ok: false, reason: said('The file is not a PDF (no %PDF- header)') });
     expect((await pool.check(Buffer.alloc(5 * 1024 * 1024 + 1, 0x25))).ok).toBe(false);
     expect(pool.stats().checked).toBe(before);
   });
@@ -47,8 +48,8 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     const dying = createPdfCheckPool(1, { threadUrl: new URL('./fixtures/dying-pdf-thread.mjs', import.meta.url) });
     try {
       const pdf = await makePdf('dies');
-      expect(await dying.check(pdf)).toEqual({ ok: false, reason: 'The PDF could not be checked: PDF check thread exited with code 7' });
-      expect(await dying.check(pdf)).toEqual({ ok: false, reason: 'The PDF could not be checked: PDF check thread exited with code 7' });
+      expect(await dying.check(pdf)).toEqual({ ok: false, reason: said('The PDF could not be checked: PDF check thread exited with code 7') });
+      expect(await dying.check(pdf)).toEqual({ ok: false, reason: said('The PDF could not be checked: PDF check thread exited with code 7') });
     } finally {
       await dying.close();
     }

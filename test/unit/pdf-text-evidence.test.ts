@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decideMatch } from '../../src/domain/match-decision.ts';
 import { amountNotations, labelledNumbers, textHasAmount } from '../../src/domain/pdf-text-evidence.ts';
 import { evidenceOf, invoiceIdOf } from '../helpers/match-evidence.ts';
+import { said } from '../helpers/reasons.ts';
 
 const numbers = (text: string) => labelledNumbers(text).map((c) => c.text);
 
@@ -49,15 +50,15 @@ describe('the decision with the text', () => {
 
   it('waits, saying what it found, when the total is not written', () => {
     expect(decide('Rechnungsnummer RE-2024-0815\nGesamtbetrag 1.210,50 EUR', [{ number: 'RE-2024-0815', totalCents: 110000 }]))
-      .toMatchObject({ kind: 'wait', notes: ["the PDF's text says invoice RE-2024-0815, but not its total 1,100.00"] });
+      .toMatchObject({ kind: 'wait', notes: [said("the PDF's text says invoice RE-2024-0815, but not its total 1,100.00")] });
   });
 
   it('waits when two invoices are named', () => {
     expect(decide('Invoice no. A-1\nInvoice no. A-2\nTotal 10.00', [{ number: 'A-1', totalCents: 1000 }, { number: 'A-2', totalCents: 1000 }]))
-      .toMatchObject({ kind: 'wait', notes: ["the PDF's text names invoices A-1 or A-2"] });
+      .toMatchObject({ kind: 'wait', notes: [said("the PDF's text names invoices A-1 or A-2")] });
   });
 
   it('says when there is no text at all (a scan)', () => {
-    expect(decide('  \n ', [{ number: 'A-1', totalCents: 1000 }])).toMatchObject({ kind: 'wait', notes: ['the PDF has no text to read (a scan?), so only its name could say which invoice it is'] });
+    expect(decide('  \n ', [{ number: 'A-1', totalCents: 1000 }])).toMatchObject({ kind: 'wait', notes: [said('the PDF has no text to read (a scan?), so only its name could say which invoice it is')] });
   });
 });

@@ -15,27 +15,27 @@ const ZIP = Buffer.from('PK\u0003\u0004rest', 'latin1');
 describe('archive limits', () => {
   it('refuses more entries than ZIP_MAX_ENTRIES, and an empty archive; 1,000 entries pass', () => {
     expect(entryCountRefusal(1000, limits)).toBeUndefined();
-    expect(entryCountRefusal(1001, limits)).toBe('The ZIP archive has 1001 entries; at most 1000 are accepted');
-    expect(entryCountRefusal(0, limits)).toBe('The ZIP archive is empty');
+    expect(entryCountRefusal(1001, limits)?.text).toBe('The ZIP archive has 1001 entries; at most 1000 are accepted');
+    expect(entryCountRefusal(0, limits)?.text).toBe('The ZIP archive is empty');
   });
 
   it('refuses an archive whose entries unpack past ZIP_MAX_TOTAL_BYTES together', () => {
     const five = Array.from({ length: 40 }, (_, i) => entry({ path: `${i}.pdf`, uncompressedSize: 5 * 1024 * 1024 }));
     expect(totalSizeRefusal(five, limits)).toBeUndefined(); // exactly 200 MB
-    expect(totalSizeRefusal([...five, entry({})], limits)).toBe(`The ZIP archive unpacks to ${200 * 1024 * 1024 + 1000} bytes; at most ${200 * 1024 * 1024} are accepted`);
+    expect(totalSizeRefusal([...five, entry({})], limits)?.text).toBe(`The ZIP archive unpacks to ${200 * 1024 * 1024 + 1000} bytes; at most ${200 * 1024 * 1024} are accepted`);
   });
 
   it('refuses an entry that is encrypted, an archive, over 5 MB, or compressed above 100 to 1', () => {
     expect(entryRefusal(entry({}))).toBeUndefined();
-    expect(entryRefusal(entry({ path: 'x/secret.pdf', encrypted: true }))).toBe('secret.pdf in the ZIP archive is encrypted; send it without a password');
-    expect(entryRefusal(entry({ path: 'inner.ZIP' }))).toBe('inner.ZIP is an archive inside the ZIP archive; nested archives are not unpacked');
-    expect(entryRefusal(entry({ path: 'b.7z' }))).toMatch(/nested archives/);
+    expect(entryRefusal(entry({ path: 'x/secret.pdf', encrypted: true }))?.text).toBe('secret.pdf in the ZIP archive is encrypted; send it without a password');
+    expect(entryRefusal(entry({ path: 'inner.ZIP' }))?.text).toBe('inner.ZIP is an archive inside the ZIP archive; nested archives are not unpacked');
+    expect(entryRefusal(entry({ path: 'b.7z' }))?.text).toMatch(/nested archives/);
     expect(entryRefusal(entry({ uncompressedSize: 5 * 1024 * 1024, compressedSize: 5 * 1024 * 1024 }))).toBeUndefined();
-    expect(entryRefusal(entry({ uncompressedSize: 5 * 1024 * 1024 + 1, compressedSize: 5 * 1024 * 1024 }))).toBe(
+    expect(entryRefusal(entry({ uncompressedSize: 5 * 1024 * 1024 + 1, compressedSize: 5 * 1024 * 1024 }))?.text).toBe(
       'F-1.pdf in the ZIP archive is larger than 5242880 bytes (5242881 bytes)',
     );
     expect(entryRefusal(entry({ uncompressedSize: 100_000, compressedSize: 1000 }))).toBeUndefined(); // exactly 100 to 1
-    expect(entryRefusal(entry({ uncompressedSize: 4_000_000, compressedSize: 3_900 }))).toBe(
+    expect(entryRefusal(entry({ uncompressedSize: 4_000_000, compressedSize: 3_900 }))?.text).toBe(
       'F-1.pdf in the ZIP archive is compressed 1026 to 1 (above 100 to 1): refused as a possible zip bomb',
     );
     expect(entryRefusal(entry({ uncompressedSize: 10, compressedSize: 0 }))).toBeUndefined(); // a stored empty-ish entry
@@ -45,16 +45,16 @@ describe('archive limits', () => {
     expect(isZipBytes(ZIP)).toBe(true);
     expect(isZipBytes(Buffer.from('PK\u0005\u0006', 'latin1'))).toBe(true);
     expect(isZipBytes(Buffer.from('%PDF-1.7'))).toBe(false);
-    expect(nestedArchiveRefusal('inner.pdf', ZIP)).toBe('inner.pdf is an archive inside the ZIP archive; nested archives are not unpacked');
+    expect(nestedArchiveRefusal('inner.pdf', ZIP)?.text).toBe('inner.pdf is an archive inside the ZIP archive; nested archives are not unpacked');
     expect(nestedArchiveRefusal('a.pdf', Buffer.from('%PDF-1.7'))).toBeUndefined();
     expect(entryBaseName('2026/03/F-1.pdf')).toBe('F-1.pdf');
     expect(entryBaseName('../../etc/F-1.pdf')).toBe('F-1.pdf');
     expect(entryBaseName('C:\\docs\\F-1.pdf')).toBe('F-1.pdf');
     for (const p of ['2026/', '__MACOSX/._F-1.pdf', 'x/._F-1.pdf', '.DS_Store']) expect(isIgnoredEntry(p), p).toBe(true);
     expect(isIgnoredEntry('x/F-1.pdf')).toBe(false);
-    expect(unpackedReason(50, 0)).toBe('Unpacked into 50 files');
-    expect(unpackedReason(1, 0)).toBe('Unpacked into 1 file');
-    expect(unpackedReason(6, 3)).toBe('Unpacked into 6 files, 3 of them refused');
+    expect(unpackedReason(50, 0)?.text).toBe('Unpacked into 50 files');
+    expect(unpackedReason(1, 0)?.text).toBe('Unpacked into 1 file');
+    expect(unpackedReason(6, 3)?.text).toBe('Unpacked into 6 files, 3 of them refused');
   });
 });
 

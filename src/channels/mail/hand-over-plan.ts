@@ -2,6 +2,7 @@
 // depth), each PDF too large to download, each part that says PDF and is none, or, when there is
 // nothing at all, one failure that says why ("No PDF attached", "winmail.dat held no PDF").
 // Each item has a stable slot, so a resumed claim knows what it handed over already. Pure.
+import { intakeReason, plainReason, type IntakeReason } from '../../domain/intake-reasons.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IncomingFile } from '../../intake/intake-port.ts';
 import type { MessageContent } from './mail-intake.ts';
@@ -9,7 +10,6 @@ import type { ParsedMessage } from './message-parser.ts';
 import { parseEntity } from './message-parser.ts';
 import { walkMessage, type FoundFile } from './message-walker.ts';
 
-export const NO_PDF_REASON = 'No PDF attached';
 
 export type NumberedFile = FoundFile & { index: number; filename: string };
 
@@ -22,7 +22,7 @@ export interface PlanItem {
   /** a file for IntakeReceiver.receive() */
   file?: NumberedFile;
   /** else a failed record with this reason */
-  reason?: string;
+  reason?: IntakeReason;
 }
 
 export interface HandOverPlan {
@@ -48,18 +48,18 @@ export async function planHandOver(parsed: ParsedMessage, content: MessageConten
   const walked = await walkMessage(content.kind === 'whole' ? parsed.parts : content.parts, content.kind === 'whole' ? parsed.text : content.text, parseEntity);
   const files = walked.files.map((f, index) => ({ ...f, index, filename: f.filename ?? `attachment-${index + 1}.${f.kind}` }));
   const skipped = content.kind === 'parts' ? content.skipped : [];
-  const problems = [...(content.kind === 'parts' ? content.notPdf.map((filename) => ({ filename, reason: `The attachment ${filename} is not a PDF` })) : []), ...walked.problems];
+  const problems = [...(content.kind === 'parts' ? content.notPdf.map((filename) => ({ filename, reason: intakeReason('attachment_not_pdf', { filename }) })) : []), ...walked.problems];
   const items: PlanItem[] = files.map((f) => ({ slot: `pdf:${f.index}`, filename: f.filename, sha256: sha256(f.bytes), origin: originOf(f), file: f }));
   for (const [i, tooLarge] of skipped.entries()) {
-    const reason = `The attachment is larger than ${tooLarge.maxBytes} bytes (${tooLarge.size} bytes encoded) and was not downloaded`;
+    const reason = intakeReason('attachment_too_large', { max: tooLarge.maxBytes, size: tooLarge.size });
     items.push({ slot: `large:${i}`, filename: tooLarge.filename, sha256: null, origin: null, reason });
   }
   for (const [i, { filename, reason }] of problems.entries()) items.push({ slot: `notpdf:${i}`, filename, sha256: null, origin: null, reason });
   const nothing = !items.length;
   // nothing at all: a container that held no PDF is named ("winmail.dat held no PDF")
-  const noFileReason = walked.empty.length ? walked.empty.join('; ') : NO_PDF_REASON;
+  const noFileReason = walked.empty.length ? plainReason(walked.empty.join('; ')) : intakeReason('no_pdf_attached');
   if (nothing) items.push({ slot: 'none', filename: parsed.subject?.trim().slice(0, 200) || '(no subject)', sha256: null, origin: null, reason: noFileReason });
-  const reason = files.length ? null : skipped.length ? 'Every PDF attachment is too large' : problems.length ? problems[0].reason : noFileReason;
+  const reason = files.length ? null : skipped.length ? 'Every PDF attachment is too large' : (problems[0]?.reason ?? noFileReason).text;
   return { items, files, messageFiles: files.length + skipped.length, outcome: files.length ? 'processed' : 'failed', reason, nothing };
 }
 

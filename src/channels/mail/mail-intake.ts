@@ -17,7 +17,6 @@ import { parseMessage, type ParsedMessage } from './message-parser.ts';
 import type { MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
 
-export { NO_PDF_REASON } from './hand-over-plan.ts';
 
 /** The content of a claimed message: whole, or (too large to download whole) only its candidate parts. */
 export type MessageContent =

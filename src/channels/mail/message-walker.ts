@@ -4,6 +4,7 @@
 // (winmail.dat), CMS signed data (S/MIME smime.p7m, CAdES .pdf.p7m), uuencode (body text and
 // x-uuencode parts). A leaf is a PDF by its bytes (`%PDF-`), or a ZIP archive. Pure but for parsing.
 import { unwrapSignedData } from '../../domain/cms-container.ts';
+import { intakeReason, type IntakeReason } from '../../domain/intake-reasons.ts';
 import { cleanFileName } from './mime-names.ts';
 import { partKind, type MessagePart } from './pdf-parts.ts';
 import { isTnef, readTnef } from './tnef-reader.ts';
@@ -23,7 +24,7 @@ export interface FoundFile {
 export interface WalkResult {
   files: FoundFile[];
   /** things that looked like files for intake and are not (a `.pdf` that is no PDF, an encrypted p7m) */
-  problems: { filename: string; reason: string }[];
+  problems: { filename: string; reason: IntakeReason }[];
   /** containers opened that held no PDF, with the reason to give when the message has no file at all */
   empty: string[];
 }
@@ -87,7 +88,7 @@ async function walkPart(part: MessagePart, outer: string[], signature: FoundFile
   // a container: open it, and note it when it held no file
   const open = async (label: string, inner: () => Promise<void>) => {
     if (tooDeep) {
-      out.problems.push({ filename: label, reason: `${label} is nested more than ${MAX_DEPTH} levels deep and was not opened` });
+      out.problems.push({ filename: label, reason: intakeReason('attachment_nested_deep', { name: label, depth: MAX_DEPTH }) });
       return;
     }
     const before = out.files.length + out.problems.length;
@@ -107,7 +108,7 @@ async function walkPart(part: MessagePart, outer: string[], signature: FoundFile
     return open(label, async () => {
       const tnef = readTnef(part.content);
       if (!tnef.attachments.length && tnef.damaged) {
-        out.problems.push({ filename: label, reason: `${label} could not be read (${tnef.damaged})` });
+        out.problems.push({ filename: label, reason: intakeReason('attachment_damaged', { name: label, error: tnef.damaged }) });
         return;
       }
       const inner = tnef.attachments.map((a) => ({ filename: a.filename, content: Buffer.from(a.bytes.buffer, a.bytes.byteOffset, a.bytes.length) }));
@@ -119,7 +120,7 @@ async function walkPart(part: MessagePart, outer: string[], signature: FoundFile
     if (cms) {
       const label = name ?? 'smime.p7m';
       if ('error' in cms) {
-        out.problems.push({ filename: label, reason: `${label} could not be opened: ${cms.error}` });
+        out.problems.push({ filename: label, reason: intakeReason('attachment_unopenable', { name: label, error: cms.error }) });
         return;
       }
       return open(label, async () => {
@@ -158,5 +159,5 @@ async function walkPart(part: MessagePart, outer: string[], signature: FoundFile
       });
     }
   }
-  if (name && /\.pdf$/i.test(name)) out.problems.push({ filename: name, reason: `The attachment ${name} is not a PDF` });
+  if (name && /\.pdf$/i.test(name)) out.problems.push({ filename: name, reason: intakeReason('attachment_not_pdf', { filename: name }) });
 }

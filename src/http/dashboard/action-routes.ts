@@ -7,6 +7,7 @@ import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { redirectWith, type Flash } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
+import { reasonWords } from './reason-words.ts';
 
 type Form = Record<string, string | undefined>;
 type IdRoute = { Params: { id: string }; Body: Form };
@@ -48,7 +49,7 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     if (!Buffer.isBuffer(req.body) || !name) return reply.code(400).send({ error: 'Send a PDF as the body with its name in X-Filename' });
     const { scope, email } = signed(req);
     const record = await c.intake.receive({ scope, channel: 'http', sender: `dashboard:${email}`, filename: name, bytes: req.body, traceId: req.id });
-    return reply.code(202).send({ id: record.id, status: record.status, reason: record.reason });
+    return reply.code(202).send({ id: record.id, status: record.status, reason: reasonWords(req.t, req.fmt, record) });
   });
 
   app.post<{ Params: { mode: string }; Body: Form }>('/dashboard/settings/keys/:mode', onlySignedIn, async (req, reply) => {

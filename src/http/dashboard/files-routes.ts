@@ -8,6 +8,7 @@ import type { IntakeChannel, IntakeFilter, IntakeListItem, IntakeRecord, IntakeS
 import { redirectWith, signedInPage } from './flash.ts';
 import { CHANNELS, STATUSES } from './format.ts';
 import { senderText } from './locale.ts';
+import { reasonWords } from './reason-words.ts';
 import { onlySignedIn, signed } from './session.ts';
 
 type Query = Record<string, string | undefined>;
@@ -71,7 +72,7 @@ export async function filesRoutes(app: FastifyInstance, c: HttpDeps): Promise<vo
     for (let after: string | undefined, rows: IntakeListItem[]; ; after = rows[rows.length - 1].id) {
       rows = await c.intake.search(scope, { ...filter, after });
       for (const f of rows) {
-        lines.push([moment.format(f.receivedAt), t(`channel.${f.channel}`), senderText(t, f.channel, f.sender), f.filename, f.size, t(`status.${f.status}`), f.reason ?? '', f.invoiceNumber ?? ''].map(csvField).join(','));
+        lines.push([moment.format(f.receivedAt), t(`channel.${f.channel}`), senderText(t, f.channel, f.sender), f.filename, f.size, t(`status.${f.status}`), reasonWords(t, req.fmt, f), f.invoiceNumber ?? ''].map(csvField).join(','));
       }
       if (rows.length < EXPORT_PAGE) break;
     }

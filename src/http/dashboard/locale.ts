@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import type { IntakeChannel } from '../../domain/intake.ts';
 import { formatter, isLanguage, isTimeZone, LANGUAGES, negotiate, translator, type Formatter, type Language, type Translate } from './i18n/i18n.ts';
+import { reasonWords } from './reason-words.ts';
 import { COOKIE_PATH } from './session.ts';
 
 const LANG_COOKIE = 'ii_lang';
@@ -43,6 +44,8 @@ export const localeLocals = (req: FastifyRequest) => ({
   lang: req.lang,
   languages: LANGUAGES,
   sender: (channel: IntakeChannel, sender: string) => senderText(req.t, channel, sender),
+  /** an intake record's (or history line's) reason in the reader's words */
+  reason: (r: Parameters<typeof reasonWords>[2]) => reasonWords(req.t, req.fmt, r),
 });
 
 const safeBack = (to: unknown) => (typeof to === 'string' && /^\/dashboard(\/[\w/-]*)?$/.test(to) ? to : '/dashboard');

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { INVITE_HOURS } from '../../services/user-service.ts';
+import { mailInvite } from './invite-mail.ts';
 import { baseUrl } from '../request-context.ts';
 import { redirectWith, takeFlash, type Flash } from './flash.ts';
 import { requireSession, signed } from './session.ts';
@@ -42,7 +42,7 @@ export async function peopleRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
       return redirectWith(c.users, req, reply, PAGE, { error: { key: e.kind === 'invalid' ? 'people.badEmail' : 'people.elsewhere', params: { email } } });
     }
     const url = `${baseUrl(req, c.config.publicUrl)}/dashboard/invite/${invited.token}`;
-    if (c.inviteMailer) await c.inviteMailer.send(invited.email, url, INVITE_HOURS).catch((err) => req.log.warn({ err: (err as Error).message, userId: invited.id }, 'invite e-mail not sent'));
+    if (c.inviteMailer) await mailInvite(c.inviteMailer, req.lang, invited.email, url).catch((err) => req.log.warn({ err: (err as Error).message, userId: invited.id }, 'invite e-mail not sent'));
     req.log.info({ userId: invited.id, by: signed(req).userId }, 'colleague invited from the dashboard');
     // the link is a secret: shown on the next view only
     return redirectWith(c.users, req, reply, PAGE, { invited: { email: invited.email, url } });

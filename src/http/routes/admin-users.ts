@@ -6,6 +6,8 @@ import type { HttpDeps } from '../http-deps.ts';
 import { baseUrl } from '../request-context.ts';
 import { commonErrors } from '../schemas/common.ts';
 import { INVITE_HOURS } from '../../services/user-service.ts';
+import { LANGUAGES, negotiate } from '../dashboard/i18n/i18n.ts';
+import { mailInvite } from '../dashboard/invite-mail.ts';
 
 const User = Type.Object({ id: Type.String(), email: Type.String(), status: Type.String({ enum: ['invited', 'active'] }), createdAt: Type.String() });
 const Invited = Type.Object({ id: Type.String(), email: Type.String(), inviteUrl: Type.String({ description: `Where the person sets a password; works once, for ${INVITE_HOURS} hours` }) });
@@ -17,7 +19,11 @@ export const adminUserRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async
   app.post('/admin/accounts/:id/users', {
     schema: {
       tags, security: adminSecurity, summary: 'Invite a person to the dashboard (or send a known one a new invite: password reset)',
-      params: AccountParams, body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }) }),
+      params: AccountParams,
+      body: Type.Object({
+        email: Type.String({ minLength: 3, maxLength: 254 }),
+        language: Type.Optional(Type.String({ enum: [...LANGUAGES], description: "The invite e-mail's language; default: the request's Accept-Language, else English" })),
+      }),
       response: { 201: Invited, ...commonErrors(404, 409) },
     },
   }, async (req, reply) => {
@@ -25,7 +31,8 @@ export const adminUserRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async
     const inviteUrl = `${baseUrl(req, c.config.publicUrl)}/dashboard/invite/${user.token}`;
     if (c.inviteMailer) {
       // the link is in the answer either way: a mail failure is logged, not fatal
-      await c.inviteMailer.send(user.email, inviteUrl, INVITE_HOURS).catch((err) => req.log.warn({ err: (err as Error).message, userId: user.id }, 'invite e-mail not sent'));
+      const { lang } = negotiate(req.body.language, req.headers['accept-language']);
+      await mailInvite(c.inviteMailer, lang, user.email, inviteUrl).catch((err) => req.log.warn({ err: (err as Error).message, userId: user.id }, 'invite e-mail not sent'));
     }
     return reply.code(201).send({ id: user.id, email: user.email, inviteUrl });
   });

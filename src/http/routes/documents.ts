@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { decodeBase64 } from '../../domain/base64.ts';
+import { plainReason } from '../../domain/intake-reasons.ts';
 import { ApiError } from '../api-error.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
@@ -24,7 +25,7 @@ const DocParams = Type.Object({ document_id: Id('Document id, or the id of the i
 export function contentBytes(content: string): Buffer {
   if (content.length > MAX_CONTENT_CHARS) throw ApiError.badRequest(`Field content is longer than ${MAX_CONTENT_CHARS} characters`, 'content');
   const bytes = decodeBase64(content);
-  if (!bytes) throw new PdfContentError('The content is not Base64');
+  if (!bytes) throw new PdfContentError(plainReason('The content is not Base64'));
   return bytes;
 }
 

@@ -3,6 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { INTAKE_STATUSES, MATCHED_BY, type IntakeRecord } from '../../domain/intake.ts';
+import { INTAKE_REASONS } from '../../domain/intake-reasons.ts';
 import { linkBase, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/common.ts';
 import { contentBytes, MAX_CONTENT_CHARS } from './documents.ts';
@@ -24,7 +25,14 @@ export const ImportSchema = Type.Object(
     }),
     invoice: Nullable(Type.String({ description: 'The invoice it was matched to' })),
     document: Nullable(Type.String({ description: 'The document it became' })),
-    reason: Nullable(Type.String({ description: 'Why it failed, or what it waits for, in words for people' })),
+    reason: Nullable(Type.String({ description: 'Why it failed, or what it waits for, in words for people (English)' })),
+    reasonCode: Nullable(Type.String({
+      enum: Object.keys(INTAKE_REASONS),
+      description: 'The reason as a code, for programs and translations (docs/api.md, "Reason codes"); null when the reason has no code (records from before codes, rare combinations)',
+    })),
+    reasonParams: Nullable(Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The values the reason text names, by the placeholder names of its code (dates as ISO timestamps, amounts as {cents, currency}, alternatives as arrays); notes: further coded reasons that follow the text',
+    })),
     archive: Nullable(Type.String({ description: 'The import of the ZIP archive this file was unpacked from' })),
     receivedAt: Time,
     updatedAt: Time,
@@ -50,6 +58,8 @@ export const presentImport = (base: string, r: IntakeRecord) => ({
   invoice: r.invoiceId,
   document: r.documentId,
   reason: r.reason,
+  reasonCode: r.reasonCode ?? null,
+  reasonParams: r.reasonCode ? (r.reasonParams ?? {}) : null,
   archive: r.archiveId ?? null,
   receivedAt: r.receivedAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),

@@ -1,7 +1,9 @@
 // German: the same keys as en.ts.
 import type { Messages } from './en.ts';
+import { reasonsDe } from './reasons-de.ts';
 
 export const de: Messages = {
+  ...reasonsDe,
   app: { name: 'invoice-intake', skip: 'Zum Inhalt', back: 'Zurück zum Dashboard' },
   nav: { main: 'Hauptmenü', overview: 'Übersicht', files: 'Empfangene Dateien', invoices: 'Rechnungen ohne Dokument', settings: 'Verbindungseinstellungen', people: 'Personen' },
   mode: { legend: 'Angezeigte Daten', live: 'Live', test: 'Test', testBanner: 'Testmodus: Sie sehen Testdaten.' },
@@ -24,6 +26,8 @@ export const de: Messages = {
     title: 'Passwort festlegen', for: 'Für <strong>{{email}}</strong>. Mindestens {{min}} Zeichen.', password: 'Neues Passwort', confirm: 'Passwort wiederholen',
     submit: 'Passwort festlegen', differ: 'Die beiden Passwörter sind verschieden.', tooShort: 'Das Passwort muss {{min}} bis 200 Zeichen lang sein.',
     expiredTitle: 'Einladung abgelaufen', expired: 'Dieser Einladungslink wurde schon benutzt oder ist abgelaufen. Bitten Sie Ihren Administrator um einen neuen.',
+    mailSubject: 'Ihre Einladung zum invoice-intake-Dashboard',
+    mailText: 'Sie wurden zum invoice-intake-Dashboard eingeladen.\n\nLegen Sie hier Ihr Passwort fest (der Link gilt einmal, {{hours}} Stunden lang):\n\n{{url}}\n\nHaben Sie das nicht erwartet, ignorieren Sie diese Nachricht.\n',
   },
   status: { attached: 'zugeordnet', waiting: 'wartet', received: 'empfangen', failed: 'fehlgeschlagen' },
   channel: { ftp: 'FTP', sftp: 'SFTP', mail: 'E-Mail', http: 'Upload / API' },

@@ -1,6 +1,8 @@
 // Every word the dashboard shows, in English; nl.ts and de.ts have the same keys (the type says
 // so). i18next interpolates {{name}}; plurals are keys ending in _one / _other.
+import { reasonsEn } from './reasons-en.ts';
 export const en = {
+  ...reasonsEn,
   app: { name: 'invoice-intake', skip: 'Skip to content', back: 'Back to the dashboard' },
   nav: { main: 'Main', overview: 'Overview', files: 'Received files', invoices: 'Invoices without a document', settings: 'Connection settings', people: 'People' },
   mode: { legend: 'Data shown', live: 'Live', test: 'Test', testBanner: 'Test mode: you are looking at test data.' },
@@ -23,6 +25,8 @@ export const en = {
     title: 'Set your password', for: 'For <strong>{{email}}</strong>. At least {{min}} characters.', password: 'New password', confirm: 'Repeat the password',
     submit: 'Set password', differ: 'The two passwords differ.', tooShort: 'The password must be {{min}} to 200 characters.',
     expiredTitle: 'Invite expired', expired: 'This invite link was used already or has expired. Ask your administrator for a new one.',
+    mailSubject: 'Your invoice-intake dashboard invite',
+    mailText: 'You were invited to the invoice-intake dashboard.\n\nSet your password here (the link works once, for {{hours}} hours):\n\n{{url}}\n\nIf you did not expect this, ignore this message.\n',
   },
   status: { attached: 'attached', waiting: 'waiting', received: 'received', failed: 'failed' },
   channel: { ftp: 'FTP', sftp: 'SFTP', mail: 'E-mail', http: 'Upload / API' },

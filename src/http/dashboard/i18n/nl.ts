@@ -1,7 +1,9 @@
 // Dutch: the same keys as en.ts.
 import type { Messages } from './en.ts';
+import { reasonsNl } from './reasons-nl.ts';
 
 export const nl: Messages = {
+  ...reasonsNl,
   app: { name: 'invoice-intake', skip: 'Naar de inhoud', back: 'Terug naar het dashboard' },
   nav: { main: 'Hoofdmenu', overview: 'Overzicht', files: 'Ontvangen bestanden', invoices: 'Facturen zonder document', settings: 'Verbindingsinstellingen', people: 'Personen' },
   mode: { legend: 'Getoonde gegevens', live: 'Live', test: 'Test', testBanner: 'Testmodus: u bekijkt testgegevens.' },
@@ -24,6 +26,8 @@ export const nl: Messages = {
     title: 'Stel uw wachtwoord in', for: 'Voor <strong>{{email}}</strong>. Minstens {{min}} tekens.', password: 'Nieuw wachtwoord', confirm: 'Herhaal het wachtwoord',
     submit: 'Wachtwoord instellen', differ: 'De twee wachtwoorden verschillen.', tooShort: 'Het wachtwoord moet {{min}} tot 200 tekens lang zijn.',
     expiredTitle: 'Uitnodiging verlopen', expired: 'Deze uitnodigingslink is al gebruikt of verlopen. Vraag uw beheerder om een nieuwe.',
+    mailSubject: 'Uw uitnodiging voor het invoice-intake-dashboard',
+    mailText: 'U bent uitgenodigd voor het invoice-intake-dashboard.\n\nStel hier uw wachtwoord in (de link werkt één keer, {{hours}} uur lang):\n\n{{url}}\n\nVerwachtte u dit niet, negeer dan dit bericht.\n',
   },
   status: { attached: 'gekoppeld', waiting: 'wacht', received: 'ontvangen', failed: 'mislukt' },
   channel: { ftp: 'FTP', sftp: 'SFTP', mail: 'E-mail', http: 'Upload / API' },

@@ -1,0 +1,229 @@
+// The reasons an intake record gives (why a file failed, what it waits for), as codes with
+// parameters. The API's `reason` is the English text made here from the template and the
+// parameters (unchanged words for API clients); the record also keeps the code and parameters so
+// the dashboard can word them in the reader's language (http/dashboard/i18n/reasons-*.ts) and
+// format dates, sizes and amounts for them. Templates use i18next's `{{name}}` placeholders; a
+// reason whose words are not in this catalogue keeps only its text. Pure.
+import type { MatchedBy } from './intake.ts';
+
+/** How a parameter is written: in English for the API, through Intl for the dashboard. */
+export type ReasonParamKind = 'text' | 'number' | 'bytes' | 'date' | 'list' | 'amount' | 'evidence' | 'awaited';
+export interface Amount {
+  cents: number;
+  /** ISO 4217; absent: the invoice's own total, in the account's currency */
+  currency?: string;
+}
+export interface ParamValues {
+  text: string;
+  number: number;
+  bytes: number;
+  /** an ISO timestamp */
+  date: string;
+  /** alternatives, written "a, b or c" */
+  list: string[];
+  amount: Amount;
+  evidence: MatchedBy;
+  /** what a file waits for: its name, then the numbers its e-invoice says that name no invoice */
+  awaited: { name: string; einvoiceNumbers: string[] };
+}
+/** An English template, or one per plural form chosen by the `count` parameter (i18next's `_one`/`_other`). */
+type Template = string | { one: string; other: string };
+interface ReasonSpec {
+  en: Template;
+  params?: Record<string, ReasonParamKind>;
+}
+
+const CMS = 'a signature container (CMS/PKCS#7, .p7m)';
+const RENAME = 'rename the file or assign it';
+const TOTALS = "the invoice's total is {{total}}: correct the invoice's total or send the matching file";
+
+export const INTAKE_REASONS = {
+  file_empty: { en: 'The file is empty' },
+  file_tnef: { en: 'The file is an Outlook TNEF container (winmail.dat), not a PDF; send the PDF itself' },
+  file_cms_unreadable: { en: `The file is ${CMS} that cannot be opened: {{error}}`, params: { error: 'text' } },
+  file_cms_no_pdf: { en: `The file is ${CMS} that holds no PDF` },
+  file_not_pdf: { en: 'The file is not a PDF (no %PDF- header)' },
+  file_too_large: { en: 'The file is larger than {{max}}', params: { max: 'bytes' } },
+  pdf_unreadable: { en: 'The PDF cannot be read: {{error}}', params: { error: 'text' } },
+  pdf_encrypted: { en: 'The PDF is protected with a password' },
+  pdf_no_pages: { en: 'The PDF has no pages' },
+  pdf_check_timeout: { en: 'The PDF could not be checked within {{seconds}} s', params: { seconds: 'number' } },
+  pdf_check_failed: { en: 'The PDF could not be checked: {{error}}', params: { error: 'text' } },
+  name_path_parts: { en: 'The file name {{name}} has path parts; send a plain name like <invoice_number>.pdf', params: { name: 'text' } },
+  name_control_characters: { en: 'The file name {{name}} contains control characters', params: { name: 'text' } },
+  name_no_invoice: { en: 'The file name {{name}} has no invoice id or number before .pdf', params: { name: 'text' } },
+  xml_unreadable: { en: 'The XML file cannot be read: {{problem}}', params: { problem: 'text' } },
+  xml_not_einvoice: {
+    en: 'The XML file is not an e-invoice (its root element is {{root}}); send a UBL or CII (XRechnung, Factur-X) invoice or credit note',
+    params: { root: 'text' },
+  },
+  xml_not_invoice: { en: 'The XML file is {{what}}, not an invoice', params: { what: 'text' } },
+  xml_no_number: { en: 'The XML e-invoice has no invoice number (BT-1)' },
+  account_disabled: { en: 'The account is disabled: files sent to it are not processed' },
+  staged_missing: { en: 'The staged file is no longer available' },
+  waiting: { en: 'Waiting for an invoice with id or number {{awaits}} until {{until}}', params: { awaits: 'awaited', until: 'date' } },
+  no_invoice: { en: 'No invoice with id or number {{awaits}}', params: { awaits: 'awaited' } },
+  invoice_deleted: { en: 'The invoice {{invoice}} was deleted', params: { invoice: 'text' } },
+  document_kept: {
+    en: 'Invoice {{number}} already has {{filename}}, attached {{keptBy}}; this file was found {{by}}, which does not replace it: send it as {{number}}.pdf or assign it to replace the document',
+    params: { number: 'text', filename: 'text', keptBy: 'evidence', by: 'evidence' },
+  },
+  assigned: { en: 'Assigned by hand to invoice {{number}}', params: { number: 'text' } },
+  matched: { en: 'Matched {{by}} ({{number}})', params: { by: 'evidence', number: 'text' } },
+  same_file: { en: 'The invoice already had this exact file; nothing changed' },
+  from_signed_verified: { en: `The PDF was taken out of ${CMS}; its signature was verified` },
+  from_signed_unverified: { en: `The PDF was taken out of ${CMS}; its signature was not verified, only unwrapped` },
+  from_junk_dropped: { en: "The {{skipped}} bytes before the PDF's %PDF- header were dropped", params: { skipped: 'number' } },
+  from_einvoice_xml: { en: 'Rendered as a PDF from the e-invoice XML, which is embedded in it as {{name}} and kept as the original', params: { name: 'text' } },
+  gave_up: { en: 'Gave up after {{attempts}} attempts: {{error}}', params: { attempts: 'number', error: 'text' } },
+  could_be_either: { en: 'The file could be invoice {{numbers}}; rename it or assign it', params: { numbers: 'list' } },
+  name_and_einvoice_differ: { en: `The file's name says {{number}}, but its e-invoice says {{other}}; ${RENAME}`, params: { number: 'text', other: 'text' } },
+  einvoice_and_name_differ: { en: `The file's e-invoice says {{number}}, but its name says {{other}}; ${RENAME}`, params: { number: 'text', other: 'text' } },
+  name_and_unknown_einvoice: {
+    en: `The file's name says {{number}}, but its e-invoice says {{numbers}}, which is no invoice of this account; ${RENAME}`,
+    params: { number: 'text', numbers: 'list' },
+  },
+  einvoices_disagree: {
+    en: `The file's e-invoice also says {{number}}, but its e-invoice says {{numbers}}, which is no invoice of this account; ${RENAME}`,
+    params: { number: 'text', numbers: 'list' },
+  },
+  name_and_subject_differ: { en: `The file's name says {{number}}, but the e-mail's subject says {{numbers}}; ${RENAME}`, params: { number: 'text', numbers: 'list' } },
+  subject_names_several: { en: "The e-mail's subject names {{numbers}}; rename the file to the invoice's number or assign it", params: { numbers: 'list' } },
+  reply_subject_names_several: { en: "The reply's subject names {{numbers}}; rename the file to the invoice's number or assign it", params: { numbers: 'list' } },
+  einvoice_total_differs: { en: `The e-invoice says invoice {{number}} with a total of {{grand}}; ${TOTALS}`, params: { number: 'text', grand: 'amount', total: 'amount' } },
+  einvoice_totals_differ: {
+    en: `The e-invoice says invoice {{number}} with a total of {{grand}}, amount due {{due}}; ${TOTALS}`,
+    params: { number: 'text', grand: 'amount', due: 'amount', total: 'amount' },
+  },
+  einvoice_due_differs: { en: `The e-invoice says invoice {{number}} with an amount due of {{due}}; ${TOTALS}`, params: { number: 'text', due: 'amount', total: 'amount' } },
+  note_einvoice_unread: { en: 'an e-invoice XML was found but its number could not be read' },
+  note_pdf_no_text: { en: 'the PDF has no text to read (a scan?), so only its name could say which invoice it is' },
+  note_pdf_text_several: { en: "the PDF's text names invoices {{numbers}}", params: { numbers: 'list' } },
+  note_pdf_text_unknown: { en: "the PDF's text says invoice {{numbers}}, which is no invoice of this account", params: { numbers: 'list' } },
+  note_pdf_text_no_total: { en: "the PDF's text says invoice {{number}}, but not its total {{total}}", params: { number: 'text', total: 'amount' } },
+  zip_too_large: { en: 'The ZIP archive is larger than {{max}}', params: { max: 'bytes' } },
+  zip_unreadable: { en: 'The ZIP archive cannot be read: {{error}}', params: { error: 'text' } },
+  zip_no_files: { en: 'The ZIP archive has no files' },
+  zip_empty: { en: 'The ZIP archive is empty' },
+  zip_too_many_entries: { en: 'The ZIP archive has {{count}} entries; at most {{max}} are accepted', params: { count: 'number', max: 'number' } },
+  zip_unpacks_too_large: { en: 'The ZIP archive unpacks to {{total}}; at most {{max}} are accepted', params: { total: 'bytes', max: 'number' } },
+  zip_entry_unreadable: { en: '{{name}} in the ZIP archive cannot be read: {{error}}', params: { name: 'text', error: 'text' } },
+  zip_entry_bomb: {
+    en: '{{name}} in the ZIP archive is compressed {{ratio}} to 1 (above {{max}} to 1): refused as a possible zip bomb',
+    params: { name: 'text', ratio: 'number', max: 'number' },
+  },
+  zip_entry_encrypted: { en: '{{name}} in the ZIP archive is encrypted; send it without a password', params: { name: 'text' } },
+  zip_entry_nested: { en: '{{name}} is an archive inside the ZIP archive; nested archives are not unpacked', params: { name: 'text' } },
+  zip_entry_too_large: { en: '{{name}} in the ZIP archive is larger than {{max}} ({{size}})', params: { name: 'text', max: 'bytes', size: 'bytes' } },
+  unpacked: { en: { one: 'Unpacked into {{count}} file', other: 'Unpacked into {{count}} files' }, params: { count: 'number' } },
+  unpacked_some_refused: {
+    en: { one: 'Unpacked into {{count}} file, {{refused}} of them refused', other: 'Unpacked into {{count}} files, {{refused}} of them refused' },
+    params: { count: 'number', refused: 'number' },
+  },
+  attachment_not_pdf: { en: 'The attachment {{filename}} is not a PDF', params: { filename: 'text' } },
+  attachment_too_large: { en: 'The attachment is larger than {{max}} ({{size}} encoded) and was not downloaded', params: { max: 'bytes', size: 'bytes' } },
+  attachment_nested_deep: { en: '{{name}} is nested more than {{depth}} levels deep and was not opened', params: { name: 'text', depth: 'number' } },
+  attachment_damaged: { en: '{{name}} could not be read ({{error}})', params: { name: 'text', error: 'text' } },
+  attachment_unopenable: { en: '{{name}} could not be opened: {{error}}', params: { name: 'text', error: 'text' } },
+  no_pdf_attached: { en: 'No PDF attached' },
+} as const satisfies Record<string, ReasonSpec>;
+
+export type ReasonCode = keyof typeof INTAKE_REASONS;
+type Spec<C extends ReasonCode> = (typeof INTAKE_REASONS)[C];
+type KindsOf<C extends ReasonCode> = Spec<C> extends { params: infer P } ? P : Record<never, never>;
+export type ReasonParamsOf<C extends ReasonCode> = { -readonly [K in keyof KindsOf<C>]: KindsOf<C>[K] extends ReasonParamKind ? ParamValues[KindsOf<C>[K]] : never };
+/** What the record keeps besides the text: parameters by name, and the notes (coded reasons) that follow the text. */
+export type ReasonParams = { [name: string]: ParamValues[ReasonParamKind] | CodedReason[] | undefined; notes?: CodedReason[] };
+export interface CodedReason {
+  code: ReasonCode;
+  params: ReasonParams;
+}
+
+/** A reason for people: its English text, and its code and parameters when the catalogue has its words. */
+export interface IntakeReason {
+  text: string;
+  code?: ReasonCode;
+  params?: ReasonParams;
+}
+
+export const isReasonCode = (code: unknown): code is ReasonCode => typeof code === 'string' && Object.hasOwn(INTAKE_REASONS, code);
+
+/** The catalogue's templates as i18next keys (`code`, or `code_one`/`code_other`): the dashboard's English. */
+export function reasonTemplates(): Record<string, string> {
+  return Object.fromEntries(Object.entries(INTAKE_REASONS).flatMap(([code, { en }]: [string, ReasonSpec]) =>
+    typeof en === 'string' ? [[code, en]] : [[`${code}_one`, en.one], [`${code}_other`, en.other]]));
+}
+
+/** How one parameter is written, by its kind. */
+export type ParamWriter = <K extends ReasonParamKind>(kind: K, value: ParamValues[K]) => string;
+
+/** Each parameter of a reason in words (an `undefined` value, from a row of another version, throws). */
+export function reasonParamWords(r: CodedReason, write: ParamWriter): Record<string, string> {
+  const words: Record<string, string> = {};
+  for (const [name, kind] of Object.entries((INTAKE_REASONS[r.code] as ReasonSpec).params ?? {})) {
+    const value = r.params[name];
+    if (value === undefined) throw new Error(`reason ${r.code} has no ${name}`);
+    words[name] = write(kind, value as ParamValues[typeof kind]);
+  }
+  return words;
+}
+
+/** "a, b or c" */
+export const orList = (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : (xs[0] ?? ''));
+/** 1,210.50: an amount as the API's English reasons have always written it */
+export const plainAmount = (cents: number): string => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100).toLocaleString('en')}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+/** How each piece of evidence is named to people. */
+export const EVIDENCE_WORDS: Record<MatchedBy, string> = {
+  manual: 'by hand', invoice_id: 'by its name', invoice_number: 'by its name', einvoice: 'by its e-invoice', name_token: 'by a number in its name', subject: "by the e-mail's subject",
+  pdf_text: 'by the invoice number and total in its text',
+};
+
+/** how an awaited e-invoice number is named among the alternatives */
+export const EINVOICE_NUMBER = "the e-invoice's number {{number}}";
+
+const ENGLISH: { [K in ReasonParamKind]: (v: ParamValues[K]) => string } = {
+  text: (v) => v,
+  number: (v) => String(v),
+  bytes: (v) => `${v} bytes`,
+  date: (v) => v,
+  list: orList,
+  amount: (v) => `${plainAmount(v.cents)}${v.currency ? ` ${v.currency}` : ''}`,
+  evidence: (v) => EVIDENCE_WORDS[v],
+  awaited: (v) => orList([v.name, ...v.einvoiceNumbers.map((number) => fillTemplate(EINVOICE_NUMBER, { number }))]),
+};
+
+/** Fills a template's `{{name}}` placeholders with the words given. */
+const fillTemplate = (template: string, words: Record<string, string>): string => template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => words[k] ?? '');
+
+/** The API's English words for a parameter. */
+export const englishWord: ParamWriter = (kind, value) => (ENGLISH[kind] as (v: typeof value) => string)(value);
+
+function englishText(r: CodedReason): string {
+  const spec: ReasonSpec = INTAKE_REASONS[r.code];
+  const words = reasonParamWords(r, englishWord);
+  const template = typeof spec.en === 'string' ? spec.en : r.params.count === 1 ? spec.en.one : spec.en.other;
+  return [fillTemplate(template, words), ...(r.params.notes ?? []).map(englishText)].join('; ');
+}
+
+/** A coded reason with its English text (the API's `reason`). */
+export function intakeReason<C extends ReasonCode>(code: C, ...params: keyof ReasonParamsOf<C> extends never ? [] : [ReasonParamsOf<C>]): IntakeReason {
+  const coded: CodedReason = { code, params: (params[0] ?? {}) as ReasonParams };
+  return { text: englishText(coded), ...coded };
+}
+
+/** A reason's code and parameters as they are stored (`reason_code`, `reason_params` as JSON text); its text is `reason`. */
+export const reasonColumns = (r: IntakeReason | null): [string | null, string | null] => (r?.code ? [r.code, JSON.stringify(r.params ?? {})] : [null, null]);
+/** The stored code and parameters read back: a code this version does not know leaves the text alone. */
+export const storedReason = (code: unknown, params: ReasonParams | null): { reasonCode: ReasonCode | null; reasonParams: ReasonParams | null } =>
+  isReasonCode(code) ? { reasonCode: code, reasonParams: params ?? {} } : { reasonCode: null, reasonParams: null };
+
+/** A reason the catalogue has no words for: English only. */
+export const plainReason = (text: string): IntakeReason => ({ text });
+
+/** A reason followed by notes ("…; note; note"): coded only when it and every note are. */
+export function withNotes(main: IntakeReason, notes: readonly IntakeReason[]): IntakeReason {
+  const text = [main.text, ...notes.map((n) => n.text)].join('; ');
+  if (!notes.length) return main;
+  if (!main.code || notes.some((n) => !n.code)) return { text };
+  return { text, code: main.code, params: { ...main.params, notes: notes.map((n) => ({ code: n.code!, params: n.params ?? {} })) } };
+}
