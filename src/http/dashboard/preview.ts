@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createCanvas, DOMMatrix, ImageData, Path2D } from '@napi-rs/canvas';
 
 const WIDTH = 640;
 const MAX_HEIGHT = 1400;
@@ -22,13 +21,14 @@ const oneAtATime = <T>(fn: () => Promise<T>): Promise<T> => {
   return run;
 };
 
-// pdfjs draws glyphs and images with these browser classes; Node has none of them
-const g = globalThis as Record<string, unknown>;
-g.Path2D ??= Path2D;
-g.DOMMatrix ??= DOMMatrix;
-g.ImageData ??= ImageData;
-
 async function render(pdf: Buffer): Promise<Buffer> {
+  // loaded at the first preview, not at start: the canvas binary brings its own threads and memory
+  const { createCanvas, DOMMatrix, ImageData, Path2D } = await import('@napi-rs/canvas');
+  // pdfjs draws glyphs and images with these browser classes; Node has none of them
+  const g = globalThis as Record<string, unknown>;
+  g.Path2D ??= Path2D;
+  g.DOMMatrix ??= DOMMatrix;
+  g.ImageData ??= ImageData;
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const doc = await pdfjs.getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, disableFontFace: true, standardFontDataUrl: STANDARD_FONTS, verbosity: 0 }).promise;
   try {
