@@ -26,8 +26,8 @@ import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
 import { startVsftpd, treeCpuMs } from './vsftpd.ts';
 import { FtpClients } from './ftp-clients.ts';
-import { canConnect, median, peakRssMb, sleep, startLeanFtps } from './ftp-kit.ts';
-import { leanProgress } from './lean-intake.ts';
+import { canConnect, peakRssMb, sleep } from './ftp-kit.ts';
+import { leanProgress, median, startLeanServer } from './lean-intake.ts';
 
 const { values } = parseArgs({
   options: {
@@ -74,7 +74,7 @@ async function main() {
   const serviceArgs = buildService();
   const start = (roles: string) => spawn(process.execPath, [...profileArgs('service'), ...serviceArgs], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
   const services = values.split ? [start('api,worker'), start('ftp')] : [start('api,worker,ftp')];
-  const lean = await startLeanFtps({ databaseUrl: leanDb.url, redisUrl: redis.url, cert, key, nodeArgs: profileArgs('reference') });
+  const lean = await startLeanServer('ftp-bare-server.ts', [leanDb.url, redis.url, 'iilean', cert, key], profileArgs('reference'));
   const vsftpd = await startVsftpd({ folder: path.join(work, 'vsftpd'), port: await freePort(), cert, key, pasv: [pasv + 100, pasv + 149] });
   const sql = new pg.Client({ connectionString: db.url });
   const leanSql = new pg.Client({ connectionString: leanDb.url });

@@ -2,9 +2,11 @@
 // keeps the promise the service's answer keeps (the bytes committed in PostgreSQL and a BullMQ job
 // queued before the sender hears "received") with nothing else: no auth, no names, no matching,
 // no outbox. Its worker reads the row back, checks `%PDF-` and marks it done. Each reference
-// server (lean-ftps-server.ts, lean-http-server.ts) runs one in its own process.
+// server (ftp-bare-server.ts, lean-http-server.ts) runs one in its own process.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
+import { ROOT } from '../testkit/paths.ts';
 
 export const LEAN_TABLE = 'lean_intake';
 const QUEUE = 'lean-intake';
@@ -60,3 +62,22 @@ export async function leanProgress(sql: { query(text: string, values?: unknown[]
        count(*)::int as staged, extract(epoch from max(done_at)) * 1000 as last_done from ${LEAN_TABLE} where filename = any($1)`, [names])).rows;
   return { pending: r.pending as number, failed: r.failed as number, staged: r.staged as number, lastDone: Number(r.last_done) };
 }
+
+/** Starts a reference server (`script` under bench/, printing its port first) in its own process. */
+export function startLeanServer(script: string, args: string[], nodeArgs: string[] = []): Promise<{ proc: ChildProcess; port: number }> {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', `bench/${script}`, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve({ proc, port: Number(out.slice(0, out.indexOf('\n'))) });
+    });
+    proc.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+/** The median of the rounds, the figure each side is compared by. */
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
