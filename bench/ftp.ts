@@ -208,6 +208,9 @@ async function main() {
     console.log(`CPU a PDF, service (median)   : ${per(perFile(svc, (r) => r.procMs))} (${threads}) + PostgreSQL ${per(svcPg)}; the client ${per(perFile(svc, (r) => r.clientMs))}`);
     console.log(`CPU a PDF, reference (median) : ${per(perFile(ref, (r) => r.procMs))} (main thread ${per(perFile(ref, (r) => r.mainMs![0]))}) + PostgreSQL ${per(refPg)}; the client ${per(perFile(ref, (r) => r.clientMs))}`);
     console.log(`CPU a PDF, vsftpd (median)    : ${per(perFile(vs, (r) => r.procMs))}; the client ${per(perFile(vs, (r) => r.clientMs))}`);
+    // the machine's CPUs divided by all the CPU a file takes (client included): the rate a run that saturates them cannot pass
+    const ceiling = (rs: Round[]) => (os.cpus().length * 1000) / (perFile(rs, (r) => r.procMs) + perFile(rs, (r) => r.pgMs) + perFile(rs, (r) => r.clientMs));
+    console.log(`CPU-bound ceiling             : service ${ceiling(svc).toFixed(0)} PDFs/s, reference ${ceiling(ref).toFixed(0)} PDFs/s on ${os.cpus().length} CPUs (ratio ${(ceiling(svc) / ceiling(ref)).toFixed(2)})`);
     const share = (rs: Round[]) => `${((100 * med(rs, (r) => r.clientMs)) / ((FILES / med(rs, (r) => r.uploadRate)) * 1000 * os.cpus().length)).toFixed(0)} %`;
     console.log(`client CPU share of machine   : ${share(svc)} (service), ${share(ref)} (reference), ${share(vs)} (vsftpd)`);
     console.log(`machine load average          : ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end, ${os.cpus().length} CPUs`);

@@ -230,6 +230,9 @@ async function main() {
     console.log(`CPU per file, reference (median round)  : ${perFile(leanMedian.cpu)}`);
     if (paced) console.log(`CPU per file, imports paced            : ${perFile(paced.cpu)}`);
     console.log(`CPU per file, documents                 : ${perFile(docCpu)}`);
+    // the machine's CPUs divided by all the CPU a file takes (client included): the rate a run that saturates them cannot pass
+    const ceiling = (x: { service: number; pg: number; client: number }) => (os.cpus().length * 1000 * FILES) / (x.service + x.pg + x.client);
+    console.log(`CPU-bound ceiling                       : imports ${ceiling(flood.cpu).toFixed(0)} files/s, reference ${ceiling(leanMedian.cpu).toFixed(0)} files/s on ${os.cpus().length} CPUs (ratio ${(ceiling(flood.cpu) / ceiling(leanMedian.cpu)).toFixed(2)})`);
     console.log(`machine load average                    : ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
   } finally {
     await Promise.all([sql.end(), leanSql.end()].map((p) => p.catch(() => {})));
