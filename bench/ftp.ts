@@ -82,7 +82,8 @@ async function main() {
   // the API serves HTTPS with the self-signed certificate too
   process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
   try {
-    await waitUntilReady(async () => (await fetch(`${base}/readyz`)).ok && (await canConnect(ftpPort)));
+    // a busy machine (other sessions' load) can take a minute to start it
+    await waitUntilReady(async () => (await fetch(`${base}/readyz`)).ok && (await canConnect(ftpPort)), 'the service', 120_000);
     const call = apiCaller(base);
     const account = await call('POST', '/admin/accounts', adminToken, { name: 'bench' });
     const liveKey = account.liveKey as string;
