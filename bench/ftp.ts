@@ -104,7 +104,7 @@ async function main() {
     const all = contents.map((_, i) => i);
     // warm-up of every server (JIT, TLS, pools, threads), not measured
     const warm = all.slice(0, Number(values.warmup));
-    for (const c of [svcClients, leanClients, vsClients]) await c.upload(warm, warm.map((i) => `WARM.pdf`));
+    for (const c of [svcClients, leanClients, vsClients]) await c.upload(warm, warm.map(() => 'WARM.pdf'));
     const pendingService = async () => {
       const [{ pending, failed }] = (await sql.query(
         `select count(*) filter (where status in ('received', 'waiting'))::int as pending, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
