@@ -1,12 +1,15 @@
 // Intake benchmark: 1,000 PDFs of 100 KB through POST /v2/imports until every one is `attached`
-// (files/s, received->attached p50/p99), against the same 1,000 files attached directly with
-// POST /v2/documents in the same run (ratio), and against PostgreSQL alone inserting the same
-// files (the floor of staging them in the database). The service runs as `npm start` runs it (one
-// process, roles api + worker) on a fresh PostgreSQL database and a private redis-server.
+// (files/s, received->attached p50/p99), against the lean reference in rounds alternating with it
+// (lean-http-server.ts: a bare Fastify handler that stages the same body in PostgreSQL and
+// enqueues it, with the lean worker that checks each file; the median of the rounds gives the
+// ratio), against the same files attached directly with POST /v2/documents, and against
+// PostgreSQL alone inserting them (the floor of staging them in the database). The service runs as
+// `npm start` runs it (one process, roles api + worker); each side has its own database on the same
+// PostgreSQL and its own prefix on the same private redis-server.
 //
-//   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rate 275]
+//   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rounds 3] [--rate 275]
 //
-// Imports run twice: as fast as the clients go (throughput; files queue up when they arrive
+// Imports run as fast as the clients go (throughput; files queue up when they arrive
 // faster than the workers attach them, so latency there is mostly time in the queue), then paced
 // at --rate files/s (received->attached latency at that sustained load; 0 skips the run). The
 // default offers the target of 250 files/s plus 10 %, so that keeping up shows headroom. The client
@@ -25,6 +28,7 @@ import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
 import { apiCaller, benchPdf, bodyPoster, buildService, cpuMs, ms, pct, pool, postgresCpuMeter, waitUntilReady, runBench, stopChild, storeInPostgres } from './bench-kit.ts';
+import { leanProgress, startLeanServer } from './lean-intake.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,13 +37,16 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     'worker-concurrency': { type: 'string', default: '8' },
     rate: { type: 'string', default: '275' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const FILES = Number(values.files);
 const SIZE = Number(values.size);
 const CONCURRENCY = Number(values.concurrency);
 const RATE = Number(values.rate);
+const ROUNDS = Number(values.rounds);
 const TARGET = 250;
+const RATIO_TARGET = 0.8;
 /** CPU time of this process (the client) since `since`, in ms */
 const clientMs = (since: NodeJS.CpuUsage) => {
   const c = process.cpuUsage(since);
@@ -50,13 +57,11 @@ const pace = async (rate: number, t0: number, i: number) => {
   if (rate > 0) await new Promise((r) => setTimeout(r, Math.max(0, t0 + (i * 1000) / rate - Date.now())));
 };
 
-
-
-
-
 async function main() {
   const redis = await startPrivateRedis();
   const db = await createPgDatabase();
+  const leanDb = await createPgDatabase();
+  const lean = await startLeanServer('lean-http-server.ts', [leanDb.url, redis.url, 'iilean'], process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean));
   const port = await freePort();
   const adminToken = `adm_${randomToken(24)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-'));
@@ -70,6 +75,7 @@ async function main() {
     },
   });
   const sql = new pg.Client({ connectionString: db.url });
+  const leanSql = new pg.Client({ connectionString: leanDb.url });
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitUntilReady(async () => (await fetch(`${base}/healthz`)).ok);
@@ -79,11 +85,12 @@ async function main() {
     const key = account.liveKey as string;
     const post = bodyPoster(base, key, CONCURRENCY);
     const customer = await call('POST', '/v2/customers', key, { customerCode: 'B-1', name: 'Bench' });
-    // invoices BENCH-0 .. for the imports at full speed, then the paced imports, then the documents
+    // invoices BENCH-0 .. for each round of imports at full speed, then the paced imports, then the documents
     const docInvoices: string[] = [];
-    await pool(FILES * 3, 16, async (i) => {
+    const DOCS = FILES * (ROUNDS + 1);
+    await pool(DOCS + FILES, 16, async (i) => {
       const inv = await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: `BENCH-${i}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
-      if (i >= FILES * 2) docInvoices[i - FILES * 2] = inv.id;
+      if (i >= DOCS) docInvoices[i - DOCS] = inv.id;
     });
     const template = await benchPdf(SIZE);
     const contents = Array.from({ length: FILES }, (_, i) => Buffer.concat([template, Buffer.from(`\n% ${i}\n`)]).toString('base64'));
@@ -93,7 +100,9 @@ async function main() {
     const warm = await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: 'WARM', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' });
     await pool(20, 8, (i) => call('POST', '/v2/imports', key, { Filename: 'WARM.pdf', Content: contents[(i * 7) % FILES] }));
     await pool(20, 8, (i) => call('POST', '/v2/documents', key, { Invoice: warm.id, Filename: 'w.pdf', Mediatype: 'application/pdf', Content: contents[(i * 11) % FILES] }));
-    await sql.connect();
+    const leanPost = bodyPoster(`http://127.0.0.1:${lean.port}`, 'none', CONCURRENCY);
+    await pool(20, 8, (i) => leanPost('/imports', Buffer.from(JSON.stringify({ Filename: 'WARM.pdf', Content: contents[(i * 7) % FILES] }))));
+    await Promise.all([sql.connect(), leanSql.connect()]);
     for (;;) {
       const [{ n }] = (await sql.query(`select count(*)::int as n from intake_records where status in ('received', 'waiting')`)).rows;
       if (n === 0) break;
@@ -104,12 +113,12 @@ async function main() {
     // that the other load on a shared machine does not distort as much as files/s
     const dbName = new URL(db.url).pathname.slice(1);
     /** CPU used during a phase by the service process and by PostgreSQL */
-    const meter = () => {
-      const serviceStart = cpuMs([service.pid!]);
-      const pgCpu = postgresCpuMeter(sql, dbName);
+    const meter = (pid = service.pid!, name = dbName) => {
+      const serviceStart = cpuMs([pid]);
+      const pgCpu = postgresCpuMeter(sql, name);
       return async () => {
         const pg = await pgCpu();
-        return { service: cpuMs([service.pid!]) - serviceStart, pg };
+        return { service: cpuMs([pid]) - serviceStart, pg };
       };
     };
 
@@ -147,16 +156,43 @@ async function main() {
       };
     };
 
-    // 1. POST /v2/imports -> attached, full speed, then paced
-    const flood = await runImports(0, 0);
-    const paced = RATE > 0 ? await runImports(FILES, RATE) : undefined;
+    /** The same bodies (named LEAN-<round>-<i>) to the lean reference, full speed, until every one is done. */
+    const runLean = async (r: number) => {
+      const names = contents.map((_, i) => `LEAN-${r}-${i}.pdf`);
+      const bodies = contents.map((content, i) => Buffer.from(JSON.stringify({ Filename: names[i], Content: content })));
+      const cpu = meter(lean.proc.pid!, new URL(leanDb.url).pathname.slice(1));
+      const client0 = process.cpuUsage();
+      const t0 = Date.now();
+      await pool(FILES, CONCURRENCY, (i) => leanPost('/imports', bodies[i]));
+      let p = await leanProgress(leanSql, names);
+      for (; p.pending > 0 || p.staged < FILES; p = await leanProgress(leanSql, names)) await new Promise((res) => setTimeout(res, 20));
+      if (p.failed > 0) throw new Error(`the reference failed ${p.failed} files`);
+      return { rate: FILES / ((p.lastDone - t0) / 1000), cpu: { ...(await cpu()), client: clientMs(client0) } };
+    };
+
+    // 1. POST /v2/imports -> attached and the reference, full speed, alternating which goes first; then imports paced
+    const floods: Awaited<ReturnType<typeof runImports>>[] = [];
+    const leans: Awaited<ReturnType<typeof runLean>>[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      if (r % 2 === 0) floods.push(await runImports(r * FILES, 0)), leans.push(await runLean(r));
+      else leans.push(await runLean(r)), floods.push(await runImports(r * FILES, 0));
+      console.log(`round ${r + 1}: imports ${floods[r].rate.toFixed(1)} attached/s, reference ${leans[r].rate.toFixed(1)} done/s, ratio ${(floods[r].rate / leans[r].rate).toFixed(2)}; load ${os.loadavg()[0].toFixed(1)}`);
+    }
+    leanPost.close();
+    // the median round of each side (the lower middle one when the rounds are even)
+    const mid = <T extends { rate: number }>(xs: T[]) => [...xs].sort((a, b) => a.rate - b.rate)[Math.floor((xs.length - 1) / 2)];
+    const flood = mid(floods);
+    const leanMedian = mid(leans);
+    const leanRate = leanMedian.rate;
+    const paced = RATE > 0 ? await runImports(FILES * ROUNDS, RATE) : undefined;
     const check = (await sql.query(`select count(*)::int as n from documents d join invoices i on i.id = d.invoice_id where i.invoice_number like 'BENCH-%' and d.deleted_at is null and d.source = 'http'`)).rows[0].n;
-    if (check !== FILES * (paced ? 2 : 1)) throw new Error(`expected ${FILES * (paced ? 2 : 1)} documents from imports, found ${check}`);
+    const imported = FILES * (ROUNDS + (paced ? 1 : 0));
+    if (check !== imported) throw new Error(`expected ${imported} documents from imports, found ${check}`);
 
     // 2. the same files straight to POST /v2/documents, full speed
     const docLat: number[] = [];
     const docBodies = contents.map((content, i) =>
-      Buffer.from(JSON.stringify({ Invoice: docInvoices[i], Filename: `BENCH-${FILES * 2 + i}.pdf`, Mediatype: 'application/pdf', Content: content })));
+      Buffer.from(JSON.stringify({ Invoice: docInvoices[i], Filename: `BENCH-${DOCS + i}.pdf`, Mediatype: 'application/pdf', Content: content })));
     const docMeter = meter();
     const docClient0 = process.cpuUsage();
     const t1 = Date.now();
@@ -177,25 +213,31 @@ async function main() {
     const latency = (l: number[]) => `p50 ${ms(pct(l, 50))}, p99 ${ms(pct(l, 99))}, max ${ms(l[l.length - 1])}`;
     const perFile = (x: { service: number; pg: number }) => `${((x.service + x.pg) / FILES).toFixed(1)} ms (service ${(x.service / FILES).toFixed(1)}, PostgreSQL ${(x.pg / FILES).toFixed(1)})`;
     console.log(`intake benchmark: ${FILES} PDFs of ${size} bytes, ${CONCURRENCY} concurrent clients, worker concurrency ${values['worker-concurrency']}, PostgreSQL, ${os.cpus().length} CPUs`);
-    console.log(`POST /v2/imports -> attached, full speed : ${flood.rate.toFixed(1)} files/s (${flood.seconds.toFixed(2)} s; uploads done in ${(flood.uploadedMs / 1000).toFixed(2)} s)`);
+    console.log(`POST /v2/imports -> attached, full speed : ${flood.rate.toFixed(1)} files/s median of ${ROUNDS} rounds (${floods.map((f) => f.rate.toFixed(1)).join(', ')}; median round ${flood.seconds.toFixed(2)} s, uploads done in ${(flood.uploadedMs / 1000).toFixed(2)} s)`);
     console.log(`  received -> attached                 : ${latency(flood.latencies)} (files wait in the queue while uploads outrun the workers)`);
     if (paced) {
       console.log(`POST /v2/imports -> attached, paced at ${RATE}/s : ${paced.rate.toFixed(1)} files/s (${paced.seconds.toFixed(2)} s)`);
       console.log(`  received -> attached                 : ${latency(paced.latencies)}`);
     }
+    console.log(`reference (bare Fastify, lean), done    : ${leanRate.toFixed(1)} files/s median (${leans.map((l) => l.rate.toFixed(1)).join(', ')})`);
+    console.log(`ratio imports / reference               : ${(flood.rate / leanRate).toFixed(2)} (rounds ${floods.map((f, r) => (f.rate / leans[r].rate).toFixed(2)).join(', ')}; target >= ${RATIO_TARGET}: ${flood.rate / leanRate >= RATIO_TARGET ? 'met' : 'MISSED'})`);
     console.log(`POST /v2/documents (direct), full speed : ${docRate.toFixed(1)} files/s (${docSeconds.toFixed(2)} s), request p50 ${ms(pct(docLat, 50))}, p99 ${ms(pct(docLat, 99))}`);
     console.log(`ratio imports / documents (full speed)  : ${(flood.rate / docRate).toFixed(2)}`);
     console.log(`PostgreSQL alone, same files            : ${floor.perSecond.toFixed(1)} inserts/s with 8 connections, ${floor.pgMsPerFile.toFixed(1)} ms of PostgreSQL CPU each (the floor of staging in the database); ratio imports / that ${(flood.rate / floor.perSecond).toFixed(2)}`);
     console.log(`target >= ${TARGET} files/s imported         : ${flood.rate >= TARGET ? 'met' : 'MISSED'} at full speed${paced ? `, ${paced.rate >= TARGET ? 'met' : 'MISSED'} paced` : ''}`);
-    console.log(`client CPU (this process)               : ${share(flood.cpu.client, flood.seconds)} at full speed${paced ? `, ${share(paced.cpu.client, paced.seconds)} paced` : ''}, ${share(docCpu.client, docSeconds)} documents`);
+    console.log(`client CPU (this process)               : ${share(flood.cpu.client, flood.seconds)} at full speed, ${share(leanMedian.cpu.client, FILES / leanMedian.rate)} reference${paced ? `, ${share(paced.cpu.client, paced.seconds)} paced` : ''}, ${share(docCpu.client, docSeconds)} documents`);
     console.log(`CPU per file, imports at full speed     : ${perFile(flood.cpu)}`);
+    console.log(`CPU per file, reference (median round)  : ${perFile(leanMedian.cpu)}`);
     if (paced) console.log(`CPU per file, imports paced            : ${perFile(paced.cpu)}`);
     console.log(`CPU per file, documents                 : ${perFile(docCpu)}`);
+    // the machine's CPUs divided by all the CPU a file takes (client included): the rate a run that saturates them cannot pass
+    const ceiling = (x: { service: number; pg: number; client: number }) => (os.cpus().length * 1000 * FILES) / (x.service + x.pg + x.client);
+    console.log(`CPU-bound ceiling                       : imports ${ceiling(flood.cpu).toFixed(0)} files/s, reference ${ceiling(leanMedian.cpu).toFixed(0)} files/s on ${os.cpus().length} CPUs (ratio ${(ceiling(flood.cpu) / ceiling(leanMedian.cpu)).toFixed(2)})`);
     console.log(`machine load average                    : ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
   } finally {
-    await sql.end().catch(() => {});
-    await stopChild(service);
-    await db.drop();
+    await Promise.all([sql.end(), leanSql.end()].map((p) => p.catch(() => {})));
+    await Promise.all([stopChild(service), stopChild(lean.proc)]);
+    await Promise.all([db.drop(), leanDb.drop()]);
     await redis.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
