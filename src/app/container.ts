@@ -48,6 +48,7 @@ import { settledBefore, withTimeout } from '../platform/timeouts.ts';
 import type { HttpDeps } from '../http/http-deps.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { Logger } from '../platform/logger.ts';
+import { RepeatedWarnings } from '../platform/repeated-warnings.ts';
 import { RequestGate } from '../http/request-gate.ts';
 
 export interface Container extends HttpDeps {
@@ -104,7 +105,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const prefix = given.redisPrefix || `ii-${await repos.installation.id(db)}`;
   const config: Config = { ...given, redisPrefix: given.redisClusterNodes?.length ? queuePrefix({ redisPrefix: prefix }) : prefix };
   const redis = openRedis(config, { maxRetriesPerRequest: null, lazyConnect: false });
-  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const redisWarnings = new RepeatedWarnings(log);
+  redis.on('error', (err) => redisWarnings.warn({ err: err.message }, 'redis connection error'));
   log.info({ redis: describeRedis(config), prefix: config.redisPrefix }, 'redis configured');
   void checkEvictionPolicy(redis, log);
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
@@ -194,7 +196,12 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     onStop: (phase, name, fn) => stops.add(phase, name, fn),
     onClose: (fn) => closers.push(fn),
     async close(deadline = Date.now() + config.shutdownGraceMs) {
-      await stops.run(deadline, log);
+      // With Redis away a worker's job cannot be marked done nor a queue closed: waiting out the
+      // grace period saves nothing (its jobs go to another worker by the stalled-job check anyway)
+      const redisAway = redis.status !== 'ready';
+      if (redisAway) log.warn('Redis is not reachable: workers and queues stop without waiting');
+      const soon = Math.min(deadline, Date.now() + 1000);
+      await stops.run((phase) => (redisAway && phase !== 'intake' ? soon : deadline), log);
       for (const fn of closers.reverse()) await fn();
       await pdfPool?.close();
       // QUIT waits for replies still due; Redis down, it would wait for ever: bounded

@@ -69,7 +69,8 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
   };
   const intervals = periodicIntervals(config);
   const redeclare = () => c.queues.schedule('periodic', intervals).catch((err) => log.warn({ err: err.message }, 'periodic schedules not declared; trying again'));
-  await redeclare();
+  // not awaited: with Redis away the declaration waits for it, and start-up must not
+  void redeclare();
   const timer = setInterval(redeclare, DECLARE_EVERY_MS);
   timer.unref();
 

@@ -3,6 +3,7 @@
 // leave them to BullMQ's stalled-job check, which hands them to another worker); then the queues.
 // The container closes Redis and the database after the last phase.
 import type { Logger } from '../platform/logger.ts';
+import { settledBefore } from '../platform/timeouts.ts';
 
 export const STOP_PHASES = ['intake', 'workers', 'queues'] as const;
 export type StopPhase = (typeof STOP_PHASES)[number];
@@ -18,21 +19,24 @@ export class StopSequence {
     this.steps.get(phase)!.push({ name, fn });
   }
 
-  /** The parts of each phase stop together; a part that throws is logged and the rest go on. */
-  async run(deadline: number, log: Logger): Promise<void> {
+  /**
+   * The parts of each phase stop together; a part that throws is logged and the rest go on. A part
+   * still stopping at the deadline is left behind (a queue closing with Redis away never ends).
+   */
+  async run(deadlineOf: number | ((phase: StopPhase) => number), log: Logger): Promise<void> {
     if (this.ran) return;
     this.ran = true;
     for (const phase of STOP_PHASES) {
       const steps = this.steps.get(phase)!;
       if (!steps.length) continue;
       const started = Date.now();
+      const deadline = typeof deadlineOf === 'number' ? deadlineOf : deadlineOf(phase);
       await Promise.all(
         steps.map(async ({ name, fn }) => {
-          try {
-            await fn(deadline);
-          } catch (err) {
-            log.error({ err, phase, part: name }, 'stopping a part failed');
-          }
+          const stopped = Promise.resolve()
+            .then(() => fn(deadline))
+            .catch((err) => log.error({ err, phase, part: name }, 'stopping a part failed'));
+          if (!(await settledBefore(stopped, deadline))) log.warn({ phase, part: name }, 'still stopping at the end of the grace period; left behind');
         }),
       );
       log.info({ phase, parts: steps.map((s) => s.name), ms: Date.now() - started }, 'stop phase done');

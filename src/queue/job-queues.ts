@@ -6,6 +6,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../platform/logger.ts';
+import { RepeatedWarnings } from '../platform/repeated-warnings.ts';
 import { jobNames, jobOptions, queuePrefix, QUEUE_NAMES, type JobName, type QueueName } from './queue-catalog.ts';
 import { openRedis, type RedisClient } from './redis-connection.ts';
 
@@ -39,10 +40,12 @@ export function checkHandlers(queue: QueueName, handlers: Partial<Record<string,
 export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
   readonly prefix: string;
+  private readonly warnings: RepeatedWarnings;
 
   /** `redis`: the shared connection (commands wait while Redis is away: maxRetriesPerRequest null) */
-  constructor(private readonly config: Config, private readonly redis: RedisClient, private readonly log: Logger) {
+  constructor(private readonly config: Config, private readonly redis: RedisClient, log: Logger) {
     this.prefix = queuePrefix(config);
+    this.warnings = new RepeatedWarnings(log);
   }
 
   /** The producer side of a queue, built on first use. */
@@ -51,7 +54,7 @@ export class JobQueues {
     if (!queue) {
       queue = new Queue(name, { connection: this.redis, prefix: this.prefix, defaultJobOptions: jobOptions(this.config)[name] });
       // without a listener BullMQ prints every reconnect failure to the console
-      queue.on('error', (err) => this.log.warn({ err: err.message, queue: name }, 'queue redis error'));
+      queue.on('error', (err) => this.warnings.warn({ err: err.message, queue: name }, 'queue redis error'));
       this.queues.set(name, queue);
     }
     return queue;
@@ -67,7 +70,7 @@ export class JobQueues {
     checkHandlers(name, handlers);
     const table: Partial<Record<string, JobHandler>> = handlers;
     const connection = openRedis(this.config, { maxRetriesPerRequest: null });
-    connection.on('error', (err) => this.log.warn({ err: err.message, queue: name }, 'worker redis connection error'));
+    connection.on('error', (err) => this.warnings.warn({ err: err.message, queue: name }, 'worker redis connection error'));
     const worker = new Worker(
       name,
       async (job) => {
@@ -85,7 +88,7 @@ export class JobQueues {
         ...(settings.backoff ? { settings: { backoffStrategy: settings.backoff } } : {}),
       },
     );
-    worker.on('error', (err) => this.log.warn({ err: err.message, queue: name }, 'worker error'));
+    worker.on('error', (err) => this.warnings.warn({ err: err.message, queue: name }, 'worker error'));
     return {
       worker,
       async close() {

@@ -110,6 +110,24 @@ describe('Redis on a fresh machine', () => {
     expect(alive(third)).toBe(false);
   }, 360_000);
 
+  it('REDIS_URL pointing at nothing: the service starts, warns once a period instead of a stream, and stops in about a second', async () => {
+    const env = { ...(await freshEnv()), REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
+    const svc = start(env);
+    await svc.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('invoice-intake is running'), 180_000);
+    // every connection retries several times a second; let a few hundred attempts pass
+    await svc.waitForLog((l) => l.msg === 'worker redis connection error');
+    const started = Date.now();
+    await expect.poll(() => Date.now() - started, { timeout: 10_000, interval: 500 }).toBeGreaterThan(5000);
+    const warnings = svc.logs.filter((l) => /redis|worker error/i.test(String(l.msg)) && l.level === 40);
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings.length).toBeLessThan(12); // one per source and cause in a 30 s period
+    const stopAt = Date.now();
+    svc.signal('SIGTERM');
+    expect(await svc.exited).toBe(0);
+    expect(Date.now() - stopAt).toBeLessThan(5000); // about a second on a quiet machine, not the 25 s grace
+    expect(svc.logs.some((l) => l.msg === 'Redis is not reachable: workers and queues stop without waiting')).toBe(true);
+  }, 240_000);
+
   it('no private Redis when REDIS_URL is set or a Redis answers on the default address', async () => {
     const log = createLogger('silent');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-redis-default-'));
