@@ -5,9 +5,8 @@ import type { EinvoiceReading } from './einvoice.ts';
 import { hitsOf, invoicesOf, matchKey, type Candidate, type FoundInvoice, type Hit } from './match-names.ts';
 import { textHasAmount } from './pdf-text-evidence.ts';
 import type { MatchedBy } from './intake.ts';
-import { EVIDENCE_WORDS, intakeReason, orList as list, plainReason, type Amount, type IntakeReason } from './intake-reasons.ts';
+import { EVIDENCE_WORDS, intakeReason, type Amount, type IntakeReason } from './intake-reasons.ts';
 
-export { EVIDENCE_WORDS };
 
 /** Evidence, strongest first; `manual` (a person) and documents sent by the API rank with the name. */
 export const EVIDENCE_RANK: Record<MatchedBy, number> = { manual: 4, invoice_id: 4, invoice_number: 4, einvoice: 3, name_token: 2, subject: 1, pdf_text: 0 };
@@ -24,7 +23,7 @@ export interface MatchEvidence {
   nameIsNumber: boolean;
   einvoices: EinvoiceReading[];
   nameTokens: Candidate[];
-  subject?: { tokens: Candidate[]; reply: boolean; text: string; /** why it is not evidence for this file */ notEvidence?: string };
+  subject?: { tokens: Candidate[]; reply: boolean; text: string; /** the message carried this many files (more than one): its subject is no evidence for any */ manyFiles?: number };
   /** the live invoices any candidate (e-invoice numbers, tokens) names */
   found: FoundInvoice[];
   /** the PDF's text (the weakest evidence), read only when nothing else names any invoice */
@@ -32,7 +31,7 @@ export interface MatchEvidence {
 }
 
 export type MatchDecision =
-  | { kind: 'attach'; invoiceId: string; invoiceNumber: string; by: MatchedBy; /** the evidence that pointed elsewhere and gave way, in words */ overruled: string[] }
+  | { kind: 'attach'; invoiceId: string; invoiceNumber: string; by: MatchedBy; /** the note naming the evidence that pointed elsewhere and gave way */ overruled?: IntakeReason }
   | { kind: 'refuse'; reason: IntakeReason }
   | {
       kind: 'wait';
@@ -53,8 +52,6 @@ const REPLY = /^\s*((re|aw|antw|sv|vs|fw|fwd|wg|tr|rv|doorst|wtr|r)\s*(\[\d+\])?
 /** A subject that answers or forwards another message ("AW: Rechnung 17"): evidence weaker still. */
 export const isReplySubject = (subject: string): boolean => REPLY.test(subject);
 
-const said = (c: Claim) => `${c.by === 'einvoice' ? 'its e-invoice' : 'its name'} says ${c.invoiceNumber}`;
-
 export function decideMatch(e: MatchEvidence): MatchDecision {
   if (e.byName && 'deletedId' in e.byName) return { kind: 'refuse', reason: intakeReason('invoice_deleted', { invoice: e.byName.deletedId }) };
   const numbers = e.einvoices.flatMap((r) => (r.kind === 'invoice' ? [r.number] : []));
@@ -71,10 +68,12 @@ export function decideMatch(e: MatchEvidence): MatchDecision {
 
   // the file's own evidence names two invoices: refuse, naming each
   if (named.size > 1) return { kind: 'refuse', reason: conflictReason(claims) };
-  const subjectWords = e.subject?.reply ? "the reply's subject" : "the e-mail's subject";
+  const reply = e.subject?.reply === true;
   const subjectSays = invoicesOf(e.subject ? hitsOf(e.subject.tokens, e.found) : []);
-  if (e.subject?.notEvidence && subjectSays.size) notes.push(plainReason(`${subjectWords} names ${list([...subjectSays.values()])}, but ${e.subject.notEvidence}`));
-  const subjectNames = e.subject?.notEvidence ? new Map<string, string>() : subjectSays;
+  if (e.subject?.manyFiles && subjectSays.size) {
+    notes.push(intakeReason(reply ? 'note_reply_subject_many_files' : 'note_subject_many_files', { numbers: [...subjectSays.values()], files: e.subject.manyFiles }));
+  }
+  const subjectNames = e.subject?.manyFiles ? new Map<string, string>() : subjectSays;
 
   if (named.size === 1) {
     const [target] = named.values();
@@ -82,31 +81,29 @@ export function decideMatch(e: MatchEvidence): MatchDecision {
     if (missingXml.length) {
       return { kind: 'refuse', reason: intakeReason(best.by === 'einvoice' ? 'einvoices_disagree' : 'name_and_unknown_einvoice', { number: target.invoiceNumber, numbers: missingXml }) };
     }
-    const overruled: string[] = [];
-    if (!e.byName && e.nameIsNumber && best.by === 'einvoice') overruled.push(`its name ${e.name}, which names no invoice`);
+    const nameOverruled = !e.byName && e.nameIsNumber && best.by === 'einvoice';
     const others = [...subjectNames].filter(([id]) => id !== target.invoiceId).map(([, n]) => n);
     if (others.length) {
       // a number in the name and a subject are alike weak: when they disagree nobody can tell
       if (best.by === 'name_token' && !e.subject!.reply) {
         return { kind: 'refuse', reason: intakeReason('name_and_subject_differ', { number: target.invoiceNumber, numbers: others }) };
       }
-      overruled.push(`${subjectWords}, which names ${list(others)}`);
     }
     const totals = totalsConflict(e, target);
     if (totals) return { kind: 'refuse', reason: totals };
-    return { kind: 'attach', invoiceId: target.invoiceId, invoiceNumber: target.invoiceNumber, by: best.by, overruled };
+    return { kind: 'attach', invoiceId: target.invoiceId, invoiceNumber: target.invoiceNumber, by: best.by, overruled: overruledNote(best.by, nameOverruled ? e.name : undefined, others, reply) };
   }
 
   // nothing of the file's own names a live invoice: what it names that does not exist yet comes first
   const awaits = { name: e.name, einvoiceNumbers: missingXml };
   if (missingXml.length || e.nameIsNumber) {
-    if (subjectNames.size) notes.push(plainReason(`${subjectWords} names ${list([...subjectNames.values()])}, but the file's own evidence comes first`));
+    if (subjectNames.size) notes.push(intakeReason(reply ? 'note_reply_subject_evidence_first' : 'note_subject_evidence_first', { numbers: [...subjectNames.values()] }));
     return { kind: 'wait', awaits, notes, open: false };
   }
   if (subjectNames.size > 1) return { kind: 'refuse', reason: intakeReason(e.subject?.reply ? 'reply_subject_names_several' : 'subject_names_several', { numbers: [...subjectNames.values()] }) };
   if (subjectNames.size === 1) {
     const [[invoiceId, invoiceNumber]] = subjectNames;
-    return { kind: 'attach', invoiceId, invoiceNumber, by: 'subject', overruled: [] };
+    return { kind: 'attach', invoiceId, invoiceNumber, by: 'subject' };
   }
   if (e.pdfText) {
     const text = byText(e.pdfText, e.found);
@@ -129,7 +126,7 @@ function byText(t: NonNullable<MatchEvidence['pdfText']>, found: FoundInvoice[])
   if (invoice.totalCents === undefined || !textHasAmount(t.text, invoice.totalCents)) {
     return { note: intakeReason('note_pdf_text_no_total', { number: invoice.invoiceNumber, total: { cents: invoice.totalCents ?? 0 } }) };
   }
-  return { kind: 'attach', invoiceId: invoice.id, invoiceNumber: invoice.invoiceNumber, by: 'pdf_text', overruled: [] };
+  return { kind: 'attach', invoiceId: invoice.id, invoiceNumber: invoice.invoiceNumber, by: 'pdf_text' };
 }
 
 /**
@@ -165,5 +162,13 @@ function conflictReason(claims: Claim[]): IntakeReason {
   if (rest.length === 1) {
     return intakeReason(first.by === 'einvoice' ? 'einvoice_and_name_differ' : 'name_and_einvoice_differ', { number: first.invoiceNumber, other: rest[0].invoiceNumber });
   }
-  return plainReason(`The file's ${said(first).replace(/^its /, '')}, but ${rest.map(said).join(', and ')}; rename the file or assign it`);
+  return intakeReason('name_and_einvoices_name_several', { numbers: [...byInvoice.values()].map((c) => c.invoiceNumber) });
+}
+
+/** "Matched by …; overruled: its name …; the e-mail's subject, which names …" (undefined when nothing gave way) */
+function overruledNote(by: MatchedBy, name: string | undefined, subject: string[], reply: boolean): IntakeReason | undefined {
+  if (name !== undefined && subject.length) return intakeReason(reply ? 'note_overruled_name_reply_subject' : 'note_overruled_name_subject', { by, name, numbers: subject });
+  if (name !== undefined) return intakeReason('note_overruled_name', { by, name });
+  if (subject.length) return intakeReason(reply ? 'note_overruled_reply_subject' : 'note_overruled_subject', { by, numbers: subject });
+  return undefined;
 }

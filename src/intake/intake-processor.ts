@@ -6,8 +6,8 @@
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { IntakeStatus } from '../domain/intake.ts';
-import { intakeReason, plainReason, withNotes, type IntakeReason } from '../domain/intake-reasons.ts';
-import { decideMatch, EVIDENCE_WORDS, isReplySubject, type MatchDecision, type MatchEvidence } from '../domain/match-decision.ts';
+import { intakeReason, withNotes, type IntakeReason } from '../domain/intake-reasons.ts';
+import { decideMatch, isReplySubject, type MatchDecision, type MatchEvidence } from '../domain/match-decision.ts';
 import { evidenceCandidates, looksLikeInvoiceNumber } from '../domain/match-names.ts';
 import { labelledNumbers } from '../domain/pdf-text-evidence.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -170,8 +170,7 @@ export class IntakeProcessor {
 
   private subjectEvidence(text: string, messageFiles: number | null): MatchEvidence['subject'] {
     // the subject speaks of the message: with several files it cannot say which one is the invoice
-    const notEvidence = messageFiles && messageFiles > 1 ? `the message carried ${messageFiles} files, so its subject cannot say which one is the invoice` : undefined;
-    return { text, tokens: evidenceCandidates(text), reply: isReplySubject(text), notEvidence };
+    return { text, tokens: evidenceCandidates(text), reply: isReplySubject(text), manyFiles: messageFiles && messageFiles > 1 ? messageFiles : undefined };
   }
 
   /** The spec's rules on the whole name: invoice id first, then invoice number (exact, then case-insensitive when unambiguous). */
@@ -189,7 +188,7 @@ export class IntakeProcessor {
 /** What an attached record says besides its invoice: the evidence that gave way, where its PDF came from. */
 function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: IntakeReason | undefined): IntakeReason[] {
   return [
-    ...(decision.overruled.length ? [plainReason(`Matched ${EVIDENCE_WORDS[decision.by]}; overruled: ${decision.overruled.join('; ')}`)] : []),
+    ...(decision.overruled ? [decision.overruled] : []),
     ...(from ? [from] : []),
   ];
 }

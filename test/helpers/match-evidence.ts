@@ -26,7 +26,7 @@ export function evidenceOf({ name, account, einvoices = [], subject, messageFile
     nameTokens: whole ? [] : evidenceCandidates(name),
     subject: subject === undefined ? undefined : {
       text: subject, tokens: evidenceCandidates(subject), reply: isReplySubject(subject),
-      notEvidence: messageFiles > 1 ? `the message carried ${messageFiles} files, so its subject cannot say which one is the invoice` : undefined,
+      manyFiles: messageFiles > 1 ? messageFiles : undefined,
     },
   };
 }

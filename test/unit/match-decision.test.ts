@@ -12,6 +12,18 @@ const id = invoiceIdOf;
 const decide = (c: Omit<FileCase, 'account'> & { account?: string[] }) => decideMatch(evidenceOf({ account: ACCOUNT, ...c }));
 const xml = (number: string): EinvoiceReading => ({ kind: 'invoice', number });
 
+describe('evidence naming three invoices', () => {
+  it('a name and two e-invoices naming three invoices: refused, naming each, with a code', () => {
+    expect(decide({ name: 'RE-2024-0815', einvoices: [xml('471102'), xml('RE-2024-0821')] })).toEqual({
+      kind: 'refuse',
+      reason: expect.objectContaining({
+        code: 'name_and_einvoices_name_several',
+        text: "The file's name and its e-invoices name different invoices, RE-2024-0815, 471102 or RE-2024-0821; rename the file or assign it",
+      }),
+    });
+  });
+});
+
 describe('the whole name', () => {
   it.each([
     ['RE-2024-0815', 'RE-2024-0815'],
@@ -48,7 +60,7 @@ describe('tokens that are not invoice numbers (issue 28 cases)', () => {
 
 describe('the e-invoice', () => {
   it('under a meaningless name: attaches by it', () => {
-    expect(decide({ name: 'scan_0001', einvoices: [xml('471102')] })).toMatchObject({ kind: 'attach', invoiceId: id('471102'), by: 'einvoice', overruled: [] });
+    expect(decide({ name: 'scan_0001', einvoices: [xml('471102')] })).toMatchObject({ kind: 'attach', invoiceId: id('471102'), by: 'einvoice', overruled: undefined });
   });
 
   it('agreeing with the name: attaches by the name', () => {
@@ -78,7 +90,7 @@ describe('the e-invoice', () => {
   });
 
   it('beats a name that names nothing, and says so', () => {
-    expect(decide({ name: 'RE-2024-9999', einvoices: [xml('471102')] })).toMatchObject({ kind: 'attach', by: 'einvoice', overruled: ['its name RE-2024-9999, which names no invoice'] });
+    expect(decide({ name: 'RE-2024-9999', einvoices: [xml('471102')] })).toMatchObject({ kind: 'attach', by: 'einvoice', overruled: said('Matched by its e-invoice; overruled: its name RE-2024-9999, which names no invoice') });
   });
 
   it('found but not understood: said in the reason', () => {
@@ -99,6 +111,8 @@ describe('the e-mail subject', () => {
     const agb = decide({ name: 'AGB', subject: 'Rechnung RE-2024-0815', messageFiles: 2 });
     expect(agb).toMatchObject({ kind: 'wait', awaits: { name: 'AGB', einvoiceNumbers: [] } });
     expect(agb.kind === 'wait' && agb.notes[0].text).toBe("the e-mail's subject names RE-2024-0815, but the message carried 2 files, so its subject cannot say which one is the invoice");
+    // coded, so the dashboard words it in the reader's language
+    expect(agb.kind === 'wait' && agb.notes[0]).toMatchObject({ code: 'note_subject_many_files', params: { numbers: ['RE-2024-0815'], files: 2 } });
     expect(decide({ name: 'RE-2024-0815', subject: 'Rechnung RE-2024-0815', messageFiles: 2 })).toMatchObject({ kind: 'attach', by: 'invoice_number' });
   });
 
@@ -108,7 +122,7 @@ describe('the e-mail subject', () => {
     });
     // once RE-2024-0899 exists it attaches there, and says what it overruled
     expect(decide({ name: 'RE-2024-0899', subject: 'AW: Rechnung RE-2024-0821', account: [...ACCOUNT, 'RE-2024-0899'] })).toMatchObject({
-      kind: 'attach', invoiceId: id('RE-2024-0899'), by: 'invoice_number', overruled: ["the reply's subject, which names RE-2024-0821"],
+      kind: 'attach', invoiceId: id('RE-2024-0899'), by: 'invoice_number', overruled: said("Matched by its name; overruled: the reply's subject, which names RE-2024-0821"),
     });
   });
 
