@@ -99,9 +99,9 @@ describe.each([
   });
 
   it('logs where each file came from and whether its signature was verified', () => {
-    const line = h.logs.find((l) => l.includes('mail message handed to intake') && l.includes('INV-SMIME-1.pdf') && l.includes(acct.id));
+    const line = h.logs.find((l) => l.includes('mail message received as imports') && l.includes('INV-SMIME-1.pdf') && l.includes(acct.id));
     expect(JSON.parse(line!).files).toEqual([{ name: 'INV-SMIME-1.pdf', in: ['smime.p7m'], signature: 'verified' }]);
-    const tnef = h.logs.find((l) => l.includes('mail message handed to intake') && l.includes('INV-TNEF-1.pdf') && l.includes(acct.id));
+    const tnef = h.logs.find((l) => l.includes('mail message received as imports') && l.includes('INV-TNEF-1.pdf') && l.includes(acct.id));
     expect(JSON.parse(tnef!).files).toEqual([{ name: 'INV-TNEF-1.pdf', in: ['winmail.dat'] }]);
   });
 });

@@ -115,7 +115,7 @@ describe('exactly once', () => {
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
     try {
-      await until(() => (out.match(/mail message handed to intake/g) ?? []).length >= 10, 60_000, `the poller process to hand over 10 messages:\n${out.slice(-2000)}`);
+      await until(() => (out.match(/mail message received as imports/g) ?? []).length >= 10, 60_000, `the poller process to hand over 10 messages:\n${out.slice(-2000)}`);
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     } finally {

@@ -233,7 +233,7 @@ describe('api, ftp, mail and two workers in separate processes on one Redis and 
     const attached = workerLogs.find((l) => l.msg === 'intake attached' && l.intakeId === intakeId)!;
     expect(attached.traceId).toMatch(/@/);
     const mailLogs = running.get('mail')!.logs.filter((l) => l.traceId === attached.traceId).map((l) => [l.msg, l.intakeId]);
-    expect(mailLogs).toEqual(expect.arrayContaining([['intake received', intakeId], ['mail message handed to intake', undefined]]));
+    expect(mailLogs).toEqual(expect.arrayContaining([['intake received', intakeId], ['mail message received as imports', undefined]]));
   }, 600_000);
 
   it(`loses nothing of ${SECOND} files while each process in turn gets SIGTERM during the batch`, async () => {

@@ -20,7 +20,7 @@ import type { FtpSession } from './ftp-session.ts';
 import type { ParsedCommand } from './ftp-srv-internals.ts';
 import { FtpReplyError } from './intake-file-system.ts';
 import type { PortRange } from './passive-connector.ts';
-import { describeAccepted, handOverFailed, storCommand } from './upload-command.ts';
+import { describeReceived, stagingFailed, storCommand } from './upload-command.ts';
 
 export interface CommandContext {
   /** the FTPS certificate's context (TLS 1.2 minimum); none: AUTH TLS is refused */
@@ -207,12 +207,12 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
       const to = cmd.arg ?? '';
       try {
         const result = await session.fs!.renameUpload(from, to);
-        metrics.inc(result.kind === 'held' ? 'tempUploadsHeld' : 'uploadsReceived');
+        metrics.inc(result.kind === 'held' ? 'heldUploads' : 'uploadsReceived');
         log.info({ session: session.id, from, to, intakeId: result.kind === 'received' ? result.record.id : undefined }, 'ftp temporary upload renamed');
-        return reply(250, describeAccepted(to, result));
+        return reply(250, describeReceived(to, result));
       } catch (err) {
         if (err instanceof FtpReplyError && err.code === 553) metrics.inc('uploadsRefusedName');
-        return handOverFailed(session, ctx, err, to);
+        return stagingFailed(session, ctx, err, to);
       }
     }),
     ABOR: async (cmd) => {

@@ -52,7 +52,7 @@ export interface EntryStat {
   isDirectory(): boolean;
 }
 
-export type AcceptResult = { kind: 'received'; record: IntakeRecord } | { kind: 'held'; name: string };
+export type ReceiveResult = { kind: 'received'; record: IntakeRecord } | { kind: 'held'; name: string };
 
 export class IntakeFileSystem extends FileSystem {
   constructor(
@@ -122,7 +122,7 @@ export class IntakeFileSystem extends FileSystem {
   }
 
   /** Hands a final upload to the pipeline, or holds a temporary one until its rename. */
-  async accept(name: string, bytes: Buffer): Promise<AcceptResult> {
+  async receiveOrHold(name: string, bytes: Buffer): Promise<ReceiveResult> {
     const verdict = classifyUploadName(name);
     if (verdict.kind === 'refused') throw new FtpReplyError(553, verdict.reason);
     if (verdict.kind === 'temp') {
@@ -149,7 +149,7 @@ export class IntakeFileSystem extends FileSystem {
   }
 
   /** RNTO: a temporary upload becomes its final name and goes to the pipeline. */
-  async renameUpload(from: string, to: string): Promise<AcceptResult> {
+  async renameUpload(from: string, to: string): Promise<ReceiveResult> {
     const verdict = classifyUploadName(to);
     if (verdict.kind === 'refused') throw new FtpReplyError(553, verdict.reason);
     const renamed = await renameHeld(this.opts.held, this.identity.scope, from, { name: verdict.name, temp: verdict.kind === 'temp' }, (bytes) => this.receive(verdict.name, bytes));

@@ -7,7 +7,7 @@ import { dataConnectionReady, refuseTransfer, reportStall } from './data-connect
 import type { CommandContext } from './ftp-commands.ts';
 import type { FtpSession } from './ftp-session.ts';
 import type { ParsedCommand } from './ftp-srv-internals.ts';
-import { FtpReplyError, type AcceptResult } from './intake-file-system.ts';
+import { FtpReplyError, type ReceiveResult } from './intake-file-system.ts';
 import { PassiveConnector } from './passive-connector.ts';
 import { completeDespiteReset, settleDelayMs } from './upload-completeness.ts';
 import { classifyUploadName, tooLargeText, uploadCap } from '../transfer/upload-names.ts';
@@ -17,17 +17,17 @@ import { readUpload } from './upload-transfer.ts';
 export const OVER_CAP_DISCARD_BYTES = 64 * 1024 * 1024;
 
 /** The text of a 226 (or RNTO's 250): the intake record, or that a temporary upload is held. */
-export function describeAccepted(name: string, r: AcceptResult): string {
+export function describeReceived(name: string, r: ReceiveResult): string {
   return r.kind === 'held'
     ? `${r.name} held: rename it to its final .pdf name to hand it in`
     : `${name} received as ${r.record.id}, status ${r.record.status}${r.record.reason ? `: ${r.record.reason}` : ''}`;
 }
 
 /** A hand-over to intake that failed: refusals keep their code; anything else is transient (451). */
-export function handOverFailed(session: FtpSession, ctx: CommandContext, err: unknown, name: string): Promise<unknown> {
+export function stagingFailed(session: FtpSession, ctx: CommandContext, err: unknown, name: string): Promise<unknown> {
   if (err instanceof FtpReplyError) return session.connection.reply(err.code, err.message);
   ctx.metrics.inc('uploadsStagingFailed');
-  ctx.log.error({ err, session: session.id, name }, 'ftp upload could not be handed to intake');
+  ctx.log.error({ err, session: session.id, name }, 'ftp upload could not be staged');
   return session.connection.reply(451, `${name} was not received (the intake is unavailable); please try again later`);
 }
 
@@ -112,18 +112,18 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
       if (!session.closed) await connection.reply(426, `Transfer aborted: ${name} was not received`);
       return;
     }
-    let result: AcceptResult;
+    let result: ReceiveResult;
     try {
-      result = await fs.accept(name, bytes);
+      result = await fs.receiveOrHold(name, bytes);
     } catch (err) {
-      return handOverFailed(session, ctx, err, name);
+      return stagingFailed(session, ctx, err, name);
     }
-    metrics.inc(result.kind === 'held' ? 'tempUploadsHeld' : 'uploadsReceived');
+    metrics.inc(result.kind === 'held' ? 'heldUploads' : 'uploadsReceived');
     log.info(
       { session: session.id, name, size: bytes.length, intakeId: result.kind === 'received' ? result.record.id : undefined, held: result.kind === 'held' },
       'ftp upload received',
     );
-    return connection.reply(226, describeAccepted(name, result));
+    return connection.reply(226, describeReceived(name, result));
   } finally {
     session.transfer = undefined;
     metrics.transferEnded();

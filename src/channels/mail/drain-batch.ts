@@ -5,7 +5,7 @@
 import pMap from 'p-map';
 import type { Logger } from '../../platform/logger.ts';
 import type { MailboxSession, MessageMeta } from './imap-mailbox.ts';
-import type { MailIntake, MessageContent, Prepared, ProcessResult } from './mail-intake.ts';
+import type { MailIntake, MessageContent, PlannedMessage, ProcessResult } from './mail-intake.ts';
 import type { PollerSettings, PollerStats } from './mail-poller.ts';
 import type { MessageOutcome, MessageRow } from './message-claim-repository.ts';
 import { loadPdfParts } from './large-message-parts.ts';
@@ -73,12 +73,12 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
       log.debug({ uid: meta.uid, owner: claim.row.owner, state: claim.row.state }, 'mail message is in the hands of another poller');
     }
   }
-  const prepared: { message: ClaimedMessage; handedOver: Prepared }[] = [];
-  const handOver = async (message: ClaimedMessage, load: () => Promise<MessageContent | undefined>) => {
+  const prepared: { message: ClaimedMessage; planned: PlannedMessage }[] = [];
+  const plan = async (message: ClaimedMessage, load: () => Promise<MessageContent | undefined>) => {
     try {
       const content = await load();
       if (!content) throw new Error('the message disappeared from the mailbox');
-      prepared.push({ message, handedOver: await intake.process(message.row, message.resumed, content) });
+      prepared.push({ message, planned: await intake.process(message.row, message.resumed, content) });
     } catch (err) {
       // this message only: keep it in the mailbox for the next drain, go on with the others
       stats.errors++;
@@ -99,25 +99,25 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
       await failAll(group, err);
       throw err;
     }
-    await pMap(group, (m) => handOver(m, async () => {
+    await pMap(group, (m) => plan(m, async () => {
       const source = sources.get(m.meta.uid);
       return source && { kind: 'whole', source };
     }), { concurrency: settings.concurrency });
   }
   for (const m of large) {
     if (ctx.stopping()) await intake.fail(m.row, new Error('poller stopping')).catch(() => {});
-    else await handOver(m, () => loadPdfParts(session, m.meta, log, settings.maxArchiveBytes));
+    else await plan(m, () => loadPdfParts(session, m.meta, log, settings.maxArchiveBytes));
   }
 
   // every hand-over of the batch staged in one commit, then moved
   let staged: ProcessResult[];
   try {
-    staged = await intake.stageAll(prepared.map((x) => x.handedOver));
+    staged = await intake.stageAll(prepared.map((x) => x.planned));
   } catch (err) {
     await failAll(prepared.map((x) => x.message), err);
     throw err;
   }
-  const uidOf = new Map(prepared.map(({ message, handedOver }) => [handedOver.result.id, message.meta.uid]));
+  const uidOf = new Map(prepared.map(({ message, planned }) => [planned.result.id, message.meta.uid]));
   for (const result of staged) {
     const uid = uidOf.get(result.id)!;
     moves[result.outcome].push({ uid, id: result.id });

@@ -12,7 +12,7 @@ import type { IntakeRecord } from '../../domain/intake.ts';
 import { automaticMessage, autoReplySuppression, replyAddress, type AutomaticMail } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
 import { messageClaimRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageInput, type StageReply } from './message-claim-repository.ts';
-import { incomingFile, planHandOver } from './hand-over-plan.ts';
+import { incomingFile, planImports } from './message-imports.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
 import type { MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
@@ -45,7 +45,7 @@ export interface ProcessResult {
 }
 
 /** A handed-over message, ready to be staged. */
-export interface Prepared {
+export interface PlannedMessage {
   result: ProcessResult;
   stage: StageInput;
 }
@@ -115,16 +115,16 @@ export class MailIntake {
    * (stageAll() does that for a whole batch, in one commit). Throws when the pipeline refused:
    * fail() then releases the claim for a later try; nothing was lost.
    */
-  async process(row: MessageRow, resumed: boolean, content: MessageContent): Promise<Prepared> {
+  async process(row: MessageRow, resumed: boolean, content: MessageContent): Promise<PlannedMessage> {
     this.inFlight.add(row.id);
-    return this.handOver(row, resumed, content);
+    return this.plan(row, resumed, content);
   }
 
   /**
    * Stages handed-over messages in one transaction. Returns those staged; a claim another poller
    * took over meanwhile is left out (and logged).
    */
-  async stageAll(list: Prepared[]): Promise<ProcessResult[]> {
+  async stageAll(list: PlannedMessage[]): Promise<ProcessResult[]> {
     if (!list.length) return [];
     try {
       const staged = await this.db.transaction(async (tx) => {
@@ -158,7 +158,7 @@ export class MailIntake {
     await repo.releaseOwner(this.db, this.owner);
   }
 
-  private async handOver(row: MessageRow, resumed: boolean, content: MessageContent): Promise<Prepared> {
+  private async plan(row: MessageRow, resumed: boolean, content: MessageContent): Promise<PlannedMessage> {
     let parsed: ParsedMessage;
     try {
       parsed = await parseMessage(content.kind === 'whole' ? content.source : content.headers);
@@ -176,13 +176,13 @@ export class MailIntake {
     if (!route.scope) {
       // e.g. a bounce of a reply sent from the import address itself; automatic mail with files
       // to nobody's address is misrouted mail, for the failed mailbox like any other
-      if (automatic && (await planHandOver(parsed, content, sha256)).nothing) return this.ignore(row, parsed, undefined, automatic, log);
+      if (automatic && (await planImports(parsed, content, sha256)).nothing) return this.ignore(row, parsed, undefined, automatic, log);
       log.warn({ reason: route.reason }, 'mail for an unknown recipient: moved to the failed mailbox');
       return this.finish(row, parsed, undefined, 'failed', route.reason, []);
     }
     const scope = route.scope;
     const sender = parsed.from || 'unknown';
-    const plan = await planHandOver(parsed, content, sha256);
+    const plan = await planImports(parsed, content, sha256);
     if (automatic && plan.nothing) return this.ignore(row, parsed, scope, automatic, log);
     // a fresh claim has no files yet; a resumed one may have some
     const done = new Set(resumed ? (await repo.files(this.db, row.id)).map((f) => f.slot) : []);
@@ -211,12 +211,12 @@ export class MailIntake {
     }
     const result = this.finish(row, parsed, scope, plan.outcome, plan.reason, last, plan.files.length + (content.kind === 'parts' ? content.skipped.length : 0));
     const files = plan.items.filter((x) => x.file).map((x) => (x.origin ? { name: x.filename, in: x.file!.via, ...(x.file!.signature ? { signature: x.file!.signature } : {}) } : x.filename));
-    log.info({ account: scope.accountId, mode: scope.mode, files, outcome: plan.outcome }, 'mail message handed to intake');
+    log.info({ account: scope.accountId, mode: scope.mode, files, outcome: plan.outcome }, 'mail message received as imports');
     return result;
   }
 
   /** Automatic mail without files: no intake record, its own mailbox, said once in the log. */
-  private ignore(row: MessageRow, parsed: ParsedMessage, scope: Scope | undefined, automatic: AutomaticMail, log: Logger): Prepared {
+  private ignore(row: MessageRow, parsed: ParsedMessage, scope: Scope | undefined, automatic: AutomaticMail, log: Logger): PlannedMessage {
     log.info({ category: automatic.category, reason: automatic.reason, account: scope?.accountId, from: parsed.from }, 'automatic mail: not imported');
     this.opts.onAutomatic?.(automatic.category);
     return this.finish(row, parsed, scope, 'ignored', automatic.reason, []);
@@ -240,7 +240,7 @@ export class MailIntake {
     reason: string | null,
     files: FileRow[],
     count = 0,
-  ): Prepared {
+  ): PlannedMessage {
     let reply: StageReply | undefined;
     if (this.opts.replies && scope && parsed) {
       const suppressed = autoReplySuppression(parsed.header, this.opts.ownAddresses);

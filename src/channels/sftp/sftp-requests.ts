@@ -182,7 +182,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
       }
       const accepted = await dir.accept(handle.path, handle.buffer.bytes());
       if (accepted.kind === 'held') {
-        metrics.inc('tempUploadsHeld');
+        metrics.inc('heldUploads');
         return sftp.status(id, S.OK, `Held as ${accepted.name} until renamed to its .pdf name`);
       }
       metrics.inc('uploadsReceived');

@@ -21,7 +21,7 @@ const SERIES = {
   uploadsRefusedAscii: ['uploads_total', { outcome: 'refused_ascii_mode' }],
   uploadsAborted: ['uploads_total', { outcome: 'aborted' }],
   uploadsStagingFailed: ['uploads_total', { outcome: 'staging_failed' }],
-  tempUploadsHeld: ['temp_uploads_held_total', {}],
+  heldUploads: ['held_uploads_total', {}],
   bytesReceived: ['received_bytes_total', {}],
 } as const satisfies Record<string, readonly [string, Record<string, string>]>;
 export type TransferCounter = keyof typeof SERIES;
@@ -34,7 +34,7 @@ const HELP: Record<string, [help: string, labels: string[]]> = {
   logins_failed_total: ['logins refused, by reason', ['reason']],
   lockouts_total: ['lockouts started after repeated failed logins', []],
   uploads_total: ['uploads by outcome', ['outcome']],
-  temp_uploads_held_total: ['temporary uploads held until their rename', []],
+  held_uploads_total: ['temporary uploads held until their rename', []],
   received_bytes_total: ['bytes received in uploads', []],
   transfer_stalls_total: ['transfers that waited too long, by the phase they waited in (pasv, tcp_accept, tls_handshake, after_150)', ['phase']],
 };

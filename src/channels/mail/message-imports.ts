@@ -25,7 +25,7 @@ export interface PlanItem {
   reason?: IntakeReason;
 }
 
-export interface HandOverPlan {
+export interface MessageImports {
   items: PlanItem[];
   files: NumberedFile[];
   /** how many files the message carried (its PDFs and those too large to download): the subject is evidence only for a message's only file */
@@ -44,7 +44,7 @@ export function originOf(f: FoundFile): string | null {
   return signature ? `${f.via.join(' › ')} (${signature})` : f.via.join(' › ');
 }
 
-export async function planHandOver(parsed: ParsedMessage, content: MessageContent, sha256: (b: Buffer) => string): Promise<HandOverPlan> {
+export async function planImports(parsed: ParsedMessage, content: MessageContent, sha256: (b: Buffer) => string): Promise<MessageImports> {
   const walked = await walkMessage(content.kind === 'whole' ? parsed.parts : content.parts, content.kind === 'whole' ? parsed.text : content.text, parseEntity);
   const files = walked.files.map((f, index) => ({ ...f, index, filename: f.filename ?? `attachment-${index + 1}.${f.kind}` }));
   const skipped = content.kind === 'parts' ? content.skipped : [];
