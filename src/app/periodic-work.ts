@@ -5,6 +5,7 @@
 // brings the schedule back, and a new schedule's first job runs at once: the reconciler then
 // finds the staged files whose jobs Redis lost).
 import type { Config } from '../config/config.ts';
+import { settledBefore } from '../platform/timeouts.ts';
 import type { Container } from './container.ts';
 import { intakeRepository } from '../intake/intake-repository.ts';
 import { IntakeReconciler } from '../intake/reconciler.ts';
@@ -69,8 +70,8 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
   };
   const intervals = periodicIntervals(config);
   const redeclare = () => c.queues.schedule('periodic', intervals).catch((err) => log.warn({ err: err.message }, 'periodic schedules not declared; trying again'));
-  // not awaited: with Redis away the declaration waits for it, and start-up must not
-  void redeclare();
+  // with Redis away the declaration waits for it: start-up waits two seconds at most, not for ever
+  await settledBefore(redeclare(), Date.now() + 2000);
   const timer = setInterval(redeclare, DECLARE_EVERY_MS);
   timer.unref();
 

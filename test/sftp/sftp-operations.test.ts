@@ -35,7 +35,8 @@ describe('metrics, readiness and the trace id', () => {
     const during = await scrape();
     expect(during('sftp_sessions_active')).toBeGreaterThanOrEqual(1);
     client.end();
-    await expect.poll(async () => (await app.imports(account.liveKey)).find((r) => r.filename === `${invoice.invoiceNumber}.pdf`)?.status).toBe('attached');
+    // expect.poll's default second is too short for the worker on a busy machine (the whole suite on two cores)
+    await expect.poll(async () => (await app.imports(account.liveKey)).find((r) => r.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 30_000 }).toBe('attached');
 
     const after = await scrape();
     expect(after('sftp_logins_total')).toBe(before('sftp_logins_total') + 1);
