@@ -115,8 +115,10 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     if (roles.has('mail') && config.imapUrl && /@example\.com$/i.test(config.importAddress)) {
       log.warn({ importAddress: config.importAddress }, 'IMPORT_ADDRESS is still the example invoices@example.com: accounts get import addresses nobody can mail to; set IMPORT_ADDRESS to the mailbox IMAP_URL reads');
     }
-    if (roles.has('mail')) {
-      // loaded only here, like the ftp role: other processes do not carry imapflow, mailparser, nodemailer
+    if (roles.has('mail') && !config.imapUrl) log.child({ role: 'mail' }).info('mail role is off: IMAP_URL is not set');
+    else if (roles.has('mail')) {
+      // loaded only here, like the ftp role: other processes (and one without a mailbox) do not
+      // carry imapflow, mailparser, nodemailer
       const { startMailRole } = await import('./mail-role.ts');
       mail = startMailRole(c, { receiver: c.intake, records: c.intake });
       if (mail) {
