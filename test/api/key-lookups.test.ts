@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
-import { intakeRepository } from '../../src/intake/intake-repository.ts';
-import { waitingFilesView } from '../../src/intake/waiting-files-view.ts';
+import { createIntakeRepositories } from '../../src/intake/intake-repositories.ts';
 import { createRepositories } from '../../src/repositories/repositories.ts';
 import { pageScoped } from '../../src/repositories/scoped.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -77,6 +76,7 @@ async function rowsDiscarded(fn: (q: Queryable) => Promise<unknown>): Promise<{ 
 /** Every lookup by key of the repositories, on row 300 of the account. */
 function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][] {
   const { invoices: invoiceRepository, customers: customerRepository, documents: documentRepository } = createRepositories();
+  const { intake: intakeRepository, waitingFiles: waitingFilesView } = createIntakeRepositories();
   const n = scope.accountId.slice(-6) + '300';
   return [
     ['invoice by id', (q) => invoiceRepository.find(q, scope, `inv_${n}`)],
