@@ -33,6 +33,7 @@ import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
 import { BullDeliveryScheduler } from '../webhooks/webhook-queue.ts';
 import { createRepositories, type Repositories } from '../repositories/repositories.ts';
 import { createIntakeRepositories, type IntakeRepositories } from '../intake/intake-repositories.ts';
+import { createMailRepositories, type MailRepositories } from '../channels/mail/mail-repositories.ts';
 import { UserService } from '../services/user-service.ts';
 import { AnnouncedMemo } from '../services/announced-memo.ts';
 import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
@@ -58,6 +59,8 @@ export interface Container extends HttpDeps {
   repos: Repositories;
   /** intake's own repositories, built beside the core's */
   intakeRepos: IntakeRepositories;
+  /** the mail channel's own (claims, replies): its role and the periodic purge use them */
+  mailRepos: MailRepositories;
   redis: RedisClient;
   events: DomainEvents;
   checkPdf: PdfChecker;
@@ -170,6 +173,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     db,
     repos,
     intakeRepos,
+    mailRepos: createMailRepositories(),
     redis,
     events,
     checkPdf: pdf,

@@ -11,7 +11,6 @@ import { BullIntakeScheduler } from '../intake/queue/intake-queue.ts';
 import type { HandlerTable, JobHandler, JobQueues } from '../queue/job-queues.ts';
 import type { JobName } from '../queue/queue-catalog.ts';
 import type { RedisClient } from '../queue/redis-connection.ts';
-import { messageClaimRepository } from '../channels/mail/message-claim-repository.ts';
 
 const DECLARE_EVERY_MS = 30_000;
 
@@ -62,7 +61,7 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
     'test-data.purge': task(() => c.maintenance.purgeTestData()),
     'idempotency.purge': task(() => c.idempotency.purgeExpired()),
     'sessions.purge': task(() => c.users.purgeIdleSessions()),
-    'mail-claims.purge': task(() => messageClaimRepository.purgeMoved(c.db, config.mailRetentionDays)),
+    'mail-claims.purge': task(() => c.mailRepos.claims.purgeMoved(c.db, config.mailRetentionDays)),
     'webhooks.sweep': task(() => c.dispatcher.sweep(config.webhookRequeueAfterMs)),
     'statistics.analyze': task(() => c.maintenance.refreshStatistics()),
   };
