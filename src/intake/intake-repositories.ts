@@ -2,13 +2,13 @@
 // (repositories/repositories.ts, a layer below intake) and handed to intake's classes, which name
 // the ones they use (Pick<IntakeRepositories, ...>).
 import { IntakeRepository } from './intake-repository.ts';
-import { WaitingFilesView } from './waiting-files-view.ts';
+import { WaitingFilesRepository } from './waiting-files-repository.ts';
 
 export interface IntakeRepositories {
   intake: IntakeRepository;
-  waitingFiles: WaitingFilesView;
+  waitingFiles: WaitingFilesRepository;
 }
 
 export function createIntakeRepositories(): IntakeRepositories {
-  return { intake: new IntakeRepository(), waitingFiles: new WaitingFilesView() };
+  return { intake: new IntakeRepository(), waitingFiles: new WaitingFilesRepository() };
 }
