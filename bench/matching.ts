@@ -17,7 +17,6 @@ import { newId, randomToken } from '../src/domain/ids.ts';
 import type { Scope } from '../src/domain/scope.ts';
 import { normaliseFileName } from '../src/intake/file-name.ts';
 import { IntakeProcessor } from '../src/intake/intake-processor.ts';
-import { intakeRepository } from '../src/intake/intake-repository.ts';
 import { tokenCandidates } from '../src/domain/match-names.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { InvoiceRepository } from '../src/repositories/invoice-repository.ts';
@@ -60,13 +59,13 @@ runBench(async () => {
     const stage = async (scope: Scope, filename: string) => {
       const id = newId('imp');
       const name = normaliseFileName(filename);
-      await intakeRepository.insert(db, scope, {
+      await c.intakeRepos.intake.insert(db, scope, {
         id, channel: 'http', sender: 'bench', filename, size: pdf.length, sha256, content: pdf, traceId: null, status: 'received',
         matchName: name.ok ? name.matchName : null, reason: null, subject: null,
       });
       return { intakeId: id, accountId: scope.accountId, mode: scope.mode };
     };
-    const processor = new IntakeProcessor(db, c.outbox, c.documents, c.invoices, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true, pdfText: true });
+    const processor = new IntakeProcessor(db, c.intakeRepos, c.outbox, c.documents, c.invoices, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true, pdfText: true });
     const pick = () => 1 + Math.floor(Math.random() * INVOICES);
     type Kind = 'exact' | 'token' | 'token-small';
     const timings: Record<Kind, number[]> = { exact: [], token: [], 'token-small': [] };
@@ -83,7 +82,7 @@ runBench(async () => {
       const out = await processor.process(ref, { made: 0, max: 10 });
       const took = performance.now() - t0;
       if (out.status !== 'attached') throw new Error(`${f.name}: ${JSON.stringify(out)}`);
-      const rec = await intakeRepository.find(db, f.scope, ref.intakeId);
+      const rec = await c.intakeRepos.intake.find(db, f.scope, ref.intakeId);
       if (rec?.record.matchedBy !== expected[f.kind]) throw new Error(`${f.name} matched by ${rec?.record.matchedBy}`);
       if (i >= WARMUP * 3) timings[f.kind].push(took);
     }

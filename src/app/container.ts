@@ -31,7 +31,9 @@ import { WebhookService } from '../services/webhook-service.ts';
 import { eventPresenter } from '../http/event-presenter.ts';
 import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
 import { BullDeliveryScheduler } from '../webhooks/webhook-queue.ts';
-import { createRepositories } from '../repositories/repositories.ts';
+import { createRepositories, type Repositories } from '../repositories/repositories.ts';
+import { createIntakeRepositories, type IntakeRepositories } from '../intake/intake-repositories.ts';
+import { createMailRepositories, type MailRepositories } from '../channels/mail/mail-repositories.ts';
 import { UserService } from '../services/user-service.ts';
 import { AnnouncedMemo } from '../services/announced-memo.ts';
 import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
@@ -53,6 +55,12 @@ import { RequestGate } from '../http/request-gate.ts';
 
 export interface Container extends HttpDeps {
   db: UnitDatabase;
+  /** every repository of the core, for the parts the roles build (workers, periodic work) */
+  repos: Repositories;
+  /** intake's own repositories, built beside the core's */
+  intakeRepos: IntakeRepositories;
+  /** the mail channel's own (claims, replies): its role and the periodic purge use them */
+  mailRepos: MailRepositories;
   redis: RedisClient;
   events: DomainEvents;
   checkPdf: PdfChecker;
@@ -97,6 +105,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // queries of a request inside a unit of work (an Idempotency-Key's transaction) go into it
   const db = withUnits(opts.db ?? (await openDatabase(given, log)), (err) => log.error({ err }, 'work after a commit failed'));
   const repos = createRepositories();
+  const intakeRepos = createIntakeRepositories();
   const applied = await migrate(db);
   if (applied.length) log.info({ applied, database: db.kind }, 'database migrated');
   // REDIS_PREFIX, or one unique to this installation (its database); on a Redis Cluster hash-tagged
@@ -122,7 +131,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   observePeriodicWork(metrics.registry, () => periodicSchedule(queues, redis, config));
   metrics.webhooks.observeBacklog(() => repos.webhookEvents.oldestUndeliveredAgeSeconds(db));
   const deliveries = new BullDeliveryScheduler(queues.queue('webhooks'));
-  const dispatcher = new OutboxDispatcher(db, deliveries, log.child({ part: 'webhook-dispatcher' }));
+  const dispatcher = new OutboxDispatcher(db, repos, deliveries, log.child({ part: 'webhook-dispatcher' }));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
   // would queue commands and hold requests.
   // (auto-pipelining: concurrent requests' commands share one socket write)
@@ -145,7 +154,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // every process that commits events queues them at once; the worker role sweeps for the rest
   const outbox = new EventOutbox(db, repos, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
   const scheduler = afterCommitScheduler(new BullIntakeScheduler(intakeQueue));
-  const intake = new IntakeService(db, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
+  const intake = new IntakeService(db, intakeRepos, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
   const documents = new DocumentService(db, repos, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
   const invoices = new InvoiceService(db, repos, config.maxAmountCents, events, outbox);
@@ -162,6 +171,9 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     config,
     log,
     db,
+    repos,
+    intakeRepos,
+    mailRepos: createMailRepositories(),
     redis,
     events,
     checkPdf: pdf,
@@ -184,7 +196,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     outbox,
     dispatcher,
     intake,
-    importActions: new IntakeActions(db, scheduler, documents, invoices, outbox, events),
+    importActions: new IntakeActions(db, intakeRepos, scheduler, documents, invoices, outbox, events),
     connections: connectionDetails(config),
     users: new UserService(db, repos, config.dashboardIdleMinutes),
     intakeHistory: new IntakeHistoryService(db, repos),

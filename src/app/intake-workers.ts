@@ -14,7 +14,7 @@ export async function startIntakeWorkers(c: Container): Promise<RunningWorker> {
   // files received by this process go to its workers without a trip through the database
   const stagedBytes = new StagedBytesCache(64 * 1024 * 1024);
   c.intake.handOffBytesTo(stagedBytes);
-  const processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.invoices, {
+  const processor = new IntakeProcessor(c.db, c.intakeRepos, c.outbox, c.documents, c.invoices, {
     windowMs: config.intakeMatchWindowMs, einvoice: config.intakeMatchEinvoice, subject: config.intakeMatchSubject, nameToken: config.intakeMatchNameToken, pdfText: config.intakeMatchPdfText,
   }, c.events, stagedBytes);
   const running = c.queues.startWorker('intake', jobHandlers({ processor, log }), {

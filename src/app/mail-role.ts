@@ -85,7 +85,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
   const replyFrom = config.mailReplyFrom ?? config.importAddress;
   const sender = deps.sender ?? (config.smtpUrl ? smtpReplySender(config.smtpUrl) : undefined);
   const metrics = new MailMetrics(c.metrics.registry);
-  const intake = new MailIntake(c.db, deps.receiver, (a) => c.accounts.findByImportAddress(a), log, {
+  const intake = new MailIntake(c.db, c.mailRepos, deps.receiver, (a) => c.accounts.findByImportAddress(a), log, {
     onAutomatic: (category) => metrics.automaticMessage(category),
     mailbox: imap.mailbox,
     leaseMs: config.mailClaimLeaseMs,
@@ -143,7 +143,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     return record.status === 'unpacked' ? deps.records.archiveFiles(scope, id) : [record];
   };
   const feedback = sender
-    ? new MailFeedback(c.db, readRecord, sender, {
+    ? new MailFeedback(c.db, c.mailRepos, readRecord, sender, {
         from: replyFrom,
         limitPerHour: config.mailReplyLimitPerHour,
         intervalMs: config.mailFeedbackIntervalMs,

@@ -7,13 +7,11 @@
 import type { Config } from '../config/config.ts';
 import { settledBefore } from '../platform/timeouts.ts';
 import type { Container } from './container.ts';
-import { intakeRepository } from '../intake/intake-repository.ts';
 import { IntakeReconciler } from '../intake/reconciler.ts';
 import { BullIntakeScheduler } from '../intake/queue/intake-queue.ts';
 import type { HandlerTable, JobHandler, JobQueues } from '../queue/job-queues.ts';
 import type { JobName } from '../queue/queue-catalog.ts';
 import type { RedisClient } from '../queue/redis-connection.ts';
-import { messageClaimRepository } from '../channels/mail/message-claim-repository.ts';
 
 const DECLARE_EVERY_MS = 30_000;
 
@@ -49,7 +47,7 @@ export interface PeriodicWork {
 export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
   const { config } = c;
   const log = c.log.child({ role: 'worker', part: 'periodic' });
-  const reconciler = new IntakeReconciler(c.db, new BullIntakeScheduler(c.intakeQueue), log.child({ part: 'reconciler' }));
+  const reconciler = new IntakeReconciler(c.db, c.intakeRepos, new BullIntakeScheduler(c.intakeQueue), log.child({ part: 'reconciler' }));
   // each task timed, logged, and its finish written where /metrics reads it
   const task = (run: () => Promise<unknown>): JobHandler => async (job) => {
     const started = Date.now();
@@ -60,11 +58,11 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
   };
   const handlers: HandlerTable<'periodic'> = {
     'intake.reconcile': task(() => reconciler.run()),
-    'intake.retention': task(() => intakeRepository.dropFailedContent(c.db, config.intakeFailedRetentionDays)),
+    'intake.retention': task(() => c.intakeRepos.intake.dropFailedContent(c.db, config.intakeFailedRetentionDays)),
     'test-data.purge': task(() => c.maintenance.purgeTestData()),
     'idempotency.purge': task(() => c.idempotency.purgeExpired()),
     'sessions.purge': task(() => c.users.purgeIdleSessions()),
-    'mail-claims.purge': task(() => messageClaimRepository.purgeMoved(c.db, config.mailRetentionDays)),
+    'mail-claims.purge': task(() => c.mailRepos.claims.purgeMoved(c.db, config.mailRetentionDays)),
     'webhooks.sweep': task(() => c.dispatcher.sweep(config.webhookRequeueAfterMs)),
     'statistics.analyze': task(() => c.maintenance.refreshStatistics()),
   };

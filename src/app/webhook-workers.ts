@@ -11,7 +11,7 @@ export function startWebhookWorkers(c: Container): RunningWorker {
   const log = c.log.child({ role: 'worker', part: 'webhooks' });
   const running = c.queues.startWorker('webhooks', {
     [JOBS.webhooks.deliver]: deliveryHandler({
-      db: c.db, log, metrics: c.metrics.webhooks, policy: { allowPrivate: config.webhookAllowPrivate },
+      db: c.db, repos: c.repos, log, metrics: c.metrics.webhooks, policy: { allowPrivate: config.webhookAllowPrivate },
       timeoutMs: config.webhookTimeoutMs, retryWindowMs: config.webhookRetryWindowMs, disableAfterMs: config.webhookDisableAfterMs,
     }),
   }, {

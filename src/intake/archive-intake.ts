@@ -16,7 +16,7 @@ import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { EventOutbox, RecordEvent } from '../services/event-outbox.ts';
 import type { IncomingFile } from './intake-port.ts';
-import { intakeRepository as repo, type NewIntake } from './intake-repository.ts';
+import type { IntakeRepository, NewIntake } from './intake-repository.ts';
 import { openZip, type ListedEntry, type OpenZip } from './zip-reader.ts';
 
 export const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -73,7 +73,7 @@ async function entryFile(zip: OpenZip, e: ListedEntry, archive: IncomingFile): P
   return { file: { ...base, bytes }, refused: nestedArchiveRefusal(filename, bytes) };
 }
 
-async function insert(tx: Queryable, record: RecordEvent, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
+async function insert(repo: IntakeRepository, tx: Queryable, record: RecordEvent, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
   const r = await repo.insert(tx, scope, f);
   if (f.status !== 'unpacked') await record(scope, `import.${f.status}`, () => ({ resource: 'import', record: r }));
   return r;
@@ -84,14 +84,14 @@ async function insert(tx: Queryable, record: RecordEvent, scope: Scope, f: NewIn
  * account). Jobs are not queued here: see queueArchiveFiles.
  */
 export async function stageArchive(
-  outbox: EventOutbox, archive: IncomingFile, limits: ArchiveLimits, refusal: IntakeReason | null, toNew: ToNewIntake,
+  outbox: EventOutbox, repo: IntakeRepository, archive: IncomingFile, limits: ArchiveLimits, refusal: IntakeReason | null, toNew: ToNewIntake,
 ): Promise<StagedArchive> {
   const { scope } = archive;
   const opened: Opened = refusal ? { reason: refusal } : await open(archive.bytes, limits);
   const own: NewIntake = { ...toNew({ ...archive, bytes: Buffer.alloc(0) }, null), size: archive.bytes.length, sha256: sha256Of(archive.bytes), matchName: null };
   if ('reason' in opened) {
     const failed = { ...own, status: 'failed' as const, reason: opened.reason };
-    return { archive: await outbox.transaction((tx, record) => insert(tx, record, scope, failed)), files: [] };
+    return { archive: await outbox.transaction((tx, record) => insert(repo, tx, record, scope, failed)), files: [] };
   }
   const { zip, entries } = opened;
   try {
@@ -101,10 +101,10 @@ export async function stageArchive(
       for (const e of entries) {
         const { file, refused } = await entryFile(zip, e, archive);
         const f = toNew(file, own.id);
-        files.push(await insert(tx, record, scope, refused ? { ...f, status: 'failed', reason: refused, content: null } : f));
+        files.push(await insert(repo, tx, record, scope, refused ? { ...f, status: 'failed', reason: refused, content: null } : f));
       }
       const failed = files.filter((f) => f.status === 'failed').length;
-      const parent = await insert(tx, record, scope, { ...own, status: 'unpacked', reason: unpackedReason(files.length, failed) });
+      const parent = await insert(repo, tx, record, scope, { ...own, status: 'unpacked', reason: unpackedReason(files.length, failed) });
       return { archive: parent, files };
     });
   } finally {

@@ -11,12 +11,14 @@ import type { EventOutbox } from '../services/event-outbox.ts';
 import type { InvoiceService } from '../services/invoice-service.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
-import { intakeRepository as repo, type StagedIntake } from './intake-repository.ts';
+import type { StagedIntake } from './intake-repository.ts';
+import type { IntakeRepositories } from './intake-repositories.ts';
 import { changeIntakeStatus } from './status-change.ts';
 
 export class IntakeActions {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<IntakeRepositories, 'intake'>,
     private readonly scheduler: IntakeScheduler,
     private readonly documents: DocumentService,
     private readonly invoices: Pick<InvoiceService, 'byIdOrNumber'>,
@@ -38,7 +40,7 @@ export class IntakeActions {
     }
     if (status !== 'failed') throw DomainError.conflict(`The import ${id} is ${status}; only a failed or waiting file can be retried`);
     if (!staged.hasContent) throw DomainError.conflict(`The import ${id} cannot be retried: its file was refused on arrival or is no longer kept (${staged.record.reason ?? 'no content'})`);
-    if (await changeIntakeStatus(this.outbox, scope, id, 'received', (q) => repo.markRetried(q, scope, id))) {
+    if (await changeIntakeStatus(this.outbox, this.repos.intake, scope, id, 'received', (q) => this.repos.intake.markRetried(q, scope, id))) {
       this.emit(scope, staged.record, 'received', null);
       const ref = { intakeId: id, accountId: scope.accountId, mode: scope.mode };
       await this.scheduler.restore(ref, await this.scheduler.state(id));
@@ -65,7 +67,7 @@ export class IntakeActions {
       throw e;
     }
     const note = intakeReason('assigned', { number: invoice.invoiceNumber });
-    await changeIntakeStatus(this.outbox, scope, id, 'attached', (q) => repo.markAttached(q, scope, id, invoice.id, attached.document.id, note, 'manual'));
+    await changeIntakeStatus(this.outbox, this.repos.intake, scope, id, 'attached', (q) => this.repos.intake.markAttached(q, scope, id, invoice.id, attached.document.id, note, 'manual'));
     this.emit(scope, record, 'attached', note.text);
     return this.record(scope, id);
   }
@@ -74,14 +76,14 @@ export class IntakeActions {
   async discard(scope: Scope, id: string): Promise<void> {
     const { record } = await this.staged(scope, id);
     const attachedNote = `The import ${id} is the document of invoice ${record.invoiceId} now; delete that with DELETE /v2/documents/${record.documentId}`;
-    if (record.status === 'attached' || !(await repo.discard(this.db, scope, id))) throw DomainError.conflict(attachedNote);
+    if (record.status === 'attached' || !(await this.repos.intake.discard(this.db, scope, id))) throw DomainError.conflict(attachedNote);
     await this.scheduler.cancel(id);
   }
 
   private async staged(scope: Scope, id: string, withContent = false): Promise<StagedIntake> {
-    const staged = await repo.loadStaged(this.db, scope, id, withContent);
+    const staged = await this.repos.intake.loadStaged(this.db, scope, id, withContent);
     if (staged) return staged;
-    const found = await repo.find(this.db, scope, id);
+    const found = await this.repos.intake.find(this.db, scope, id);
     throw found ? DomainError.gone('import', id) : DomainError.notFound('import', id);
   }
 

@@ -18,7 +18,8 @@ import type { InvoiceService } from '../services/invoice-service.ts';
 import { changeIntakeStatus } from './status-change.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
-import { intakeRepository as repo, type StagedIntake } from './intake-repository.ts';
+import type { StagedIntake } from './intake-repository.ts';
+import type { IntakeRepositories } from './intake-repositories.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
 export type ProcessOutcome =
@@ -58,6 +59,7 @@ export interface MatchRules {
 export class IntakeProcessor {
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<IntakeRepositories, 'intake'>,
     private readonly outbox: EventOutbox,
     private readonly documents: DocumentService,
     private readonly invoices: Pick<InvoiceService, 'find' | 'findByNumber' | 'findNumbers'>,
@@ -71,7 +73,7 @@ export class IntakeProcessor {
   async process(ref: IntakeJobRef, attempt: Attempt): Promise<ProcessOutcome> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
     const cached = this.cache?.take(ref.intakeId);
-    const staged = await repo.loadStaged(this.db, scope, ref.intakeId, !cached, true);
+    const staged = await this.repos.intake.loadStaged(this.db, scope, ref.intakeId, !cached, true);
     if (!staged) return { status: 'skipped', why: 'no intake record (purged)' };
     const { record } = staged;
     if (record.status === 'attached') return { status: 'skipped', why: 'already attached' };
@@ -79,7 +81,7 @@ export class IntakeProcessor {
       this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason: reason?.text ?? null });
     const fail = async (reason: IntakeReason, invoiceId: string | null = null): Promise<ProcessOutcome> => {
       // attached meanwhile (another run): nothing changed, nothing to announce
-      if (await changeIntakeStatus(this.outbox, scope, record.id, 'failed', (q) => repo.markFailed(q, scope, record.id, reason, invoiceId))) emit('failed', reason);
+      if (await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'failed', (q) => this.repos.intake.markFailed(q, scope, record.id, reason, invoiceId))) emit('failed', reason);
       return { status: 'failed', reason: reason.text };
     };
 
@@ -101,9 +103,9 @@ export class IntakeProcessor {
       if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(finalReason);
       const waiting = withNotes(intakeReason('waiting', { awaits, until: new Date(until).toISOString() }), decision.notes);
       // import.waiting once, when it starts waiting; later tries only update the reason
-      if (record.status === 'waiting') await repo.markWaiting(this.db, scope, record.id, waiting);
+      if (record.status === 'waiting') await this.repos.intake.markWaiting(this.db, scope, record.id, waiting);
       else {
-        await changeIntakeStatus(this.outbox, scope, record.id, 'waiting', (q) => repo.markWaiting(q, scope, record.id, waiting));
+        await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'waiting', (q) => this.repos.intake.markWaiting(q, scope, record.id, waiting));
         emit('waiting', waiting);
       }
       // An invoice created while we looked wakes only files already marked waiting: look once more.
@@ -135,7 +137,7 @@ export class IntakeProcessor {
     const note = notes.length ? withNotes(notes[0], notes.slice(1)) : null;
     // the history line names the evidence used, whatever else it says
     const history = withNotes(intakeReason('matched', { by, number: decision.invoiceNumber }), notes);
-    await changeIntakeStatus(this.outbox, scope, record.id, 'attached', (q) => repo.markAttached(q, scope, record.id, invoiceId, document.id, note, by, history));
+    await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'attached', (q) => this.repos.intake.markAttached(q, scope, record.id, invoiceId, document.id, note, by, history));
     emit('attached', note);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
@@ -143,8 +145,8 @@ export class IntakeProcessor {
   /** The job's retries are used up on a transient error: the record must still say why it stopped. */
   async giveUp(ref: IntakeJobRef, reason: IntakeReason): Promise<void> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
-    if (!(await changeIntakeStatus(this.outbox, scope, ref.intakeId, 'failed', (q) => repo.markFailed(q, scope, ref.intakeId, reason)))) return;
-    const record = (await repo.find(this.db, scope, ref.intakeId))?.record;
+    if (!(await changeIntakeStatus(this.outbox, this.repos.intake, scope, ref.intakeId, 'failed', (q) => this.repos.intake.markFailed(q, scope, ref.intakeId, reason)))) return;
+    const record = (await this.repos.intake.find(this.db, scope, ref.intakeId))?.record;
     if (record) this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status: 'failed', reason: reason.text });
   }
 

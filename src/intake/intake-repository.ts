@@ -70,7 +70,7 @@ const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason, t.reason_code, 
 const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, status, reason, reason_code, reason_params)
        select r.id, r.account_id, r.mode, clock_timestamp(), r.status, r.reason, r.reason_code, r.reason_params from r`;
 
-export const intakeRepository = {
+export class IntakeRepository {
   /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
   async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
     const rows = await q.query<{ updated_at: Date | string; received_at: Date | string }>(
@@ -91,9 +91,11 @@ export const intakeRepository = {
       id: f.id, channel: f.channel, sender: f.sender, filename: f.filename, size: f.size, sha256: f.sha256, status: f.status,
       invoiceId: null, documentId: null, reason: f.reason?.text ?? null, reasonCode: f.reason?.code ?? null, reasonParams: f.reason?.code ? (f.reason.params ?? {}) : null, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
     };
-  },
+  }
 
-  find: (q: Queryable, scope: Scope, id: string): Promise<Found<IntakeRecord>> => findWithTombstone(q, source, scope, id, toRecord),
+  find(q: Queryable, scope: Scope, id: string): Promise<Found<IntakeRecord>> {
+    return findWithTombstone(q, source, scope, id, toRecord);
+  }
 
   /**
    * The record and, when `withContent`, the staged bytes (`content` says only whether they exist
@@ -108,7 +110,7 @@ export const intakeRepository = {
       record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, messageFiles: r.message_files ?? null, content: withContent ? toBuffer(r.content ?? null) : null,
       hasContent: withContent ? r.content != null : r.has_content === true, ...(byNumber ? { invoiceByNumber: r.invoice_by_number ?? null } : {}),
     };
-  },
+  }
 
   /** System-wide (operators): every account's records, newest first. */
   async pageAll(q: Queryable, req: PageRequest, status?: IntakeStatus): Promise<Page<AdminIntakeRecord>> {
@@ -127,24 +129,24 @@ export const intakeRepository = {
     );
     const items = rows.slice(0, req.limit).map((r) => ({ ...toRecord(r), accountId: r.account_id, mode: r.mode }));
     return { items, ...(rows.length > req.limit ? { next: rows[req.limit].id } : {}) };
-  },
+  }
 
   async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus): Promise<Page<IntakeRecord>> {
     const page = await pageScoped<IntakeRecordRow>(q, source, scope, req, { status });
     return { ...page, items: page.items.map(toRecord) };
-  },
+  }
 
   async archiveFiles(q: Queryable, scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
     const w = scopeWhere(scope);
     const rows = await q.query<IntakeRecordRow>(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and s.archive_id = $3 and t.deleted_at is null order by t.seq`, [...w.params, archiveId]);
     return rows.map(toRecord);
-  },
+  }
 
   async recent(q: Queryable, scope: Scope, limit: number): Promise<IntakeRecord[]> {
     const w = scopeWhere(scope);
     const rows = await q.query<IntakeRecordRow>(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);
     return rows.map(toRecord);
-  },
+  }
 
   /** The dashboard's list: filtered, newest first, with the invoice's number. */
   async search(q: Queryable, scope: Scope, f: IntakeFilter): Promise<IntakeListItem[]> {
@@ -166,7 +168,7 @@ export const intakeRepository = {
       params,
     );
     return rows.map((r) => ({ ...toRecord(r), invoiceNumber: r.invoice_number ?? null }));
-  },
+  }
 
   /** Files received since `since`, counted by channel and status (an unpacked archive is no file: its files count). */
   async counts(q: Queryable, scope: Scope, since: Date): Promise<IntakeCount[]> {
@@ -176,7 +178,7 @@ export const intakeRepository = {
       [...w.params, since],
     );
     return rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) }));
-  },
+  }
 
   /**
    * Waiting, with a line only when it starts waiting: a later try that only updates the reason
@@ -194,7 +196,7 @@ export const intakeRepository = {
       [...w.params, reason.text, ...reasonColumns(reason)],
       { prepare: true },
     );
-  },
+  }
 
   /**
    * Attached, once: a second run (two workers, or a hand and a worker at once) changes nothing.
@@ -216,7 +218,7 @@ export const intakeRepository = {
       [...w.params, invoiceId, documentId, reason?.text ?? null, matchedBy, history?.text ?? null, ...reasonColumns(reason), ...reasonColumns(history ?? null)],
       { prepare: true },
     );
-  },
+  }
 
   /** Failed, with a line each time it applies (a file that fails again says why again); never an attached record. */
   /** false when it did not apply (attached or discarded meanwhile) */
@@ -232,7 +234,7 @@ export const intakeRepository = {
       { prepare: true },
     );
     return rows.length > 0;
-  },
+  }
 
   /** A failed file goes back to the queue's start (retry); false when it was not failed any more. */
   async markRetried(q: Queryable, scope: Scope, id: string): Promise<boolean> {
@@ -245,7 +247,7 @@ export const intakeRepository = {
       w.params,
     );
     return rows.length > 0;
-  },
+  }
 
   /** Discarded: a tombstone stays (410), the staged bytes go; false when it was attached meanwhile. */
   async discard(q: Queryable, scope: Scope, id: string): Promise<boolean> {
@@ -258,13 +260,13 @@ export const intakeRepository = {
       w.params,
     );
     return rows.length > 0;
-  },
+  }
 
   /** Undoes a staging whose job could not be enqueued (the channel will not acknowledge it); an archive's files go with it. */
   async remove(q: Queryable, scope: Scope, id: string): Promise<void> {
     const w = scopeWhere(scope);
     await q.query(`delete from intake_staging t where ${w.sql} and (t.id = $3 or t.archive_id = $3)`, [...w.params, id]);
-  },
+  }
 
   /** System-wide (reconciler): pending records after `afterSeq`, oldest first. */
   async listPending(q: Queryable, afterSeq: number, limit: number): Promise<PendingRef[]> {
@@ -273,7 +275,7 @@ export const intakeRepository = {
       [afterSeq],
     );
     return rows.map((r) => ({ seq: Number(r.seq), id: r.id, accountId: r.account_id, mode: r.mode }));
-  },
+  }
 
   /** System-wide (retention): drops the bytes of files that failed before the cutoff. */
   async dropFailedContent(q: Queryable, olderThanDays: number): Promise<number> {
@@ -283,5 +285,5 @@ export const intakeRepository = {
       [olderThanDays],
     );
     return rows.length;
-  },
-};
+  }
+}

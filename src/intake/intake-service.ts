@@ -16,10 +16,10 @@ import { normaliseFileName, unsafeNameReason } from './file-name.ts';
 import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver } from './intake-port.ts';
 import { INTAKE_STATUSES, type IntakeCount, type IntakeFilter, type IntakeListItem, type IntakeRecord, type IntakeStatus } from '../domain/intake.ts';
-import { intakeRepository as repo, type AdminIntakeRecord, type NewIntake } from './intake-repository.ts';
+import type { AdminIntakeRecord, NewIntake } from './intake-repository.ts';
+import type { IntakeRepositories } from './intake-repositories.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
-import { waitingFilesView } from './waiting-files-view.ts';
 import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 
 const DISABLED = intakeReason('account_disabled');
@@ -27,6 +27,7 @@ const DISABLED = intakeReason('account_disabled');
 export class IntakeService implements IntakeReceiver {
   constructor(
     private readonly db: Database,
+    private readonly repos: IntakeRepositories,
     private readonly scheduler: IntakeScheduler,
     private readonly outbox: EventOutbox,
     private readonly accounts: Pick<AccountService, 'isDisabled'>,
@@ -48,7 +49,7 @@ export class IntakeService implements IntakeReceiver {
 
   /** Stages a file and records its first status (import.received or import.failed) with it. */
   private insert(scope: Scope, f: NewIntake): Promise<IntakeRecord> {
-    return this.outbox.change(scope, `import.${f.status}`, (q) => repo.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
+    return this.outbox.change(scope, `import.${f.status}`, (q) => this.repos.intake.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
   }
 
   /** The record a file gets: cheap permanent problems are decided here, so the channel can tell its sender at once. */
@@ -82,7 +83,7 @@ export class IntakeService implements IntakeReceiver {
       this.stagedBytes?.take(id);
       // Not acknowledged, so the sender will send again: drop this copy. If even that fails, the
       // reconciler enqueues it later, and the same bytes attach only once.
-      await repo.remove(this.db, file.scope, id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged file'));
+      await this.repos.intake.remove(this.db, file.scope, id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged file'));
       log.error({ err }, 'intake not enqueued');
       throw err;
     }
@@ -96,12 +97,12 @@ export class IntakeService implements IntakeReceiver {
     const started = Date.now();
     // an archive's name is never matched: only a name that cannot be taken as it is refuses it
     const refusal = disabled ? DISABLED : (unsafeNameReason(file.filename) ?? null);
-    const staged = await stageArchive(this.outbox, file, this.archiveLimits, refusal, (f, archiveId) => this.toNew(f, false, archiveId));
+    const staged = await stageArchive(this.outbox, this.repos.intake, file, this.archiveLimits, refusal, (f, archiveId) => this.toNew(f, false, archiveId));
     const log = this.log.child({ intakeId: staged.archive.id, channel: file.channel, traceId: file.traceId });
     await queueArchiveFiles(
       staged,
       (r) => this.scheduler.enqueue(jobRef(file, r.id)),
-      () => repo.remove(this.db, file.scope, staged.archive.id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged archive')),
+      () => this.repos.intake.remove(this.db, file.scope, staged.archive.id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged archive')),
     ).catch((err) => {
       log.error({ err }, 'archive files not enqueued');
       throw err;
@@ -125,42 +126,42 @@ export class IntakeService implements IntakeReceiver {
 
   /** The records of the files unpacked from a ZIP archive, in the archive's order. */
   archiveFiles(scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
-    return repo.archiveFiles(this.db, scope, archiveId);
+    return this.repos.intake.archiveFiles(this.db, scope, archiveId);
   }
 
   recent(scope: Scope, limit: number): Promise<IntakeRecord[]> {
-    return repo.recent(this.db, scope, limit);
+    return this.repos.intake.recent(this.db, scope, limit);
   }
 
   async get(scope: Scope, id: string): Promise<IntakeRecord> {
-    const found = await repo.find(this.db, scope, id);
+    const found = await this.repos.intake.find(this.db, scope, id);
     if (!found) throw DomainError.notFound('import', id);
     if (found.deleted) throw DomainError.gone('import', id);
     return found.record;
   }
 
   list(scope: Scope, req: PageRequest, status?: string): Promise<Page<IntakeRecord>> {
-    return repo.page(this.db, scope, req, parseIntakeStatus(status));
+    return this.repos.intake.page(this.db, scope, req, parseIntakeStatus(status));
   }
 
   search(scope: Scope, filter: IntakeFilter): Promise<IntakeListItem[]> {
-    return repo.search(this.db, scope, filter);
+    return this.repos.intake.search(this.db, scope, filter);
   }
 
   counts(scope: Scope, since: Date): Promise<IntakeCount[]> {
-    return repo.counts(this.db, scope, since);
+    return this.repos.intake.counts(this.db, scope, since);
   }
 
   /** The staged bytes of a file not discarded (the dashboard's download); undefined when gone. */
   async content(scope: Scope, id: string): Promise<Buffer | undefined> {
-    const staged = await repo.loadStaged(this.db, scope, id, true);
+    const staged = await this.repos.intake.loadStaged(this.db, scope, id, true);
     if (!staged) throw DomainError.notFound('import', id);
     return staged.content ?? undefined;
   }
 
   /** Operators: records of every account and mode (files refused at once included), newest first. */
   listAll(req: PageRequest, status?: string): Promise<Page<AdminIntakeRecord>> {
-    return repo.pageAll(this.db, req, parseIntakeStatus(status));
+    return this.repos.intake.pageAll(this.db, req, parseIntakeStatus(status));
   }
 
   /**
@@ -168,7 +169,7 @@ export class IntakeService implements IntakeReceiver {
    * their next backoff tick. A job that is running right now may be about to wait: look again shortly.
    */
   async wakeWaiting(scope: Scope, invoice: Pick<Invoice, 'id' | 'invoiceNumber'>): Promise<void> {
-    const intakeIds = await waitingFilesView.naming(this.db, scope, invoice);
+    const intakeIds = await this.repos.waitingFiles.naming(this.db, scope, invoice);
     if (intakeIds.length === 0) return; // most new invoices: nothing waits for them
     await Promise.all(intakeIds.map((id) => this.wake(id)));
   }

@@ -4,7 +4,7 @@
 import type { Logger } from '../platform/logger.ts';
 import type { Database } from '../db/database.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
-import { intakeRepository as repo } from './intake-repository.ts';
+import type { IntakeRepositories } from './intake-repositories.ts';
 
 const BATCH = 500;
 
@@ -13,6 +13,7 @@ export class IntakeReconciler {
 
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<IntakeRepositories, 'intake'>,
     private readonly scheduler: IntakeScheduler,
     private readonly log: Logger,
   ) {}
@@ -33,7 +34,7 @@ export class IntakeReconciler {
     let checked = 0;
     let restored = 0;
     for (;;) {
-      const batch = await repo.listPending(this.db, after, BATCH);
+      const batch = await this.repos.intake.listPending(this.db, after, BATCH);
       if (!batch.length) break;
       await Promise.all(
         batch.map(async (r) => {

@@ -5,9 +5,9 @@ import type { Queryable } from '../db/database.ts';
 import type { IntakeStatus } from '../domain/intake.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
-import { intakeRepository as repo } from './intake-repository.ts';
+import type { IntakeRepository } from './intake-repository.ts';
 
-export function changeIntakeStatus<T>(outbox: EventOutbox, scope: Scope, id: string, status: IntakeStatus, run: (q: Queryable) => Promise<T>): Promise<T> {
+export function changeIntakeStatus<T>(outbox: EventOutbox, repo: Pick<IntakeRepository, 'find'>, scope: Scope, id: string, status: IntakeStatus, run: (q: Queryable) => Promise<T>): Promise<T> {
   return outbox.change(scope, `import.${status}`, run, (q, applied) => async () => {
     if (applied === false) return undefined;
     const record = (await repo.find(q, scope, id))?.record;

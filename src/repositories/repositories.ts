@@ -14,8 +14,8 @@ import { MaintenanceRepository } from './maintenance-repository.ts';
 import { PaymentRepository } from './payment-repository.ts';
 import { SshKeyRepository } from './ssh-key-repository.ts';
 import { UserRepository } from './user-repository.ts';
-import { webhookEventRepository, type WebhookEventRepository } from './webhook-event-repository.ts';
-import { webhookRepository, type WebhookRepository } from './webhook-repository.ts';
+import { WebhookEventRepository } from './webhook-event-repository.ts';
+import { WebhookRepository } from './webhook-repository.ts';
 
 export interface Repositories {
   accounts: AccountRepository;
@@ -48,8 +48,7 @@ export function createRepositories(): Repositories {
     payments: new PaymentRepository(),
     sshKeys: new SshKeyRepository(),
     users: new UserRepository(),
-    // the instances the webhook layer imports until it is handed them too
-    webhookEvents: webhookEventRepository,
-    webhooks: webhookRepository,
+    webhookEvents: new WebhookEventRepository(),
+    webhooks: new WebhookRepository(),
   };
 }

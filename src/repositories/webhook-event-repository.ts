@@ -169,6 +169,3 @@ export class WebhookEventRepository {
     return r?.age == null ? 0 : Number(r.age);
   }
 }
-
-/** The instance the webhook layer's dispatcher and delivery handler import (services are handed theirs). */
-export const webhookEventRepository = new WebhookEventRepository();

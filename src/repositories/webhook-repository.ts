@@ -111,6 +111,3 @@ export class WebhookRepository extends scopedReads(source, toWebhook) {
     return r?.enabled ?? false;
   }
 }
-
-/** The instance the webhook layer's delivery handler imports (services are handed theirs). */
-export const webhookRepository = new WebhookRepository();

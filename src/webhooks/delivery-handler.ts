@@ -7,14 +7,15 @@ import { newId } from '../domain/ids.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { WebhookMetrics } from '../ops/metrics.ts';
-import { webhookEventRepository as events, type DeliveryRef } from '../repositories/webhook-event-repository.ts';
-import { webhookRepository as webhooks } from '../repositories/webhook-repository.ts';
+import type { Repositories } from '../repositories/repositories.ts';
+import type { DeliveryRef } from '../repositories/webhook-event-repository.ts';
 import type { UrlPolicy } from '../services/webhook-url.ts';
 import { postWebhook } from './http-delivery.ts';
 import { signatureHeaders } from './signature.ts';
 
 export interface DeliveryDeps {
   db: Database;
+  repos: Pick<Repositories, 'webhookEvents' | 'webhooks'>;
   log: Logger;
   metrics: WebhookMetrics;
   policy: UrlPolicy;
@@ -28,6 +29,7 @@ export type DeliveryOutcome = 'delivered' | 'skipped' | 'retried' | 'failed';
 
 export function deliveryHandler(deps: DeliveryDeps) {
   const { db, log, metrics, policy } = deps;
+  const { webhookEvents: events, webhooks } = deps.repos;
   const now = deps.now ?? Date.now;
   return async (job: Job<DeliveryRef>): Promise<DeliveryOutcome> => {
     const ref = job.data;

@@ -5,7 +5,8 @@
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../platform/logger.ts';
 import { withTimeout } from '../platform/timeouts.ts';
-import { webhookEventRepository as events, type DeliveryRef } from '../repositories/webhook-event-repository.ts';
+import type { Repositories } from '../repositories/repositories.ts';
+import type { DeliveryRef } from '../repositories/webhook-event-repository.ts';
 import type { DeliveryScheduler } from '../services/webhook-service.ts';
 
 const BATCH = 500;
@@ -18,6 +19,7 @@ export class OutboxDispatcher {
 
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<Repositories, 'webhookEvents'>,
     private readonly scheduler: DeliveryScheduler,
     private readonly log: Logger,
   ) {}
@@ -40,7 +42,7 @@ export class OutboxDispatcher {
     try {
       let refs: DeliveryRef[];
       do {
-        refs = await events.touchStale(this.db, staleMs, BATCH);
+        refs = await this.repos.webhookEvents.touchStale(this.db, staleMs, BATCH);
         await this.enqueue(refs);
         if (refs.length) this.log.info({ deliveries: refs.length }, 'stale webhook deliveries queued again');
       } while (refs.length === BATCH);
@@ -67,7 +69,7 @@ export class OutboxDispatcher {
    * pending, for the sweep.
    */
   private async once(): Promise<number> {
-    const claimed = await this.db.transaction((tx) => events.claimUndispatched(tx, BATCH));
+    const claimed = await this.db.transaction((tx) => this.repos.webhookEvents.claimUndispatched(tx, BATCH));
     await this.enqueue(claimed.deliveries);
     if (claimed.deliveries.length) this.log.debug({ events: claimed.events, deliveries: claimed.deliveries.length }, 'webhook events dispatched');
     return claimed.events;

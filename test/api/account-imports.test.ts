@@ -4,7 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importRoutes } from '../../src/http/routes/imports.ts';
-import { intakeRepository } from '../../src/intake/intake-repository.ts';
+import { IntakeRepository } from '../../src/intake/intake-repository.ts';
 import { makeSelfSignedCert, selfSignedCertPath } from '../../src/channels/ftp/self-signed-cert.ts';
 import { loadHostKeys } from '../../src/channels/sftp/host-keys.ts';
 import { createInvoice, makePdf } from '../helpers/fixtures.ts';
@@ -91,7 +91,7 @@ describe('import actions', () => {
 
   it('retry: a failed file is received again; a refused one (no content) is 409', async () => {
     const imp = await hand(a.liveKey, 'later.pdf');
-    await intakeRepository.markFailed(t.db, scope(a), imp.id, intakeReason('no_invoice', { awaits: { name: 'later', einvoiceNumbers: [] } }));
+    await new IntakeRepository().markFailed(t.db, scope(a), imp.id, intakeReason('no_invoice', { awaits: { name: 'later', einvoiceNumbers: [] } }));
     const res = await t.request('POST', `/v2/imports/${imp.id}/retry`, { key: a.liveKey });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: imp.id, status: 'received', reason: null });

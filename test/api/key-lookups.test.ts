@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
-import { intakeRepository } from '../../src/intake/intake-repository.ts';
-import { waitingFilesView } from '../../src/intake/waiting-files-view.ts';
+import { createIntakeRepositories } from '../../src/intake/intake-repositories.ts';
 import { createRepositories } from '../../src/repositories/repositories.ts';
 import { pageScoped } from '../../src/repositories/scoped.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -77,6 +76,7 @@ async function rowsDiscarded(fn: (q: Queryable) => Promise<unknown>): Promise<{ 
 /** Every lookup by key of the repositories, on row 300 of the account. */
 function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][] {
   const { invoices: invoiceRepository, customers: customerRepository, documents: documentRepository } = createRepositories();
+  const { intake: intakeRepository, waitingFiles: waitingFilesRepository } = createIntakeRepositories();
   const n = scope.accountId.slice(-6) + '300';
   return [
     ['invoice by id', (q) => invoiceRepository.find(q, scope, `inv_${n}`)],
@@ -96,7 +96,7 @@ function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][
       await invoiceRepository.markDeleted(q, scope, `inv_${n}`); // frees the number INV-300, which a file waits for
       const fields = { invoiceDate: '2026-01-01', invoiceDuedate: '2026-02-01', totalCents: 1, balanceCents: 1, status: 'open' as const };
       const created = await invoiceRepository.insertForCustomer(q, scope, { id: `inv_${randomToken(8)}`, customerId: `cus_${n}`, invoiceNumber: 'INV-300', ...fields });
-      expect(await waitingFilesView.naming(q, scope, created!)).toEqual([`imp_${n}`]);
+      expect(await waitingFilesRepository.naming(q, scope, created!)).toEqual([`imp_${n}`]);
     }],
     ['intake record marked attached', (q) => intakeRepository.markAttached(q, scope, `imp_${n}`, `inv_${n}`, `doc_${n}`, null, 'invoice_number')],
     ['a list page from a cursor', (q) => pageScoped(q, { table: 'invoices', columns: 't.id', tombstones: true }, scope, { from: `inv_${n}`, limit: 2 })],

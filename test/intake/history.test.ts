@@ -6,10 +6,12 @@ import { plainReason } from '../../src/domain/intake-reasons.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../../src/intake/intake-processor.ts';
 import { DomainEvents } from '../../src/services/domain-events.ts';
-import { intakeRepository as repo } from '../../src/intake/intake-repository.ts';
+import { IntakeRepository } from '../../src/intake/intake-repository.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
+
+const repo = new IntakeRepository();
 
 /** Each record of the account with its status and the status of its newest history line, read in one snapshot. */
 const STATUS_AND_LAST_LINE = `select r.id, r.status, (select h.status from intake_history h where h.intake_id = r.id order by h.at desc, h.seq desc limit 1) as last
@@ -37,7 +39,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       // a second worker's run of the same job
       const events = new DomainEvents();
       events.on('intakeStatus', (e) => void announced.push(e.status));
-      processor = new IntakeProcessor(c.db, c.outbox, c.documents, c.invoices, { windowMs: t.config.intakeMatchWindowMs, einvoice: true, subject: true, nameToken: true, pdfText: true }, events);
+      processor = new IntakeProcessor(c.db, c.intakeRepos, c.outbox, c.documents, c.invoices, { windowMs: t.config.intakeMatchWindowMs, einvoice: true, subject: true, nameToken: true, pdfText: true }, events);
     });
     afterAll(async () => {
       await t?.close();

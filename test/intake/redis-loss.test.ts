@@ -72,12 +72,12 @@ describe('Redis loss', () => {
     expect((await svc.container.intakeQueue.getJobCounts('wait')).wait).toBe(12);
     await flushdb();
     expect((await svc.container.intakeQueue.getJobCounts('wait')).wait).toBe(0);
-    const reconciler = new IntakeReconciler(svc.container.db, new BullIntakeScheduler(svc.container.intakeQueue), svc.container.log);
+    const reconciler = new IntakeReconciler(svc.container.db, svc.container.intakeRepos, new BullIntakeScheduler(svc.container.intakeQueue), svc.container.log);
     const [a, b] = await Promise.all([reconciler.run(), reconciler.run()]); // concurrent calls share one pass
     expect(a).toEqual({ checked: 12, restored: 12 });
     expect(b).toBe(a);
     expect(await reconciler.run()).toEqual({ checked: 12, restored: 0 });
-    const again = new IntakeReconciler(svc.container.db, new BullIntakeScheduler(svc.container.intakeQueue), svc.container.log);
+    const again = new IntakeReconciler(svc.container.db, svc.container.intakeRepos, new BullIntakeScheduler(svc.container.intakeQueue), svc.container.log);
     expect(await again.run()).toEqual({ checked: 12, restored: 0 });
     expect((await svc.container.intakeQueue.getJobCounts('wait')).wait).toBe(12);
     const jobs = await svc.container.intakeQueue.getJobs(['wait']);
@@ -101,7 +101,7 @@ describe('Redis loss', () => {
       return c.failed === 2 && c.completed === 2;
     }, 15_000, 'two failed and two completed jobs');
     await stand.close();
-    const reconciler = new IntakeReconciler(svc.container.db, new BullIntakeScheduler(svc.container.intakeQueue), svc.container.log);
+    const reconciler = new IntakeReconciler(svc.container.db, svc.container.intakeRepos, new BullIntakeScheduler(svc.container.intakeQueue), svc.container.log);
     expect(await reconciler.run()).toEqual({ checked: 4, restored: 4 });
     expect(await svc.container.intakeQueue.getJobCounts('wait', 'failed', 'completed')).toEqual({ wait: 4, failed: 0, completed: 0 });
     expect((await svc.container.intakeQueue.getJob(ids[0]))!.attemptsMade).toBe(0);

@@ -1,7 +1,7 @@
 // The mail role on the embedded database (PGlite), which `npm start` uses without DATABASE_URL:
 // the same claims, staging statement and reply bookkeeping as on PostgreSQL.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { messageClaimRepository } from '../../src/channels/mail/message-claim-repository.ts';
+import { MessageClaimRepository } from '../../src/channels/mail/message-claim-repository.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { invoiceMail, startMailHarness, until, type MailHarness } from './mail-harness.ts';
@@ -37,7 +37,8 @@ it('hands over, attaches, moves and replies on PGlite', async () => {
   const claims = await h.db.query<{ state: string }>('select state from mail_messages');
   expect(claims).toEqual([{ state: 'moved' }]);
   // past the retention the claim goes, and its files and reply rows with it
-  expect(await messageClaimRepository.purgeMoved(h.db, 1)).toBe(0);
-  expect(await messageClaimRepository.purgeMoved(h.db, 0)).toBe(1);
+  const claimRepository = new MessageClaimRepository();
+  expect(await claimRepository.purgeMoved(h.db, 1)).toBe(0);
+  expect(await claimRepository.purgeMoved(h.db, 0)).toBe(1);
   expect(await h.db.query('select 1 from mail_message_files union all select 1 from mail_replies')).toEqual([]);
 }, 180_000);

@@ -54,6 +54,11 @@ export function checkImport(from: string, to: string): string | undefined {
   return undefined;
 }
 
+/** A module of repositories: the core's folder, or a `*-repository.ts` / `*-repositories.ts` of intake or a channel. */
+export function isRepositoryModule(rel: string): boolean {
+  return folderOf(rel) === 'repositories' || /-repositor(y|ies)\.ts$/.test(rel);
+}
+
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
@@ -90,14 +95,25 @@ describe('import direction', () => {
     expect(problems).toEqual([]);
   });
 
-  // Services are handed their repositories (app/container.ts builds them once): they import types only.
-  it('services import repositories as types only', () => {
-    const valueImports = (text: string) => [...text.matchAll(/^import\s+(?!type\s)[^;]*?from\s*['"]\.\.\/repositories\/([^'"]+)['"]/gm)].map((m) => m[1]);
-    expect(valueImports(`import { invoiceRepository } from '../repositories/invoice-repository.ts';`)).toEqual(['invoice-repository.ts']);
+  // Repositories are handed in (app/container.ts builds them once): outside the composition root
+  // (app/) a file that is not itself a repository imports repository modules as types only.
+  it('only app/ imports repositories as values', () => {
+    const valueImports = (text: string) => [...text.matchAll(/^import\s+(?!type\s)[^;]*?from\s*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+    expect(valueImports(`import { InvoiceRepository } from '../repositories/invoice-repository.ts';`)).toEqual(['../repositories/invoice-repository.ts']);
     expect(valueImports(`import type { Repositories } from '../repositories/repositories.ts';`)).toEqual([]);
-    const problems = sourceFiles(path.join(SRC, 'services')).flatMap((file) =>
-      valueImports(fs.readFileSync(file, 'utf8')).map((to) => `${path.relative(SRC, file)} imports repositories/${to} as a value`),
-    );
+    expect(isRepositoryModule('repositories/scoped.ts')).toBe(true);
+    expect(isRepositoryModule('intake/intake-repositories.ts')).toBe(true);
+    expect(isRepositoryModule('channels/mail/message-claim-repository.ts')).toBe(true);
+    expect(isRepositoryModule('intake/intake-service.ts')).toBe(false);
+    const problems = sourceFiles(SRC).flatMap((file) => {
+      const from = path.relative(SRC, file);
+      if (folderOf(from) === 'app' || isRepositoryModule(from)) return [];
+      return valueImports(fs.readFileSync(file, 'utf8'))
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => path.relative(SRC, path.resolve(path.dirname(file), spec)))
+        .filter(isRepositoryModule)
+        .map((to) => `${from} imports ${to} as a value`);
+    });
     expect(problems).toEqual([]);
   });
 });

@@ -6,8 +6,8 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
-import { mailReplyRepository as replies, type ReplyRow } from './mail-reply-repository.ts';
-import { messageClaimRepository as claims } from './message-claim-repository.ts';
+import type { ReplyRow } from './mail-reply-repository.ts';
+import type { MailRepositories } from './mail-repositories.ts';
 import { composeReply, type ReplyMessage } from './reply-message.ts';
 import { nextReplyAt, replyAllowed, REPLY_WINDOW_MS } from './reply-rate-limit.ts';
 
@@ -41,6 +41,7 @@ export class MailFeedback {
 
   constructor(
     private readonly db: Database,
+    private readonly repos: MailRepositories,
     private readonly readRecord: ReadRecord,
     private readonly sender: ReplySender,
     private readonly settings: FeedbackSettings,
@@ -70,12 +71,12 @@ export class MailFeedback {
   /** One round over the replies that are due. Returns how many were decided. */
   async runOnce(): Promise<number> {
     let decided = 0;
-    for (const reply of await replies.duePending(this.db, 100)) {
+    for (const reply of await this.repos.replies.duePending(this.db, 100)) {
       try {
         if (await this.decide(reply)) decided++;
       } catch (err) {
         this.log.error({ err, mailMessage: reply.message_id }, 'mail reply decision failed');
-        await replies.postpone(this.db, reply.message_id, this.settings.intervalMs * 4);
+        await this.repos.replies.postpone(this.db, reply.message_id, this.settings.intervalMs * 4);
       }
     }
     return decided;
@@ -84,9 +85,9 @@ export class MailFeedback {
   private async decide(reply: ReplyRow): Promise<boolean> {
     const scope: Scope = { accountId: reply.account_id, mode: reply.mode };
     if (Date.now() - new Date(reply.created_at).getTime() > this.settings.expireAfterMs) {
-      return replies.settleReply(this.db, reply.message_id, 'pending', 'expired', 'the files never reached a final status');
+      return this.repos.replies.settleReply(this.db, reply.message_id, 'pending', 'expired', 'the files never reached a final status');
     }
-    const files = await claims.files(this.db, reply.message_id);
+    const files = await this.repos.claims.files(this.db, reply.message_id);
     // a file from an archive is named as it was inside it
     const outcomes = (await Promise.all(files.map(async (f) => (await this.readRecord(scope, f.intake_id)).map((r) => ({ filename: r.archiveId ? r.filename : f.filename, r })))))
       .flat();
@@ -94,25 +95,25 @@ export class MailFeedback {
     if (open.length) {
       // a file waiting for its invoice may wait for hours: look less often
       const waiting = open.some(({ r }) => r.status === 'waiting');
-      await replies.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
+      await this.repos.replies.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
       return false;
     }
     const problems = outcomes.filter(({ r }) => r.status === 'failed').map(({ filename, r }) => ({ filename, reason: r.reason ?? 'could not be processed' }));
-    if (!problems.length) return replies.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
+    if (!problems.length) return this.repos.replies.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
 
     let nextAt: Date | undefined;
     let first = false;
     const go = await this.db.transaction(async (tx) => {
-      await replies.lockRecipient(tx, reply.recipient);
-      const sent = await replies.recentSends(tx, reply.recipient, REPLY_WINDOW_MS);
+      await this.repos.replies.lockRecipient(tx, reply.recipient);
+      const sent = await this.repos.replies.recentSends(tx, reply.recipient, REPLY_WINDOW_MS);
       const now = new Date();
       if (!replyAllowed(sent, now, this.settings.limitPerHour)) {
         nextAt = nextReplyAt(sent, now, this.settings.limitPerHour);
-        first = !(await replies.limitAlreadyReached(tx, reply.recipient));
-        await replies.settleReply(tx, reply.message_id, 'pending', 'suppressed', `reply limit of ${this.settings.limitPerHour} per hour reached`);
+        first = !(await this.repos.replies.limitAlreadyReached(tx, reply.recipient));
+        await this.repos.replies.settleReply(tx, reply.message_id, 'pending', 'suppressed', `reply limit of ${this.settings.limitPerHour} per hour reached`);
         return false;
       }
-      return replies.settleReply(tx, reply.message_id, 'pending', 'sending', null);
+      return this.repos.replies.settleReply(tx, reply.message_id, 'pending', 'sending', null);
     });
     if (!go) {
       // said once per sender (until a reply goes to it again); the problems stay failed records
@@ -133,14 +134,14 @@ export class MailFeedback {
     });
     try {
       await this.sender.send(message);
-      await replies.settleReply(this.db, reply.message_id, 'sending', 'sent', null);
+      await this.repos.replies.settleReply(this.db, reply.message_id, 'sending', 'sent', null);
       this.log.info({ mailMessage: reply.message_id, recipient: reply.recipient, files: problems.length }, 'mail reply sent');
     } catch (err) {
       const attempts = reply.attempts + 1;
       if (attempts >= (this.settings.maxSendAttempts ?? 5)) {
-        await replies.settleReply(this.db, reply.message_id, 'sending', 'expired', `sending failed ${attempts} times: ${(err as Error).message}`);
+        await this.repos.replies.settleReply(this.db, reply.message_id, 'sending', 'expired', `sending failed ${attempts} times: ${(err as Error).message}`);
       } else {
-        await replies.retryReply(this.db, reply.message_id, 60_000 * attempts, (err as Error).message);
+        await this.repos.replies.retryReply(this.db, reply.message_id, 60_000 * attempts, (err as Error).message);
       }
       this.log.warn({ err: (err as Error).message, mailMessage: reply.message_id }, 'mail reply could not be sent');
     }

@@ -11,7 +11,8 @@ import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { IntakeRecord } from '../../domain/intake.ts';
 import { automaticMessage, autoReplySuppression, replyAddress, type AutomaticMail } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
-import { messageClaimRepository as repo, type ClaimResult, type FileRow, type MessageOutcome, type MessageRow, type StageInput, type StageReply } from './message-claim-repository.ts';
+import type { ClaimResult, FileRow, MessageOutcome, MessageRow, StageInput, StageReply } from './message-claim-repository.ts';
+import type { MailRepositories } from './mail-repositories.ts';
 import { incomingFile, planImports } from './message-imports.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
 import type { MessagePart } from './pdf-parts.ts';
@@ -61,6 +62,7 @@ export class MailIntake {
 
   constructor(
     private readonly db: Database,
+    private readonly repos: Pick<MailRepositories, 'claims'>,
     private readonly intake: IntakeReceiver,
     private readonly findByImportAddress: (address: string) => Promise<Scope | undefined>,
     private readonly log: Logger,
@@ -68,23 +70,23 @@ export class MailIntake {
   ) {
     // claims being worked on keep their lease, however slow the message is
     this.renewTimer = setInterval(() => {
-      repo.renewLeases(this.db, this.owner, [...this.inFlight], this.opts.leaseMs).catch((err) => this.log.warn({ err }, 'mail claim lease renewal failed'));
+      this.repos.claims.renewLeases(this.db, this.owner, [...this.inFlight], this.opts.leaseMs).catch((err) => this.log.warn({ err }, 'mail claim lease renewal failed'));
     }, Math.max(200, Math.floor(opts.leaseMs / 3)));
     this.renewTimer.unref();
   }
 
   /** Records the mailbox's UIDVALIDITY; returns the last UID seen under it and the previous UIDVALIDITY if it changed. */
   async syncMailbox(uidvalidity: number): Promise<{ lastUid: number; previous?: number }> {
-    const { row, previous } = await repo.syncMailbox(this.db, this.opts.mailbox, uidvalidity);
+    const { row, previous } = await this.repos.claims.syncMailbox(this.db, this.opts.mailbox, uidvalidity);
     return { lastUid: row.last_uid, previous };
   }
 
   async advanceLastUid(uidvalidity: number, uid: number): Promise<void> {
-    await repo.advanceLastUid(this.db, this.opts.mailbox, uidvalidity, uid);
+    await this.repos.claims.advanceLastUid(this.db, this.opts.mailbox, uidvalidity, uid);
   }
 
   claim(m: { uidvalidity: number; uid: number; key: string; size: number }): Promise<ClaimResult> {
-    return repo.claim(this.db, { id: newId('msg'), mailbox: this.opts.mailbox, ...m, owner: this.owner, leaseMs: this.opts.leaseMs });
+    return this.repos.claims.claim(this.db, { id: newId('msg'), mailbox: this.opts.mailbox, ...m, owner: this.owner, leaseMs: this.opts.leaseMs });
   }
 
   /**
@@ -97,7 +99,7 @@ export class MailIntake {
     list.forEach((m, i) => firstOf.has(m.key) || firstOf.set(m.key, i));
     const unique = [...firstOf.values()].map((i) => list[i]);
     const inserted = new Map(
-      (await repo.claimNew(this.db, this.opts.mailbox, this.owner, this.opts.leaseMs, unique.map((m) => ({ id: newId('msg'), ...m })))).map((r) => [r.message_key, r]),
+      (await this.repos.claims.claimNew(this.db, this.opts.mailbox, this.owner, this.opts.leaseMs, unique.map((m) => ({ id: newId('msg'), ...m })))).map((r) => [r.message_key, r]),
     );
     return pMap(
       list.entries(),
@@ -130,7 +132,7 @@ export class MailIntake {
       const staged = await this.db.transaction(async (tx) => {
         const ok: ProcessResult[] = [];
         for (const prepared of list) {
-          if (await repo.stage(tx, prepared.stage)) ok.push(prepared.result);
+          if (await this.repos.claims.stage(tx, prepared.stage)) ok.push(prepared.result);
           else this.log.error({ mailMessage: prepared.result.id }, 'mail claim was taken over by another poller before it was staged');
         }
         return ok;
@@ -145,17 +147,17 @@ export class MailIntake {
   async fail(row: MessageRow, err: unknown): Promise<void> {
     this.inFlight.delete(row.id);
     const message = err instanceof Error ? err.message : String(err);
-    await repo.recordError(this.db, row.id, this.owner, message);
+    await this.repos.claims.recordError(this.db, row.id, this.owner, message);
   }
 
   async markMoved(ids: string[], topUid: number): Promise<void> {
-    await repo.markMoved(this.db, ids, topUid);
+    await this.repos.claims.markMoved(this.db, ids, topUid);
   }
 
   /** Graceful stop: unfinished claims may be taken by the next poller at once. */
   async release(): Promise<void> {
     clearInterval(this.renewTimer);
-    await repo.releaseOwner(this.db, this.owner);
+    await this.repos.claims.releaseOwner(this.db, this.owner);
   }
 
   private async plan(row: MessageRow, resumed: boolean, content: MessageContent): Promise<PlannedMessage> {
@@ -185,7 +187,7 @@ export class MailIntake {
     const plan = await planImports(parsed, content, sha256);
     if (automatic && plan.nothing) return this.ignore(row, parsed, scope, automatic, log);
     // a fresh claim has no files yet; a resumed one may have some
-    const done = new Set(resumed ? (await repo.files(this.db, row.id)).map((f) => f.slot) : []);
+    const done = new Set(resumed ? (await this.repos.claims.files(this.db, row.id)).map((f) => f.slot) : []);
     let recent: IntakeRecord[] | undefined;
     // A resumed claim may have handed a file over just before its poller died, without the
     // bookkeeping row: find that record instead of staging the file a second time.
@@ -207,7 +209,7 @@ export class MailIntake {
       const record = await send(item);
       const noted: FileRow = { message_id: row.id, slot: item.slot, intake_id: record.id, filename: item.filename, sha256: item.sha256, origin: item.origin };
       if (i === plan.items.length - 1) last = [noted];
-      else await repo.addFile(this.db, noted);
+      else await this.repos.claims.addFile(this.db, noted);
     }
     const result = this.finish(row, parsed, scope, plan.outcome, plan.reason, last, plan.files.length + (content.kind === 'parts' ? content.skipped.length : 0));
     const files = plan.items.filter((x) => x.file).map((x) => (x.origin ? { name: x.filename, in: x.file!.via, ...(x.file!.signature ? { signature: x.file!.signature } : {}) } : x.filename));

@@ -21,15 +21,15 @@ export interface ReplyRow {
   sent_at: Date | null;
 }
 
-export const mailReplyRepository = {
+export class MailReplyRepository {
   /** Pending replies whose files are due for a look. */
   async duePending(q: Queryable, limit: number): Promise<ReplyRow[]> {
     return q.query<ReplyRow>(`select * from mail_replies where state = 'pending' and next_check_at <= now() order by next_check_at limit $1`, [limit]);
-  },
+  }
 
   async postpone(q: Queryable, messageId: string, ms: number): Promise<void> {
     await q.query(`update mail_replies set next_check_at = ${msFromNow(2)}, updated_at = now() where message_id = $1 and state = 'pending'`, [messageId, ms]);
-  },
+  }
 
   /** Moves a reply from pending to another state; false when someone else got there first. */
   async settleReply(q: Queryable, messageId: string, from: ReplyState, to: ReplyState, reason: string | null): Promise<boolean> {
@@ -39,7 +39,7 @@ export const mailReplyRepository = {
       [messageId, from, to, reason],
     );
     return rows.length === 1;
-  },
+  }
 
   /** A send that failed: back to pending, to be tried again later. */
   async retryReply(q: Queryable, messageId: string, ms: number, reason: string): Promise<void> {
@@ -48,12 +48,12 @@ export const mailReplyRepository = {
         where message_id = $1`,
       [messageId, ms, reason.slice(0, 1000)],
     );
-  },
+  }
 
   /** Serialises reply decisions per recipient across pollers, for the caller's transaction. */
   async lockRecipient(q: Queryable, recipient: string): Promise<void> {
     await q.query('select pg_advisory_xact_lock(4242005, hashtext($1))', [recipient]);
-  },
+  }
 
   async recentSends(q: Queryable, recipient: string, sinceMs: number): Promise<Date[]> {
     const rows = await q.query<{ sent_at: Date }>(
@@ -61,7 +61,7 @@ export const mailReplyRepository = {
       [recipient, sinceMs],
     );
     return rows.map((r) => new Date(r.sent_at));
-  },
+  }
 
   /**
    * Whether a reply to this recipient was suppressed by the hourly limit since the last reply that
@@ -76,5 +76,5 @@ export const mailReplyRepository = {
       [recipient],
     );
     return rows[0]?.reached === true;
-  },
-};
+  }
+}

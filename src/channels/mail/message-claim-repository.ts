@@ -77,7 +77,7 @@ export type ClaimResult =
 /** `now()` plus the milliseconds in parameter `$param` */
 export const msFromNow = (param: number) => `now() + $${param}::int * interval '1 millisecond'`;
 
-export const messageClaimRepository = {
+export class MessageClaimRepository {
   /** Records the mailbox's UIDVALIDITY; a different one than stored starts over at UID 0. */
   async syncMailbox(q: Queryable, mailbox: string, uidvalidity: number): Promise<{ row: MailboxRow; previous?: number }> {
     const before = (await q.query<MailboxRow>('select mailbox, uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [mailbox]))[0];
@@ -89,7 +89,7 @@ export const messageClaimRepository = {
       [mailbox, uidvalidity],
     );
     return { row: rows[0], previous: before?.uidvalidity };
-  },
+  }
 
   /** Raises the mailbox's last UID (never lowers it), for the same UIDVALIDITY only. */
   async advanceLastUid(q: Queryable, mailbox: string, uidvalidity: number, uid: number): Promise<void> {
@@ -97,7 +97,7 @@ export const messageClaimRepository = {
       'update mail_mailboxes set last_uid = greatest(last_uid, $3), updated_at = now() where mailbox = $1 and uidvalidity = $2',
       [mailbox, uidvalidity, uid],
     );
-  },
+  }
 
   /**
    * Claims a message for `owner`: a new claim, a claim this owner already had (reconnect) or one
@@ -154,7 +154,7 @@ export const messageClaimRepository = {
     )[0];
     if (!row) throw new Error('mail claim vanished while claiming');
     return row.state === 'claimed' ? { kind: 'busy', row } : { kind: 'staged', row, move: row.orphaned };
-  },
+  }
 
   /**
    * New claims for many messages in one statement (one commit per batch). Returns the rows it
@@ -175,18 +175,18 @@ export const messageClaimRepository = {
        on conflict (mailbox, message_key) do nothing returning *`,
       [mailbox, owner, leaseMs, list.map((m) => m.id), list.map((m) => m.key), list.map((m) => m.uidvalidity), list.map((m) => m.uid), list.map((m) => m.size)],
     );
-  },
+  }
 
   /** Extends the leases of claims this owner is still working on. */
   async renewLeases(q: Queryable, owner: string, ids: string[], leaseMs: number): Promise<void> {
     if (!ids.length) return;
     await q.query(`update mail_messages set lease_until = ${msFromNow(3)} where owner = $1 and state = 'claimed' and id = any($2::text[])`, [owner, ids, leaseMs]);
-  },
+  }
 
   /** Lets others take this owner's unfinished claims at once (graceful stop). */
   async releaseOwner(q: Queryable, owner: string): Promise<number> {
     return (await q.query(`update mail_messages set lease_until = now() where owner = $1 and state = 'claimed' returning 1 as x`, [owner])).length;
-  },
+  }
 
   /** The claim failed this time: keep it claimable for the next try and remember why. */
   async recordError(q: Queryable, id: string, owner: string, error: string): Promise<void> {
@@ -194,18 +194,18 @@ export const messageClaimRepository = {
       `update mail_messages set lease_until = now(), last_error = $3, updated_at = now() where id = $1 and owner = $2 and state = 'claimed'`,
       [id, owner, error.slice(0, 1000)],
     );
-  },
+  }
 
   async files(q: Queryable, messageId: string): Promise<FileRow[]> {
     return q.query<FileRow>('select message_id, slot, intake_id, filename, sha256, origin from mail_message_files where message_id = $1 order by created_at, slot', [messageId]);
-  },
+  }
 
   async addFile(q: Queryable, f: FileRow): Promise<void> {
     await q.query(
       'insert into mail_message_files (message_id, slot, intake_id, filename, sha256, origin) values ($1, $2, $3, $4, $5, $6) on conflict (message_id, slot) do nothing',
       [f.message_id, f.slot, f.intake_id, f.filename, f.sha256, f.origin ?? null],
     );
-  },
+  }
 
   /**
    * Done with the message's content, in one statement: the claim becomes staged (it only has to
@@ -238,7 +238,7 @@ export const messageClaimRepository = {
       ],
     );
     return rows[0]?.n === 1;
-  },
+  }
 
   /** `topUid`: the highest UID the mailbox had (a message seen above it later came back: see claim()). */
   async markMoved(q: Queryable, ids: string[], topUid: number): Promise<void> {
@@ -247,7 +247,7 @@ export const messageClaimRepository = {
       `update mail_messages set state = 'moved', moved_at = now(), moved_top_uid = greatest(uid, $2::bigint), updated_at = now() where id = any($1::text[]) and state <> 'claimed'`,
       [ids, topUid],
     );
-  },
+  }
 
   /**
    * Forgets handed-over messages after the retention (their claims only guard against
@@ -260,5 +260,5 @@ export const messageClaimRepository = {
         [olderThanDays],
       )
     ).length;
-  },
-};
+  }
+}

@@ -5,7 +5,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Scope } from '../domain/scope.ts';
 import { scopeWhere } from '../repositories/scoped.ts';
 
-export const waitingFilesView = {
+export class WaitingFilesRepository {
   /** The ids of the scope's pending files named like the invoice (the index intake_records_pending_name). */
   async naming(q: Queryable, scope: Scope, invoice: { id: string; invoiceNumber: string }): Promise<string[]> {
     const w = scopeWhere(scope);
@@ -16,5 +16,5 @@ export const waitingFilesView = {
       { prepare: true },
     );
     return rows.map((r) => r.id);
-  },
-};
+  }
+}
