@@ -5,7 +5,7 @@ import type { Config } from '../config/config.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
-import type { IntakeRecord } from '../domain/intake.ts';
+import type { ImportRecord } from '../domain/intake.ts';
 import { openMailboxSession } from '../channels/mail/imap-mailbox.ts';
 import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
 import { GOOGLE_TOKEN_URL, isAuthenticationFailure, MICROSOFT_IMAP_SCOPE, microsoftTokenUrl, OAuthTokenSource, pemText, type ImapOAuthSettings } from '../channels/mail/imap-oauth.ts';
@@ -27,7 +27,7 @@ export interface MailRoleDeps {
   /** where files go (the intake pipeline) */
   receiver: IntakeReceiver;
   /** reads intake records (their final status decides the replies) */
-  records: { get(scope: Scope, id: string): Promise<IntakeRecord>; archiveFiles(scope: Scope, archiveId: string): Promise<IntakeRecord[]> };
+  records: { get(scope: Scope, id: string): Promise<ImportRecord>; archiveFiles(scope: Scope, archiveId: string): Promise<ImportRecord[]> };
   /** a reply transport other than SMTP_URL (tests) */
   sender?: ReplySender;
   /** settings other than the container's (a second poller in tests, benchmarks) */
@@ -134,7 +134,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     log,
   );
   // a record that is gone (purged) is no outcome; any other error is retried by the caller
-  const readRecord = async (scope: Scope, id: string): Promise<IntakeRecord[]> => {
+  const readRecord = async (scope: Scope, id: string): Promise<ImportRecord[]> => {
     const record = await deps.records.get(scope, id).catch((e) => {
       if (e instanceof DomainError && e.kind === 'not_found') return undefined;
       throw e;

@@ -9,7 +9,7 @@ export type IntakeStatus = (typeof INTAKE_STATUSES)[number];
 export const MATCHED_BY = ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'pdf_text', 'manual'] as const;
 export type MatchedBy = (typeof MATCHED_BY)[number];
 
-export interface IntakeRecord {
+export interface ImportRecord {
   id: string;
   channel: IntakeChannel;
   sender: string;
@@ -46,7 +46,7 @@ export interface IntakeFilter {
   limit: number;
 }
 
-export type IntakeListItem = IntakeRecord & { invoiceNumber: string | null };
+export type IntakeListItem = ImportRecord & { invoiceNumber: string | null };
 
 /** Files received per channel and status since a moment (the overview's chart). */
 export interface IntakeCount {

@@ -1,6 +1,6 @@
 // Webhooks as the domain sees them: the event types a back-end can subscribe to, what each event
 // is about, and an endpoint's record (never its secret, which only signing reads).
-import type { IntakeRecord } from './intake.ts';
+import type { ImportRecord } from './intake.ts';
 import type { DocumentMeta, Invoice, Payment } from './models.ts';
 
 export const WEBHOOK_EVENT_TYPES = [
@@ -19,7 +19,7 @@ export const PING_EVENT = 'webhook.ping';
 
 /** The record an event reports, as the domain holds it; the HTTP edge presents it as the API does. */
 export type EventSubject =
-  | { resource: 'import'; record: IntakeRecord }
+  | { resource: 'import'; record: ImportRecord }
   | { resource: 'document'; document: DocumentMeta }
   | { resource: 'invoice'; invoice: Invoice }
   | { resource: 'payment'; payment: Payment }

@@ -11,7 +11,7 @@ import {
   type ArchiveLimits,
 } from '../domain/archive.ts';
 import { newId } from '../domain/ids.ts';
-import type { IntakeRecord } from '../domain/intake.ts';
+import type { ImportRecord } from '../domain/intake.ts';
 import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { EventOutbox, RecordEvent } from '../services/event-outbox.ts';
@@ -26,9 +26,9 @@ export const EMPTY_SHA256 = sha256Of(new Uint8Array());
 export type ToNewIntake = (file: IncomingFile, archiveId: string | null) => NewIntake;
 
 export interface StagedArchive {
-  archive: IntakeRecord;
+  archive: ImportRecord;
   /** the records of the files in it, in the archive's order */
-  files: IntakeRecord[];
+  files: ImportRecord[];
 }
 
 type Opened = { zip: OpenZip; entries: ListedEntry[] } | { reason: IntakeReason };
@@ -73,7 +73,7 @@ async function entryFile(zip: OpenZip, e: ListedEntry, archive: IncomingFile): P
   return { file: { ...base, bytes }, refused: nestedArchiveRefusal(filename, bytes) };
 }
 
-async function insert(repo: IntakeRepository, tx: Queryable, record: RecordEvent, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
+async function insert(repo: IntakeRepository, tx: Queryable, record: RecordEvent, scope: Scope, f: NewIntake): Promise<ImportRecord> {
   const r = await repo.insert(tx, scope, f);
   if (f.status !== 'unpacked') await record(scope, `import.${f.status}`, () => ({ resource: 'import', record: r }));
   return r;
@@ -97,7 +97,7 @@ export async function stageArchive(
   try {
     // the files first (the foreign key is deferred), so the archive's record is the newest
     return await outbox.transaction(async (tx, record) => {
-      const files: IntakeRecord[] = [];
+      const files: ImportRecord[] = [];
       for (const e of entries) {
         const { file, refused } = await entryFile(zip, e, archive);
         const f = toNew(file, own.id);
@@ -113,7 +113,7 @@ export async function stageArchive(
 }
 
 /** Queues the staged files' jobs; when one cannot be queued the archive's staging is undone and this throws. */
-export async function queueArchiveFiles(staged: StagedArchive, enqueue: (r: IntakeRecord) => Promise<void>, undo: () => Promise<void>): Promise<void> {
+export async function queueArchiveFiles(staged: StagedArchive, enqueue: (r: ImportRecord) => Promise<void>, undo: () => Promise<void>): Promise<void> {
   try {
     await pMap(staged.files.filter((f) => f.status === 'received'), enqueue, { concurrency: 16 });
   } catch (err) {

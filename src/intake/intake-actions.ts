@@ -2,7 +2,7 @@
 // that did not match: run it again, assign it to an invoice by hand, or discard it.
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { IntakeRecord, IntakeStatus } from '../domain/intake.ts';
+import type { ImportRecord, IntakeStatus } from '../domain/intake.ts';
 import type { Scope } from '../domain/scope.ts';
 import { PdfContentError, type DocumentService } from '../services/document-service.ts';
 import { intakeReason } from '../domain/intake-reasons.ts';
@@ -31,7 +31,7 @@ export class IntakeActions {
    * runs now instead of at its next backoff tick. The match window is not extended: a file whose
    * invoice still does not exist fails again at once.
    */
-  async retry(scope: Scope, id: string): Promise<IntakeRecord> {
+  async retry(scope: Scope, id: string): Promise<ImportRecord> {
     const staged = await this.staged(scope, id);
     const { status } = staged.record;
     if (status === 'waiting' || status === 'received') {
@@ -49,7 +49,7 @@ export class IntakeActions {
   }
 
   /** Attaches the file to the invoice with this id or number, through the documents' one path. */
-  async attach(scope: Scope, id: string, invoiceRef: string): Promise<IntakeRecord> {
+  async attach(scope: Scope, id: string, invoiceRef: string): Promise<ImportRecord> {
     const staged = await this.staged(scope, id, true);
     const { record } = staged;
     if (record.status === 'attached') throw DomainError.conflict(`The import ${id} is attached to ${record.invoiceId} already; upload it again to attach it elsewhere`);
@@ -87,11 +87,11 @@ export class IntakeActions {
     throw found ? DomainError.gone('import', id) : DomainError.notFound('import', id);
   }
 
-  private async record(scope: Scope, id: string): Promise<IntakeRecord> {
+  private async record(scope: Scope, id: string): Promise<ImportRecord> {
     return (await this.staged(scope, id)).record;
   }
 
-  private emit(scope: Scope, r: IntakeRecord, status: IntakeStatus, reason: string | null): void {
+  private emit(scope: Scope, r: ImportRecord, status: IntakeStatus, reason: string | null): void {
     this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status, reason });
   }
 }

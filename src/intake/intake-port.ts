@@ -1,6 +1,6 @@
 // What a channel (FTP, e-mail, HTTP) hands to the intake pipeline, and what it gets back.
 // Channels depend on this file only (and the domain); the pipeline implements it.
-import type { IntakeChannel, IntakeRecord } from '../domain/intake.ts';
+import type { IntakeChannel, ImportRecord } from '../domain/intake.ts';
 import type { IntakeReason } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 
@@ -30,9 +30,9 @@ export interface IntakeReceiver {
    * A `.zip` name is a ZIP archive: it resolves once every file in it is staged and queued, with
    * the archive's record (status `unpacked`, or `failed` when refused whole).
    */
-  receive(file: IncomingFile): Promise<IntakeRecord>;
+  receive(file: IncomingFile): Promise<ImportRecord>;
   /** A failed record for something received that carried no file (e.g. an e-mail without PDF). */
-  recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<IntakeRecord>;
+  recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<ImportRecord>;
   /** The scope's most recent records, newest first (FTP LIST feedback). */
-  recent(scope: Scope, limit: number): Promise<IntakeRecord[]>;
+  recent(scope: Scope, limit: number): Promise<ImportRecord[]>;
 }

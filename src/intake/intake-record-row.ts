@@ -1,5 +1,5 @@
 // An intake record as the repository selects it: the record joined with its staged file's facts.
-import type { IntakeChannel, IntakeRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
+import type { IntakeChannel, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import { storedReason, type ReasonParams } from '../domain/intake-reasons.ts';
 import type { ScopedSource } from '../repositories/scoped.ts';
 
@@ -34,7 +34,7 @@ export interface IntakeRecordRow {
   archive_id: string | null;
 }
 
-export const toRecord = (r: IntakeRecordRow): IntakeRecord => ({
+export const toRecord = (r: IntakeRecordRow): ImportRecord => ({
   id: r.id, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, sha256: r.sha256, status: r.status,
   invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, ...storedReason(r.reason_code, r.reason_params), archiveId: r.archive_id ?? null,
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,

@@ -8,10 +8,10 @@ import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found } from '../repositories/scoped.ts';
 import { source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
-import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
+import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
 
-export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
+export interface NewIntake extends Pick<ImportRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
   reason: IntakeReason | null;
   /** null for files refused at once: their bytes are never needed */
   content: Buffer | null;
@@ -29,14 +29,14 @@ export interface NewIntake extends Pick<IntakeRecord, 'id' | 'channel' | 'sender
 type StagedRow = IntakeRecordRow & { subject: string | null; message_files: number | null; content?: Uint8Array | null; has_content?: boolean; invoice_by_number?: string | null };
 
 /** A record with the account and mode it belongs to (operators' view). */
-export interface AdminIntakeRecord extends IntakeRecord {
+export interface AdminIntakeRecord extends ImportRecord {
   accountId: string;
   mode: Mode;
 }
 
 /** A staged file as the worker needs it. */
 export interface StagedIntake {
-  record: IntakeRecord;
+  record: ImportRecord;
   matchName: string | null;
   subject: string | null;
   /** how many files the e-mail carried (mail only) */
@@ -72,7 +72,7 @@ const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, st
 
 export class IntakeRepository {
   /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
-  async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<IntakeRecord> {
+  async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<ImportRecord> {
     const rows = await q.query<{ updated_at: Date | string; received_at: Date | string }>(
       `with s as (
          insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files)
@@ -93,7 +93,7 @@ export class IntakeRepository {
     };
   }
 
-  find(q: Queryable, scope: Scope, id: string): Promise<Found<IntakeRecord>> {
+  find(q: Queryable, scope: Scope, id: string): Promise<Found<ImportRecord>> {
     return findWithTombstone(q, source, scope, id, toRecord);
   }
 
@@ -131,18 +131,18 @@ export class IntakeRepository {
     return { items, ...(rows.length > req.limit ? { next: rows[req.limit].id } : {}) };
   }
 
-  async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus): Promise<Page<IntakeRecord>> {
+  async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus): Promise<Page<ImportRecord>> {
     const page = await pageScoped<IntakeRecordRow>(q, source, scope, req, { status });
     return { ...page, items: page.items.map(toRecord) };
   }
 
-  async archiveFiles(q: Queryable, scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
+  async archiveFiles(q: Queryable, scope: Scope, archiveId: string): Promise<ImportRecord[]> {
     const w = scopeWhere(scope);
     const rows = await q.query<IntakeRecordRow>(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and s.archive_id = $3 and t.deleted_at is null order by t.seq`, [...w.params, archiveId]);
     return rows.map(toRecord);
   }
 
-  async recent(q: Queryable, scope: Scope, limit: number): Promise<IntakeRecord[]> {
+  async recent(q: Queryable, scope: Scope, limit: number): Promise<ImportRecord[]> {
     const w = scopeWhere(scope);
     const rows = await q.query<IntakeRecordRow>(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);
     return rows.map(toRecord);

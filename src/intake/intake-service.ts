@@ -15,7 +15,7 @@ import { EMPTY_SHA256, queueArchiveFiles, sha256Of, stageArchive } from './archi
 import { normaliseFileName, unsafeNameReason } from './file-name.ts';
 import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver } from './intake-port.ts';
-import { INTAKE_STATUSES, type IntakeCount, type IntakeFilter, type IntakeListItem, type IntakeRecord, type IntakeStatus } from '../domain/intake.ts';
+import { INTAKE_STATUSES, type IntakeCount, type IntakeFilter, type IntakeListItem, type ImportRecord, type IntakeStatus } from '../domain/intake.ts';
 import type { AdminIntakeRecord, NewIntake } from './intake-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
 import type { AccountService } from '../services/account-service.ts';
@@ -43,12 +43,12 @@ export class IntakeService implements IntakeReceiver {
     this.stagedBytes = cache;
   }
 
-  private emit(scope: Scope, r: IntakeRecord): void {
+  private emit(scope: Scope, r: ImportRecord): void {
     this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status: r.status, reason: r.reason });
   }
 
   /** Stages a file and records its first status (import.received or import.failed) with it. */
-  private insert(scope: Scope, f: NewIntake): Promise<IntakeRecord> {
+  private insert(scope: Scope, f: NewIntake): Promise<ImportRecord> {
     return this.outbox.change(scope, `import.${f.status}`, (q) => this.repos.intake.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
   }
 
@@ -64,7 +64,7 @@ export class IntakeService implements IntakeReceiver {
     };
   }
 
-  async receive(file: IncomingFile): Promise<IntakeRecord> {
+  async receive(file: IncomingFile): Promise<ImportRecord> {
     const disabled = await this.accounts.isDisabled(file.scope.accountId);
     if (isArchiveName(file.filename)) return this.receiveArchive(file, disabled);
     const record = await this.insert(file.scope, this.toNew(file, disabled));
@@ -93,7 +93,7 @@ export class IntakeService implements IntakeReceiver {
   }
 
   /** A ZIP archive: its files staged with it in one transaction, then their jobs queued (archive-intake.ts). */
-  private async receiveArchive(file: IncomingFile, disabled: boolean): Promise<IntakeRecord> {
+  private async receiveArchive(file: IncomingFile, disabled: boolean): Promise<ImportRecord> {
     const started = Date.now();
     // an archive's name is never matched: only a name that cannot be taken as it is refuses it
     const refusal = disabled ? DISABLED : (unsafeNameReason(file.filename) ?? null);
@@ -113,7 +113,7 @@ export class IntakeService implements IntakeReceiver {
     return staged.archive;
   }
 
-  async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<IntakeRecord> {
+  async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<ImportRecord> {
     const name = normaliseFileName(file.filename);
     const record = await this.insert(file.scope, {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
@@ -125,22 +125,22 @@ export class IntakeService implements IntakeReceiver {
   }
 
   /** The records of the files unpacked from a ZIP archive, in the archive's order. */
-  archiveFiles(scope: Scope, archiveId: string): Promise<IntakeRecord[]> {
+  archiveFiles(scope: Scope, archiveId: string): Promise<ImportRecord[]> {
     return this.repos.intake.archiveFiles(this.db, scope, archiveId);
   }
 
-  recent(scope: Scope, limit: number): Promise<IntakeRecord[]> {
+  recent(scope: Scope, limit: number): Promise<ImportRecord[]> {
     return this.repos.intake.recent(this.db, scope, limit);
   }
 
-  async get(scope: Scope, id: string): Promise<IntakeRecord> {
+  async get(scope: Scope, id: string): Promise<ImportRecord> {
     const found = await this.repos.intake.find(this.db, scope, id);
     if (!found) throw DomainError.notFound('import', id);
     if (found.deleted) throw DomainError.gone('import', id);
     return found.record;
   }
 
-  list(scope: Scope, req: PageRequest, status?: string): Promise<Page<IntakeRecord>> {
+  list(scope: Scope, req: PageRequest, status?: string): Promise<Page<ImportRecord>> {
     return this.repos.intake.page(this.db, scope, req, parseIntakeStatus(status));
   }
 

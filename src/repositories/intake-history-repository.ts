@@ -1,12 +1,12 @@
 // The status history of intake records (what the dashboard shows for one file). The lines are
 // inserted by the intake repository's status changes, in the same statements.
 import type { Queryable } from '../db/database.ts';
-import type { IntakeRecord, IntakeStatus } from '../domain/intake.ts';
+import type { ImportRecord, IntakeStatus } from '../domain/intake.ts';
 import { storedReason, type ReasonParams } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 import { scopeWhere } from './scoped.ts';
 
-export interface IntakeHistoryEntry extends Pick<IntakeRecord, 'reason' | 'reasonCode' | 'reasonParams'> {
+export interface IntakeHistoryEntry extends Pick<ImportRecord, 'reason' | 'reasonCode' | 'reasonParams'> {
   at: Date;
   status: IntakeStatus;
 }

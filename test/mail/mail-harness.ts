@@ -12,7 +12,7 @@ import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
-import type { IntakeRecord } from '../../src/domain/intake.ts';
+import type { ImportRecord } from '../../src/domain/intake.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { startDovecot, type Dovecot, type DovecotOptions } from '../../testkit/dovecot.ts';
@@ -48,11 +48,11 @@ export interface MailHarness {
   invoice(key: string, invoiceNumber?: string): Promise<{ id: string; invoiceNumber: string }>;
   /** a poller over the harness's Dovecot (or `imapUrl`), with the harness's settings plus `overrides` */
   startPoller(overrides?: Partial<Config>, deps?: { receiver?: IntakeReceiver; sender?: ReplySender }): MailRole;
-  records(scope: Scope): Promise<IntakeRecord[]>;
+  records(scope: Scope): Promise<ImportRecord[]>;
   /** Waits until the message with this Message-ID was moved, and returns its claim row. */
   moved(messageId: string, ms?: number): Promise<any>;
   /** The message's claim row and intake records, once every record is final. */
-  settledRecords(messageId: string, ms?: number): Promise<{ row: any; records: IntakeRecord[] }>;
+  settledRecords(messageId: string, ms?: number): Promise<{ row: any; records: ImportRecord[] }>;
   close(): Promise<void>;
 }
 
@@ -156,7 +156,7 @@ export async function startMailHarness(opts: {
       const row = await h.moved(messageId, ms);
       const files = await db.query<{ intake_id: string }>('select intake_id from mail_message_files where message_id = $1', [row.id]);
       const scope = { accountId: row.account_id, mode: row.mode };
-      let records: IntakeRecord[] = [];
+      let records: ImportRecord[] = [];
       await until(async () => {
         records = await Promise.all(files.map((f) => svc.container.intake.get(scope, f.intake_id)));
         return records.every((r) => r.status === 'attached' || r.status === 'failed');

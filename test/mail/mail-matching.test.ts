@@ -4,7 +4,7 @@
 // (docs/matching.md); a part named *.pdf that is no PDF gets a failed record that says so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLES, sampleXml } from '../helpers/xml-einvoices.ts';
-import type { IntakeRecord } from '../../src/domain/intake.ts';
+import type { ImportRecord } from '../../src/domain/intake.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
 
@@ -19,8 +19,8 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 /** The account's records of these file names, once each is attached, failed or waiting. */
-async function settled(...filenames: string[]): Promise<Record<string, IntakeRecord>> {
-  let found: IntakeRecord[] = [];
+async function settled(...filenames: string[]): Promise<Record<string, ImportRecord>> {
+  let found: ImportRecord[] = [];
   await until(async () => {
     found = (await h.records(acct.liveScope)).filter((r) => filenames.includes(r.filename));
     return found.length === filenames.length && found.every((r) => r.status === 'attached' || r.status === 'failed' || r.status === 'waiting');

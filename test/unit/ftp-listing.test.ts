@@ -1,10 +1,10 @@
 // What LIST shows: recent FTP uploads with their status, error texts, temporary uploads.
 import { describe, expect, it } from 'vitest';
 import { buildListing, findEntry, lsDate, lsLine } from '../../src/channels/transfer/directory-listing.ts';
-import type { IntakeRecord } from '../../src/domain/intake.ts';
+import type { ImportRecord } from '../../src/domain/intake.ts';
 
 const at = new Date('2026-03-02T10:15:00Z');
-const rec = (o: Partial<IntakeRecord>): IntakeRecord => ({
+const rec = (o: Partial<ImportRecord>): ImportRecord => ({
   id: 'imp_1', channel: 'ftp', sender: 'u@1.2.3.4', filename: 'F-1.pdf', size: 100, sha256: 'x', status: 'attached',
   invoiceId: null, documentId: null, reason: null, receivedAt: at, updatedAt: at, attachedAt: null, matchedBy: null, ...o,
 });

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { FileSystem, type FtpConnection } from 'ftp-srv';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
-import type { IntakeRecord } from '../../domain/intake.ts';
+import type { ImportRecord } from '../../domain/intake.ts';
 import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
 import { renameHeld, type HeldUploads } from '../transfer/held-uploads.ts';
 import { isNamePattern, namePattern } from '../transfer/name-pattern.ts';
@@ -52,7 +52,7 @@ export interface EntryStat {
   isDirectory(): boolean;
 }
 
-export type ReceiveResult = { kind: 'received'; record: IntakeRecord } | { kind: 'held'; name: string };
+export type ReceiveResult = { kind: 'received'; record: ImportRecord } | { kind: 'held'; name: string };
 
 export class IntakeFileSystem extends FileSystem {
   constructor(
@@ -192,13 +192,13 @@ export class IntakeFileSystem extends FileSystem {
     }
   }
 
-  private receive(filename: string, bytes: Buffer): Promise<IntakeRecord> {
+  private receive(filename: string, bytes: Buffer): Promise<ImportRecord> {
     const { scope, username, address, traceId } = this.identity;
     return this.opts.receiver.receive({ scope, channel: 'ftp', sender: `${username}@${address}`, filename, bytes, traceId });
   }
 
   private async entries(): Promise<DirectoryEntry[]> {
-    let records: IntakeRecord[];
+    let records: ImportRecord[];
     try {
       records = await this.opts.receiver.recent(this.identity.scope, this.opts.listLimit);
     } catch (err) {

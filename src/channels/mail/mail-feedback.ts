@@ -5,7 +5,7 @@
 import type { Logger } from '../../platform/logger.ts';
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { IntakeRecord } from '../../domain/intake.ts';
+import type { ImportRecord } from '../../domain/intake.ts';
 import type { ReplyRow } from './mail-reply-repository.ts';
 import type { MailRepositories } from './mail-repositories.ts';
 import { composeReply, type ReplyMessage } from './reply-message.ts';
@@ -30,7 +30,7 @@ export interface FeedbackSettings {
 }
 
 /** A message's file as it ended: its record, or for an unpacked ZIP archive its files' records; none when gone. */
-export type ReadRecord = (scope: Scope, id: string) => Promise<IntakeRecord[]>;
+export type ReadRecord = (scope: Scope, id: string) => Promise<ImportRecord[]>;
 
 const FINAL = new Set(['attached', 'failed']);
 

@@ -8,7 +8,7 @@ import type { Database } from '../../db/database.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
-import type { IntakeRecord } from '../../domain/intake.ts';
+import type { ImportRecord } from '../../domain/intake.ts';
 import { automaticMessage, autoReplySuppression, replyAddress, type AutomaticMail } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
 import type { ClaimResult, FileRow, MessageOutcome, MessageRow, StageInput, StageReply } from './message-claim-repository.ts';
@@ -188,7 +188,7 @@ export class MailIntake {
     if (automatic && plan.nothing) return this.ignore(row, parsed, scope, automatic, log);
     // a fresh claim has no files yet; a resumed one may have some
     const done = new Set(resumed ? (await this.repos.claims.files(this.db, row.id)).map((f) => f.slot) : []);
-    let recent: IntakeRecord[] | undefined;
+    let recent: ImportRecord[] | undefined;
     // A resumed claim may have handed a file over just before its poller died, without the
     // bookkeeping row: find that record instead of staging the file a second time.
     const adopt = async (filename: string, sha: string) => {
@@ -197,7 +197,7 @@ export class MailIntake {
       const since = row.claimed_at.getTime() - 5000;
       return recent.find((r) => r.channel === 'mail' && r.sender === sender && r.filename === filename && r.sha256 === sha && r.receivedAt.getTime() >= since);
     };
-    const send = async (item: (typeof plan.items)[number]): Promise<IntakeRecord> => {
+    const send = async (item: (typeof plan.items)[number]): Promise<ImportRecord> => {
       const { file, filename } = item;
       if (file) return (await adopt(filename, item.sha256!)) ?? this.intake.receive(incomingFile(file, { scope, sender, traceId, subject: parsed.subject, messageFiles: plan.messageFiles }));
       return this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, item.reason!);

@@ -4,7 +4,7 @@
 // the listing is the account-and-mode's recent records with their `.error.txt` files
 // (directory-listing.ts, shared with FTP). Nothing is stored on disk.
 import type { Scope } from '../../domain/scope.ts';
-import type { IntakeRecord } from '../../domain/intake.ts';
+import type { ImportRecord } from '../../domain/intake.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
 import { renameHeld, type HeldUploads } from '../transfer/held-uploads.ts';
@@ -27,7 +27,7 @@ export interface Uploader {
   traceId: string;
 }
 
-export type Accepted = { kind: 'received'; record: IntakeRecord } | { kind: 'held'; name: string };
+export type Accepted = { kind: 'received'; record: ImportRecord } | { kind: 'held'; name: string };
 
 export class UploadDirectory {
   constructor(
@@ -83,7 +83,7 @@ export class UploadDirectory {
   }
 
   async entries(): Promise<DirectoryEntry[]> {
-    let records: IntakeRecord[];
+    let records: ImportRecord[];
     try {
       records = await this.deps.receiver.recent(this.who.scope, this.deps.listLimit);
     } catch (err) {
@@ -102,7 +102,7 @@ export class UploadDirectory {
     return new Refused('failure', `At most ${this.held.options.maxPerScope} temporary uploads can wait for their rename`);
   }
 
-  private receive(filename: string, bytes: Buffer): Promise<IntakeRecord> {
+  private receive(filename: string, bytes: Buffer): Promise<ImportRecord> {
     const { scope, sender, traceId } = this.who;
     return this.deps.receiver.receive({ scope, channel: 'sftp', sender, filename, bytes, traceId });
   }

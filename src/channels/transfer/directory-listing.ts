@@ -3,7 +3,7 @@
 //
 // The status is in the owner column of the `ls -l` line (`-r--r--r-- 1 attached live ...`), which
 // FileZilla, WinSCP, lftp and basic-ftp show as "owner"; the mode is in the group column.
-import type { IntakeRecord, IntakeStatus } from '../../domain/intake.ts';
+import type { ImportRecord, IntakeStatus } from '../../domain/intake.ts';
 import type { Mode } from '../../domain/scope.ts';
 
 export const ERROR_SUFFIX = '.error.txt';
@@ -36,7 +36,7 @@ const EXPLAINED: ReadonlySet<IntakeStatus> = new Set(['failed', 'waiting']);
  * and what to do. A file that matches no invoice yet has one from its first try on, so the sender
  * learns at once that its name matched nothing, not when the match window ends.
  */
-export function errorText(r: IntakeRecord): string {
+export function errorText(r: ImportRecord): string {
   const waiting = r.status === 'waiting';
   return [
     `File: ${r.filename}`,
@@ -61,7 +61,7 @@ function listable(name: string): boolean {
  * The directory: records newest first (as recent() returns them), one entry per name (the newest
  * upload of that name), error texts after their files, then the session's temporary uploads.
  */
-export function buildListing(records: IntakeRecord[], pending: PendingUpload[] = []): DirectoryEntry[] {
+export function buildListing(records: ImportRecord[], pending: PendingUpload[] = []): DirectoryEntry[] {
   const out: DirectoryEntry[] = [];
   const seen = new Set<string>();
   for (const r of records) {

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { IntakeChannel, IntakeFilter, IntakeListItem, IntakeRecord, IntakeStatus } from '../../domain/intake.ts';
+import type { IntakeChannel, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus } from '../../domain/intake.ts';
 import { redirectWith, signedInPage } from './flash.ts';
 import { CHANNELS, STATUSES } from './format.ts';
 import { senderText } from './locale.ts';
@@ -33,7 +33,7 @@ function filterOf(q: Query, limit = PAGE_SIZE): { filter: IntakeFilter; values: 
 const queryString = (values: Query) => new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => Boolean(e[1]))).toString();
 
 /** What can be done to a file: retry and assign need its bytes; an attached file is done. */
-export function fileActions(file: IntakeRecord, content: Buffer | undefined) {
+export function fileActions(file: ImportRecord, content: Buffer | undefined) {
   const open = file.status !== 'attached';
   return { retry: (file.status === 'failed' || file.status === 'waiting') && !!content, assign: open && !!content, discard: open };
 }

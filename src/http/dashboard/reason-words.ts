@@ -3,10 +3,10 @@
 // the currency, alternatives joined by their language's "or"), then its notes. A record with no
 // code (written before codes, or a reason the catalogue has no words for) shows its English text.
 import { isReasonCode, reasonParamWords, type CodedReason, type ParamValues, type ParamWriter, type ReasonParamKind } from '../../domain/intake-reasons.ts';
-import type { IntakeRecord } from '../../domain/intake.ts';
+import type { ImportRecord } from '../../domain/intake.ts';
 import { CURRENCY, type Formatter, type Translate } from './i18n/i18n.ts';
 
-type WithReason = Pick<IntakeRecord, 'reason' | 'reasonCode' | 'reasonParams'>;
+type WithReason = Pick<ImportRecord, 'reason' | 'reasonCode' | 'reasonParams'>;
 
 function writer(t: Translate, fmt: Formatter): ParamWriter {
   const or = new Intl.ListFormat(fmt.locale, { type: 'disjunction' });

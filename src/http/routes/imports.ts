@@ -2,7 +2,7 @@
 // which goes through the same pipeline and matching as FTP and e-mail.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../http-deps.ts';
-import { INTAKE_STATUSES, MATCHED_BY, type IntakeRecord } from '../../domain/intake.ts';
+import { INTAKE_STATUSES, MATCHED_BY, type ImportRecord } from '../../domain/intake.ts';
 import { INTAKE_REASONS } from '../../domain/intake-reasons.ts';
 import { linkBase, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/common.ts';
@@ -46,7 +46,7 @@ export const ImportSchema = Type.Object(
   { $id: 'Import' },
 );
 
-export const presentImport = (base: string, r: IntakeRecord) => ({
+export const presentImport = (base: string, r: ImportRecord) => ({
   resource: 'import' as const,
   id: r.id,
   channel: r.channel,
