@@ -1,5 +1,5 @@
 // An intake record as the repository selects it: the record joined with its staged file's facts.
-import type { IntakeChannel, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
+import type { ImportRecord, MatchedBy } from '../domain/intake.ts';
 import { storedReason, type ReasonParams } from '../domain/intake-reasons.ts';
 import type { ScopedSource } from '../repositories/scoped.ts';
 
@@ -12,15 +12,8 @@ export const source: ScopedSource = {
   tombstones: true,
 };
 
-/** A row of `source`. */
-export interface IntakeRecordRow {
-  id: string;
-  channel: IntakeChannel;
-  sender: string;
-  filename: string;
-  size: number;
-  sha256: string;
-  status: IntakeStatus;
+/** A row of `source`: the record's own one-word fields, then its columns in snake case. */
+export interface IntakeRecordRow extends Pick<ImportRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256' | 'status'> {
   invoice_id: string | null;
   document_id: string | null;
   reason: string | null;

@@ -12,22 +12,13 @@ const COLUMNS: Record<keyof CustomerFields, string> = {
   phone: 'phone', mobile: 'mobile', email: 'email', invoiceEmail: 'invoice_email', registrationNumber: 'registration_number', language: 'language',
 };
 
-/** A row of customers, as `select *` returns it. */
-export interface CustomerRow {
+/** A row of customers, as `select *` returns it: the one-word fields as the domain has them, the rest in snake case. */
+export interface CustomerRow extends Pick<CustomerFields, 'name' | 'address' | 'postalcode' | 'city' | 'country' | 'contact' | 'phone' | 'mobile' | 'email'> {
   seq: number;
   id: string;
   account_id: string;
   mode: Mode;
   customer_code: string;
-  name: string;
-  address: string | null;
-  postalcode: string | null;
-  city: string | null;
-  country: string;
-  contact: string | null;
-  phone: string | null;
-  mobile: string | null;
-  email: string | null;
   invoice_email: string | null;
   registration_number: string | null;
   language: string | null;
