@@ -40,7 +40,9 @@ it('files by HTTP and FTPS through a three-primary cluster: every acknowledged f
   expectOnlyRetryable(flow);
 
   // every key of the installation lives where its hash tag puts it: on one primary, in one slot
-  // (the intake and periodic queues, the rate limiter's windows)
+  // (the intake and periodic queues, the rate limiter's windows). A window's key lives as long as
+  // its window: one more request makes sure one is there however long the flow took.
+  expect((await flow.api('GET', '/v2/imports')).status).toBe(200);
   const perNode = await Promise.all(cluster.ports.map(async (port) => {
     const node = new Redis({ port, host: '127.0.0.1' });
     try {
