@@ -1,6 +1,7 @@
 // The real service (api + worker roles) on a random port with a fresh database, a headless
 // Debian chromium driven by playwright-core, and helpers to make accounts and people through the
 // admin API as an operator would.
+import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -79,4 +80,14 @@ export async function startDashboardApp(overrides: Partial<Config> = {}, opts: {
     },
   };
   return app;
+}
+
+/** RFC 6238 (SHA-1, 6 digits, 30 s) from the base32 key, as an authenticator app computes it */
+export function totp(base32: string, at = Date.now()): string {
+  const bits = [...base32].map((ch) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(ch).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
+  const h = createHmac('sha1', key).update(counter).digest();
+  return String((h.readUInt32BE(h[19] & 15) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }

@@ -1,9 +1,8 @@
 // People: a person changes their own password (the current one proves it; their other sessions
 // end); ten recovery codes come with two-step sign-in, shown once, each signing in once.
 // Real service, real Chromium; TOTP codes computed here by RFC 6238, not by our code.
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { startDashboardApp, totp, type DashboardApp } from './dashboard-harness.ts';
 
 let t: DashboardApp;
 let acct: Awaited<ReturnType<DashboardApp['account']>>;
@@ -49,14 +48,6 @@ describe('change password', () => {
   });
 });
 
-function totp(base32: string, at = Date.now()): string {
-  const bits = [...base32].map((ch) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(ch).toString(2).padStart(5, '0')).join('');
-  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
-  const h = createHmac('sha1', key).update(counter).digest();
-  return String((h.readUInt32BE(h[19] & 15) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 describe('recovery codes', () => {
   it('ten come with two-step sign-in, are shown once, and each signs in once instead of a code', async () => {

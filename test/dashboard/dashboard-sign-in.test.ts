@@ -1,13 +1,12 @@
 // Sign-in and its refusals in a real browser against the real service: CSRF, the cookie and the
 // API key kept apart, another account's files, the throttle, inactivity, the Secure flag behind
 // an HTTPS proxy, the optional TOTP second factor (codes computed here by RFC 6238, not by our code).
-import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { SHOTS, startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { SHOTS, startDashboardApp, totp, type DashboardApp } from './dashboard-harness.ts';
 
 const DASHBOARD_SRC = path.resolve(import.meta.dirname, '../../src/http/dashboard');
 let t: DashboardApp;
@@ -17,15 +16,6 @@ let p: Page;
 let pdf: Buffer;
 const csrfOf = (page: Page) => page.evaluate(() => document.body.dataset.csrf!);
 
-/** RFC 6238 (SHA-1, 6 digits, 30 s) from the base32 key, as an authenticator app computes it */
-function totp(base32: string, at = Date.now()): string {
-  const bits = [...base32].map((ch) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(ch).toString(2).padStart(5, '0')).join('');
-  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
-  const h = createHmac('sha1', key).update(counter).digest();
-  return String((h.readUInt32BE(h[19] & 15) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 beforeAll(async () => {
   // behind a proxy on 127.0.0.1: X-Forwarded-Proto says whether the browser came over HTTPS,
