@@ -274,12 +274,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(schema) as [string, Setting<unknown>][]) {
     const raw = env[s.env];
-    if (raw === undefined || raw === '') {
-      out[key] = s.fallback;
-      continue;
-    }
     try {
-      out[key] = s.parse(raw, s.env);
+      out[key] = raw === undefined || raw === '' ? s.fallback : s.parse(raw, s.env);
     } catch (e) {
       problems.push((e as Error).message);
     }
