@@ -157,7 +157,9 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const intake = new IntakeService(db, intakeRepos, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
   const documents = new DocumentService(db, repos, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
-  const invoices = new InvoiceService(db, repos, config.maxAmountCents, events, outbox);
+  // a service reaches its neighbours' tables through their services, which join its transaction
+  const customers = new CustomerService(db, repos);
+  const invoices = new InvoiceService(db, repos, { customers, documents }, config.maxAmountCents, events, outbox);
   // a file not woken (Redis away) still runs at its next backoff tick or by the reconciler
   events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.scope, e.invoice).catch((err) => log.warn({ err: (err as Error).message }, 'could not wake the files waiting for a new invoice'))));
   closers.push(() => gate.close());
@@ -179,11 +181,11 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     checkPdf: pdf,
     pdfPool,
     accounts,
-    sshKeys: new SshKeyService(db, repos),
-    customers: new CustomerService(db, repos),
+    sshKeys: new SshKeyService(db, repos, accounts),
+    customers,
     invoices,
     documents,
-    payments: new PaymentService(db, repos, config.maxAmountCents, outbox),
+    payments: new PaymentService(db, repos, invoices, config.maxAmountCents, outbox),
     webhooks: new WebhookService(db, repos, outbox, deliveries, { allowPrivate: config.webhookAllowPrivate }, subscriptions),
     idempotency: new IdempotencyService(db, repos, config.idempotencyTtlHours, {
       waitMs: config.idempotencyWaitMs,
@@ -198,7 +200,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     intake,
     importActions: new IntakeActions(db, intakeRepos, scheduler, documents, invoices, outbox, events),
     connections: connectionDetails(config),
-    users: new UserService(db, repos, config.dashboardIdleMinutes),
+    users: new UserService(db, repos, accounts, config.dashboardIdleMinutes),
     intakeHistory: new IntakeHistoryService(db, repos),
     mailMessages: new MailMessageService(db, repos),
     signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, windowMs: config.dashboardSignInWindowMs }),

@@ -7,6 +7,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found } from '../repositories/scoped.ts';
+import { invoiceByNumberSql } from '../repositories/invoice-repository.ts';
 import { source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
 import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
@@ -47,11 +48,8 @@ export interface StagedIntake {
   invoiceByNumber?: string | null;
 }
 
-// The spec's number rule in one probe of the lower() index: an exact match wins (numbers are
-// unique per scope), otherwise a case-insensitive one only when it is the only one.
-const INVOICE_BY_NUMBER = `(select case when count(*) filter (where i.invoice_number = t.match_name) > 0 then min(i.id) filter (where i.invoice_number = t.match_name)
-    when count(*) = 1 then min(i.id) end
-  from invoices i where i.account_id = t.account_id and i.mode = t.mode and i.deleted_at is null and lower(i.invoice_number) = lower(t.match_name)) as invoice_by_number`;
+// the invoice a match name names, by the core's rule and SQL (repositories/invoice-repository.ts)
+const INVOICE_BY_NUMBER = `${invoiceByNumberSql('t.account_id', 't.mode', 't.match_name')} as invoice_by_number`;
 
 export interface PendingRef {
   seq: number;

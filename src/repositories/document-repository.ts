@@ -141,12 +141,22 @@ export class DocumentRepository {
     return { status: r.inserted ? 'attached' : 'unchanged', document: toMeta(r) };
   }
 
-  /** Tombstones the invoice's live documents and frees their bytes. */
+  /**
+   * Locks the invoice for an attach that runs again after losing a race (attachSql locks it too):
+   * a document's statements keep their invoice's pointer to it, so they lock that row themselves.
+   */
+  async lockInvoice(q: Queryable, scope: Scope, invoiceId: string): Promise<void> {
+    const w = scopeWhereId(scope, invoiceId);
+    await q.query(`select 1 from invoices t where ${w.sql} for update`, w.params);
+  }
+
+  /** Tombstones the invoice's live documents, frees their bytes and clears a live invoice's pointer to them. */
   async deleteForInvoice(q: Queryable, scope: Scope, invoiceId: string): Promise<void> {
     const w = scopeWhere(scope);
     await q.query(
-      `with gone as (update documents t set deleted_at = now(), content = null where ${w.sql} and t.invoice_id = $3 and t.deleted_at is null returning t.staged_id)
-       ${FREE_STAGED('gone')}`,
+      `with gone as (update documents t set deleted_at = now(), content = null where ${w.sql} and t.invoice_id = $3 and t.deleted_at is null returning t.staged_id),
+         freed as (${FREE_STAGED('gone')})
+       update invoices t set document_id = null, updated_at = now() where ${scopeWhereId(scope, invoiceId).sql} and t.deleted_at is null`,
       [...w.params, invoiceId],
     );
   }

@@ -59,6 +59,19 @@ const PATCH_COLUMNS: Record<keyof InvoicePatch, string> = {
   invoiceDate: 'invoice_date', invoiceDuedate: 'invoice_duedate', totalCents: 'total_cents', balanceCents: 'balance_cents', status: 'status',
 };
 
+/**
+ * The core's published read of an invoice by number, for a statement of another part: intake's
+ * worker asks it with the record it loads, in the same round trip. A scalar subquery, the id of the
+ * live invoice of `account` and `mode` (SQL expressions of the outer statement) numbered `number`:
+ * the spec's rule in one probe of the lower() index, an exact match first (numbers are unique per
+ * scope), otherwise a case-insensitive one only when it is the only one. Its SQL stays here, with
+ * findByNumber's, so that only the core's repositories name the invoices table.
+ */
+export const invoiceByNumberSql = (account: string, mode: string, number: string): string =>
+  `(select case when count(*) filter (where i.invoice_number = ${number}) > 0 then min(i.id) filter (where i.invoice_number = ${number})
+    when count(*) = 1 then min(i.id) end
+  from invoices i where i.account_id = ${account} and i.mode = ${mode} and i.deleted_at is null and lower(i.invoice_number) = lower(${number}))`;
+
 export class InvoiceRepository {
   find(q: Queryable, scope: Scope, id: string, lock = false): Promise<Found<Invoice>> {
     return findWithTombstone(q, source, scope, id, toInvoice, lock);

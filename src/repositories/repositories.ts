@@ -1,6 +1,6 @@
 // Every repository of the core, built once by the container (app/container.ts) and handed to the
-// services. A service names the ones it uses (Pick<Repositories, ...>): that is all it can reach,
-// and all a test must hand it. Statements take their Queryable per call, so that a service runs
+// services. A service names its own (Pick<Repositories, ...>; test/unit/service-repositories.test.ts
+// says which are whose): that is all it can reach, and all a test must hand it. Statements take their Queryable per call, so that a service runs
 // them inside its transaction or the request's unit of work (db/units.ts).
 import { AccountRepository } from './account-repository.ts';
 import { CustomerRepository } from './customer-repository.ts';

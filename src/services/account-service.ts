@@ -49,6 +49,11 @@ export class AccountService {
     return this.view(DomainError.unlessFound(await this.repos.accounts.find(this.db, id), 'account', id));
   }
 
+  /** Refuses (not_found) an account that does not exist: what a user or a key is added to. */
+  async require(id: string): Promise<void> {
+    if (!(await this.repos.accounts.find(this.db, id))) throw DomainError.notFound('account', id);
+  }
+
   keyHints(id: string): Promise<Partial<Record<Mode, string>>> {
     return this.repos.accounts.keyHints(this.db, id);
   }

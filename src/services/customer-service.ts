@@ -5,6 +5,7 @@ import { newId } from '../domain/ids.ts';
 import { LANGUAGES, UNRELEASED_LANGUAGES, type Customer, type CustomerFields } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
+import type { Found } from '../repositories/scoped.ts';
 
 export type CustomerInput = { customerCode: string } & Partial<Record<keyof CustomerFields, string>>;
 
@@ -62,7 +63,12 @@ export class CustomerService {
   }
 
   async get(scope: Scope, id: string): Promise<Customer> {
-    return DomainError.unlessDeleted(await this.repos.customers.find(this.db, scope, id), 'customer', id);
+    return DomainError.unlessDeleted(await this.find(scope, id), 'customer', id);
+  }
+
+  /** The customer with this id, deleted ones included (deleted says so). */
+  find(scope: Scope, id: string): Promise<Found<Customer>> {
+    return this.repos.customers.find(this.db, scope, id);
   }
 
   async findByCode(scope: Scope, code: string): Promise<Customer> {

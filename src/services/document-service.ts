@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
@@ -11,7 +11,7 @@ import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
 import { looksLikeXml, openPdf } from '../domain/pdf-container.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { AttachOutcome } from '../repositories/document-repository.ts';
-import type { EventOutbox } from './event-outbox.ts';
+import type { EventOutbox, RecordEvent } from './event-outbox.ts';
 
 export interface AttachRequest {
   invoiceId: string;
@@ -61,7 +61,7 @@ export class PdfContentError extends DomainError {
 export class DocumentService {
   constructor(
     private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'documents' | 'invoices'>,
+    private readonly repos: Pick<Repositories, 'documents'>,
     private readonly checkPdf: PdfChecker,
     private readonly outbox: EventOutbox,
     /** XML e-invoices rendered as PDFs that embed them (in a PDF check thread) */
@@ -119,7 +119,7 @@ export class DocumentService {
       // A concurrent attach to this invoice committed after the statement's snapshot. Locking the
       // invoice first gives the statement a snapshot taken after every earlier attach committed.
       outcome = await this.outbox.transaction(async (tx, record) => {
-        await this.repos.invoices.find(tx, scope, req.invoiceId, true);
+        await this.repos.documents.lockInvoice(tx, scope, req.invoiceId);
         const retried = await this.repos.documents.attach(tx, scope, doc);
         await record(scope, 'document.attached', attached(retried));
         return retried;
@@ -163,7 +163,15 @@ export class DocumentService {
     await this.outbox.transaction(async (tx, record) => {
       await record(scope, 'document.deleted', () => ({ resource: 'document', document: meta }));
       await this.repos.documents.deleteForInvoice(tx, scope, meta.invoiceId);
-      await this.repos.invoices.update(tx, scope, meta.invoiceId, { documentId: null });
     });
+  }
+
+  /** The invoice's document goes with the invoice, in the invoice's delete transaction `tx`. */
+  async removeForInvoice(tx: Queryable, record: RecordEvent, scope: Scope, invoiceId: string): Promise<void> {
+    await record(scope, 'document.deleted', async () => {
+      const document = await this.repos.documents.findCurrentForInvoice(tx, scope, invoiceId);
+      return document && { resource: 'document', document };
+    });
+    await this.repos.documents.deleteForInvoice(tx, scope, invoiceId);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import { parseDate } from '../domain/dates.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -9,6 +9,8 @@ import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { InvoiceNumberMatch, InvoicePatch } from '../repositories/invoice-repository.ts';
 import type { Found } from '../repositories/scoped.ts';
+import type { CustomerService } from './customer-service.ts';
+import type { DocumentService } from './document-service.ts';
 import type { DomainEvents } from './domain-events.ts';
 import type { EventOutbox } from './event-outbox.ts';
 
@@ -34,7 +36,9 @@ export function parseStatus(raw: string | undefined, field = 'invoiceStatus'): I
 export class InvoiceService {
   constructor(
     private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'customers' | 'documents' | 'invoices'>,
+    private readonly repos: Pick<Repositories, 'invoices'>,
+    /** a refused insert is explained by its customer; a deleted invoice's document goes with it */
+    private readonly neighbours: { customers: Pick<CustomerService, 'find'>; documents: Pick<DocumentService, 'removeForInvoice'> },
     private readonly maxCents: number,
     private readonly events: DomainEvents,
     private readonly outbox: EventOutbox,
@@ -60,7 +64,7 @@ export class InvoiceService {
     // one statement on the happy path; only a refusal pays for finding out why
     const created = await this.repos.invoices.insertForCustomer(this.db, scope, inv);
     if (!created) {
-      DomainError.unlessDeleted(await this.repos.customers.find(this.db, scope, input.customer), 'customer', input.customer, 'customer');
+      DomainError.unlessDeleted(await this.neighbours.customers.find(scope, input.customer), 'customer', input.customer, 'customer');
       throw DomainError.conflict(`An invoice with number ${number} already exists.`, 'invoiceNumber');
     }
     this.events.emit('invoiceCreated', { scope, invoice: created });
@@ -125,13 +129,31 @@ export class InvoiceService {
   async delete(scope: Scope, id: string): Promise<void> {
     await this.outbox.transaction(async (tx, record) => {
       DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id, true), 'invoice', id);
-      await record(scope, 'document.deleted', async () => {
-        const document = await this.repos.documents.findCurrentForInvoice(tx, scope, id);
-        return document && { resource: 'document', document };
-      });
       await this.repos.invoices.markDeleted(tx, scope, id);
-      await this.repos.documents.deleteForInvoice(tx, scope, id); // a deleted invoice's PDF is gone too (410)
+      await this.neighbours.documents.removeForInvoice(tx, record, scope, id); // a deleted invoice's PDF is gone too (410)
     });
+  }
+
+  // In the caller's transaction (`tx`, which the caller's service opened): what a payment changes.
+
+  /**
+   * Lowers the balance of the invoice, locked, by a payment; at 0.00 it is paid. Refused (field
+   * `invoice` or `amount`) when the invoice is missing, deleted, paid, cancelled, or owes less.
+   */
+  async takePayment(tx: Queryable, scope: Scope, id: string, amountCents: number): Promise<{ invoice: Invoice; paid: boolean }> {
+    const invoice = DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id, true), 'invoice', id, 'invoice');
+    if (invoice.status === 'paid' || invoice.status === 'cancelled') {
+      throw DomainError.unprocessable(`The invoice is ${invoice.status}; it takes no payments`, 'invoice');
+    }
+    if (amountCents > invoice.balanceCents) throw DomainError.unprocessable('The amount is higher than the invoice balance', 'amount');
+    const balanceCents = invoice.balanceCents - amountCents;
+    await this.repos.invoices.update(tx, scope, invoice.id, { balanceCents, status: balanceCents === 0 ? 'paid' : undefined });
+    return { invoice, paid: balanceCents === 0 };
+  }
+
+  /** The invoice as the caller's transaction sees it now. */
+  async current(tx: Queryable, scope: Scope, id: string): Promise<Invoice> {
+    return DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id), 'invoice', id);
   }
 }
 

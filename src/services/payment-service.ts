@@ -8,6 +8,7 @@ import { parseAmount } from '../domain/money.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { EventOutbox } from './event-outbox.ts';
+import type { InvoiceService } from './invoice-service.ts';
 
 export interface PaymentInput {
   invoice: string;
@@ -19,7 +20,9 @@ export interface PaymentInput {
 export class PaymentService {
   constructor(
     private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'invoices' | 'payments'>,
+    private readonly repos: Pick<Repositories, 'payments'>,
+    /** the invoice a payment lowers, in the payment's transaction */
+    private readonly invoices: Pick<InvoiceService, 'takePayment' | 'current'>,
     private readonly maxCents: number,
     private readonly outbox: EventOutbox,
   ) {}
@@ -32,18 +35,12 @@ export class PaymentService {
     if (!PAYMENT_METHODS.includes(method)) throw DomainError.invalid(`Field method must be one of ${PAYMENT_METHODS.join(', ')}`, 'method');
     if (amountCents <= 0) throw DomainError.unprocessable('The amount must be more than 0.00', 'amount');
     return this.outbox.transaction(async (tx, record) => {
-      const invoice = DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, input.invoice, true), 'invoice', input.invoice, 'invoice');
-      if (invoice.status === 'paid' || invoice.status === 'cancelled') {
-        throw DomainError.unprocessable(`The invoice is ${invoice.status}; it takes no payments`, 'invoice');
-      }
-      if (amountCents > invoice.balanceCents) throw DomainError.unprocessable('The amount is higher than the invoice balance', 'amount');
-      const balanceCents = invoice.balanceCents - amountCents;
-      await this.repos.invoices.update(tx, scope, invoice.id, { balanceCents, status: balanceCents === 0 ? 'paid' : undefined });
+      const { invoice, paid } = await this.invoices.takePayment(tx, scope, input.invoice, amountCents);
       const id = newId('pay');
       await this.repos.payments.insert(tx, scope, { id, invoiceId: invoice.id, date, amountCents, method });
       const payment = (await this.repos.payments.find(tx, scope, id))!;
       await record(scope, 'payment.created', () => ({ resource: 'payment', payment }));
-      if (balanceCents === 0) await record(scope, 'invoice.paid', async () => ({ resource: 'invoice', invoice: (await this.repos.invoices.find(tx, scope, invoice.id))!.record }));
+      if (paid) await record(scope, 'invoice.paid', async () => ({ resource: 'invoice', invoice: await this.invoices.current(tx, scope, invoice.id) }));
       return payment;
     });
   }

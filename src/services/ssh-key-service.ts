@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { sshFingerprint } from '../domain/ssh-public-keys.ts';
 import type { SshKeyRow } from '../repositories/ssh-key-repository.ts';
+import type { AccountService } from './account-service.ts';
 import { parseSshPublicKey } from './ssh-key-parser.ts';
 
 export interface SshKeyView {
@@ -23,14 +24,16 @@ const view = (r: SshKeyRow): SshKeyView => ({ id: r.id, mode: r.mode, type: r.ke
 export class SshKeyService {
   constructor(
     private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'accounts' | 'sshKeys'>,
+    private readonly repos: Pick<Repositories, 'sshKeys'>,
+    /** a key is registered for an account that exists */
+    private readonly accounts: Pick<AccountService, 'require'>,
   ) {}
 
   /** Registers a public key for one mode of the account; a key opens one mode only. */
   async add(accountId: string, mode: Mode, publicKey: string, comment?: string): Promise<SshKeyView> {
     const key = await parseSshPublicKey(publicKey);
     if ('error' in key) throw DomainError.invalid(key.error, 'publicKey');
-    await this.requireAccount(accountId);
+    await this.accounts.require(accountId);
     const row = await this.repos.sshKeys.insert(this.db, {
       id: newId('ssk'),
       account_id: accountId,
@@ -46,7 +49,7 @@ export class SshKeyService {
   }
 
   async list(accountId: string): Promise<SshKeyView[]> {
-    await this.requireAccount(accountId);
+    await this.accounts.require(accountId);
     return (await this.repos.sshKeys.list(this.db, accountId)).map(view);
   }
 
@@ -63,9 +66,5 @@ export class SshKeyService {
   /** Whether the key still exists (removed keys end their sessions). */
   stillRegistered(keyId: string): Promise<boolean> {
     return this.repos.sshKeys.exists(this.db, keyId);
-  }
-
-  private async requireAccount(id: string) {
-    if (!(await this.repos.accounts.find(this.db, id))) throw DomainError.notFound('account', id);
   }
 }

@@ -7,6 +7,7 @@ import { DomainError } from '../domain/errors.ts';
 import { newId, randomToken } from '../domain/ids.ts';
 import type { Mode } from '../domain/scope.ts';
 import type { SessionRow, UserRow } from '../repositories/user-repository.ts';
+import type { AccountService } from './account-service.ts';
 import { dummyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { isTotpSecret, newRecoveryCodes, normalRecoveryCode, totpStep } from './second-factor.ts';
 
@@ -31,7 +32,9 @@ const view = (u: UserRow): UserView => ({ id: u.id, email: u.email, status: u.pa
 export class UserService {
   constructor(
     private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'accounts' | 'users'>,
+    private readonly repos: Pick<Repositories, 'users'>,
+    /** a person is invited to an account that exists */
+    private readonly accounts: Pick<AccountService, 'require'>,
     private readonly idleMinutes: number,
   ) {}
 
@@ -39,7 +42,7 @@ export class UserService {
   async invite(accountId: string, email: string, role: 'owner' | 'member' = 'owner'): Promise<UserView & { token: string }> {
     const address = email?.trim() ?? '';
     if (!EMAIL.test(address) || address.length > 254) throw DomainError.invalid('Field email must be an e-mail address', 'email');
-    if (!(await this.repos.accounts.find(this.db, accountId))) throw DomainError.notFound('account', accountId);
+    await this.accounts.require(accountId);
     const token = randomToken(40);
     const row = await this.repos.users.upsertInvite(this.db, { id: newId('usr'), accountId, email: address, inviteHash: sha256(token), expiresAt: new Date(Date.now() + INVITE_HOURS * 3_600_000), role });
     if (!row) throw DomainError.conflict(`The e-mail address ${address} signs in to another account already`, 'email');
@@ -47,7 +50,7 @@ export class UserService {
   }
 
   async list(accountId: string): Promise<UserView[]> {
-    if (!(await this.repos.accounts.find(this.db, accountId))) throw DomainError.notFound('account', accountId);
+    await this.accounts.require(accountId);
     return (await this.repos.users.list(this.db, accountId)).map(view);
   }
 

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { until } from '../../testkit/wait.ts';
+import { postImport } from '../helpers/imports.ts';
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
 
 let t: IntakeApp;
@@ -25,11 +26,7 @@ async function invoice(key: string, invoiceNumber = `F-${Date.now().toString(36)
   return res.body;
 }
 
-async function upload(key: string, filename: string, bytes: Buffer) {
-  const res = await t.request('POST', '/v2/imports', { key, body: { Filename: filename, Content: bytes.toString('base64') } });
-  expect(res.status).toBe(202);
-  return res.body;
-}
+const upload = (key: string, filename: string, bytes: Buffer) => postImport(t.request, key, filename, bytes);
 
 /** Whether each intake file still holds its staged bytes. */
 const stagedBytes = async (...ids: string[]) => Object.fromEntries(

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../src/db/database.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import type { Customer, Invoice } from '../../src/domain/models.ts';
+import type { Customer, DocumentMeta, Invoice } from '../../src/domain/models.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import { CustomerRepository } from '../../src/repositories/customer-repository.ts';
 import { DocumentRepository } from '../../src/repositories/document-repository.ts';
@@ -12,6 +12,8 @@ import { InvoiceRepository, type InvoicePatch, type NewInvoice } from '../../src
 import type { Found } from '../../src/repositories/scoped.ts';
 import { WebhookEventRepository } from '../../src/repositories/webhook-event-repository.ts';
 import { DomainEvents, type DomainEventMap } from '../../src/services/domain-events.ts';
+import { CustomerService } from '../../src/services/customer-service.ts';
+import { DocumentService } from '../../src/services/document-service.ts';
 import { EventOutbox } from '../../src/services/event-outbox.ts';
 import { InvoiceService } from '../../src/services/invoice-service.ts';
 
@@ -66,6 +68,28 @@ class MemoryInvoices extends InvoiceRepository {
     const row = this.rows.get(key(s, id))!;
     for (const [k, v] of Object.entries(patch)) if (v !== undefined) Object.assign(row.record, { [k]: v });
   }
+
+  /** the Queryable each delete ran on: the invoice's transaction */
+  readonly deletedOn: Queryable[] = [];
+  override async markDeleted(q: Queryable, s: Scope, id: string): Promise<void> {
+    this.deletedOn.push(q);
+    this.rows.get(key(s, id))!.deleted = true;
+  }
+}
+
+/** The current document of each invoice; records the Queryable every statement ran on. */
+class MemoryDocuments extends DocumentRepository {
+  readonly current = new Map<string, DocumentMeta>();
+  readonly ranOn: Queryable[] = [];
+  override async findCurrentForInvoice(q: Queryable, s: Scope, invoiceId: string): Promise<DocumentMeta | undefined> {
+    this.ranOn.push(q);
+    return this.current.get(key(s, invoiceId));
+  }
+
+  override async deleteForInvoice(q: Queryable, s: Scope, invoiceId: string): Promise<void> {
+    this.ranOn.push(q);
+    this.current.delete(key(s, invoiceId));
+  }
 }
 
 class MemoryEvents extends WebhookEventRepository {
@@ -78,19 +102,25 @@ class MemoryEvents extends WebhookEventRepository {
 function build() {
   const customers = new MemoryCustomers();
   const invoices = new MemoryInvoices(customers);
+  const documents = new MemoryDocuments();
   const webhookEvents = new MemoryEvents();
   const events = new DomainEvents();
   const created: DomainEventMap['invoiceCreated'][] = [];
   events.on('invoiceCreated', (e) => void created.push(e));
   // every endpoint wants every event: what the outbox writes is the test's to read
   const outbox = new EventOutbox(noSql, { webhookEvents }, (subject) => subject, { wants: async () => true });
-  const service = new InvoiceService(noSql, { customers, invoices, documents: new DocumentRepository() }, 1_000_000_00, events, outbox);
+  // the neighbours' services, on their own repositories: the only way InvoiceService reaches their rows
+  const neighbours = {
+    customers: new CustomerService(noSql, { customers }),
+    documents: new DocumentService(noSql, { documents }, refuse, outbox, refuse, refuse),
+  };
+  const service = new InvoiceService(noSql, { invoices }, neighbours, 1_000_000_00, events, outbox);
   const customer: Customer = {
     id: 'cst_1', customerCode: 'C-1', name: 'Bakkerij', address: null, postalcode: null, city: null, country: 'NL', contact: null,
     phone: null, mobile: null, email: null, invoiceEmail: null, registrationNumber: null, language: null,
   };
   customers.rows.set(key(scope, customer.id), { record: customer, deleted: false });
-  return { service, customers, invoices, webhookEvents, created };
+  return { service, customers, invoices, documents, webhookEvents, created };
 }
 
 const input = { customer: 'cst_1', invoiceNumber: ' INV-7 ', invoiceDate: '05-01-2026', invoiceDuedate: '04-02-2026', invoiceTotal: '12.50' };
@@ -131,5 +161,20 @@ describe('InvoiceService on the repositories it is handed', () => {
     expect((await service.byIdOrNumber(scope, id)).id).toBe(id);
     expect((await service.byIdOrNumber(scope, ' INV-7')).id).toBe(id);
     await expect(service.byIdOrNumber(scope, 'INV-404')).rejects.toMatchObject({ kind: 'not_found', field: 'invoice' });
+  });
+
+  it('a deleted invoice takes its document along through DocumentService, in the invoice\'s transaction', async () => {
+    const { service, invoices, documents, webhookEvents } = build();
+    const { id } = await service.create(scope, input);
+    const document: DocumentMeta = {
+      id: 'doc_1', invoiceId: id, filename: 'INV-7.pdf', mediaType: 'application/pdf', size: 4, sha256: 'x', source: 'api', createdAt: new Date(0), matchedBy: null, originalName: null,
+    };
+    documents.current.set(key(scope, id), document);
+    await service.delete(scope, id);
+    expect(documents.current.size).toBe(0);
+    expect(webhookEvents.written.map((e) => [e.type, JSON.parse(e.body).data.document.id])).toEqual([['document.deleted', 'doc_1']]);
+    const [tx] = invoices.deletedOn;
+    expect(tx).not.toBe(noSql);
+    expect(documents.ranOn).toEqual([tx, tx]);
   });
 });
