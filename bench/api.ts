@@ -6,6 +6,8 @@
 //   npm run bench:api                      (BENCH_DURATION=5 seconds per measurement, BENCH_ROUNDS=3)
 //   SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" BENCH_ONLY=get npm run bench:api   (profile the service;
 //   BARE_NODE_ARGS the same for the baseline; BENCH_ONLY: get, post, content or a list such as get,post)
+//   BENCH_BUDGET=1 npm run bench:api       (the budget: the bare server with the service's promises added
+//   one at a time, BARE_WITH in bare-server.ts, each level and the service alternating in every round)
 //
 // The service runs as its own process (ROLES=api, LOG_LEVEL=warn) exactly as `npm start` runs it,
 // with its real rate limiter (budget set high enough never to trip) and real key checks.
@@ -25,6 +27,9 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 64;
 const ONLY = process.env.BENCH_ONLY?.split(','); // while profiling one path
+const BUDGET = Boolean(process.env.BENCH_BUDGET);
+// the budget's levels: each adds the next of bare-server.ts's BARE_WITH steps to the one before
+const STEPS = ['id', 'key', 'gate', 'guard', 'schema', 'metrics', 'sql', 'wake'];
 const children: ChildProcess[] = [];
 
 const rand = () => Math.random().toString(36).slice(2, 10);
@@ -70,6 +75,47 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+interface BudgetCase { key: string; what: string; barePath?: string; body?: (run: string) => string; service: () => Promise<Row> }
+type Started = { pid: number; url: string };
+
+/**
+ * The budget: a bare server per level, each with one more of the service's promises than the one
+ * before (BARE_WITH), and the service, all alternating in every round (the order flips each round).
+ * Prints each level's req/s against the bare server's in the same round and its server CPU per request.
+ */
+async function budget(cases: BudgetCase[], startBare: (port: number, steps?: string) => Promise<Started>, auth: Record<string, string>) {
+  const levels = ['', ...STEPS.map((_, i) => STEPS.slice(0, i + 1).join(','))];
+  const servers: (Started & { name: string; steps: string })[] = [];
+  for (const steps of levels) servers.push({ steps, name: steps ? `+${steps.split(',').at(-1)}` : 'bare', ...(await startBare(await freePort(), steps)) });
+  console.log(`\nbudget: ${CONNECTIONS} connections, ${DURATION} s per measurement, ${ROUNDS} rounds, ${os.cpus().length} CPUs, load average ${load()}`);
+  for (const c of cases) {
+    const runs = [
+      // wake only follows an insert
+      ...servers.filter((s) => c.key === 'post' || !s.steps.endsWith('wake')).map((s) => ({
+        name: s.name, run: () => measure(`${c.what} ${s.name}`, s.pid, `${s.url}${c.barePath}`, { headers: auth, body: c.body }),
+      })),
+      { name: 'service', run: c.service },
+    ];
+    const rows: Row[][] = runs.map(() => []);
+    for (let round = 1; round <= ROUNDS; round++) {
+      console.log(`${c.what} round ${round}`);
+      const order = runs.map((_, i) => i);
+      if (round % 2 === 0) order.reverse();
+      for (const i of order) rows[i].push(await runs[i].run());
+    }
+    console.log(`\n${c.what} budget (median of ${ROUNDS} rounds; each level adds one promise to the level above; load average now ${load()})`);
+    console.log(`  ${'level'.padEnd(10)} ${'req/s'.padStart(7)} ${'ratio'.padStart(6)} ${'CPU µs/req'.padStart(11)} ${'added'.padStart(6)} ${'PostgreSQL µs/req'.padStart(18)}`);
+    let before: number | undefined;
+    for (const [i, r] of runs.entries()) {
+      const cpu = median(rows[i].map((x) => x.cpuUs));
+      const ratio = median(rows[i].map((x, round) => x.rps / rows[0][round].rps));
+      const added = before === undefined ? '' : (cpu - before).toFixed(0);
+      console.log(`  ${r.name.padEnd(10)} ${median(rows[i].map((x) => x.rps)).toFixed(0).padStart(7)} ${ratio.toFixed(2).padStart(6)} ${cpu.toFixed(0).padStart(11)} ${added.padStart(6)} ${median(rows[i].map((x) => x.pgUs)).toFixed(0).padStart(18)}`);
+      before = cpu;
+    }
+  }
+}
+
 async function main() {
   ensureWrk();
   await admin.connect();
@@ -86,9 +132,13 @@ async function main() {
     });
     const service = `http://127.0.0.1:${servicePort}`;
     await waitUntilReady(async () => (await fetch(`${service}/readyz`)).status < 500, `${service}/readyz`, 60_000);
-    const bareProcess = start('bare', [...(process.env.BARE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(barePort), DATABASE_URL: dbUrl.toString() });
-    const bare = `http://127.0.0.1:${barePort}`;
-    await waitUntilReady(async () => (await fetch(`${bare}/invoices/none`)).status < 500, `${bare}/invoices/none`, 60_000);
+    const startBare = async (port: number, steps = '') => {
+      const child = start(`bare${steps && `+${steps}`}`, [...(process.env.BARE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(port), DATABASE_URL: dbUrl.toString(), BARE_WITH: steps, ...(BUDGET ? { BARE_IDLE_MS: '1000' } : {}) });
+      const url = `http://127.0.0.1:${port}`;
+      await waitUntilReady(async () => (await fetch(`${url}/documents/none/content`)).status < 500, `${url}/documents/none/content`, 60_000);
+      return { pid: child.pid!, url };
+    };
+    const { pid: barePid, url: bare } = await startBare(barePort);
 
     const account = await json(`${service}/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ name: 'bench' }) });
     const auth = { authorization: `Bearer ${account.liveKey}`, 'content-type': 'application/json' };
@@ -108,18 +158,18 @@ async function main() {
 
     console.log(`\nPostgreSQL ${dbName}, wrk with ${CONNECTIONS} connections (1 thread), ${DURATION} s per measurement, ${ROUNDS} rounds, ${os.cpus().length} CPUs, load average ${load()}`);
     const svcPid = serviceProcess.pid!;
-    const barePid = bareProcess.pid!;
     const cases = [
-      { key: 'get', what: 'GET ', target: 0.9,
+      { key: 'get', what: 'GET ', target: 0.9, barePath: `/invoices/${invoice.id}`, body: undefined,
         bare: () => measure('bare    GET /invoices/{id}', barePid, `${bare}/invoices/${invoice.id}`),
         service: () => measure('service GET /v2/invoices/{id}', svcPid, `${service}/v2/invoices/${invoice.id}`, { headers: auth }) },
-      { key: 'post', what: 'POST', target: 0.8,
+      { key: 'post', what: 'POST', target: 0.8, barePath: '/invoices', body: postBody({ account: account.id }),
         bare: () => measure('bare    POST /invoices', barePid, `${bare}/invoices`, { headers: { 'content-type': 'application/json' }, body: postBody({ account: account.id }) }),
         service: () => measure('service POST /v2/invoices', svcPid, `${service}/v2/invoices`, { headers: auth, body: postBody() }) },
       { key: 'content', what: 'GET content (1 MB)',
         bare: () => measure('bare    GET /documents/{id}/content', barePid, `${bare}/documents/${document.id}/content`),
         service: () => measure('service GET /v2/documents/{id}/content', svcPid, `${service}/v2/documents/${document.id}/content`, { headers: auth }) },
     ].filter((c) => !ONLY || ONLY.includes(c.key));
+    if (BUDGET) return await budget(cases.filter((c) => c.key !== 'content'), startBare, auth);
     const rows = cases.map(() => ({ bare: [] as Row[], service: [] as Row[] }));
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}`);

@@ -24,6 +24,12 @@ export interface AnnouncedCache {
   clear(): void;
 }
 
+export interface GateAnswer {
+  allowed: boolean;
+  remaining: number;
+  resetMs: number;
+}
+
 export class RequestGate implements KeyRevocations {
   private readonly limiter: RateLimiterRedis;
   private confirmed = 0; // when the last answered PING was sent
@@ -57,12 +63,18 @@ export class RequestGate implements KeyRevocations {
     }, TRUST_MS / 4).unref();
   }
 
+  /** Counts a request of `bucket` from the slice this node holds, at once; null when a slice must be reserved first (consume). */
+  take(bucket: string): GateAnswer | null {
+    const s = this.slices.get(bucket);
+    const resetMs = (s?.until ?? 0) - Date.now();
+    return s && resetMs > 0 && s.left > 0 ? { allowed: true, remaining: s.remaining + --s.left, resetMs } : null;
+  }
+
   /** Counts a request of `bucket`: the budget left and when its window ends; undefined if no limiter answered (fail open). */
-  async consume(bucket: string): Promise<{ allowed: boolean; remaining: number; resetMs: number } | undefined> {
+  async consume(bucket: string): Promise<GateAnswer | undefined> {
     for (;;) {
-      const s = this.slices.get(bucket);
-      const resetMs = (s?.until ?? 0) - Date.now();
-      if (s && resetMs > 0 && s.left > 0) return { allowed: true, remaining: s.remaining + --s.left, resetMs };
+      const taken = this.take(bucket);
+      if (taken) return taken;
       let reserved = this.reserving.get(bucket);
       if (!reserved) this.reserving.set(bucket, (reserved = this.reserve(bucket).finally(() => this.reserving.delete(bucket))));
       const outcome = await reserved;

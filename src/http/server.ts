@@ -70,7 +70,7 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
       ignoreTrailingSlash: true,
       // long enough that the route schemas, not the router, refuse over-long ids (naming the field)
       maxParamLength: MAX_PARAM_LENGTH,
-      querystringParser: (s: string) => lowercaseKeys(parseQuery(s)),
+      querystringParser: (s: string) => (s.length === 0 ? {} : lowercaseKeys(parseQuery(s))), // most requests have none
     },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
   } as any) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
