@@ -17,14 +17,6 @@ declare module 'fastify' {
   }
 }
 
-interface KnownKey {
-  key: string;
-  hash: string;
-  /** the key's rate-limit bucket */
-  bucket: string;
-}
-const KNOWN_KEYS = 10_000;
-
 /** "1 minute", "30 seconds": the window in words for the 429 detail (whole seconds, see config) */
 const windowText = (ms: number) => (ms % 60_000 === 0 ? (ms === 60_000 ? '1 minute' : `${ms / 60_000} minutes`) : ms === 1000 ? '1 second' : `${ms / 1000} seconds`);
 
@@ -33,37 +25,23 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
   // start limiting (and caching) from the first request when Redis is there; never hold start-up for it
   app.addHook('onReady', () => c.gate.ready(2000));
 
-  // A known Authorization header costs one map lookup: its key's hash and rate-limit bucket are
-  // remembered (the header's pattern, the key's and SHA-256 cost 2-5 µs a request). What a key opens
-  // is not remembered here but in the key cache, which hears revocations. Raw keys stay in this
-  // node's memory while they are in use, as in each request's headers; oldest out first.
-  const known = new Map<string, KnownKey>();
-  const knownKey = (authorization: string): KnownKey | undefined => {
-    let k = known.get(authorization);
-    if (k) return k;
-    const key = bearerToken(authorization);
-    if (key === undefined || keyMode(key) === undefined) return undefined;
-    if (known.size >= KNOWN_KEYS) known.delete(known.keys().next().value!);
-    const hash = hashKey(key);
-    known.set(authorization, (k = { key, hash, bucket: `k:${hash}` }));
-    return k;
-  };
-
   app.decorateRequest('scope', null);
   app.addHook('onRequest', async (req, reply) => {
-    const authorization = req.headers.authorization;
-    const k = authorization === undefined ? undefined : knownKey(authorization);
+    // The key is hashed on every request rather than remembered by its raw text: no raw key
+    // outlives its request in this node's memory (a heap dump holds none).
+    const key = bearerToken(req.headers.authorization);
+    const hash = key !== undefined && keyMode(key) !== undefined ? hashKey(key) : undefined;
     // one budget per key; requests without a usable key share their address's budget. The slice
     // this node holds answers at once; only the request that takes the next one waits for Redis.
-    const bucket = k ? k.bucket : `ip:${req.ip}`;
+    const bucket = hash ? `k:${hash}` : `ip:${req.ip}`;
     const gate = c.gate.take(bucket) ?? (await c.gate.consume(bucket));
     if (gate) {
       const resetS = Math.ceil(gate.resetMs / 1000);
       reply.header('x-ratelimit-limit', max).header('x-ratelimit-remaining', gate.remaining).header('x-ratelimit-reset', resetS);
       if (!gate.allowed) throw new ApiError(429, `Rate limit of ${max} requests per ${windowText(windowMs)} reached; retry after ${resetS} s`, undefined, { 'retry-after': String(resetS) });
     }
-    if (!k && bearerToken(authorization) === undefined) throw ApiError.unauthorized('Send the API key as Authorization: Bearer <key>');
-    const scope = k && (await c.accounts.authenticate(k.key, c.gate.cacheTrusted(), k.hash));
+    if (!key) throw ApiError.unauthorized('Send the API key as Authorization: Bearer <key>');
+    const scope = hash && (await c.accounts.authenticate(key, c.gate.cacheTrusted(), hash));
     if (!scope) throw ApiError.unauthorized('The API key is invalid or has been replaced');
     req.scope = scope;
   });
