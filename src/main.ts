@@ -36,6 +36,10 @@ async function main() {
   }
   // read by V8 at every full GC, so it applies from the first one (see HEAP_GROWING_PERCENT)
   if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
+  // PGlite's WebAssembly with V8's baseline compiler only: optimising its hot functions cost a start
+  // about 1 s of CPU and the process 40-50 MB for good, and bought its queries nothing measurable
+  // (docs/operations.md, "The embedded default, measured"). Read when the module is compiled.
+  if (!config.databaseUrl) v8.setFlagsFromString('--liftoff-only');
   const log = createLogger(config.logLevel, await logDestination(), { secrets: [config.adminToken, config.metricsToken] });
   log.info({ roles: config.roles as Role[] }, 'starting invoice-intake');
 
