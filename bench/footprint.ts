@@ -98,7 +98,8 @@ const readyz = `http://127.0.0.1:${port}/readyz`;
 // references: the floor of a Node start, and PGlite opening the shipped database alone
 const bare = await startAndWait(process.execPath, ['-e', `require('http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1')`], env, readyz);
 await stopTree(bare);
-const pgliteAlone = await startAndWait(process.execPath, ['--input-type=module', '-e', `
+// with the V8 flag the service sets for it (src/main.ts)
+const pgliteAlone = await startAndWait(process.execPath, ['--liftoff-only', '--input-type=module', '-e', `
   import http from 'node:http';
   import { openPglite } from './dist/db/pglite.js';
   const db = await openPglite(${JSON.stringify(path.join(work, 'pglite-alone'))});
