@@ -64,7 +64,7 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
   const { timeoutMs = 30_000, maxHeapMb = 512, threadUrl = THREAD_URL, idleMs = 30_000 } = opts;
   let pool: Piscina | undefined;
   let closed = false;
-  let warming = 0;
+  let warmed = 0; // warm() tasks done, not counted as checks
   const threads = () => {
     if (pool) return pool;
     const p = new Piscina({
@@ -129,15 +129,14 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
         throw e;
       }
     },
-    stats: () => ({ threads: pool?.threads.length ?? 0, checked: (pool?.completed ?? 0) - warming, queued: pool?.queueSize ?? 0 }),
+    stats: () => ({ threads: pool?.threads.length ?? 0, checked: (pool?.completed ?? 0) - warmed, queued: pool?.queueSize ?? 0 }),
     warm() {
       if (closed) return;
       // an empty file is refused at once by each thread (one task each makes piscina start them all);
       // they end after idleMs without a file like any other
       const busy = threads().threads.length + threads().queueSize;
       for (let i = busy; i < size; i++) {
-        warming++;
-        threads().run({ bytes: new Uint8Array(0) }).catch(() => {});
+        threads().run({ bytes: new Uint8Array(0) }).then(() => warmed++, () => {});
       }
     },
     async close() {
