@@ -1,9 +1,10 @@
 // `npm run bench:footprint`: what the embedded default costs a newcomer (docs: README, "The embedded
 // default"). `npm start` on a fresh DATA_DIR (the shipped database, a private redis-server: REDIS_URL
 // unset and REDIS_DEFAULT_URL pointed at a free port), then a restart without a source change, then
-// the idle process tree 60 s after one account was created. Prints each figure with its target,
-// and a reference measured in the same run: a bare Node process answering HTTP (the floor of any
-// start) and PGlite alone opening the same shipped database.
+// the idle process tree 60 s after one account was created. Prints each figure with its target and
+// the load average of that moment, and the floors measured alone in the same run: a bare Node
+// process answering HTTP (the floor of any start), PGlite alone opening the same shipped database,
+// the service's modules alone (imported, nothing started), and redis-server (from the tree).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,6 +44,8 @@ interface Started {
   /** RSS of the tree once ready */
   readyKb: number;
   sampling: { stop(): number };
+  /** load average (1 min) when it answered */
+  load: string;
 }
 
 /** Starts `cmd`, samples the RSS of its whole tree every 20 ms, and waits for `url` to answer 200. */
@@ -66,7 +69,7 @@ async function startAndWait(cmd: string, args: string[], env: Record<string, str
   const readyMs = performance.now() - t0;
   const tree = [proc.pid!, ...descendants(proc.pid!)];
   const readyKb = tree.reduce((s, p) => s + kb(status(p).VmRSS), 0);
-  return { proc, readyMs, peakKb: 0, cpuAtReadyMs: cpuMs(tree), readyKb, sampling: { stop: () => (clearInterval(timer), peakKb) } };
+  return { proc, readyMs, peakKb: 0, cpuAtReadyMs: cpuMs(tree), readyKb, load: os.loadavg()[0].toFixed(1), sampling: { stop: () => (clearInterval(timer), peakKb) } };
 }
 
 async function stopTree(s: Started): Promise<number> {
@@ -95,7 +98,8 @@ const readyz = `http://127.0.0.1:${port}/readyz`;
 // references: the floor of a Node start, and PGlite opening the shipped database alone
 const bare = await startAndWait(process.execPath, ['-e', `require('http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1')`], env, readyz);
 await stopTree(bare);
-const pgliteAlone = await startAndWait(process.execPath, ['--input-type=module', '-e', `
+// with the V8 flag the service sets for it (src/main.ts)
+const pgliteAlone = await startAndWait(process.execPath, ['--liftoff-only', '--input-type=module', '-e', `
   import http from 'node:http';
   import { openPglite } from './dist/db/pglite.js';
   const db = await openPglite(${JSON.stringify(path.join(work, 'pglite-alone'))});
@@ -103,6 +107,13 @@ const pgliteAlone = await startAndWait(process.execPath, ['--input-type=module',
   http.createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1');
   process.on('SIGTERM', () => db.close().then(() => process.exit(0)));`], env, readyz);
 await stopTree(pgliteAlone);
+// every module a start of all roles loads (start-service, its roles, the libraries), nothing started
+const modulesAlone = await startAndWait(process.execPath, ['--input-type=module', '-e', `
+  import http from 'node:http';
+  await Promise.all(['start-service', 'start-up-summary', 'ftp-role', 'sftp-role'].map((m) => import('./dist/app/' + m + '.js')));
+  await import('./dist/channels/sftp/host-keys.js');
+  http.createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1');`], env, readyz);
+await stopTree(modulesAlone);
 
 const first = await startAndWait('npm', ['start'], env, readyz);
 const firstStopMs = await stopTree(first);
@@ -116,6 +127,7 @@ const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 const metric = (m: string) => Number(new RegExp(`^${m}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN) / 1024;
 const parts = tree.map((p) => ({ pid: p, name: name(p), rssKb: kb(status(p).VmRSS), threads: kb(status(p).Threads) }));
 const idleKb = parts.reduce((s, p) => s + p.rssKb, 0);
+const idleLoad = os.loadavg()[0].toFixed(1);
 const serviceTreeKb = parts.filter((p) => p.name !== 'npm' && p.name !== 'npm start').reduce((s, p) => s + p.rssKb, 0);
 const heapKb = metric('nodejs_heap_size_total_bytes');
 const serviceKb = kb(status(service).VmRSS);
@@ -127,12 +139,19 @@ fs.rmSync(work, { recursive: true, force: true });
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 const s = (n: number) => `${(n / 1000).toFixed(2)} s`;
+const redisKb = parts.filter((p) => p.name === 'redis-server').reduce((n, p) => n + p.rssKb, 0);
+const at = (l: string) => `[load ${l}]`;
 console.log(`
-reference, same run:  bare node answering HTTP ${s(bare.readyMs)} (RSS ${MB(bare.readyKb)});  PGlite alone opening the shipped database ${s(pgliteAlone.readyMs)} (RSS ${MB(pgliteAlone.readyKb)}, peak ${MB(pgliteAlone.peakKb)}, CPU ${s(pgliteAlone.cpuAtReadyMs)})
-first start (npm start, fresh DATA_DIR)  ready ${s(first.readyMs)}  (target <= 6 s: ${verdict(first.readyMs <= 6000)}; ${(first.readyMs / bare.readyMs).toFixed(1)} x bare node)  CPU of the tree to ready ${s(first.cpuAtReadyMs)}
+floors, each alone, same run:
+  bare node answering HTTP                ready ${s(bare.readyMs)}  RSS ${MB(bare.readyKb)}  ${at(bare.load)}
+  PGlite alone opening the shipped db     ready ${s(pgliteAlone.readyMs)}  RSS ${MB(pgliteAlone.readyKb)} (peak ${MB(pgliteAlone.peakKb)})  CPU ${s(pgliteAlone.cpuAtReadyMs)}  ${at(pgliteAlone.load)}
+  the service's modules alone (imported)  ready ${s(modulesAlone.readyMs)}  RSS ${MB(modulesAlone.readyKb)}  CPU ${s(modulesAlone.cpuAtReadyMs)}  ${at(modulesAlone.load)}
+  redis-server (idle, in the tree below)  RSS ${MB(redisKb)}
+  sum of the floors (node + PGlite's share + the modules' share + redis): ${MB(pgliteAlone.readyKb + (modulesAlone.readyKb - bare.readyKb) + redisKb)}
+first start (npm start, fresh DATA_DIR)  ready ${s(first.readyMs)}  (target <= 6 s: ${verdict(first.readyMs <= 6000)}; ${(first.readyMs / bare.readyMs).toFixed(1)} x bare node)  CPU of the tree to ready ${s(first.cpuAtReadyMs)}  ${at(first.load)}
                                          peak RSS of the tree ${MB(first.peakKb)}  (target <= 400 MB: ${verdict(first.peakKb <= 400 * 1024)})
-restart, no source change                ready ${s(again.readyMs)}  (target <= 3 s: ${verdict(again.readyMs <= 3000)}; ${(again.readyMs / bare.readyMs).toFixed(1)} x bare node)  CPU to ready ${s(again.cpuAtReadyMs)}  peak ${MB(again.peakKb)}
-idle ${IDLE_MS / 1000} s after one account       RSS of the tree ${MB(idleKb)}  (target <= 200 MB: ${verdict(idleKb <= 200 * 1024)}); without npm's own process ${MB(serviceTreeKb)}
+restart, no source change                ready ${s(again.readyMs)}  (target <= 3 s: ${verdict(again.readyMs <= 3000)}; ${(again.readyMs / bare.readyMs).toFixed(1)} x bare node)  CPU to ready ${s(again.cpuAtReadyMs)}  peak ${MB(again.peakKb)}  ${at(again.load)}
+idle ${IDLE_MS / 1000} s after one account       RSS of the tree ${MB(idleKb)}  (target <= 200 MB: ${verdict(idleKb <= 200 * 1024)}); the service's tree without npm's own process ${MB(serviceTreeKb)}  ${at(idleLoad)}
   ${parts.map((p) => `${p.name} ${MB(p.rssKb)} (${p.threads} threads)`).join(';  ')}
   service: V8 heap ${MB(heapKb)} (used ${MB(metric('nodejs_heap_size_used_bytes'))}), PGlite (WASM code and heap, as it adds to bare node) ~${MB(pgliteKb)}, Node itself ~${MB(bare.readyKb)}, the rest (code of the libraries, buffers) ~${MB(serviceKb - heapKb - pgliteKb - bare.readyKb)}
   service threads: ${Object.entries(threadNames.reduce<Record<string, number>>((m, n) => ((m[n] = (m[n] ?? 0) + 1), m), {})).map(([n, c]) => `${n} x${c}`).join(', ')}

@@ -1,10 +1,11 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config/config.ts';
 import { createLogger, logDestination } from './platform/logger.ts';
-import { startService, type RunningService } from './app/start-service.ts';
-import { startUpSummary } from './app/start-up-summary.ts';
-import { DatabaseLockedError } from './db/pglite.ts';
+import type { RunningService } from './app/start-service.ts';
+import type { Database } from './db/database.ts';
+import { DatabaseLockedError, openPglite } from './db/pglite.ts';
 import { privateRedisIfNeeded, RedisMissingError, type PrivateRedis } from './app/private-redis.ts';
 
 // `--role worker` (repeatable, or comma-separated) overrides ROLES.
@@ -35,6 +36,10 @@ async function main() {
   }
   // read by V8 at every full GC, so it applies from the first one (see HEAP_GROWING_PERCENT)
   if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
+  // PGlite's WebAssembly with V8's baseline compiler only: optimising its hot functions cost a start
+  // about 1 s of CPU and the process 40-50 MB for good, and bought its queries nothing measurable
+  // (docs/operations.md, "The embedded default, measured"). Read when the module is compiled.
+  if (!config.databaseUrl) v8.setFlagsFromString('--liftoff-only');
   const log = createLogger(config.logLevel, await logDestination(), { secrets: [config.adminToken, config.metricsToken] });
   log.info({ roles: config.roles as Role[] }, 'starting invoice-intake');
 
@@ -42,6 +47,7 @@ async function main() {
   // soon as it is up, instead of killing it halfway (e.g. with a database lock held).
   let service: Promise<RunningService | undefined> | undefined;
   let redis: PrivateRedis | undefined;
+  let embedded: Database | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -56,6 +62,7 @@ async function main() {
     force.unref();
     const running = await service;
     await running?.stop(deadline);
+    await embedded?.close();
     await redis?.stop();
     log.info('stopped');
     process.exit(0);
@@ -63,15 +70,28 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
+  // At once: the private Redis starting, the embedded database opening (PGlite compiles its
+  // WebAssembly on V8's background threads and reads its files while the main thread loads the
+  // service's modules: about 2,300 files, the other second and more of a start) and those modules.
   const start = async () => {
-    redis = await privateRedisIfNeeded(config, log);
-    return startService(redis ? { ...config, redisUrl: redis.url } : config, log);
-  };
-  service = start().then((running) => {
+    const modules = Promise.all([import('./app/start-service.ts'), import('./app/start-up-summary.ts')]);
+    const opening = config.databaseUrl ? undefined : openPglite(path.resolve(config.dataDir));
+    const starting = privateRedisIfNeeded(config, log);
+    // each is awaited below; one failing must not leave the others' rejections unhandled
+    for (const p of [modules, opening, starting]) p?.catch(() => {});
+    const [redisStarted, db] = await Promise.allSettled([starting, opening]);
+    if (redisStarted.status === 'fulfilled') redis = redisStarted.value;
+    if (db.status === 'fulfilled') embedded = db.value;
+    if (redisStarted.status === 'rejected') throw redisStarted.reason;
+    if (db.status === 'rejected') throw db.reason;
+    const [{ startService }, { startUpSummary }] = await modules;
+    const running = await startService(redis ? { ...config, redisUrl: redis.url } : config, log, { db: embedded });
     const summary = startUpSummary(config, running, redis);
     log.info({ startUp: summary.fields }, summary.text);
     return running;
-  }, async (err) => {
+  };
+  service = start().catch(async (err) => {
+    await embedded?.close();
     await redis?.stop();
     // what is missing and how to get it, said once (not a stream of refused connections)
     if (err instanceof RedisMissingError) {

@@ -6,17 +6,17 @@ import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
 import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 import { startListening, transferDeps } from './transfer-role-parts.ts';
-import { loadHostKeys } from '../channels/sftp/host-keys.ts';
+import { ensureHostKeys, type HostKeys } from '../channels/sftp/host-keys.ts';
 import { SftpChannel } from '../channels/sftp/sftp-channel.ts';
 
 export async function startSftpRole(
   c: Container,
   receiver: IntakeReceiver,
-  opts: { readiness?: Map<string, ReadinessCheck>; metrics: TransferMetrics },
+  opts: { readiness?: Map<string, ReadinessCheck>; metrics: TransferMetrics; /** being made or read already (start-service.ts); else read (or made) here */ hostKeys?: Promise<HostKeys> },
 ): Promise<SftpChannel> {
   const { config } = c;
   const log = c.log.child({ role: 'sftp' });
-  const hostKeys = loadHostKeys({ dataDir: config.dataDir, hostKey: config.sftpHostKey });
+  const hostKeys = await (opts.hostKeys ?? ensureHostKeys({ dataDir: config.dataDir, hostKey: config.sftpHostKey }));
   const channel = new SftpChannel(
     {
       host: config.sftpHost,

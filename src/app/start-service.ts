@@ -42,8 +42,12 @@ export interface RunningService {
 }
 
 export async function startService(config: Config, log: Logger, opts: ContainerOptions = {}): Promise<RunningService> {
-  const c = await createContainer(config, log, opts);
   const roles = new Set<Role>(config.roles);
+  // the SFTP host keys (made once into DATA_DIR, in libuv's threads) while the database opens and
+  // migrates; the API shows their fingerprints, the sftp role serves them
+  const hostKeys = roles.has('api') || roles.has('sftp') ? import('../channels/sftp/host-keys.ts').then((m) => m.ensureHostKeys({ dataDir: config.dataDir, hostKey: config.sftpHostKey })) : undefined;
+  hostKeys?.catch(() => {}); // awaited by the role that needs them; a failed container start must not leave it unhandled
+  const c = await createContainer(config, log, opts);
   const readiness = coreReadiness(c);
   let stopping = false;
   // Every role asked for is reported, and not ready until it has started: the health listener
@@ -63,11 +67,10 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   try {
     if (roles.has('api')) {
       const adminToken = resolveAdminToken(config.adminToken, config.dataDir);
-      // the SFTP host keys (made once into DATA_DIR if need be), so users can verify what their client shows
-      const { loadHostKeys } = await import('../channels/sftp/host-keys.ts');
       const app = await buildServer(c, {
         adminToken,
-        sftpHostKeys: loadHostKeys({ dataDir: config.dataDir, hostKey: config.sftpHostKey }).fingerprints,
+        // so users can verify what their client shows
+        sftpHostKeys: (await hostKeys!).fingerprints,
         readiness,
         apiRoutes: [importRoutes(c), webhookRoutes(c)],
         // registered only when the admin API is on; each guards itself with the admin token
@@ -147,7 +150,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     if (roles.has('sftp')) {
       // loaded only here: processes without the sftp role do not carry the SSH server
       const { startSftpRole } = await import('./sftp-role.ts');
-      const sftp = await startSftpRole(c, c.intake, { readiness, metrics: new TransferMetrics('sftp', c.metrics.registry) });
+      const sftp = await startSftpRole(c, c.intake, { readiness, metrics: new TransferMetrics('sftp', c.metrics.registry), hostKeys: hostKeys! });
       // stops accepting; open uploads finish (staged, their close answered) until the deadline
       c.onStop('intake', 'sftp', (deadline) => sftp.stop(Math.max(0, deadline - Date.now())));
       sftpPort = sftp.port;

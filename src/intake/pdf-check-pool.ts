@@ -34,6 +34,8 @@ export interface PdfCheckPoolOptions {
   maxHeapMb?: number;
   /** the thread's code (tests) */
   threadUrl?: URL;
+  /** a thread that has had no task this long ends (a new one starts with the next file) */
+  idleMs?: number;
 }
 
 const THREAD_URL = new URL('./pdf-check-thread.mjs', import.meta.url);
@@ -59,19 +61,32 @@ export const renderInProcess: XmlRenderer = async (xml) =>
 const DIED_ON_FILE = /^worker exited with code|ERR_WORKER_OUT_OF_MEMORY|reaching memory limit/;
 
 export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {}): PdfCheckPool {
-  const { timeoutMs = 30_000, maxHeapMb = 512, threadUrl = THREAD_URL } = opts;
+  const { timeoutMs = 30_000, maxHeapMb = 512, threadUrl = THREAD_URL, idleMs = 30_000 } = opts;
   let pool: Piscina | undefined;
   let closed = false;
-  const threads = () =>
-    (pool ??= new Piscina({
+  let warmed = 0; // warm() tasks done, not counted as checks
+  const threads = () => {
+    if (pool) return pool;
+    const p = new Piscina({
       filename: threadUrl.href,
-      minThreads: size,
+      // none kept while idle: each thread holds its own heap and the check's libraries (pkijs,
+      // fast-xml-parser; pdf-lib once it has checked a file), 20-40 MB, for files that may not come
+      minThreads: 0,
       maxThreads: size,
+      idleTimeout: idleMs,
       // the thread registers tsx itself if it needs it, and must not inherit vitest's or the CLI's flags
       execArgv: [],
       workerData: { checkerUrl: CHECKER_URL, rendererUrl: RENDERER_URL, textUrl: TEXT_URL, fonts: RENDER_FONTS },
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
-    }));
+    });
+    // a thread that cannot even start leaves the tasks waiting for it queued: they fail now
+    // (transient, the job runs again) and the next task tries a new pool
+    p.on('error', () => {
+      if (pool === p) pool = undefined;
+      void p.destroy();
+    });
+    return (pool = p);
+  };
   /** One task in a thread on a private copy of the bytes, transferred (the caller keeps its buffer for storing). */
   const run = <T>(bytes: Uint8Array, name?: string, extra: object = {}): Promise<T> => {
     if (closed) throw new Error('The PDF check pool is closed');
@@ -114,9 +129,15 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
         throw e;
       }
     },
-    stats: () => ({ threads: pool?.threads.length ?? 0, checked: pool?.completed ?? 0, queued: pool?.queueSize ?? 0 }),
+    stats: () => ({ threads: pool?.threads.length ?? 0, checked: (pool?.completed ?? 0) - warmed, queued: pool?.queueSize ?? 0 }),
     warm() {
-      if (!closed) threads();
+      if (closed) return;
+      // an empty file is refused at once by each thread (one task each makes piscina start them all);
+      // they end after idleMs without a file like any other
+      const busy = threads().threads.length + threads().queueSize;
+      for (let i = busy; i < size; i++) {
+        threads().run({ bytes: new Uint8Array(0) }).then(() => warmed++, () => {});
+      }
     },
     async close() {
       closed = true;

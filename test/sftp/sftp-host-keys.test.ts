@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { loadHostKeys } from '../../src/channels/sftp/host-keys.ts';
+import { ensureHostKeys, loadHostKeys } from '../../src/channels/sftp/host-keys.ts';
 import { ROOT } from '../../testkit/paths.ts';
 import { admin, connectSftp, readdir, refusal, run, SSH_OPTS, sshKeygen, sftpTestFile } from './sftp-harness.ts';
 
@@ -47,6 +47,20 @@ describe('host keys', () => {
   it('are made once: a restart on the same DATA_DIR keeps them', () => {
     const again = loadHostKeys({ dataDir: setup.app.config.dataDir });
     expect(again.fingerprints).toEqual(loadHostKeys({ dataDir: setup.app.config.dataDir }).fingerprints);
+  });
+
+  it('are made off the main thread on a first start, written 0600, and read again (not made again) by the next', async () => {
+    const dataDir = fs.mkdtempSync(path.join(setup.dir, 'fresh-'));
+    let turns = 0; // the event loop keeps turning while RSA 3072 is generated in libuv's threads
+    const spin = () => void setImmediate(() => (turns++, making && spin()));
+    let making = true;
+    spin();
+    const made = await ensureHostKeys({ dataDir }).finally(() => (making = false));
+    expect(turns).toBeGreaterThan(10);
+    expect(made.fingerprints.map((k) => k.type)).toEqual(['ssh-ed25519', 'ssh-rsa']);
+    for (const f of ['ssh_host_ed25519_key', 'ssh_host_rsa_key']) expect(fs.statSync(path.join(dataDir, 'sftp', f)).mode & 0o777).toBe(0o600);
+    expect((await ensureHostKeys({ dataDir })).keys).toEqual(made.keys);
+    expect(loadHostKeys({ dataDir }).fingerprints).toEqual(made.fingerprints);
   });
 
   it('SFTP_HOST_KEY (a file or the PEM itself) replaces them, with the fingerprint ssh-keygen shows', async () => {

@@ -44,6 +44,18 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     }
   });
 
+  it('ends a thread that has had no file for idleMs, and starts one again for the next file', async () => {
+    const idle = createPdfCheckPool(1, { idleMs: 100 });
+    try {
+      expect(await idle.check(await makePdf('idle'))).toEqual({ ok: true, pages: 1, einvoices: [] });
+      await expect.poll(() => idle.stats().threads, { timeout: 10_000 }).toBe(0);
+      expect(await idle.check(await makePdf('again'))).toEqual({ ok: true, pages: 1, einvoices: [] });
+      expect(idle.stats().checked).toBe(2);
+    } finally {
+      await idle.close();
+    }
+  });
+
   it('fails a file that kills its thread, permanently, and carries on with a new thread', async () => {
     const dying = createPdfCheckPool(1, { threadUrl: new URL('./fixtures/dying-pdf-thread.mjs', import.meta.url) });
     try {

@@ -3,6 +3,7 @@
 // Their SHA-256 fingerprints are what users compare with what their client shows.
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import ssh2 from 'ssh2';
 import { sshFingerprint } from '../../domain/ssh-public-keys.ts';
 
@@ -25,44 +26,82 @@ const readable = (pair: { private: string }) => {
   const k = ssh2.utils.parseKey(pair.private);
   return !(k instanceof Error) && !Array.isArray(k) && k.isPrivateKey();
 };
-const ed25519 = (): { private: string; public: string } => {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519');
-  return readable(pair) ? pair : ed25519();
-};
+type Pair = { private: string; public: string };
+type KeyType = 'ed25519' | 'rsa';
+const OPTIONS = { ed25519: {}, rsa: { bits: 3072 } };
+// in libuv's thread pool: RSA 3072 takes a second or more of CPU, which on the main thread held up
+// a first start (and everything else the process does) that long
+const generate = promisify(ssh2.utils.generateKeyPair) as (type: KeyType, opts: object) => Promise<Pair>;
+async function make(type: KeyType): Promise<Pair> {
+  const pair = await generate(type, OPTIONS[type]);
+  return readable(pair) ? pair : make(type);
+}
+function makeSync(type: KeyType): Pair {
+  const pair = ssh2.utils.generateKeyPairSync(type, OPTIONS[type]);
+  return readable(pair) ? pair : makeSync(type);
+}
 
-const GENERATED = [
-  { file: 'ssh_host_ed25519_key', make: ed25519 },
-  { file: 'ssh_host_rsa_key', make: () => ssh2.utils.generateKeyPairSync('rsa', { bits: 3072 }) },
+const GENERATED: { file: string; type: KeyType }[] = [
+  { file: 'ssh_host_ed25519_key', type: 'ed25519' },
+  { file: 'ssh_host_rsa_key', type: 'rsa' },
 ];
 
-/** Reads (or, without SFTP_HOST_KEY, makes once) the host keys; throws with a readable reason. */
+/**
+ * Makes the missing host keys (without SFTP_HOST_KEY), all at once off the main thread, then reads
+ * them as loadHostKeys does. What a start awaits; a process beside it on the same DATA_DIR keeps
+ * whichever key was written first.
+ */
+export async function ensureHostKeys(options: { dataDir: string; hostKey?: string }): Promise<HostKeys> {
+  if (!options.hostKey) {
+    const dir = hostKeyDir(options.dataDir);
+    await Promise.all(GENERATED.map(async (g) => {
+      const file = path.join(dir, g.file);
+      if (!fs.existsSync(file)) writeOnce(file, await make(g.type));
+    }));
+  }
+  return loadHostKeys(options);
+}
+
+/**
+ * Reads the host keys; throws with a readable reason. Without SFTP_HOST_KEY they are made first if
+ * missing, synchronously (the dashboard's connection details, tests); a start makes them with
+ * ensureHostKeys.
+ */
 export function loadHostKeys(options: { dataDir: string; hostKey?: string }): HostKeys {
   if (options.hostKey) {
     const text = options.hostKey.includes('PRIVATE KEY') ? options.hostKey : readKeyFile(options.hostKey);
     return { keys: [text], fingerprints: [fingerprintOf(text, 'SFTP_HOST_KEY')], source: options.hostKey.includes('PRIVATE KEY') ? 'SFTP_HOST_KEY' : options.hostKey };
   }
-  const dir = path.resolve(options.dataDir, 'sftp');
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const dir = hostKeyDir(options.dataDir);
   const keys = GENERATED.map((g) => {
     const file = path.join(dir, g.file);
-    if (!fs.existsSync(file)) {
-      const pair = g.make();
-      // written whole under a temporary name, then linked into place: a process starting beside
-      // this one on the same DATA_DIR never reads a half-written key, and the first key stays
-      const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, pair.private, { mode: 0o600 });
-      try {
-        fs.linkSync(tmp, file);
-        fs.writeFileSync(`${file}.pub`, `${pair.public}\n`, { mode: 0o644 });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      } finally {
-        fs.rmSync(tmp, { force: true });
-      }
-    }
+    if (!fs.existsSync(file)) writeOnce(file, makeSync(g.type));
     return readKeyFile(file);
   });
   return { keys, fingerprints: keys.map((k, i) => fingerprintOf(k, GENERATED[i].file)), source: dir };
+}
+
+function hostKeyDir(dataDir: string): string {
+  const dir = path.resolve(dataDir, 'sftp');
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/**
+ * Written whole under a temporary name, then linked into place: a process starting beside this one
+ * on the same DATA_DIR never reads a half-written key, and the first key stays.
+ */
+function writeOnce(file: string, pair: Pair): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, pair.private, { mode: 0o600 });
+  try {
+    fs.linkSync(tmp, file);
+    fs.writeFileSync(`${file}.pub`, `${pair.public}\n`, { mode: 0o644 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
 }
 
 function readKeyFile(file: string): string {
