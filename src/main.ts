@@ -6,7 +6,7 @@ import { createLogger, logDestination } from './platform/logger.ts';
 import type { RunningService } from './app/start-service.ts';
 import type { Database } from './db/database.ts';
 import { DatabaseLockedError, openPglite } from './db/pglite.ts';
-import { privateRedisIfNeeded, RedisMissingError, type PrivateRedis } from './app/private-redis.ts';
+import { privateRedisIfNeeded, RedisInUseError, RedisMissingError, type PrivateRedis } from './app/private-redis.ts';
 
 // `--role worker` (repeatable, or comma-separated) overrides ROLES.
 function rolesFromArgs(args: string[]): string | undefined {
@@ -100,7 +100,7 @@ async function main() {
     }
     log.fatal({ err }, 'start-up failed');
     // the one line people need, without digging through JSON logs
-    if (err instanceof DatabaseLockedError) console.error(err.message);
+    if (err instanceof DatabaseLockedError || err instanceof RedisInUseError) console.error(err.message);
     process.exit(1);
   });
 }

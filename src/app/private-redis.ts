@@ -22,6 +22,9 @@ export interface PrivateRedis {
 /** Neither REDIS_URL, nor a Redis on the default address, nor redis-server to start one. */
 export class RedisMissingError extends Error {}
 
+/** The private Redis in DATA_DIR belongs to a service that is still running. */
+export class RedisInUseError extends Error {}
+
 type Address = { host: string; port: number } | { path: string };
 
 /**
@@ -35,7 +38,17 @@ export async function privateRedisIfNeeded(config: Config, log: Logger): Promise
   const dir = path.resolve(config.dataDir, 'redis');
   privateDir(dir);
   const socket = path.join(dir, 'redis.sock');
-  // one left running by a service that was killed: it writes its AOF on SHUTDOWN, then ours takes over
+  // The service that started it writes its pid beside the socket: a Redis whose service still runs
+  // is that service's (a second start on the same DATA_DIR must not pull it away); one whose
+  // service was killed is left behind: it writes its AOF on SHUTDOWN, then ours takes over.
+  const ownerFile = path.join(dir, 'owner.pid');
+  const owner = Number(fs.readFileSync(ownerFile, { encoding: 'utf8', flag: 'a+' }).trim());
+  if (owner > 0 && owner !== process.pid && isRunning(owner) && (await answers({ path: socket }))) {
+    throw new RedisInUseError(
+      `Another invoice-intake (pid ${owner}) runs on DATA_DIR ${path.resolve(config.dataDir)} with its private Redis. ` +
+        `Stop it first, or give this one its own DATA_DIR (or REDIS_URL). If no such service runs, delete ${ownerFile}.`,
+    );
+  }
   if (await answers({ path: socket }, 'SHUTDOWN')) log.info({ socket }, 'stopped the private Redis an earlier run left behind');
   const proc = spawn('redis-server', [
     '--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', dir, '--logfile', 'redis.log',
@@ -50,8 +63,18 @@ export async function privateRedisIfNeeded(config: Config, log: Logger): Promise
   process.once('exit', reap);
   proc.once('exit', () => process.removeListener('exit', reap));
   await untilAnswers(proc, socket, path.join(dir, 'redis.log'));
+  fs.writeFileSync(ownerFile, `${process.pid}\n`);
   log.info({ pid: proc.pid, socket }, 'started a private Redis (REDIS_URL unset, none on the default address)');
   return { url: `redis://localhost/?path=${encodeURIComponent(socket)}`, socket, pid: proc.pid!, stop: () => stopProcess(proc) };
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's process: it runs
+  }
 }
 
 function missingMessage(config: Config): string {

@@ -110,6 +110,22 @@ describe('Redis on a fresh machine', () => {
     expect(alive(third)).toBe(false);
   }, 360_000);
 
+  it('a second start on the same DATA_DIR leaves the running service its private Redis and says why it cannot start', async () => {
+    const env = await freshEnv();
+    const first = start(env);
+    const pid = (await first.waitForLog((l) => l.msg?.startsWith('started a private Redis'), 180_000)).pid as number;
+    reap(pid);
+    const url = await first.url();
+    const second = start(env);
+    expect(await second.exited).toBe(1);
+    expect(second.stderr.join('')).toContain(`Another invoice-intake (pid ${first.proc.pid}) runs on DATA_DIR`);
+    expect(alive(pid)).toBe(true);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    first.signal('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(alive(pid)).toBe(false);
+  }, 360_000);
+
   it('REDIS_URL pointing at nothing: the service starts, warns once a period instead of a stream, and stops in about a second', async () => {
     const env = { ...(await freshEnv()), REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
     const svc = start(env);
