@@ -21,6 +21,8 @@ import type { IntakeRepositories } from './intake-repositories.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
+import { currentUnit } from '../db/units.ts';
+import { StagingGroup, type StagingReport } from './staging-group.ts';
 
 const DISABLED = intakeReason('account_disabled');
 
@@ -34,7 +36,13 @@ export class IntakeService implements IntakeReceiver {
     private readonly log: Logger,
     private readonly events?: DomainEvents,
     private readonly archiveLimits: ArchiveLimits = { maxEntries: 1000, maxTotalBytes: 200 * 1024 * 1024 },
-  ) {}
+    report?: StagingReport,
+  ) {
+    this.staging = new StagingGroup(db, repos, scheduler, outbox, log, () => this.stagedBytes, report);
+  }
+
+  /** group commit of received files (staging-group.ts) */
+  private readonly staging: StagingGroup;
 
   /** set when this process also runs workers: they take the bytes from here (staged-bytes-cache.ts) */
   private stagedBytes?: StagedBytesCache;
@@ -67,25 +75,15 @@ export class IntakeService implements IntakeReceiver {
   async receive(file: IncomingFile): Promise<ImportRecord> {
     const disabled = await this.accounts.isDisabled(file.scope.accountId);
     if (isArchiveName(file.filename)) return this.receiveArchive(file, disabled);
-    const record = await this.insert(file.scope, this.toNew(file, disabled));
-    const { id, reason } = record;
-    const log = this.log.child({ intakeId: id, channel: file.channel, traceId: file.traceId });
-    if (reason) {
-      log.info({ reason, filename: file.filename }, 'intake refused at once');
+    const f = this.toNew(file, disabled);
+    const item = { scope: file.scope, f, job: f.reason ? null : jobRef(file, f.id) };
+    // inside a unit of work (a request's transaction) the file cannot join another transaction
+    const record = await (currentUnit() ? this.staging.stageOne(item) : this.staging.stage(item));
+    const log = this.log.child({ intakeId: record.id, channel: file.channel, traceId: file.traceId });
+    if (record.reason) {
+      log.info({ reason: record.reason, filename: file.filename }, 'intake refused at once');
       this.emit(file.scope, record);
       return record;
-    }
-    // cached before the enqueue: a worker of this process may take the job at once
-    this.stagedBytes?.put(id, file.bytes);
-    try {
-      await this.scheduler.enqueue(jobRef(file, id));
-    } catch (err) {
-      this.stagedBytes?.take(id);
-      // Not acknowledged, so the sender will send again: drop this copy. If even that fails, the
-      // reconciler enqueues it later, and the same bytes attach only once.
-      await this.repos.intake.remove(this.db, file.scope, id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged file'));
-      log.error({ err }, 'intake not enqueued');
-      throw err;
     }
     log.info({ filename: file.filename, size: record.size }, 'intake received');
     this.emit(file.scope, record);
