@@ -55,11 +55,6 @@ export class IntakeService implements IntakeReceiver {
     this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status: r.status, reason: r.reason });
   }
 
-  /** Stages a file and records its first status (import.received or import.failed) with it. */
-  private insert(scope: Scope, f: NewIntake): Promise<ImportRecord> {
-    return this.outbox.change(scope, `import.${f.status}`, (q) => this.repos.intake.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
-  }
-
   /** The record a file gets: cheap permanent problems are decided here, so the channel can tell its sender at once. */
   private toNew(file: IncomingFile, disabled: boolean, archiveId: string | null = null): NewIntake {
     const name = normaliseFileName(file.filename);
@@ -113,10 +108,11 @@ export class IntakeService implements IntakeReceiver {
 
   async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<ImportRecord> {
     const name = normaliseFileName(file.filename);
-    const record = await this.insert(file.scope, {
+    // alone: a file's record with its first status (import.failed) and no job
+    const record = await this.staging.stageOne({ scope: file.scope, job: null, f: {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
       content: null, traceId: file.traceId ?? null, subject: file.subject ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
-    });
+    } });
     this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason: reason.text }, 'intake failure recorded');
     this.emit(file.scope, record);
     return record;
