@@ -1,6 +1,7 @@
 // Staging by group commit (docs/intake.md, "Staging"): files received while a group is being
 // staged are staged together in the next one: one statement and one commit for their records,
-// history lines and import.* events, then one addBulk for their jobs. Each file's promise keeps
+// history lines and import.* events (in a transaction only when a webhook wants them), then
+// one addBulk for their jobs. Each file's promise keeps
 // its meaning: it resolves once its record is committed and its job queued, and rejects when
 // either failed (its sender is not told it was received). A group whose statement fails is staged
 // again file by file, so that one bad file fails only its own sender.
@@ -81,8 +82,21 @@ export class StagingGroup {
     return this.outbox.change(scope, `import.${f.status}`, (q) => this.repos.intake.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
   }
 
-  /** The group's records in one statement and its import.* events with them, in one transaction. */
+  /**
+   * The group's records in one statement, with their import.* events. Files of one scope and one
+   * first status (the usual group): as for one file, the statement runs on its own when no webhook
+   * wants the event, else in a transaction with the events (the loader writes all but the last,
+   * which the outbox writes). A mixed group: one transaction, each event where it is wanted.
+   */
   private insertMany(items: StagingItem[]): Promise<ImportRecord[]> {
+    const [{ scope, f }] = items;
+    const type = `import.${f.status}`;
+    if (items.every((i) => i.scope.accountId === scope.accountId && i.scope.mode === scope.mode && i.f.status === f.status)) {
+      return this.outbox.change(scope, type, (q) => this.repos.intake.insertMany(q, items), (tx, records) => async () => {
+        for (const record of records.slice(0, -1)) await this.outbox.write(tx, scope, type, { resource: 'import', record });
+        return { resource: 'import', record: records[records.length - 1] };
+      });
+    }
     return this.outbox.transaction(async (tx, recordEvent) => {
       const records = await this.repos.intake.insertMany(tx, items);
       for (const [i, { scope, f }] of items.entries()) await recordEvent(scope, `import.${f.status}`, () => ({ resource: 'import', record: records[i] }));
