@@ -1,10 +1,10 @@
 // Staging by group commit (docs/intake.md, "Staging"): files received while a group is being
 // staged are staged together in the next one: one statement and one commit for their records,
-// history lines and import.* events (in a transaction only when a webhook wants them), then
-// one addBulk for their jobs. Each file's promise keeps
-// its meaning: it resolves once its record is committed and its job queued, and rejects when
-// either failed (its sender is not told it was received). A group whose statement fails is staged
-// again file by file, so that one bad file fails only its own sender.
+// history lines and import.* events (in a transaction only when a webhook wants them), then one
+// addBulk for their jobs. Each file's promise keeps its meaning: it resolves once its record is
+// committed and its job queued, and rejects when either failed (its sender is not told it was
+// received). A group whose statement fails is staged again file by file, so that one bad file
+// fails only its own sender.
 import type { Database } from '../db/database.ts';
 import type { ImportRecord } from '../domain/intake.ts';
 import type { Scope } from '../domain/scope.ts';
