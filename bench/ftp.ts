@@ -214,6 +214,13 @@ async function main() {
     console.log(`CPU-bound ceiling             : service ${ceiling(svc).toFixed(0)} PDFs/s, reference ${ceiling(ref).toFixed(0)} PDFs/s on ${os.cpus().length} CPUs (ratio ${(ceiling(svc) / ceiling(ref)).toFixed(2)})`);
     const share = (rs: Round[]) => `${((100 * med(rs, (r) => r.clientMs)) / ((FILES / med(rs, (r) => r.uploadRate)) * 1000 * os.cpus().length)).toFixed(0)} %`;
     console.log(`client CPU share of machine   : ${share(svc)} (service), ${share(ref)} (reference), ${share(vs)} (vsftpd)`);
+    if (!values.split) {
+      // the service's intake_staging_batch_size over the whole run (warm-up and sequential files included)
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+      const [count, files] = [read('intake_staging_batch_size_count'), read('intake_staging_batch_size_sum')];
+      console.log(`staging groups (whole run)    : ${count ? `${count} statements for ${files} files (${(files / count).toFixed(1)} a group)` : 'no group commit'}`);
+    }
     console.log(`machine load average          : ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end, ${os.cpus().length} CPUs`);
   } finally {
     await Promise.all([sql.end(), leanSql.end()].map((p) => p.catch(() => {})));

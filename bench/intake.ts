@@ -122,10 +122,18 @@ async function main() {
       };
     };
 
+    /** Staging groups so far (the service's intake_staging_batch_size: groups and the files in them; 0 before group commit). */
+    const groups = async () => {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+      return { count: read('intake_staging_batch_size_count'), files: read('intake_staging_batch_size_sum') };
+    };
+
     /** Files `first` .. `first + FILES - 1` through POST /v2/imports, at `rate` files/s (0: full speed), until all are attached. */
     const runImports = async (first: number, rate: number) => {
       const bodies = contents.map((content, i) => Buffer.from(JSON.stringify({ Filename: `BENCH-${first + i}.pdf`, Content: content })));
       const cpu = meter();
+      const groups0 = await groups();
       const client0 = process.cpuUsage();
       const t0 = Date.now();
       await pool(FILES, CONCURRENCY, async (i) => {
@@ -141,6 +149,7 @@ async function main() {
         await new Promise((r) => setTimeout(r, 20));
       }
       const used = { ...(await cpu()), client: clientMs(client0) };
+      const groups1 = await groups();
       const rows = (await sql.query(
         `select extract(epoch from s.received_at) * 1000 as received, extract(epoch from r.attached_at) * 1000 as attached
          from intake_records r join intake_staging s on s.id = r.id join invoices i on i.id = r.invoice_id
@@ -153,6 +162,7 @@ async function main() {
         uploadedMs,
         latencies: rows.map((r) => Number(r.attached) - Number(r.received)).sort((a, b) => a - b),
         cpu: used,
+        groups: { count: groups1.count - groups0.count, files: groups1.files - groups0.files },
       };
     };
 
@@ -229,6 +239,8 @@ async function main() {
     console.log(`CPU per file, imports at full speed     : ${perFile(flood.cpu)}`);
     console.log(`CPU per file, reference (median round)  : ${perFile(leanMedian.cpu)}`);
     if (paced) console.log(`CPU per file, imports paced            : ${perFile(paced.cpu)}`);
+    const grouped = (g: { count: number; files: number }) => (g.count ? `${g.count} staging statements for ${g.files} files (${(g.files / g.count).toFixed(1)} a group)` : 'no group commit');
+    console.log(`staging groups (intake_staging_batch_size): full speed ${grouped(flood.groups)}${paced ? `, paced ${grouped(paced.groups)}` : ''}`);
     console.log(`CPU per file, documents                 : ${perFile(docCpu)}`);
     // the machine's CPUs divided by all the CPU a file takes (client included): the rate a run that saturates them cannot pass
     const ceiling = (x: { service: number; pg: number; client: number }) => (os.cpus().length * 1000 * FILES) / (x.service + x.pg + x.client);

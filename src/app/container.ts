@@ -154,7 +154,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // every process that commits events queues them at once; the worker role sweeps for the rest
   const outbox = new EventOutbox(db, repos, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
   const scheduler = afterCommitScheduler(new BullIntakeScheduler(intakeQueue));
-  const intake = new IntakeService(db, intakeRepos, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes });
+  const intake = new IntakeService(db, intakeRepos, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes }, metrics.intake);
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
   const documents = new DocumentService(db, repos, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
   // a service reaches its neighbours' tables through their services, which join its transaction
@@ -235,6 +235,7 @@ function afterCommitScheduler(s: IntakeScheduler): IntakeScheduler {
   const later = (fn: () => Promise<void>) => (currentUnit() ? (afterCommit(fn), Promise.resolve()) : fn());
   return {
     enqueue: (ref) => later(() => s.enqueue(ref)),
+    enqueueMany: s.enqueueMany && ((refs) => later(() => s.enqueueMany!(refs))),
     restore: (ref, state) => later(() => s.restore(ref, state)),
     cancel: (id) => later(() => s.cancel(id)),
     state: (id) => s.state(id),

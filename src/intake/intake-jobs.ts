@@ -15,6 +15,8 @@ export type IntakeJobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'f
 export interface IntakeScheduler {
   /** Idempotent: the job id is the intake id, so a second enqueue of a live job is a no-op. */
   enqueue(ref: IntakeJobRef): Promise<void>;
+  /** Several jobs in one round trip (a staging group); all or none. Without it, enqueue() each. */
+  enqueueMany?(refs: IntakeJobRef[]): Promise<void>;
   state(intakeId: string): Promise<IntakeJobState>;
   /** Runs a delayed job now; false when it was not delayed (any more). */
   promote(intakeId: string): Promise<boolean>;

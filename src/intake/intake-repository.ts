@@ -11,6 +11,7 @@ import { invoiceByNumberSql } from '../repositories/invoice-repository.ts';
 import { source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
 import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
+import { insertStaged, insertStagedMany } from './staging-repository.ts';
 
 export interface NewIntake extends Pick<ImportRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
   reason: IntakeReason | null;
@@ -70,25 +71,13 @@ const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, st
 
 export class IntakeRepository {
   /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
-  async insert(q: Queryable, scope: Scope, f: NewIntake): Promise<ImportRecord> {
-    const rows = await q.query<{ updated_at: Date | string; received_at: Date | string }>(
-      `with s as (
-         insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files)
-         values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15, $16) returning id, received_at
-       ), r as (
-         insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params)
-         select s.id, $2::text, $3::text, $11, $12, $13, $17, $18::jsonb from s
-         returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
-       ), h as (${HISTORY})
-       select r.updated_at, s.received_at from r, s`,
-      [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason?.text ?? null, f.subject, f.archiveId ?? null, f.messageFiles ?? null, ...reasonColumns(f.reason)],
-      { prepare: true },
-    );
-    const r = rows[0];
-    return {
-      id: f.id, channel: f.channel, sender: f.sender, filename: f.filename, size: f.size, sha256: f.sha256, status: f.status,
-      invoiceId: null, documentId: null, reason: f.reason?.text ?? null, reasonCode: f.reason?.code ?? null, reasonParams: f.reason?.code ? (f.reason.params ?? {}) : null, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
-    };
+  insert(q: Queryable, scope: Scope, f: NewIntake): Promise<ImportRecord> {
+    return insertStaged(q, scope, f, HISTORY);
+  }
+
+  /** Stages several files (of any scopes) in one statement, each as insert() does, all or none; records in the order given. */
+  insertMany(q: Queryable, files: { scope: Scope; f: NewIntake }[]): Promise<ImportRecord[]> {
+    return insertStagedMany(q, files, HISTORY);
   }
 
   find(q: Queryable, scope: Scope, id: string): Promise<Found<ImportRecord>> {

@@ -21,6 +21,8 @@ import type { IntakeRepositories } from './intake-repositories.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
+import { currentUnit } from '../db/units.ts';
+import { StagingGroup, type StagingReport } from './staging-group.ts';
 
 const DISABLED = intakeReason('account_disabled');
 
@@ -34,7 +36,13 @@ export class IntakeService implements IntakeReceiver {
     private readonly log: Logger,
     private readonly events?: DomainEvents,
     private readonly archiveLimits: ArchiveLimits = { maxEntries: 1000, maxTotalBytes: 200 * 1024 * 1024 },
-  ) {}
+    report?: StagingReport,
+  ) {
+    this.staging = new StagingGroup(db, repos, scheduler, outbox, log, () => this.stagedBytes, report);
+  }
+
+  /** group commit of received files (staging-group.ts) */
+  private readonly staging: StagingGroup;
 
   /** set when this process also runs workers: they take the bytes from here (staged-bytes-cache.ts) */
   private stagedBytes?: StagedBytesCache;
@@ -45,11 +53,6 @@ export class IntakeService implements IntakeReceiver {
 
   private emit(scope: Scope, r: ImportRecord): void {
     this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status: r.status, reason: r.reason });
-  }
-
-  /** Stages a file and records its first status (import.received or import.failed) with it. */
-  private insert(scope: Scope, f: NewIntake): Promise<ImportRecord> {
-    return this.outbox.change(scope, `import.${f.status}`, (q) => this.repos.intake.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
   }
 
   /** The record a file gets: cheap permanent problems are decided here, so the channel can tell its sender at once. */
@@ -67,25 +70,15 @@ export class IntakeService implements IntakeReceiver {
   async receive(file: IncomingFile): Promise<ImportRecord> {
     const disabled = await this.accounts.isDisabled(file.scope.accountId);
     if (isArchiveName(file.filename)) return this.receiveArchive(file, disabled);
-    const record = await this.insert(file.scope, this.toNew(file, disabled));
-    const { id, reason } = record;
-    const log = this.log.child({ intakeId: id, channel: file.channel, traceId: file.traceId });
-    if (reason) {
-      log.info({ reason, filename: file.filename }, 'intake refused at once');
+    const f = this.toNew(file, disabled);
+    const item = { scope: file.scope, f, job: f.reason ? null : jobRef(file, f.id) };
+    // inside a unit of work (a request's transaction) the file cannot join another transaction
+    const record = await (currentUnit() ? this.staging.stageOne(item) : this.staging.stage(item));
+    const log = this.log.child({ intakeId: record.id, channel: file.channel, traceId: file.traceId });
+    if (record.reason) {
+      log.info({ reason: record.reason, filename: file.filename }, 'intake refused at once');
       this.emit(file.scope, record);
       return record;
-    }
-    // cached before the enqueue: a worker of this process may take the job at once
-    this.stagedBytes?.put(id, file.bytes);
-    try {
-      await this.scheduler.enqueue(jobRef(file, id));
-    } catch (err) {
-      this.stagedBytes?.take(id);
-      // Not acknowledged, so the sender will send again: drop this copy. If even that fails, the
-      // reconciler enqueues it later, and the same bytes attach only once.
-      await this.repos.intake.remove(this.db, file.scope, id).catch((e) => log.error({ err: e }, 'could not drop an unqueued staged file'));
-      log.error({ err }, 'intake not enqueued');
-      throw err;
     }
     log.info({ filename: file.filename, size: record.size }, 'intake received');
     this.emit(file.scope, record);
@@ -115,10 +108,11 @@ export class IntakeService implements IntakeReceiver {
 
   async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<ImportRecord> {
     const name = normaliseFileName(file.filename);
-    const record = await this.insert(file.scope, {
+    // alone: a file's record with its first status (import.failed) and no job
+    const record = await this.staging.stageOne({ scope: file.scope, job: null, f: {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
       content: null, traceId: file.traceId ?? null, subject: file.subject ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
-    });
+    } });
     this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason: reason.text }, 'intake failure recorded');
     this.emit(file.scope, record);
     return record;

@@ -10,6 +10,8 @@ import { HttpRequestMetrics } from './http-request-metrics.ts';
 /** What the intake pipeline reports: each file entering a status. */
 export interface IntakeMetrics {
   status(channel: IntakeChannel, status: IntakeStatus): void;
+  /** a group of received files staged together (one statement, one commit): how many, how many bytes */
+  stagingBatch(files: number, bytes: number): void;
 }
 
 export type ImapConnectionState = 'disconnected' | 'connecting' | 'connected';
@@ -83,7 +85,11 @@ export class Metrics {
     this.http = new HttpRequestMetrics(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
     const intakeImports = new Counter({ name: 'intake_imports_total', help: 'Imports entering a status, by channel', labelNames: ['channel', 'status'], registers });
-    this.intake = { status: (channel, status) => intakeImports.inc({ channel, status }) };
+    const stagingBatch = new Histogram({
+      name: 'intake_staging_batch_size', help: 'Files staged together by one statement and one commit (group commit of received files)',
+      buckets: [1, 2, 4, 8, 16, 32, 64], registers,
+    });
+    this.intake = { status: (channel, status) => intakeImports.inc({ channel, status }), stagingBatch: (files) => stagingBatch.observe(files) };
 
     let imapState: ImapConnectionState = 'disconnected';
     let lastPoll: number | undefined;

@@ -18,13 +18,22 @@ export class BullIntakeScheduler implements IntakeScheduler {
   ) {}
 
   /** Rejects with DomainError 'unavailable' (HTTP 503) when Redis cannot take the job. */
-  async enqueue(ref: IntakeJobRef): Promise<void> {
+  enqueue(ref: IntakeJobRef): Promise<void> {
+    return this.adding(() => this.queue.add(JOBS.intake.process, ref, { jobId: ref.intakeId }));
+  }
+
+  /** The jobs of a staging group in one MULTI (addBulk); rejects as enqueue() does. */
+  enqueueMany(refs: IntakeJobRef[]): Promise<void> {
+    return this.adding(() => this.queue.addBulk(refs.map((ref) => ({ name: JOBS.intake.process, data: ref, opts: { jobId: ref.intakeId } }))));
+  }
+
+  private async adding(add: () => Promise<unknown>): Promise<void> {
     const unavailable = (why: string) => DomainError.unavailable(`The intake queue (Redis) ${why}; the file was not accepted. Retry shortly`);
     // a connection known to be down fails at once instead of after the timeout
     const { status } = this.queue.opts.connection as { status?: string };
     if (status && DOWN.has(status)) throw unavailable('is not reachable (Connection is closed)');
     try {
-      await withTimeout(this.queue.add(JOBS.intake.process, ref, { jobId: ref.intakeId }), this.enqueueTimeoutMs, `did not answer within ${this.enqueueTimeoutMs} ms`);
+      await withTimeout(add(), this.enqueueTimeoutMs, `did not answer within ${this.enqueueTimeoutMs} ms`);
     } catch (err) {
       throw unavailable((err as Error).message);
     }

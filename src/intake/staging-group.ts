@@ -1,0 +1,132 @@
+// Staging by group commit (docs/intake.md, "Staging"): files received while a group is being
+// staged are staged together in the next one: one statement and one commit for their records,
+// history lines and import.* events (in a transaction only when a webhook wants them), then one
+// addBulk for their jobs. Each file's promise keeps its meaning: it resolves once its record is
+// committed and its job queued, and rejects when either failed (its sender is not told it was
+// received). A group whose statement fails is staged again file by file, so that one bad file
+// fails only its own sender.
+import type { Database } from '../db/database.ts';
+import type { ImportRecord } from '../domain/intake.ts';
+import type { Scope } from '../domain/scope.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { EventOutbox } from '../services/event-outbox.ts';
+import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
+import type { NewIntake } from './intake-repository.ts';
+import type { IntakeRepositories } from './intake-repositories.ts';
+import type { StagedBytesCache } from './staged-bytes-cache.ts';
+import { Batcher, type BatchCaps, type Outcome } from './staging-batcher.ts';
+
+/** A file to stage: its record, and its job (none for a file refused at once). */
+export interface StagingItem {
+  scope: Scope;
+  f: NewIntake;
+  job: IntakeJobRef | null;
+}
+
+/** What staging reports (ops/metrics.ts's IntakeMetrics): the size of each group. */
+export interface StagingReport {
+  stagingBatch(files: number, bytes: number): void;
+}
+
+/** 64 files or 16 MB a group: a statement of at most 64 x 18 parameters, and a bounded transaction. */
+export const STAGING_CAPS: BatchCaps = { maxItems: 64, maxBytes: 16 * 1024 * 1024 };
+
+const ok = (value: ImportRecord): Outcome<ImportRecord> => ({ ok: true, value });
+const failed = (error: unknown): Outcome<ImportRecord> => ({ ok: false, error });
+
+export class StagingGroup {
+  private readonly batcher: Batcher<StagingItem, ImportRecord>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly repos: IntakeRepositories,
+    private readonly scheduler: IntakeScheduler,
+    private readonly outbox: EventOutbox,
+    private readonly log: Logger,
+    /** read at each flush: set when this process also runs workers (IntakeService.handOffBytesTo) */
+    private readonly cache: () => StagedBytesCache | undefined,
+    private readonly report?: StagingReport,
+    caps: BatchCaps = STAGING_CAPS,
+  ) {
+    this.batcher = new Batcher((items) => this.flush(items), caps, (i) => i.f.content?.length ?? 0);
+  }
+
+  /** Stages one file with whatever group it joins; resolves once it is committed and queued. */
+  stage(item: StagingItem): Promise<ImportRecord> {
+    return this.batcher.submit(item);
+  }
+
+  /** One file on its own: its record (and event) in one statement, then its job. Also the path inside a unit of work. */
+  async stageOne(item: StagingItem): Promise<ImportRecord> {
+    const record = await this.insertOne(item);
+    const [outcome] = await this.enqueue([item], [record]);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
+  }
+
+  private async flush(items: StagingItem[]): Promise<Outcome<ImportRecord>[]> {
+    this.report?.stagingBatch(items.length, items.reduce((n, i) => n + (i.f.content?.length ?? 0), 0));
+    if (items.length === 1) return [await this.stageOne(items[0]).then(ok, failed)];
+    let records: ImportRecord[];
+    try {
+      records = await this.insertMany(items);
+    } catch (err) {
+      // nothing of the group was committed: each file alone, so one bad file fails only its sender
+      this.log.warn({ err, files: items.length }, 'staging group failed: staging its files one by one');
+      return Promise.all(items.map((i) => this.stageOne(i).then(ok, failed)));
+    }
+    return this.enqueue(items, records);
+  }
+
+  private insertOne({ scope, f }: StagingItem): Promise<ImportRecord> {
+    return this.outbox.change(scope, `import.${f.status}`, (q) => this.repos.intake.insert(q, scope, f), (_q, record) => () => ({ resource: 'import', record }));
+  }
+
+  /**
+   * The group's records in one statement, with their import.* events. Files of one scope and one
+   * first status (the usual group): as for one file, the statement runs on its own when no webhook
+   * wants the event, else in a transaction with the events (the loader writes all but the last,
+   * which the outbox writes). A mixed group: one transaction, each event where it is wanted.
+   */
+  private insertMany(items: StagingItem[]): Promise<ImportRecord[]> {
+    const [{ scope, f }] = items;
+    const type = `import.${f.status}`;
+    if (items.every((i) => i.scope.accountId === scope.accountId && i.scope.mode === scope.mode && i.f.status === f.status)) {
+      return this.outbox.change(scope, type, (q) => this.repos.intake.insertMany(q, items), (tx, records) => async () => {
+        for (const record of records.slice(0, -1)) await this.outbox.write(tx, scope, type, { resource: 'import', record });
+        return { resource: 'import', record: records[records.length - 1] };
+      });
+    }
+    return this.outbox.transaction(async (tx, recordEvent) => {
+      const records = await this.repos.intake.insertMany(tx, items);
+      for (const [i, { scope, f }] of items.entries()) await recordEvent(scope, `import.${f.status}`, () => ({ resource: 'import', record: records[i] }));
+      return records;
+    });
+  }
+
+  /**
+   * Queues the jobs of the committed records in one call. When that fails, the files are not
+   * acknowledged, so their senders will send them again: their staged copies are dropped (if even
+   * that fails, the reconciler queues them later, and the same bytes attach only once).
+   */
+  private async enqueue(items: StagingItem[], records: ImportRecord[]): Promise<Outcome<ImportRecord>[]> {
+    const queued = items.flatMap((i, n) => (i.job && i.f.content ? [{ item: i, job: i.job, bytes: i.f.content, record: records[n] }] : []));
+    if (queued.length === 0) return records.map(ok);
+    const cache = this.cache();
+    // cached before the enqueue: a worker of this process may take a job at once
+    for (const q of queued) cache?.put(q.record.id, q.bytes);
+    try {
+      const jobs = queued.map((q) => q.job);
+      await (this.scheduler.enqueueMany && jobs.length > 1 ? this.scheduler.enqueueMany(jobs) : Promise.all(jobs.map((j) => this.scheduler.enqueue(j))));
+    } catch (err) {
+      await Promise.all(queued.map(async ({ item, record }) => {
+        cache?.take(record.id);
+        await this.repos.intake.remove(this.db, item.scope, record.id).catch((e) => this.log.error({ err: e, intakeId: record.id }, 'could not drop an unqueued staged file'));
+        this.log.error({ err, intakeId: record.id, channel: item.f.channel, traceId: item.f.traceId ?? undefined }, 'intake not enqueued');
+      }));
+      const unqueued = new Set(queued.map((q) => q.record.id));
+      return records.map((r) => (unqueued.has(r.id) ? failed(err) : ok(r)));
+    }
+    return records.map(ok);
+  }
+}
