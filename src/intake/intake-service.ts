@@ -23,6 +23,10 @@ import type { StagedBytesCache } from './staged-bytes-cache.ts';
 import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 import { currentUnit } from '../db/units.ts';
 import { StagingGroup, type StagingReport } from './staging-group.ts';
+import { Batcher } from './batcher.ts';
+import type { WaitingAsk } from './waiting-files-repository.ts';
+
+const ok = <T>(value: T) => ({ ok: true as const, value });
 
 const DISABLED = intakeReason('account_disabled');
 
@@ -39,7 +43,11 @@ export class IntakeService implements IntakeReceiver {
     report?: StagingReport,
   ) {
     this.staging = new StagingGroup(db, repos, scheduler, outbox, log, () => this.stagedBytes, report);
+    // POST /v2/invoices under load: many new invoices, one look-up statement for all of them
+    this.waitingLookups = new Batcher(async (asks) => (await repos.waitingFiles.naming(db, asks)).map(ok), { maxItems: 256, maxBytes: Infinity }, () => 0);
   }
+
+  private readonly waitingLookups: Batcher<WaitingAsk, string[]>;
 
   /** group commit of received files (staging-group.ts) */
   private readonly staging: StagingGroup;
@@ -163,7 +171,7 @@ export class IntakeService implements IntakeReceiver {
    * their next backoff tick. A job that is running right now may be about to wait: look again shortly.
    */
   async wakeWaiting(scope: Scope, invoice: Pick<Invoice, 'id' | 'invoiceNumber'>): Promise<void> {
-    const intakeIds = await this.repos.waitingFiles.naming(this.db, scope, invoice);
+    const intakeIds = await this.waitingLookups.submit({ scope, invoice });
     if (intakeIds.length === 0) return; // most new invoices: nothing waits for them
     await Promise.all(intakeIds.map((id) => this.wake(id)));
   }

@@ -14,7 +14,7 @@ import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { NewIntake } from './intake-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
-import { Batcher, type BatchCaps, type Outcome } from './staging-batcher.ts';
+import { Batcher, type BatchCaps, type Outcome } from './batcher.ts';
 
 /** A file to stage: its record, and its job (none for a file refused at once). */
 export interface StagingItem {

@@ -20,6 +20,20 @@ export function scopeWhere(scope: Scope): { sql: string; params: unknown[] } {
   return { sql: 't.account_id = $1 and t.mode = $2', params: [scope.accountId, scope.mode] };
 }
 
+/**
+ * Several scopes in one statement: rows `s` (account_id, mode, each of `more`'s columns, and n, the
+ * 1-based position) to join the scoped table on with `on`; the params are one array per column.
+ */
+export function scopesEach(scopes: Scope[], more: Record<string, string[]> = {}): { from: string; on: string; params: unknown[] } {
+  const names = Object.keys(more);
+  const arrays = [scopes.map((x) => x.accountId), scopes.map((x) => x.mode), ...names.map((k) => more[k])];
+  return {
+    from: `unnest(${arrays.map((_, i) => `$${i + 1}::text[]`).join(', ')}) with ordinality as s(account_id, mode, ${names.map((k) => `${k}, `).join('')}n)`,
+    on: 't.account_id = s.account_id and t.mode = s.mode',
+    params: arrays,
+  };
+}
+
 const WHERE_ID = "t.id = $3 and t.account_id || '' = $1 and t.mode = $2";
 const whereIdParams = (scope: Scope, id: string) => [scope.accountId, scope.mode, id];
 

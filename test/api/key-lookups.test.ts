@@ -96,7 +96,7 @@ function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][
       await invoiceRepository.markDeleted(q, scope, `inv_${n}`); // frees the number INV-300, which a file waits for
       const fields = { invoiceDate: '2026-01-01', invoiceDuedate: '2026-02-01', totalCents: 1, balanceCents: 1, status: 'open' as const };
       const created = await invoiceRepository.insertForCustomer(q, scope, { id: `inv_${randomToken(8)}`, customerId: `cus_${n}`, invoiceNumber: 'INV-300', ...fields });
-      expect(await waitingFilesRepository.naming(q, scope, created!)).toEqual([`imp_${n}`]);
+      expect(await waitingFilesRepository.naming(q, [{ scope, invoice: created! }])).toEqual([[`imp_${n}`]]);
     }],
     ['intake record marked attached', (q) => intakeRepository.markAttached(q, scope, `imp_${n}`, `inv_${n}`, `doc_${n}`, null, 'invoice_number')],
     ['a list page from a cursor', (q) => pageScoped(q, { table: 'invoices', columns: 't.id', tombstones: true }, scope, { from: `inv_${n}`, limit: 2 })],

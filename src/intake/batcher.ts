@@ -1,7 +1,9 @@
 // Group commit, the pure part: items submitted while a flush is running wait and go together in
-// the next one, so a busy intake pays one statement and one commit for many files. When nothing
-// is running, an item flushes at once: an idle intake adds no latency. One flush at a time; a
-// batch is capped by count and bytes (the first item always goes, however large).
+// the next one, so a busy intake pays one statement (and one commit) for many: received files
+// (staging-group.ts), new invoices' look-ups of the files waiting for them (intake-service.ts).
+// When nothing is running, an item flushes at once: an idle intake adds no latency. One flush at
+// a time (measured: four side by side grouped nothing on the FTP benchmark and cost PostgreSQL
+// 10 % more a file); a batch is capped by count and bytes (the first item always goes).
 
 export interface BatchCaps {
   maxItems: number;

@@ -1,7 +1,7 @@
-// Group commit's pure logic (src/intake/staging-batcher.ts): who joins which flush, the caps, and
+// Group commit's pure logic (src/intake/batcher.ts): who joins which flush, the caps, and
 // how a flush's outcome reaches every submitter.
 import { describe, expect, it } from 'vitest';
-import { Batcher, takeBatch, type Outcome } from '../../src/intake/staging-batcher.ts';
+import { Batcher, takeBatch, type Outcome } from '../../src/intake/batcher.ts';
 
 /** A flush the test ends by hand, recording the batches it was given. */
 function manualFlush() {
