@@ -12,6 +12,8 @@ export interface BatchCaps {
 
 /** What a flush says of each item, in the batch's order. */
 export type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
+export const ok = <O>(value: O): Outcome<O> => ({ ok: true, value });
+export const failed = <O>(error: unknown): Outcome<O> => ({ ok: false, error });
 
 interface Waiting<I, O> {
   item: I;

@@ -23,10 +23,8 @@ import type { StagedBytesCache } from './staged-bytes-cache.ts';
 import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
 import { currentUnit } from '../db/units.ts';
 import { StagingGroup, type StagingReport } from './staging-group.ts';
-import { Batcher } from './batcher.ts';
+import { Batcher, ok } from './batcher.ts';
 import type { WaitingAsk } from './waiting-files-repository.ts';
-
-const ok = <T>(value: T) => ({ ok: true as const, value });
 
 const DISABLED = intakeReason('account_disabled');
 

@@ -14,7 +14,7 @@ import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { NewIntake } from './intake-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
-import { Batcher, type BatchCaps, type Outcome } from './batcher.ts';
+import { Batcher, failed, ok, type BatchCaps, type Outcome } from './batcher.ts';
 
 /** A file to stage: its record, and its job (none for a file refused at once). */
 export interface StagingItem {
@@ -31,8 +31,6 @@ export interface StagingReport {
 /** 64 files or 16 MB a group: a statement of at most 64 x 18 parameters, and a bounded transaction. */
 export const STAGING_CAPS: BatchCaps = { maxItems: 64, maxBytes: 16 * 1024 * 1024 };
 
-const ok = (value: ImportRecord): Outcome<ImportRecord> => ({ ok: true, value });
-const failed = (error: unknown): Outcome<ImportRecord> => ({ ok: false, error });
 
 export class StagingGroup {
   private readonly batcher: Batcher<StagingItem, ImportRecord>;
@@ -66,14 +64,14 @@ export class StagingGroup {
 
   private async flush(items: StagingItem[]): Promise<Outcome<ImportRecord>[]> {
     this.report?.stagingBatch(items.length, items.reduce((n, i) => n + (i.f.content?.length ?? 0), 0));
-    if (items.length === 1) return [await this.stageOne(items[0]).then(ok, failed)];
+    if (items.length === 1) return [await this.stageOne(items[0]).then(ok, failed<ImportRecord>)];
     let records: ImportRecord[];
     try {
       records = await this.insertMany(items);
     } catch (err) {
       // nothing of the group was committed: each file alone, so one bad file fails only its sender
       this.log.warn({ err, files: items.length }, 'staging group failed: staging its files one by one');
-      return Promise.all(items.map((i) => this.stageOne(i).then(ok, failed)));
+      return Promise.all(items.map((i) => this.stageOne(i).then(ok, failed<ImportRecord>)));
     }
     return this.enqueue(items, records);
   }
@@ -125,7 +123,7 @@ export class StagingGroup {
         this.log.error({ err, intakeId: record.id, channel: item.f.channel, traceId: item.f.traceId ?? undefined }, 'intake not enqueued');
       }));
       const unqueued = new Set(queued.map((q) => q.record.id));
-      return records.map((r) => (unqueued.has(r.id) ? failed(err) : ok(r)));
+      return records.map((r) => (unqueued.has(r.id) ? failed<ImportRecord>(err) : ok(r)));
     }
     return records.map(ok);
   }
