@@ -7,7 +7,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found } from '../repositories/scoped.ts';
-import { invoiceByNumberSql } from '../repositories/invoice-repository.ts';
+import { invoiceByNumberSql, invoiceNumberOfSql } from '../repositories/invoice-repository.ts';
 import { source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
 import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
@@ -150,7 +150,7 @@ export class IntakeRepository {
     if (f.text) add((p) => `(strpos(lower(s.filename), ${p}) > 0 or strpos(lower(i.invoice_number), ${p}) > 0)`, f.text.toLowerCase());
     if (f.after) add((p) => `t.seq < (select seq from intake_records where id = ${p})`, f.after);
     const rows = await q.query<IntakeRecordRow & { invoice_number: string | null }>(
-      `select ${source.columns}, i.invoice_number from intake_records t ${source.joins} left join invoices i on i.id = t.invoice_id
+      `select ${source.columns}, i.invoice_number from intake_records t ${source.joins} cross join lateral (select ${invoiceNumberOfSql('t.invoice_id')} as invoice_number) i
        where ${where} order by t.seq desc limit ${Math.max(1, Math.floor(f.limit))}`,
       params,
     );

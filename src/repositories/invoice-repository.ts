@@ -72,6 +72,9 @@ export const invoiceByNumberSql = (account: string, mode: string, number: string
     when count(*) = 1 then min(i.id) end
   from invoices i where i.account_id = ${account} and i.mode = ${mode} and i.deleted_at is null and lower(i.invoice_number) = lower(${number}))`;
 
+/** The number of the invoice whose id is the SQL expression `id` (null when none), for intake's file lists. */
+export const invoiceNumberOfSql = (id: string): string => `(select iv.invoice_number from invoices iv where iv.id = ${id})`;
+
 export class InvoiceRepository {
   find(q: Queryable, scope: Scope, id: string, lock = false): Promise<Found<Invoice>> {
     return findWithTombstone(q, source, scope, id, toInvoice, lock);
