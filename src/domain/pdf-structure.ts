@@ -5,6 +5,7 @@
 // It only ever says "fine": anything it cannot follow is left to the full parse, which decides.
 // Pure (node:zlib only).
 import { inflateSync } from 'node:zlib';
+import { mayHoldXml } from './pdf-embedded-labels.ts';
 
 /** what an xref or object stream may inflate to here; bigger ones go to the full parse */
 const MAX_INFLATED = 1 << 20;
@@ -25,11 +26,11 @@ const int = (dict: string, key: string) => {
 export const pageCountByStructure = (bytes: Uint8Array): number | undefined => readStructure(bytes)?.pages;
 
 /**
- * The page count and whether the catalog could lead to embedded files (it has /Names, where the
- * EmbeddedFiles tree lives, or /AF, PDF/A-3's associated files); undefined when the chain cannot
- * be followed (or the file is encrypted).
+ * The page count and whether the catalog could lead to an embedded XML file (pdf-embedded-labels.ts:
+ * its /Names tree or /AF, PDF/A-3's associated files, name one, or cannot be followed); undefined
+ * when the chain cannot be followed (or the file is encrypted).
  */
-export function readStructure(bytes: Uint8Array): { pages: number; mayHoldFiles: boolean } | undefined {
+export function readStructure(bytes: Uint8Array): { pages: number; mayHoldXml: boolean } | undefined {
   try {
     // the last `startxref <offset> %%EOF` of the final 1024 bytes: readers ignore what follows it
     // (generators and upload scripts append newlines, comments or junk), see upload-completeness.ts
@@ -47,7 +48,8 @@ export function readStructure(bytes: Uint8Array): { pages: number; mayHoldFiles:
     const pagesRef = catalog === undefined ? undefined : ref(catalog, 'Pages');
     const pages = pagesRef === undefined ? undefined : objectText(bytes, entries, pagesRef);
     const count = pages && /\/Type\s*\/Pages\b/.test(pages) ? int(pages, 'Count') : undefined;
-    return count !== undefined && count > 0 ? { pages: count, mayHoldFiles: /\/(Names|AF)\b/.test(catalog!) } : undefined;
+    if (count === undefined || count < 1) return undefined;
+    return { pages: count, mayHoldXml: /\/(Names|AF)\b/.test(catalog!) && mayHoldXml(catalog!, (num) => objectBody(bytes, entries, num)) };
   } catch {
     return undefined; // a malformed stream and the like: the full parse decides
   }
@@ -105,6 +107,18 @@ function objectText(bytes: Uint8Array, entries: Map<number, Entry>, num: number)
   const e = entries.get(num);
   if (!e) return undefined;
   if ('offset' in e) return objectAt(bytes, e.offset, num)?.dict;
+  const text = objectBody(bytes, entries, num);
+  return text === undefined ? undefined : dictAt(text);
+}
+
+/** The text of object `num` of any kind: from its `N G obj` header on (up to 64 KB), or its slice of an object stream. */
+function objectBody(bytes: Uint8Array, entries: Map<number, Entry>, num: number): string | undefined {
+  const e = entries.get(num);
+  if (!e) return undefined;
+  if ('offset' in e) {
+    const text = latin1(bytes, e.offset, e.offset + 65536);
+    return Number(/^\s*(\d+)\s+\d+\s+obj\b/.exec(text)?.[1]) === num ? text : undefined;
+  }
   const holder = entries.get(e.stream);
   const container = holder && 'offset' in holder ? objectAt(bytes, holder.offset, e.stream) : undefined;
   const data = container?.stream && decode(container.dict, container.stream);
@@ -116,7 +130,7 @@ function objectText(bytes: Uint8Array, entries: Map<number, Entry>, num: number)
     if (pairs[i] !== num) continue;
     const start = first + pairs[i + 1];
     const end = i + 3 < pairs.length ? first + pairs[i + 3] : text.length;
-    return dictAt(text.slice(start, end));
+    return text.slice(start, end);
   }
   return undefined;
 }

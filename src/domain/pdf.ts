@@ -55,11 +55,12 @@ export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
 export type PdfChecker = (bytes: Uint8Array) => Promise<PdfVerdict>;
 
 /**
- * When the structure alone shows a page tree with pages and a catalog that can hold no embedded
- * file (neither /Names nor /AF: pdf-structure.ts, microseconds), that is the verdict, with no
- * e-invoice; otherwise `full` decides (the parse in a thread, which reads the embedded XML).
+ * When the structure alone shows a page tree with pages and a catalog that leads to no embedded
+ * XML file (no /Names nor /AF, or only attachments plainly named otherwise: pdf-structure.ts,
+ * microseconds), that is the verdict, with no e-invoice; otherwise `full` decides (the parse in a
+ * thread, which reads the embedded XML).
  */
 export const structureFirst = (full: PdfChecker): PdfChecker => async (bytes) => {
   const structure = headerVerdict(bytes) ? undefined : readStructure(bytes);
-  return structure && !structure.mayHoldFiles ? { ok: true, pages: structure.pages, einvoices: [] } : full(bytes);
+  return structure && !structure.mayHoldXml ? { ok: true, pages: structure.pages, einvoices: [] } : full(bytes);
 };

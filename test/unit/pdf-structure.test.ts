@@ -9,7 +9,7 @@ import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { checkPdf, structureFirst } from '../../src/domain/pdf.ts';
-import { pageCountByStructure } from '../../src/domain/pdf-structure.ts';
+import { pageCountByStructure, readStructure } from '../../src/domain/pdf-structure.ts';
 import { einvoicePdf, encryptedPdf, ciiXml } from '../helpers/einvoice.ts';
 
 async function pdfWith(pages: number, useObjectStreams: boolean): Promise<Buffer> {
@@ -91,5 +91,38 @@ describe('PDF structure check', () => {
     }
     expect(full).toBe(samples.filter((pdf) => pageCountByStructure(pdf) === undefined).length);
     expect(full).toBe(4);
+  });
+
+  it('lets a PDF whose attachments are all plainly not XML skip the full parse, and sends every XML-looking one there', async () => {
+    const padding = new Uint8Array(4096).fill(7);
+    const mayHoldXml = (pdf: Buffer) => readStructure(pdf)?.mayHoldXml;
+    expect(mayHoldXml(await pdfWith(1, false))).toBe(false);
+    expect(mayHoldXml(await einvoicePdf({ 'padding.bin': padding }))).toBe(false);
+    expect(mayHoldXml(await einvoicePdf({ 'photo.jpg': padding, 'sheet.xlsx': padding }, { kids: true }))).toBe(false);
+    expect(mayHoldXml(qpdf(await einvoicePdf({ 'padding.bin': padding }), '--object-streams=generate'))).toBe(false);
+    expect(mayHoldXml(await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }))).toBe(true);
+    expect(mayHoldXml(await einvoicePdf({ 'padding.bin': padding, 'INVOICE.XML': ciiXml('2026-0117') }))).toBe(true);
+    expect(mayHoldXml(await einvoicePdf({ 'zugferd-invoice.xml': ciiXml('2026-0117') }, { kids: true }))).toBe(true);
+    expect(mayHoldXml(await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }, { afOnly: true }))).toBe(true);
+    expect(mayHoldXml(qpdf(await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }), '--object-streams=generate'))).toBe(true);
+    // labels written otherwise than in plain ASCII: UTF-16 (hex, with its BOM), octal escapes; a label by
+    // reference. The file specification's /UF is swapped in place, padded to its length so offsets hold.
+    const plain = (await einvoicePdf({ 'padding.bin': padding })).toString('latin1');
+    const uf = /\/UF (<FEFF[0-9A-F]+>)/.exec(plain)![1];
+    const withUf = (label: string) => Buffer.from(plain.replace(uf, label.padEnd(uf.length)), 'latin1');
+    expect(mayHoldXml(withUf('<FEFF00620069006E>'))).toBe(false);
+    expect(mayHoldXml(withUf('<FEFF0061002E0078006D006C>'))).toBe(true);
+    expect(mayHoldXml(withUf('(a.\\170ml)'))).toBe(true);
+    expect(mayHoldXml(withUf('1 0 R'))).toBe(true);
+  });
+
+  it('gives the full parse\'s verdict for real-world layouts of attachments, and reads every XML it could', async () => {
+    const padding = new Uint8Array(4096).fill(7);
+    const samples = [await einvoicePdf({ 'padding.bin': padding }), await einvoicePdf({ 'photo.jpg': padding }, { kids: true }), await einvoicePdf({ 'scan.tif': padding }, { afOnly: true }),
+      await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }), await einvoicePdf({ 'xrechnung.xml': ciiXml('2026-0118') }, { afOnly: true })];
+    let full = 0;
+    const counted = structureFirst(async (bytes) => (full++, checkPdf(bytes)));
+    for (const pdf of samples) expect(await counted(pdf)).toEqual(await checkPdf(pdf));
+    expect(full).toBe(2);
   });
 });
