@@ -12,6 +12,8 @@ const MAX_INFLATED = 1 << 20;
 const MAX_SECTIONS = 32;
 
 type Entry = { offset: number } | { stream: number; index: number };
+/** an object stream's inflated text and where its first object starts */
+type ObjectStream = { first: number; text: string };
 const latin1 = (b: Uint8Array, from: number, to: number) => Buffer.from(b.buffer, b.byteOffset + from, Math.max(0, Math.min(to, b.length) - from)).toString('latin1');
 const ref = (dict: string, key: string) => {
   const m = new RegExp(`/${key}\\s+(\\d+)\\s+\\d+\\s+R`).exec(dict);
@@ -44,12 +46,14 @@ export function readStructure(bytes: Uint8Array): { pages: number; mayHoldXml: b
       root ??= ref(section.trailer, 'Root');
       at = int(section.trailer, 'Prev');
     }
-    const catalog = root === undefined ? undefined : objectText(bytes, entries, root);
+    const streams = new Map<number, ObjectStream | undefined>();
+    const body = (num: number) => objectBody(bytes, entries, streams, num);
+    const catalog = root === undefined ? undefined : objectText(bytes, entries, body, root);
     const pagesRef = catalog === undefined ? undefined : ref(catalog, 'Pages');
-    const pages = pagesRef === undefined ? undefined : objectText(bytes, entries, pagesRef);
+    const pages = pagesRef === undefined ? undefined : objectText(bytes, entries, body, pagesRef);
     const count = pages && /\/Type\s*\/Pages\b/.test(pages) ? int(pages, 'Count') : undefined;
     if (count === undefined || count < 1) return undefined;
-    return { pages: count, mayHoldXml: /\/(Names|AF)\b/.test(catalog!) && mayHoldXml(catalog!, (num) => objectBody(bytes, entries, num)) };
+    return { pages: count, mayHoldXml: /\/(Names|AF)\b/.test(catalog!) && mayHoldXml(catalog!, body) };
   } catch {
     return undefined; // a malformed stream and the like: the full parse decides
   }
@@ -103,28 +107,34 @@ function readSection(bytes: Uint8Array, at: number, entries: Map<number, Entry>)
 }
 
 /** The dictionary of object `num`, directly in the file or inside an object stream. */
-function objectText(bytes: Uint8Array, entries: Map<number, Entry>, num: number): string | undefined {
+function objectText(bytes: Uint8Array, entries: Map<number, Entry>, body: (num: number) => string | undefined, num: number): string | undefined {
   const e = entries.get(num);
   if (!e) return undefined;
   if ('offset' in e) return objectAt(bytes, e.offset, num)?.dict;
-  const text = objectBody(bytes, entries, num);
+  const text = body(num);
   return text === undefined ? undefined : dictAt(text);
 }
 
-/** The text of object `num` of any kind: from its `N G obj` header on (up to 64 KB), or its slice of an object stream. */
-function objectBody(bytes: Uint8Array, entries: Map<number, Entry>, num: number): string | undefined {
+/**
+ * The text of object `num` of any kind: from its `N G obj` header on (up to 64 KB), or its slice of
+ * an object stream (each stream inflated once a file: `streams`).
+ */
+function objectBody(bytes: Uint8Array, entries: Map<number, Entry>, streams: Map<number, ObjectStream | undefined>, num: number): string | undefined {
   const e = entries.get(num);
   if (!e) return undefined;
   if ('offset' in e) {
     const text = latin1(bytes, e.offset, e.offset + 65536);
     return Number(/^\s*(\d+)\s+\d+\s+obj\b/.exec(text)?.[1]) === num ? text : undefined;
   }
-  const holder = entries.get(e.stream);
-  const container = holder && 'offset' in holder ? objectAt(bytes, holder.offset, e.stream) : undefined;
-  const data = container?.stream && decode(container.dict, container.stream);
-  const first = container && int(container.dict, 'First');
-  if (!data || first === undefined) return undefined;
-  const text = Buffer.from(data).toString('latin1');
+  if (!streams.has(e.stream)) {
+    const holder = entries.get(e.stream);
+    const container = holder && 'offset' in holder ? objectAt(bytes, holder.offset, e.stream) : undefined;
+    const data = container?.stream && decode(container.dict, container.stream);
+    const first = container && int(container.dict, 'First');
+    streams.set(e.stream, data && first !== undefined ? { first, text: Buffer.from(data).toString('latin1') } : undefined);
+  }
+  const { first, text } = streams.get(e.stream) ?? {};
+  if (text === undefined || first === undefined) return undefined;
   const pairs = text.slice(0, first).trim().split(/\s+/).map(Number);
   for (let i = 0; i + 1 < pairs.length; i += 2) {
     if (pairs[i] !== num) continue;
