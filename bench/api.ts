@@ -42,7 +42,9 @@ const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 function start(name: string, args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', () => {}); // the service logs only warnings and errors
+  // the service logs only warnings and errors; BENCH_STDOUT_DIR keeps each server's stdout (--trace-gc)
+  const keep = process.env.BENCH_STDOUT_DIR ? fs.createWriteStream(path.join(process.env.BENCH_STDOUT_DIR, `${name}.log`)) : undefined;
+  child.stdout!.on('data', (d) => keep?.write(d));
   child.stderr!.on('data', (d) => process.stderr.write(`[${name}] ${d}`));
   children.push(child);
   return child;
