@@ -104,18 +104,23 @@ export function openPostgres(url: string, options: number | PostgresOptions): Da
       return new Promise<T[]>((resolve, reject) => {
         pool.connect((err, client, release) => {
           if (err || !client) return reject(translate(err));
-          client.query(config(sql, params, o), (e: Error | null, result: pg.QueryArrayResult) => {
+          const done = (e: Error | null, result?: pg.QueryArrayResult) => {
             if (e) {
               release(!(e instanceof pg.DatabaseError) || databaseAway(e) ? e : undefined);
               return reject(translate(e));
             }
             release();
             try {
-              resolve(objects<T>(result));
+              resolve(objects<T>(result!));
             } catch (x) {
               reject(x);
             }
-          });
+          };
+          try {
+            client.query(config(sql, params, o), done);
+          } catch (e) {
+            done(e as Error); // a throw here, in pg-pool's callback, would end the process
+          }
         });
       });
     },
