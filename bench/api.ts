@@ -8,6 +8,8 @@
 //   BARE_NODE_ARGS the same for the baseline; BENCH_ONLY: get, post, content or a list such as get,post)
 //   BENCH_BUDGET=1 npm run bench:api       (the budget: the bare server with the service's promises added
 //   one at a time, BARE_WITH in bare-server.ts, each level and the service alternating in every round)
+//   BENCH_BEFORE=.scratch/dist-before npm run bench:api   (A/B: a second service from another build,
+//   e.g. `BUILD_OUT=.scratch/dist-before npm run build` on the code before a change, measured in the same rounds)
 //
 // The service runs as its own process (ROLES=api, LOG_LEVEL=warn) exactly as `npm start` runs it,
 // with its real rate limiter (budget set high enough never to trip) and real key checks.
@@ -28,6 +30,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 64;
 const ONLY = process.env.BENCH_ONLY?.split(','); // while profiling one path
 const BUDGET = Boolean(process.env.BENCH_BUDGET);
+const BEFORE = process.env.BENCH_BEFORE; // another build's dist directory, run as a second service
 // the budget's levels: each adds the next of bare-server.ts's BARE_WITH steps to the one before
 const STEPS = ['id', 'key', 'gate', 'guard', 'schema', 'metrics', 'sql', 'wake'];
 const children: ChildProcess[] = [];
@@ -39,7 +42,9 @@ const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 function start(name: string, args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', () => {}); // the service logs only warnings and errors
+  // the service logs only warnings and errors; BENCH_STDOUT_DIR keeps each server's stdout (--trace-gc)
+  const keep = process.env.BENCH_STDOUT_DIR ? fs.createWriteStream(path.join(process.env.BENCH_STDOUT_DIR, `${name}.log`)) : undefined;
+  child.stdout!.on('data', (d) => keep?.write(d));
   child.stderr!.on('data', (d) => process.stderr.write(`[${name}] ${d}`));
   children.push(child);
   return child;
@@ -132,6 +137,19 @@ async function main() {
     });
     const service = `http://127.0.0.1:${servicePort}`;
     await waitUntilReady(async () => (await fetch(`${service}/readyz`)).status < 500, `${service}/readyz`, 60_000);
+    // the same database (the first service has migrated it), its own port, rate-limit prefix and data
+    const beforeStarted = BEFORE
+      ? await (async () => {
+          const port = await freePort();
+          const child = start('before', [...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(BEFORE, 'main.js')], {
+            ROLES: 'api', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl.toString(), DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-')), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+            ADMIN_TOKEN: adminToken, REDIS_PREFIX: `iibench${rand()}`, RATE_LIMIT_MAX: '1000000000',
+          });
+          const url = `http://127.0.0.1:${port}`;
+          await waitUntilReady(async () => (await fetch(`${url}/readyz`)).status < 500, `${url}/readyz`, 60_000);
+          return { pid: child.pid!, url };
+        })()
+      : undefined;
     const startBare = async (port: number, steps = '') => {
       const child = start(`bare${steps && `+${steps}`}`, [...(process.env.BARE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(port), DATABASE_URL: dbUrl.toString(), BARE_WITH: steps, ...(BUDGET ? { BARE_IDLE_MS: '1000' } : {}) });
       const url = `http://127.0.0.1:${port}`;
@@ -161,36 +179,44 @@ async function main() {
     const cases = [
       { key: 'get', what: 'GET ', target: 0.9, barePath: `/invoices/${invoice.id}`, body: undefined,
         bare: () => measure('bare    GET /invoices/{id}', barePid, `${bare}/invoices/${invoice.id}`),
-        service: () => measure('service GET /v2/invoices/{id}', svcPid, `${service}/v2/invoices/${invoice.id}`, { headers: auth }) },
+        service: () => measure('service GET /v2/invoices/{id}', svcPid, `${service}/v2/invoices/${invoice.id}`, { headers: auth }),
+        before: (b: Started) => measure('before  GET /v2/invoices/{id}', b.pid, `${b.url}/v2/invoices/${invoice.id}`, { headers: auth }) },
       { key: 'post', what: 'POST', target: 0.8, barePath: '/invoices', body: postBody({ account: account.id }),
         bare: () => measure('bare    POST /invoices', barePid, `${bare}/invoices`, { headers: { 'content-type': 'application/json' }, body: postBody({ account: account.id }) }),
-        service: () => measure('service POST /v2/invoices', svcPid, `${service}/v2/invoices`, { headers: auth, body: postBody() }) },
+        service: () => measure('service POST /v2/invoices', svcPid, `${service}/v2/invoices`, { headers: auth, body: postBody() }),
+        before: (b: Started) => measure('before  POST /v2/invoices', b.pid, `${b.url}/v2/invoices`, { headers: auth, body: postBody() }) },
       { key: 'content', what: 'GET content (1 MB)',
         bare: () => measure('bare    GET /documents/{id}/content', barePid, `${bare}/documents/${document.id}/content`),
         service: () => measure('service GET /v2/documents/{id}/content', svcPid, `${service}/v2/documents/${document.id}/content`, { headers: auth }) },
     ].filter((c) => !ONLY || ONLY.includes(c.key));
     if (BUDGET) return await budget(cases.filter((c) => c.key !== 'content'), startBare, auth);
-    const rows = cases.map(() => ({ bare: [] as Row[], service: [] as Row[] }));
+    const rows = cases.map(() => ({ bare: [] as Row[], service: [] as Row[], before: [] as Row[] }));
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}`);
-      // bare and service alternate, and which goes first flips every round
+      // bare and service (and the other build) alternate, and which goes first flips every round
       for (const [i, c] of cases.entries()) {
-        if (round % 2) rows[i].bare.push(await c.bare()), rows[i].service.push(await c.service());
-        else rows[i].service.push(await c.service()), rows[i].bare.push(await c.bare());
+        const runs: [Row[], () => Promise<Row>][] = [[rows[i].bare, c.bare], [rows[i].service, c.service]];
+        if (beforeStarted && 'before' in c && c.before) runs.push([rows[i].before, () => c.before!(beforeStarted)]);
+        if (round % 2 === 0) runs.reverse();
+        for (const [into, run] of runs) into.push(await run());
       }
     }
-    const all = rows.flatMap((r) => [...r.bare, ...r.service]);
+    const all = rows.flatMap((r) => [...r.bare, ...r.service, ...r.before]);
     const failures = all.reduce((s, r) => s + r.non2xx + r.errors, 0);
     const clientShare = median(all.map((r) => r.clientCpuMs / (r.seconds * 10 * os.cpus().length)));
     console.log(`\nsummary (median of ${ROUNDS} rounds; load average now ${load()}; wrk used ${clientShare.toFixed(0)} % of the machine's CPU)`);
     for (const [i, { what, target }] of cases.entries()) {
-      const med = (side: 'bare' | 'service', k: keyof Row) => median(rows[i][side].map((r) => r[k] as number));
+      const med = (side: 'bare' | 'service' | 'before', k: keyof Row) => median(rows[i][side].map((r) => r[k] as number));
       // the targets hold in every round, each round's service against the bare server beside it
       const rounds = rows[i].service.map((s, r) => ({ ratio: s.rps / rows[i].bare[r].rps, p99: s.p99 / rows[i].bare[r].p99 }));
       const met = rounds.filter((r) => target !== undefined && r.ratio >= target && r.p99 <= 2).length;
       const verdict = target === undefined ? 'no target' : `target ratio >= ${target} and p99 within 2x in every round: ${met === ROUNDS ? 'met' : `MISSED (${met} of ${ROUNDS})`}`;
       console.log(`  ${what} ratio by round ${rounds.map((r) => r.ratio.toFixed(2)).join(' ')}, p99 against bare ${rounds.map((r) => `${r.p99.toFixed(1)}x`).join(' ')} (${verdict})`);
       console.log(`       median: bare ${med('bare', 'rps').toFixed(0)} req/s p99 ${med('bare', 'p99').toFixed(1)} ms, service ${med('service', 'rps').toFixed(0)} req/s p99 ${med('service', 'p99').toFixed(1)} ms; server CPU bare ${med('bare', 'cpuUs').toFixed(0)} µs/req, service ${med('service', 'cpuUs').toFixed(0)} µs/req; PostgreSQL bare ${med('bare', 'pgUs').toFixed(0)} µs/req, service ${med('service', 'pgUs').toFixed(0)} µs/req`);
+      if (rows[i].before.length) {
+        const cpu = (side: 'service' | 'before') => rows[i][side].map((r, k) => (r.cpuUs / rows[i].bare[k].cpuUs).toFixed(2)).join(' ');
+        console.log(`       ${BEFORE}: ${med('before', 'rps').toFixed(0)} req/s, ratio by round ${rows[i].before.map((b, k) => (b.rps / rows[i].bare[k].rps).toFixed(2)).join(' ')}; server CPU ${med('before', 'cpuUs').toFixed(0)} µs/req, PostgreSQL ${med('before', 'pgUs').toFixed(0)} µs/req; CPU against bare by round: service ${cpu('service')}, ${BEFORE} ${cpu('before')}`);
+      }
     }
     console.log(`  non-2xx or errors: ${failures}\n`);
     if (failures > 0) process.exitCode = 1;

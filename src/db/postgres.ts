@@ -98,17 +98,31 @@ export function openPostgres(url: string, options: number | PostgresOptions): Da
     // pg-pool's own query() closes the connection after any error, also after a refused statement
     // (a unique violation the caller expects): a burst of 409s became a burst of new backends.
     // Only an error that is not PostgreSQL's answer to the statement (the connection's) closes it.
-    async query<T extends Row>(sql: string, params?: unknown[], o?: QueryOptions) {
-      const client = await connect();
-      let broken: Error | undefined;
-      try {
-        return objects<T>(await client.query(config(sql, params, o)));
-      } catch (e) {
-        if (!(e instanceof pg.DatabaseError) || databaseAway(e)) broken = e as Error;
-        throw translate(e);
-      } finally {
-        client.release(broken);
-      }
+    // Callbacks inside, one promise outside: pg makes a promise for each of connect() and query()
+    // when given none, and the request path paid their hops on every statement.
+    query<T extends Row>(sql: string, params?: unknown[], o?: QueryOptions) {
+      return new Promise<T[]>((resolve, reject) => {
+        pool.connect((err, client, release) => {
+          if (err || !client) return reject(translate(err));
+          const done = (e: Error | null, result?: pg.QueryArrayResult) => {
+            if (e) {
+              release(!(e instanceof pg.DatabaseError) || databaseAway(e) ? e : undefined);
+              return reject(translate(e));
+            }
+            release();
+            try {
+              resolve(objects<T>(result!));
+            } catch (x) {
+              reject(x);
+            }
+          };
+          try {
+            client.query(config(sql, params, o), done);
+          } catch (e) {
+            done(e as Error); // a throw here, in pg-pool's callback, would end the process
+          }
+        });
+      });
     },
     async transaction(fn) {
       const client = await connect();

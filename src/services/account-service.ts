@@ -112,6 +112,15 @@ export class AccountService {
     await this.announceRevoked(hashes).catch(() => {});
   }
 
+  /**
+   * The scope the node's cache holds for a key's hash, without a promise (the API's every request);
+   * undefined when it must be looked up (authenticate). Only for a hash of a well-formed key, and only
+   * while the caller trusts the cache (revocations reach it): a revoked key was forgotten here.
+   */
+  cachedScope(hash: string): Scope | undefined {
+    return this.keys.cache?.get(hash);
+  }
+
   /** The scope a presented key opens, or undefined; a disabled account's key throws 'unauthorized'. `cached`: the node's cache may answer. */
   async authenticate(key: string, cached = false, hash = hashKey(key)): Promise<Scope | undefined> {
     if (!keyMode(key)) return undefined;

@@ -52,6 +52,33 @@ describe('key cache', () => {
     expect(await status(a, again.body.key)).toBe(200);
   });
 
+  it('a key served from the cache (the hook passes without a promise) opens only its own account and mode', async () => {
+    const acct = await a.createAccount();
+    const other = await a.createAccount();
+    const created = await b.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'KC-1', name: 'Cached BV' } });
+    expect(created.status).toBe(201);
+    for (const key of [acct.liveKey, acct.testKey, other.liveKey]) expect(await status(b, key)).toBe(200); // each now cached on B
+    const get = (key: string) => b.request('GET', `/v2/customers/${created.body.id}`, { key });
+    expect((await get(acct.liveKey)).status).toBe(200);
+    expect((await get(acct.testKey)).status).toBe(404); // the same account's other mode
+    expect((await get(other.liveKey)).status).toBe(404); // another account
+    const listed = await b.request('GET', '/v2/customers', { key: acct.testKey });
+    expect(listed.body.customers).toEqual([]);
+  });
+
+  it('a disabled account fails at once on a node that had its key cached, and works again when enabled', async () => {
+    const acct = await a.createAccount();
+    expect(await status(b, acct.liveKey)).toBe(200);
+    expect(await status(b, acct.liveKey)).toBe(200); // from B's cache
+    const patch = (disabled: boolean) => a.request('PATCH', `/admin/accounts/${acct.id}`, { headers: { authorization: `Bearer ${a.adminToken}` }, body: { disabled } });
+    expect((await patch(true)).status).toBe(200);
+    const refused = await b.request('GET', '/v2/customers', { key: acct.liveKey });
+    expect(refused.status).toBe(401);
+    expect(refused.body.detail).toMatch(/account is disabled/);
+    expect((await patch(false)).status).toBe(200);
+    expect(await status(b, acct.liveKey)).toBe(200);
+  });
+
   it('with Redis unreachable the cache is not trusted, and a rotation is refused without changing anything', async () => {
     const down = await a.anotherNode({ config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 60_000 } });
     try {

@@ -9,6 +9,7 @@ import { ApiError } from '../api-error.ts';
 import { IdempotencyService, type IdempotencyClaim } from '../../services/idempotency-service.ts';
 import { bearerToken } from './admin-auth.ts';
 import { HAL } from '../schemas/common.ts';
+import type { GateAnswer } from '../request-gate.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,6 +17,8 @@ declare module 'fastify' {
     idempotencyClaim?: IdempotencyClaim;
   }
 }
+
+const invalidKey = () => ApiError.unauthorized('The API key is invalid or has been replaced');
 
 /** "1 minute", "30 seconds": the window in words for the 429 detail (whole seconds, see config) */
 const windowText = (ms: number) => (ms % 60_000 === 0 ? (ms === 60_000 ? '1 minute' : `${ms / 60_000} minutes`) : ms === 1000 ? '1 second' : `${ms / 1000} seconds`);
@@ -26,7 +29,9 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
   app.addHook('onReady', () => c.gate.ready(2000));
 
   app.decorateRequest('scope', null);
-  app.addHook('onRequest', async (req, reply) => {
+  // A callback hook, not an async one: a request whose slice and key the node holds (nearly all)
+  // passes without a promise; only a slice reservation (Redis) or a key look-up (the database) waits.
+  app.addHook('onRequest', (req, reply, done) => {
     // The key is hashed on every request rather than remembered by its raw text: no raw key
     // outlives its request in this node's memory (a heap dump holds none).
     const key = bearerToken(req.headers.authorization);
@@ -34,17 +39,32 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
     // one budget per key; requests without a usable key share their address's budget. The slice
     // this node holds answers at once; only the request that takes the next one waits for Redis.
     const bucket = hash ? `k:${hash}` : `ip:${req.ip}`;
-    const gate = c.gate.take(bucket) ?? (await c.gate.consume(bucket));
+    const taken = c.gate.take(bucket);
+    if (taken) return authorize(req, reply, key, hash, taken, done);
+    c.gate.consume(bucket).then((gate) => authorize(req, reply, key, hash, gate, done), done);
+  });
+
+  const authorize = (req: FastifyRequest, reply: FastifyReply, key: string | undefined, hash: string | undefined, gate: GateAnswer | undefined, done: (err?: Error) => void) => {
     if (gate) {
       const resetS = Math.ceil(gate.resetMs / 1000);
       reply.header('x-ratelimit-limit', max).header('x-ratelimit-remaining', gate.remaining).header('x-ratelimit-reset', resetS);
-      if (!gate.allowed) throw new ApiError(429, `Rate limit of ${max} requests per ${windowText(windowMs)} reached; retry after ${resetS} s`, undefined, { 'retry-after': String(resetS) });
+      if (!gate.allowed) return done(new ApiError(429, `Rate limit of ${max} requests per ${windowText(windowMs)} reached; retry after ${resetS} s`, undefined, { 'retry-after': String(resetS) }));
     }
-    if (!key) throw ApiError.unauthorized('Send the API key as Authorization: Bearer <key>');
-    const scope = hash && (await c.accounts.authenticate(key, c.gate.cacheTrusted(), hash));
-    if (!scope) throw ApiError.unauthorized('The API key is invalid or has been replaced');
-    req.scope = scope;
-  });
+    if (!key) return done(ApiError.unauthorized('Send the API key as Authorization: Bearer <key>'));
+    if (!hash) return done(invalidKey());
+    // the node's cache answers only while revocations are known to reach it (the gate's heartbeat)
+    const trusted = c.gate.cacheTrusted();
+    const cached = trusted ? c.accounts.cachedScope(hash) : undefined;
+    if (cached) {
+      req.scope = cached;
+      return done();
+    }
+    c.accounts.authenticate(key, trusted, hash).then((scope) => {
+      if (!scope) return done(invalidKey());
+      req.scope = scope;
+      done();
+    }, done);
+  };
 
   // Idempotency-Key: only POST routes carry these hooks, so reads pay nothing for them, and
   // a POST without the header passes them synchronously. A claimed key opens the request's
