@@ -8,7 +8,6 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
-import { openPostgres } from '../db/postgres.ts';
 import { afterCommit, currentUnit, withUnits, type UnitDatabase } from '../db/units.ts';
 import type { IntakeScheduler } from '../intake/intake-jobs.ts';
 import { structureFirst, type PdfChecker } from '../domain/pdf.ts';
@@ -93,6 +92,8 @@ export interface ContainerOptions {
 
 export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
   if (!config.databaseUrl) return openPglite(path.resolve(config.dataDir));
+  // loaded only here: the embedded default does not carry pg (about 0.1 s of a start)
+  const { openPostgres } = await import('../db/postgres.ts');
   return openPostgres(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     pooler: config.databasePooler,

@@ -6,8 +6,17 @@
 // Pure and synchronous: bytes in, content or a reason out. pkijs (asn1js underneath) reads the
 // structure; node:crypto checks the signatures (pkijs's own verify() is async, WebCrypto).
 import { createHash, constants, verify, X509Certificate, type KeyObject } from 'node:crypto';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
+import { createRequire } from 'node:module';
+import type * as Asn1js from 'asn1js';
+import type * as Pkijs from 'pkijs';
+
+// pkijs and asn1js (about 0.3 s of CPU to load) are loaded by the first file that looks like a
+// CMS container, not by every start (docs/operations.md, "The embedded default, measured").
+// Required, so this stays synchronous for its callers: both are CommonJS packages, the same
+// modules an `import` of them loads.
+const require = createRequire(import.meta.url);
+let libraries: { asn1js: typeof Asn1js; pkijs: typeof Pkijs } | undefined;
+const cmsLibraries = () => (libraries ??= { asn1js: require('asn1js') as typeof Asn1js, pkijs: require('pkijs') as typeof Pkijs });
 
 export type CmsUnwrap = { content: Uint8Array; verified: boolean } | { error: string };
 
@@ -32,10 +41,19 @@ const UNSUPPORTED: Record<string, string> = {
 /** Nested signatures deeper than this are refused (a real file has one or two). */
 const MAX_LAYERS = 8;
 
+/** An OBJECT IDENTIFIER in DER (tag, length, the arcs in base 128), without loading asn1js. */
+function derOid(oid: string): Buffer {
+  const [a, b, ...rest] = oid.split('.').map(Number);
+  const body = [a * 40 + b, ...rest].flatMap((arc) => {
+    const bytes = [arc & 0x7f];
+    for (let n = arc >>> 7; n > 0; n >>>= 7) bytes.unshift((n & 0x7f) | 0x80);
+    return bytes;
+  });
+  return Buffer.from([0x06, body.length, ...body]);
+}
+
 /** The DER OID encodings that identify a ContentInfo near the start of the bytes. */
-const CMS_TYPE_PREFIXES = [OID.signedData, OID.envelopedData, OID.authEnvelopedData, OID.encryptedData, OID.compressedData, OID.digestedData].map(
-  (oid) => Buffer.from(new asn1js.ObjectIdentifier({ value: oid }).toBER(false)),
-);
+const CMS_TYPE_PREFIXES = [OID.signedData, OID.envelopedData, OID.authEnvelopedData, OID.encryptedData, OID.compressedData, OID.digestedData].map(derOid);
 
 /**
  * Unwraps a CMS SignedData (DER, BER, PEM or bare Base64). Undefined when the bytes are no CMS
@@ -70,6 +88,7 @@ function looksLikeContentInfo(der: Uint8Array): boolean {
 }
 
 function contentType(der: Uint8Array): string | undefined {
+  const { asn1js, pkijs } = cmsLibraries();
   try {
     const asn = asn1js.fromBER(der);
     if (asn.offset === -1) return undefined;
@@ -80,7 +99,8 @@ function contentType(der: Uint8Array): string | undefined {
 }
 
 function unwrapOne(der: Uint8Array): CmsUnwrap {
-  let info: pkijs.ContentInfo;
+  const { asn1js, pkijs } = cmsLibraries();
+  let info: Pkijs.ContentInfo;
   try {
     const asn = asn1js.fromBER(der);
     if (asn.offset === -1) return { error: `it is damaged (${asn.result.error || 'not valid BER'})` };
@@ -89,7 +109,7 @@ function unwrapOne(der: Uint8Array): CmsUnwrap {
     return { error: `it is damaged (${(e as Error).message})` };
   }
   if (info.contentType !== OID.signedData) return { error: UNSUPPORTED[info.contentType] ?? `it is CMS content of type ${info.contentType}, which is not supported` };
-  let signed: pkijs.SignedData;
+  let signed: Pkijs.SignedData;
   try {
     signed = new pkijs.SignedData({ schema: info.content });
   } catch (e) {
@@ -102,9 +122,9 @@ function unwrapOne(der: Uint8Array): CmsUnwrap {
 }
 
 /** An OCTET STRING's bytes; BER (streamed) encoders split it into a constructed string of chunks. */
-function octets(value: asn1js.OctetString): Uint8Array {
+function octets(value: Asn1js.OctetString): Uint8Array {
   if (!value.idBlock.isConstructed) return new Uint8Array(value.valueBlock.valueHexView);
-  const chunks = (value.valueBlock.value as asn1js.OctetString[]).map(octets);
+  const chunks = (value.valueBlock.value as Asn1js.OctetString[]).map(octets);
   return Buffer.concat(chunks);
 }
 
@@ -123,7 +143,8 @@ const ED25519 = '1.3.101.112';
  * Every signer's signature checks out against a certificate the container carries (no trust
  * chain: the carried certificates are tried in turn, the one that verifies is the signer's).
  */
-function verifyAll(signed: pkijs.SignedData, content: Uint8Array): boolean {
+function verifyAll(signed: Pkijs.SignedData, content: Uint8Array): boolean {
+  const { pkijs } = cmsLibraries();
   const keys = (signed.certificates ?? []).flatMap((c) => {
     if (!(c instanceof pkijs.Certificate)) return [];
     try {
@@ -142,7 +163,8 @@ function verifyAll(signed: pkijs.SignedData, content: Uint8Array): boolean {
   });
 }
 
-function verifySigner(signer: pkijs.SignerInfo, content: Uint8Array, keys: KeyObject[]): boolean {
+function verifySigner(signer: Pkijs.SignerInfo, content: Uint8Array, keys: KeyObject[]): boolean {
+  const { asn1js, pkijs } = cmsLibraries();
   const digest = DIGESTS[signer.digestAlgorithm.algorithmId];
   if (!digest) return false;
   let data: Uint8Array = content;

@@ -2,8 +2,8 @@
 // XRechnung CII write it, and OASIS UBL Invoice / CreditNote), as far as a readable rendition
 // needs it (einvoice-render.ts). Pure; fast-xml-parser with entities off, amounts kept as the
 // decimal text the XML has. Business terms (BT-n) are named where they are read.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { decodeEntities, decodeXml, readEinvoice, type EinvoiceReading } from './einvoice.ts';
+import type { XMLParser } from 'fast-xml-parser';
+import { decodeEntities, decodeXml, fastXmlParser, readEinvoice, type EinvoiceReading } from './einvoice.ts';
 import { intakeReason, type IntakeReason } from './intake-reasons.ts';
 
 export interface Party {
@@ -54,11 +54,13 @@ export interface EinvoiceModel {
   notes: string[];
 }
 
-const parser = new XMLParser({
+// made at the first read (fast-xml-parser is loaded then: einvoice.ts)
+let parser: XMLParser | undefined;
+const xmlParser = () => (parser ??= new (fastXmlParser().XMLParser)({
   processEntities: false, htmlEntities: false, ignoreDeclaration: true, ignorePiTags: true, removeNSPrefix: true,
   parseTagValue: false, parseAttributeValue: false, trimValues: true, ignoreAttributes: false, attributeNamePrefix: '@',
   isArray: (name) => ['IncludedSupplyChainTradeLineItem', 'ApplicableTradeTax', 'InvoiceLine', 'CreditNoteLine', 'TaxSubtotal', 'IncludedNote', 'Note', 'TaxTotalAmount', 'TaxTotal', 'PaymentMeans', 'SpecifiedTradeSettlementPaymentMeans', 'SpecifiedTradePaymentTerms', 'PaymentTerms', 'AddressLine'].includes(name),
-});
+}));
 
 type Node = Record<string, unknown> | undefined;
 const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
@@ -92,7 +94,7 @@ const defined = (xs: (string | undefined)[]) => xs.filter((x): x is string => !!
 
 /** Why an XML cannot be read at all, in words: "not well-formed at line 3: ..." */
 export function xmlProblem(xml: string): string | undefined {
-  const v = XMLValidator.validate(xml, { allowBooleanAttributes: true });
+  const v = fastXmlParser().XMLValidator.validate(xml, { allowBooleanAttributes: true });
   return v === true ? undefined : `it is not well-formed XML at line ${v.err.line}: ${v.err.msg}`;
 }
 
@@ -117,7 +119,7 @@ export function readXmlInvoice(bytes: Uint8Array): XmlInvoice {
 
 /** The invoice an XML describes, or undefined when its root is no CII or UBL invoice or credit note. */
 export function readEinvoiceModel(xml: string): EinvoiceModel | undefined {
-  const doc = parser.parse(xml) as Record<string, unknown>;
+  const doc = xmlParser().parse(xml) as Record<string, unknown>;
   if (doc.CrossIndustryInvoice) return cii(doc.CrossIndustryInvoice);
   if (doc.Invoice && at(doc.Invoice, 'ID')) return ubl(doc.Invoice, false);
   if (doc.CreditNote) return ubl(doc.CreditNote, true);

@@ -1,9 +1,19 @@
 // The invoice number an e-invoice carries: the XML embedded in a PDF (Factur-X, ZUGFeRD,
 // XRechnung) or sent beside it. Pure; fast-xml-parser with entity processing off, so a DOCTYPE
 // cannot expand anything (billion laughs) and numbers stay text ("0117" is not 117).
-import { XMLParser } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type * as FastXmlParser from 'fast-xml-parser';
 
-const parser = new XMLParser({
+// fast-xml-parser is loaded by the first XML read, not by every start (docs/operations.md, "The
+// embedded default, measured"); required, so readers stay synchronous: its CommonJS build, which
+// its package exports for `require`.
+const require = createRequire(import.meta.url);
+let library: typeof FastXmlParser | undefined;
+/** fast-xml-parser, loaded at the first call */
+export const fastXmlParser = () => (library ??= require('fast-xml-parser') as typeof FastXmlParser);
+
+let parser: FastXmlParser.XMLParser | undefined;
+const xmlParser = () => (parser ??= new (fastXmlParser().XMLParser)({
   processEntities: false,
   htmlEntities: false,
   ignoreAttributes: true,
@@ -13,7 +23,7 @@ const parser = new XMLParser({
   removeNSPrefix: true,
   parseTagValue: false,
   trimValues: true,
-});
+}));
 
 /** An invoice's totals as its XML states them, in cents: the grand total (BT-112) and the amount due (BT-115). */
 export interface EinvoiceTotals {
@@ -120,7 +130,7 @@ export const looksLikeEinvoiceXml = (start: Uint8Array): boolean => {
 export function readEinvoice(xml: Uint8Array | string): EinvoiceReading | undefined {
   let doc: Record<string, unknown>;
   try {
-    doc = parser.parse(typeof xml === 'string' ? xml : decodeXml(xml));
+    doc = xmlParser().parse(typeof xml === 'string' ? xml : decodeXml(xml));
   } catch {
     return { kind: 'unread' };
   }

@@ -23,6 +23,7 @@ import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { ErrorSchema, HAL } from './schemas/common.ts';
+import { lazySchemaCompilers, type SchemaCompilers } from './lazy-schema-compilers.ts';
 
 export interface ServerOptions {
   adminToken?: string;
@@ -35,6 +36,8 @@ export interface ServerOptions {
   sftpHostKeys?: { type: string; fingerprint: string }[];
   /** routes outside /v2 and /admin, e.g. /metrics */
   plugins?: FastifyPluginAsync[];
+  /** how route schemas are compiled (default: each at its route's first use); tests pass theirs to compile them all */
+  schemaCompilers?: SchemaCompilers;
 }
 
 // A 5 MB PDF in Base64 is 5,242,880 characters; JSON around it needs a little more.
@@ -73,6 +76,9 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
       querystringParser: (s: string) => (s.length === 0 ? {} : lowercaseKeys(parseQuery(s))), // most requests have none
     },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
+    // Fastify's own ajv and fast-json-stringify compilers, run at each schema's first use instead of
+    // at start-up (a restart's third of a second, and ajv's modules, for routes not yet used)
+    schemaController: { compilersFactory: (opts.schemaCompilers ?? lazySchemaCompilers()).compilersFactory },
   } as any) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', (req, reply, done) => {

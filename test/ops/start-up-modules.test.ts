@@ -1,7 +1,8 @@
 // What a start loads: the libraries only some starts need are loaded at their first use
 // (docs/operations.md, "The embedded default, measured"). The modules a process of every role
-// imports, then the packages Node has loaded: selfsigned (the FTPS certificate, once per DATA_DIR)
-// and nodemailer (the first invite e-mail) are not among them until used.
+// imports, then the packages Node has loaded: selfsigned (the FTPS certificate, once per DATA_DIR),
+// nodemailer (the first invite e-mail), the CMS reader (pkijs, asn1js: the first signed file) and
+// fast-xml-parser (the first XML read) are not among them until used.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../testkit/paths.ts';
@@ -40,5 +41,20 @@ describe('start-up modules', () => {
       await smtpInviteMailer('smtp://127.0.0.1:1', 'a@example.com').sendText('b@example.com', 's', 't').catch(() => {});`);
     expect(used).toContain('selfsigned');
     expect(used).toContain('nodemailer');
+  });
+
+  it('a start loads neither the CMS reader nor the XML parser; sniffing a PDF does not either, a signed file and an XML do', async () => {
+    const start = `await Promise.all(['start-service', 'ftp-role', 'sftp-role', 'container'].map((m) => import('./src/app/' + m + '.ts')));`;
+    const plainPdf = loadedPackages(`${start}
+      const { sniffPdf } = await import('./src/domain/pdf.ts');
+      if (sniffPdf(new TextEncoder().encode('%PDF-1.7 ...'))) throw new Error('refused');`);
+    expect(plainPdf).toEqual(expect.arrayContaining(['bullmq', 'fastify']));
+    for (const lazy of ['pkijs', 'asn1js', 'fast-xml-parser']) expect(plainPdf).not.toContain(lazy);
+    const used = loadedPackages(`${start}
+      const fs = await import('node:fs');
+      const { sniffPdf } = await import('./src/domain/pdf.ts');
+      if (sniffPdf(new Uint8Array(fs.readFileSync('test/fixtures/mail/cms/signed.der')))) throw new Error('refused');
+      if (sniffPdf(new TextEncoder().encode('<Invoice/>'))?.ok !== false) throw new Error('an XML without a number was taken');`);
+    expect(used).toEqual(expect.arrayContaining(['pkijs', 'asn1js', 'fast-xml-parser']));
   });
 });

@@ -121,8 +121,8 @@ describe('import direction', () => {
 // Libraries: the domain imports only pure ones, and a library's internals (a path into its
 // package, `pg/lib/...`) are reached from one adapter file of src/ per library.
 
-/** What the domain may import: pure code (hashing, compression, PDF, XML, certificates), no I/O. */
-const DOMAIN_LIBRARIES = ['node:crypto', 'node:zlib', 'pdf-lib', '@pdf-lib/fontkit', 'pdfjs-dist', 'fast-xml-parser', 'asn1js', 'pkijs'];
+/** What the domain may import: pure code (hashing, compression, PDF, XML, certificates), no I/O; node:module for createRequire (a pure library loaded at its first use: what is required is checked like an import). */
+const DOMAIN_LIBRARIES = ['node:crypto', 'node:zlib', 'node:module', 'pdf-lib', '@pdf-lib/fontkit', 'pdfjs-dist', 'fast-xml-parser', 'asn1js', 'pkijs'];
 /** Paths into a package that its documentation names as entry points: public, usable anywhere. */
 const PUBLIC_SUBPATHS = ['@bull-board/api/bullMQAdapter', 'pdfjs-dist/legacy/build/pdf.mjs', 'tsx/esm/api'];
 /** The one file of src/ that may import a library's internals (any other path into it). */
