@@ -1,7 +1,7 @@
 // What a start loads: the libraries only some starts need are loaded at their first use
 // (docs/operations.md, "The embedded default, measured"). The modules a process of every role
 // imports, then the packages Node has loaded: selfsigned (the FTPS certificate, once per DATA_DIR),
-// nodemailer (the first invite e-mail), the CMS reader (pkijs, asn1js: the first signed file) and
+// nodemailer (the first invite e-mail), the TypeBox provider (only its types are used), the CMS reader (pkijs, asn1js: the first signed file) and
 // fast-xml-parser (the first XML read) are not among them until used.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,10 @@ describe('start-up modules', () => {
     expect(atStart).toEqual(expect.arrayContaining(['ssh2', 'bullmq', 'ftp-srv']));
     expect(atStart).not.toContain('selfsigned');
     expect(atStart).not.toContain('nodemailer');
+    // the schemas are built with typebox's Type alone; the Fastify provider (its compiler, value and
+    // format modules, ajv-formats) is only a type
+    expect(atStart).toContain('typebox');
+    expect(atStart).not.toContain('@fastify/type-provider-typebox');
     const used = loadedPackages(`
       const { makeSelfSignedCert } = await import('./src/channels/ftp/self-signed-cert.ts');
       await makeSelfSignedCert({ commonName: 'test', days: 1 });

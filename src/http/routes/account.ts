@@ -1,7 +1,8 @@
 // GET /v2/account: what an account's systems need to send files (the spec's "API section"): the
 // account, the key's mode, FTP/FTPS (and later SFTP) details and that mode's import address.
 // Never a key: the FTP password is the key the caller already holds.
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import type { Scope } from '../../domain/scope.ts';

@@ -1,7 +1,8 @@
 // The people of an account (dashboard users): invite (a one-time link, valid 24 h, also e-mailed
 // when SMTP_URL is set), list, remove (their sessions end). A new invite for a known e-mail is
 // how a password is reset.
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { baseUrl } from '../request-context.ts';
 import { commonErrors } from '../schemas/common.ts';

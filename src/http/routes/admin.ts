@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { bearerGuard } from '../plugins/admin-auth.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';

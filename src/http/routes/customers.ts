@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { ApiError } from '../api-error.ts';
 import { presentCustomer } from '../presenters.ts';

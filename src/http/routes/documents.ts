@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { decodeBase64 } from '../../domain/base64.ts';
 import { plainReason } from '../../domain/intake-reasons.ts';

@@ -1,7 +1,8 @@
 // The intake record behind a queue job, for operators: GET /admin/accounts/{account}/imports/{id}
 // ?mode=live|test, behind the same credentials as the dashboard (Bearer, or Basic for the browser
 // that follows a job's link). Scoped like every read: account and mode come from the job's data.
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { presentImport } from './imports.ts';
 import { baseUrl } from '../request-context.ts';

@@ -1,7 +1,8 @@
 // GET of a /v2 collection: one page, newest first, in the list envelope. Every list answers the
 // same way, so a route names only its items, its service call and its optional filter (a query
 // parameter that narrows the list and is carried into the page links).
-import { Type, type FastifyPluginAsyncTypebox, type TObject } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type TObject } from 'typebox';
 import { parsePageRequest, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { Scope } from '../../domain/scope.ts';
 import { envelope } from '../presenters.ts';

@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { HttpDeps } from '../http-deps.ts';
 import { presentPaymentCreated, presentPaymentItem } from '../presenters.ts';
 import { linkBase, scopeOf } from '../request-context.ts';

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
 
 export const HAL = 'application/hal+json';
 

@@ -1,4 +1,4 @@
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { LANGUAGES, PAYMENT_METHODS } from '../../domain/models.ts';
 import { Amount, DateDMY, Link, ListLinks, Nullable, SelfLinks } from './common.ts';
 
