@@ -118,7 +118,7 @@ export class IntakeProcessor {
     let attached;
     try {
       attached = await this.documents.attach(scope, {
-        invoiceId, filename: name.documentName, bytes: Buffer.from(pdf.bytes), source: record.channel, matchedBy: by, checked: true, original: pdf.original,
+        invoiceId, filename: name.documentName, bytes: asBuffer(pdf.bytes), source: record.channel, matchedBy: by, checked: true, original: pdf.original,
         // the document shares the staged bytes when they are the PDF itself
         ...(pdf.from ? {} : { staged: { intakeId: record.id, sha256: record.sha256 } }),
       });
@@ -186,6 +186,9 @@ export class IntakeProcessor {
     return byId ? { deletedId: byId.record.id } : undefined;
   }
 }
+
+/** A Buffer over the same memory (Buffer.from(Uint8Array) would copy the 100 KB-5 MB file). */
+const asBuffer = (b: Uint8Array) => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length));
 
 /** What an attached record says besides its invoice: the evidence that gave way, where its PDF came from. */
 function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: IntakeReason | undefined): IntakeReason[] {
