@@ -186,7 +186,9 @@ async function main() {
     for (let r = 0; r < ROUNDS; r++) {
       if (r % 2 === 0) floods.push(await runImports(r * FILES, 0)), leans.push(await runLean(r));
       else leans.push(await runLean(r)), floods.push(await runImports(r * FILES, 0));
-      console.log(`round ${r + 1}: imports ${floods[r].rate.toFixed(1)} attached/s, reference ${leans[r].rate.toFixed(1)} done/s, ratio ${(floods[r].rate / leans[r].rate).toFixed(2)}; load ${os.loadavg()[0].toFixed(1)}`);
+      // CPU a file of every round, not only the median's: the figure to compare A/B runs by on a loaded machine
+      const cpuOf = (x: { service: number; pg: number }) => `${((x.service + x.pg) / FILES).toFixed(1)} (${(x.service / FILES).toFixed(1)} + ${(x.pg / FILES).toFixed(1)})`;
+      console.log(`round ${r + 1}: imports ${floods[r].rate.toFixed(1)} attached/s, reference ${leans[r].rate.toFixed(1)} done/s, ratio ${(floods[r].rate / leans[r].rate).toFixed(2)}; CPU a file ${cpuOf(floods[r].cpu)} against ${cpuOf(leans[r].cpu)} ms; load ${os.loadavg()[0].toFixed(1)}`);
     }
     leanPost.close();
     // the median round of each side (the lower middle one when the rounds are even)

@@ -18,7 +18,7 @@ import type { InvoiceService } from '../services/invoice-service.ts';
 import { changeIntakeStatus } from './status-change.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
-import type { StagedIntake } from './intake-repository.ts';
+import type { AttachedTexts, StagedIntake } from './intake-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
@@ -115,12 +115,24 @@ export class IntakeProcessor {
     if (decision.kind === 'refuse') return fail(decision.reason);
 
     const { invoiceId, by } = decision;
+    // what the record says once attached: the invoice may have had these very bytes already
+    const texts = attachedTexts(decision, pdf.from);
     let attached;
     try {
       attached = await this.documents.attach(scope, {
-        invoiceId, filename: name.documentName, bytes: Buffer.from(pdf.bytes), source: record.channel, matchedBy: by, checked: true, original: pdf.original,
+        invoiceId, filename: name.documentName, bytes: asBuffer(pdf.bytes), source: record.channel, matchedBy: by, checked: true, original: pdf.original,
         // the document shares the staged bytes when they are the PDF itself
         ...(pdf.from ? {} : { staged: { intakeId: record.id, sha256: record.sha256 } }),
+        // the record is marked attached (with its history line) by the attach's own statement:
+        // both commit together, in one round trip; import.attached commits with them
+        followUp: {
+          statement: this.repos.intake.attachedFollowUp(record.id, by, texts),
+          event: 'import.attached',
+          subject: (q) => async () => {
+            const found = (await this.repos.intake.find(q, scope, record.id))?.record;
+            return found && { resource: 'import', record: found };
+          },
+        },
       });
     } catch (e) {
       if (e instanceof PdfContentError) return fail(e.reason, invoiceId);
@@ -133,12 +145,7 @@ export class IntakeProcessor {
       return fail(intakeReason('document_kept', kept), invoiceId);
     }
     const { document, changed } = attached;
-    const notes = [...(changed ? [] : [intakeReason('same_file')]), ...notesOf(decision, pdf.from)];
-    const note = notes.length ? withNotes(notes[0], notes.slice(1)) : null;
-    // the history line names the evidence used, whatever else it says
-    const history = withNotes(intakeReason('matched', { by, number: decision.invoiceNumber }), notes);
-    await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'attached', (q) => this.repos.intake.markAttached(q, scope, record.id, invoiceId, document.id, note, by, history));
-    emit('attached', note);
+    emit('attached', changed ? texts.note.changed : texts.note.unchanged);
     return { status: 'attached', invoiceId, documentId: document.id, changed };
   }
 
@@ -185,6 +192,20 @@ export class IntakeProcessor {
     if (id) return { invoiceId: id, invoiceNumber: byNumber?.invoiceNumber ?? name, by: 'invoice_number' };
     return byId ? { deletedId: byId.record.id } : undefined;
   }
+}
+
+/** A Buffer over the same memory (Buffer.from(Uint8Array) would copy the 100 KB-5 MB file). */
+const asBuffer = (b: Uint8Array) => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length));
+
+/** The attached record's reason and history line, for an attach that changed the document and for one that found these bytes there already. */
+function attachedTexts(decision: Extract<MatchDecision, { kind: 'attach' }>, from: IntakeReason | undefined): AttachedTexts {
+  const texts = (changed: boolean) => {
+    const notes = [...(changed ? [] : [intakeReason('same_file')]), ...notesOf(decision, from)];
+    // the history line names the evidence used, whatever else it says
+    return { note: notes.length ? withNotes(notes[0], notes.slice(1)) : null, history: withNotes(intakeReason('matched', { by: decision.by, number: decision.invoiceNumber }), notes) };
+  };
+  const [changed, unchanged] = [texts(true), texts(false)];
+  return { note: { changed: changed.note, unchanged: unchanged.note }, history: { changed: changed.history, unchanged: unchanged.history } };
 }
 
 /** What an attached record says besides its invoice: the evidence that gave way, where its PDF came from. */

@@ -88,10 +88,18 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
     return (pool = p);
   };
   /** One task in a thread on a private copy of the bytes, transferred (the caller keeps its buffer for storing). */
-  const run = <T>(bytes: Uint8Array, name?: string, extra: object = {}): Promise<T> => {
+  const run = async <T>(bytes: Uint8Array, name?: string, extra: object = {}): Promise<T> => {
     if (closed) throw new Error('The PDF check pool is closed');
     const copy = new Uint8Array(bytes);
-    return threads().run({ bytes: copy, ...extra }, { ...(name ? { name } : {}), transferList: [copy.buffer], signal: AbortSignal.timeout(timeoutMs) });
+    // a timer cleared when the task ends: AbortSignal.timeout's would fire (and abort a finished
+    // task's signal) for every file timeoutMs later, work that a busy intake does per file
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException('The PDF check timed out', 'AbortError')), timeoutMs);
+    try {
+      return await threads().run({ bytes: copy, ...extra }, { ...(name ? { name } : {}), transferList: [copy.buffer], signal: abort.signal });
+    } finally {
+      clearTimeout(timer);
+    }
   };
 
   return {

@@ -29,7 +29,23 @@ interface AttachRow extends DocumentRow {
   invoice_deleted: number;
   inserted: number;
   kept: number;
+  /** rows the follow-up changed (0 without one) */
+  followed: number;
 }
+
+/**
+ * More of the same statement after an attach (the intake record it came from marked attached): CTEs
+ * that may read `ins` (the document inserted) and `same` (the live one that had these bytes), each
+ * with the document columns and `staged_id`, and must end in a CTE `followed` whose rows it counts.
+ * Its parameters are numbered from $15 (FOLLOW_UP_FIRST_PARAM); `ctes` should be one constant string
+ * (the statement is built once for each).
+ */
+export interface AttachFollowUp {
+  ctes: string;
+  params: unknown[];
+}
+
+export const FOLLOW_UP_FIRST_PARAM = 15;
 
 const toMeta = (r: DocumentRow): DocumentMeta => ({
   id: r.id, invoiceId: r.invoice_id, filename: r.filename, mediaType: r.media_type, size: r.size, sha256: r.sha256, source: r.source, createdAt: r.created_at,
@@ -68,11 +84,11 @@ const STAGED_BYTES = 'select null::bytea as content, s.id as staged_id from inta
  * document that a concurrent attach committed after this statement's snapshot makes the insert
  * fail on that index instead, and the caller runs it again with the invoice locked first.
  */
-const attachSql = (bytes: string) => `
+const attachSql = (bytes: string, followUp = '') => `
   with src as (${bytes}), inv as (
     select t.id, t.deleted_at from invoices t where t.id = $3 and t.account_id || '' = $1 and t.mode = $2 for update
   ), cur as (
-    select ${META} from documents t
+    select ${META}, t.staged_id from documents t
     where t.invoice_id = $3 and t.account_id = $1 and t.mode = $2 and t.deleted_at is null and exists (select 1 from inv where inv.deleted_at is null)
   ), same as (
     select * from cur where cur.sha256 = $8
@@ -87,15 +103,17 @@ const attachSql = (bytes: string) => `
     insert into documents as t (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content, staged_id, source, matched_by, original, original_name)
     select $4, $1, $2, inv.id, $5, $6, $7, $8, src.content, src.staged_id, $9, $12, $13, $14 from inv, src
     where inv.deleted_at is null and not exists (select 1 from same) and not exists (select 1 from kept) and (select count(*) from gone) >= 0
-    returning ${META}
+    returning ${META}, t.staged_id
   ), upd as (
     update invoices t set document_id = ins.id, updated_at = now() from ins where t.id = ins.invoice_id returning t.id
-  )
+  )${followUp}
   select (select count(*) from inv)::int as found, (select count(*) from inv where inv.deleted_at is not null)::int as invoice_deleted,
-    (select count(*) from ins)::int as inserted, (select count(*) from kept)::int as kept, d.*
+    (select count(*) from ins)::int as inserted, (select count(*) from kept)::int as kept, ${followUp ? '(select count(*) from followed)::int' : '0'} as followed, d.*
   from (select 1) one left join (select * from ins union all select * from same union all select * from kept) d on true`;
 const ATTACH_BYTES = attachSql(BYTES);
 const ATTACH_STAGED = attachSql(STAGED_BYTES);
+/** attachSql with each follow-up, built once */
+const withFollowUp = new Map<string, string>();
 
 const rankOfNew = (by: MatchedBy | null) => EVIDENCE_RANK[by ?? 'manual'];
 
@@ -124,21 +142,32 @@ export class DocumentRepository {
     return r && { name: r.original_name, bytes: toBuffer(r.original)! };
   }
 
-  /** Makes `d` the invoice's document unless it already has these bytes (see attachSql). */
-  async attach(q: Queryable, scope: Scope, d: NewDocument): Promise<AttachOutcome> {
-    const [sql, content] = 'stagedIntakeId' in d.content ? [ATTACH_STAGED, d.content.stagedIntakeId] : [ATTACH_BYTES, d.content.bytes];
+  /**
+   * Makes `d` the invoice's document unless it already has these bytes (see attachSql); `followUp`
+   * runs in the same statement (one round trip and one commit for both), `followed` counts its rows.
+   */
+  async attach(q: Queryable, scope: Scope, d: NewDocument, followUp?: AttachFollowUp): Promise<AttachOutcome & { followed: number }> {
+    const staged = 'stagedIntakeId' in d.content;
+    const content = 'stagedIntakeId' in d.content ? d.content.stagedIntakeId : d.content.bytes;
+    let sql = staged ? ATTACH_STAGED : ATTACH_BYTES;
+    if (followUp) {
+      const key = `${staged}${followUp.ctes}`;
+      sql = withFollowUp.get(key) ?? attachSql(staged ? STAGED_BYTES : BYTES, followUp.ctes);
+      withFollowUp.set(key, sql);
+    }
     const [r] = await q.query<AttachRow>(
       sql,
       [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content, rankOfNew(d.matchedBy), d.matchedBy,
-        d.original ? Buffer.from(d.original.bytes) : null, d.original?.name ?? null],
+        d.original ? Buffer.from(d.original.bytes) : null, d.original?.name ?? null, ...(followUp?.params ?? [])],
       { prepare: true },
     );
-    if (!r.found) return { status: 'no-invoice' };
-    if (r.invoice_deleted) return { status: 'invoice-deleted' };
-    if (r.kept) return { status: 'kept', document: toMeta(r) };
+    const followed = r.followed;
+    if (!r.found) return { status: 'no-invoice', followed };
+    if (r.invoice_deleted) return { status: 'invoice-deleted', followed };
+    if (r.kept) return { status: 'kept', document: toMeta(r), followed };
     // the staged bytes were gone, so nothing was inserted
-    if (!r.id) throw new Error(`The staged bytes of intake ${content} are no longer available`);
-    return { status: r.inserted ? 'attached' : 'unchanged', document: toMeta(r) };
+    if (!r.id) throw new Error(`The staged bytes of intake ${typeof content === 'string' ? content : '(bytes)'} are no longer available`);
+    return { status: r.inserted ? 'attached' : 'unchanged', document: toMeta(r), followed };
   }
 
   /**

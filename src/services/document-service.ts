@@ -10,8 +10,8 @@ import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
 import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
 import { looksLikeXml, openPdf } from '../domain/pdf-container.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { AttachOutcome } from '../repositories/document-repository.ts';
-import type { EventOutbox, RecordEvent } from './event-outbox.ts';
+import type { AttachFollowUp, AttachOutcome } from '../repositories/document-repository.ts';
+import type { EventOutbox, RecordEvent, SubjectLoader } from './event-outbox.ts';
 
 export interface AttachRequest {
   invoiceId: string;
@@ -28,6 +28,17 @@ export interface AttachRequest {
   matchedBy?: MatchedBy;
   /** the XML e-invoice the PDF was rendered from (kept beside it, downloadable) */
   original?: Original;
+  /**
+   * A change of the caller's in the attach's own statement (the intake record marked attached),
+   * with the event that reports it when it changed rows; both events commit with the statement.
+   */
+  followUp?: FollowUp;
+}
+
+export interface FollowUp {
+  statement: AttachFollowUp;
+  event: string;
+  subject: (q: Queryable) => SubjectLoader;
 }
 
 export interface Original {
@@ -43,6 +54,8 @@ export interface Attached {
   document: DocumentMeta;
   /** false when the invoice already had these exact bytes and nothing changed */
   changed: boolean;
+  /** rows the request's followUp changed */
+  followed?: number;
 }
 
 /** Attached, or the invoice's document was attached by stronger evidence and stays. */
@@ -111,24 +124,31 @@ export class DocumentService {
     };
     // document.attached is recorded with the attach, whatever path the file came by
     const attached = (outcome: AttachOutcome) => () => (outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined);
+    const { followUp } = req;
+    const run = (q: Queryable) => this.repos.documents.attach(q, scope, doc, followUp?.statement);
+    /** the statement and its events in one transaction */
+    const inTransaction = (lock: boolean) => this.outbox.transaction(async (tx, record) => {
+      if (lock) await this.repos.documents.lockInvoice(tx, scope, req.invoiceId);
+      const result = await run(tx);
+      await record(scope, 'document.attached', attached(result));
+      if (followUp && result.followed > 0) await record(scope, followUp.event, followUp.subject(tx));
+      return result;
+    });
     let outcome;
     try {
-      outcome = await this.outbox.change(scope, 'document.attached', (q) => this.repos.documents.attach(q, scope, doc), (_q, result) => attached(result));
+      // nobody listens (as a rule): the one statement commits on its own
+      const listened = (await this.outbox.wants(scope, 'document.attached')) || (followUp !== undefined && (await this.outbox.wants(scope, followUp.event)));
+      outcome = listened ? await inTransaction(false) : await run(this.db);
     } catch (e) {
       if (!isUniqueViolation(e, 'documents_live')) throw e;
       // A concurrent attach to this invoice committed after the statement's snapshot. Locking the
       // invoice first gives the statement a snapshot taken after every earlier attach committed.
-      outcome = await this.outbox.transaction(async (tx, record) => {
-        await this.repos.documents.lockInvoice(tx, scope, req.invoiceId);
-        const retried = await this.repos.documents.attach(tx, scope, doc);
-        await record(scope, 'document.attached', attached(retried));
-        return retried;
-      });
+      outcome = await inTransaction(true);
     }
     if (outcome.status === 'no-invoice') throw DomainError.notFound('invoice', req.invoiceId, 'invoice');
     if (outcome.status === 'invoice-deleted') throw DomainError.gone('invoice', req.invoiceId, 'invoice');
     if (outcome.status === 'kept') return { kept: outcome.document };
-    return { document: outcome.document, changed: outcome.status === 'attached' };
+    return { document: outcome.document, changed: outcome.status === 'attached', ...(followUp ? { followed: outcome.followed } : {}) };
   }
 
   /** A document by its own id, or the current document of an invoice by the invoice's id. */

@@ -65,6 +65,11 @@ export class EventOutbox {
     });
   }
 
+  /** Whether an enabled endpoint of the scope wants `type` (remembered per node: no query as a rule). */
+  wants(scope: Scope, type: string): Promise<boolean> {
+    return this.subscriptions.wants(this.db, scope, type);
+  }
+
   /** Tells the dispatcher that events were committed outside transaction() (a ping). */
   committed(): void {
     this.onCommitted();

@@ -67,6 +67,21 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     }
   });
 
+  it('fails a check that outlasts timeoutMs, and answers one that ends in time', async () => {
+    const slow = createPdfCheckPool(1, { timeoutMs: 3000, threadUrl: new URL('./fixtures/slow-pdf-thread.mjs', import.meta.url) });
+    try {
+      const pdf = await makePdf('slow');
+      // the fixture waits 100 ms for each unit of the file's last byte
+      const taking = (units: number) => Buffer.concat([pdf, Buffer.from([units])]);
+      expect(await slow.check(taking(1))).toEqual({ ok: true, pages: 1, einvoices: [] });
+      expect(await slow.check(taking(60))).toEqual({ ok: false, reason: said('The PDF could not be checked within 3 s') });
+      // the timer of a check that ended in time does not abort a later one
+      expect(await slow.check(taking(2))).toEqual({ ok: true, pages: 1, einvoices: [] });
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('rejects (transient) when its thread cannot even start', async () => {
     const broken = createPdfCheckPool(1, { threadUrl: new URL('./fixtures/no-such-thread.mjs', import.meta.url) });
     try {

@@ -17,14 +17,15 @@ export function jobHandlers({ processor, log }: HandlerDeps): HandlerTable<'inta
   return {
     [JOBS.intake.process]: async (job) => {
       const ref = job.data as IntakeJobRef;
-      const jlog = log.child({ intakeId: ref.intakeId, traceId: ref.traceId, jobId: job.id, attempt: job.attemptsMade + 1 });
       const outcome = await processor.process(ref, { made: job.attemptsMade, max: job.opts.attempts ?? 1 });
+      // the job's child logger only for a line that is written: making one costs as much per file as the line
+      const jlog = (level: 'info' | 'debug') => (log.isLevelEnabled(level) ? log.child({ intakeId: ref.intakeId, traceId: ref.traceId, jobId: job.id, attempt: job.attemptsMade + 1 }) : undefined);
       if (outcome.status === 'failed') {
-        jlog.info({ reason: outcome.reason }, 'intake failed');
+        jlog('info')?.info({ reason: outcome.reason }, 'intake failed');
         throw new UnrecoverableError(outcome.reason);
       }
-      if (outcome.status === 'attached') jlog.info({ invoiceId: outcome.invoiceId, documentId: outcome.documentId, changed: outcome.changed }, 'intake attached');
-      else jlog.debug({ why: outcome.why }, 'intake skipped');
+      if (outcome.status === 'attached') jlog('info')?.info({ invoiceId: outcome.invoiceId, documentId: outcome.documentId, changed: outcome.changed }, 'intake attached');
+      else jlog('debug')?.debug({ why: outcome.why }, 'intake skipped');
       return outcome;
     },
   };
