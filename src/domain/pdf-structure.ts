@@ -15,12 +15,15 @@ type Entry = { offset: number } | { stream: number; index: number };
 /** an object stream's inflated text and where its first object starts */
 type ObjectStream = { first: number; text: string };
 const latin1 = (b: Uint8Array, from: number, to: number) => Buffer.from(b.buffer, b.byteOffset + from, Math.max(0, Math.min(to, b.length) - from)).toString('latin1');
+// one expression per key, made once: these run several times for every file received
+const patterns = new Map<string, RegExp>();
+const pattern = (source: string) => patterns.get(source) ?? patterns.set(source, new RegExp(source)).get(source)!;
 const ref = (dict: string, key: string) => {
-  const m = new RegExp(`/${key}\\s+(\\d+)\\s+\\d+\\s+R`).exec(dict);
+  const m = pattern(`/${key}\\s+(\\d+)\\s+\\d+\\s+R`).exec(dict);
   return m ? Number(m[1]) : undefined;
 };
 const int = (dict: string, key: string) => {
-  const m = new RegExp(`/${key}\\s+(\\d+)(?![\\d\\s]*R)`).exec(dict);
+  const m = pattern(`/${key}\\s+(\\d+)(?![\\d\\s]*R)`).exec(dict);
   return m ? Number(m[1]) : undefined;
 };
 
