@@ -43,6 +43,11 @@ const call = (method: string, p: string, token: string, body?: unknown) => httpC
 describe('the build (npm start)', () => {
   it('runs from dist/ without tsx, migrates, and attaches an import after the PDF check thread has read it', async () => {
     expect(fs.existsSync(path.join(out, 'main.js'))).toBe(true);
+    // TypeBox is bundled into the one module that re-exports it (package.json's build): the
+    // service below builds every route's schemas from it, and nothing imports the package itself
+    const typebox = fs.readFileSync(path.join(out, 'http/schemas/typebox.js'), 'utf8');
+    expect(typebox).not.toMatch(/from\s*["']typebox/);
+    expect(typebox).toMatch(/export\s*\{[^}]*\bType\b/);
     expect(checkoutDist()).toBe(distBefore); // the checkout's dist/ untouched
     const args = (await fs.promises.readFile(`/proc/${service.proc.pid}/cmdline`, 'utf8')).split('\0');
     expect(args).toContain(path.join(out, 'main.js'));

@@ -2,7 +2,7 @@
 // account, the key's mode, FTP/FTPS (and later SFTP) details and that mode's import address.
 // Never a key: the FTP password is the key the caller already holds.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../schemas/typebox.ts';
 import type { FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import type { Scope } from '../../domain/scope.ts';

@@ -2,7 +2,7 @@
 // when SMTP_URL is set), list, remove (their sessions end). A new invite for a known e-mail is
 // how a password is reset.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { baseUrl } from '../request-context.ts';
 import { commonErrors } from '../schemas/common.ts';

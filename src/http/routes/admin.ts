@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type, type TSchema } from 'typebox';
+import { Type, type TSchema } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { bearerGuard } from '../plugins/admin-auth.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';

@@ -1,7 +1,7 @@
 // The intake API: the records of received files (GET) and a third channel, POST /v2/imports,
 // which goes through the same pipeline and matching as FTP and e-mail.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { INTAKE_STATUSES, MATCHED_BY, type ImportRecord } from '../../domain/intake.ts';
 import { INTAKE_REASONS } from '../../domain/intake-reasons.ts';

@@ -2,7 +2,7 @@
 // ?mode=live|test, behind the same credentials as the dashboard (Bearer, or Basic for the browser
 // that follows a job's link). Scoped like every read: account and mode come from the job's data.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { presentImport } from './imports.ts';
 import { baseUrl } from '../request-context.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { presentInvoice } from '../presenters.ts';
 import { linkBase, scopeOf } from '../request-context.ts';

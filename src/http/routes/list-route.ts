@@ -2,7 +2,7 @@
 // same way, so a route names only its items, its service call and its optional filter (a query
 // parameter that narrows the list and is carried into the page links).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type, type TObject } from 'typebox';
+import { Type, type TObject } from '../schemas/typebox.ts';
 import { parsePageRequest, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { Scope } from '../../domain/scope.ts';
 import { envelope } from '../presenters.ts';

@@ -1,7 +1,7 @@
 // Webhook endpoints of the key's account and mode (docs/webhooks.md): CRUD, secret rotation, the
 // delivery log, redelivery of an event, ping. A secret appears in an answer only when it is new.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
 import { PING_EVENT, WEBHOOK_EVENT_TYPES, type DeliveryAttempt, type Webhook } from '../../domain/webhooks.ts';

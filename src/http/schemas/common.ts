@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type TSchema } from './typebox.ts';
 
 export const HAL = 'application/hal+json';
 

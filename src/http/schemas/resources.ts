@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type } from './typebox.ts';
 import { LANGUAGES, PAYMENT_METHODS } from '../../domain/models.ts';
 import { Amount, DateDMY, Link, ListLinks, Nullable, SelfLinks } from './common.ts';
 
