@@ -18,7 +18,8 @@ import type { InvoiceService } from '../services/invoice-service.ts';
 import { changeIntakeStatus } from './status-change.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
-import type { AttachedTexts, StagedIntake } from './intake-repository.ts';
+import type { StagedIntake } from './intake-repository.ts';
+import type { AttachedTexts } from './attached-follow-up-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 

@@ -3,6 +3,9 @@ import type { ImportRecord, MatchedBy } from '../domain/intake.ts';
 import { storedReason, type ReasonParams } from '../domain/intake-reasons.ts';
 import type { ScopedSource } from '../repositories/scoped.ts';
 
+/** What a status change returns of each record it changed (the CTE `r`), for its history line. */
+export const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason, t.reason_code, t.reason_params';
+
 export const source: ScopedSource = {
   table: 'intake_records',
   columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason, t.reason_code, t.reason_params,

@@ -8,11 +8,12 @@ import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found } from '../repositories/scoped.ts';
 import { invoiceByNumberSql, invoiceNumberOfSql } from '../repositories/invoice-repository.ts';
-import { source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
+import { CHANGED, source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
 import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
 import { insertStaged, insertStagedMany } from './staging-repository.ts';
-import { FOLLOW_UP_FIRST_PARAM, type AttachFollowUp } from '../repositories/document-repository.ts';
+import type { AttachFollowUp } from '../repositories/document-repository.ts';
+import { attachedFollowUp, type AttachedTexts } from './attached-follow-up-repository.ts';
 
 export interface NewIntake extends Pick<ImportRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
   reason: IntakeReason | null;
@@ -60,8 +61,6 @@ export interface PendingRef {
   mode: Mode;
 }
 
-/** What a status change returns of each record it changed (the CTE `r`), for its history line. */
-const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason, t.reason_code, t.reason_params';
 /**
  * The history line of each record in `r`, written by the statement that changed the status, so
  * the line commits with the change or not at all. clock_timestamp(), not now() (the transaction's
@@ -69,35 +68,6 @@ const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason, t.reason_code, 
  */
 const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, status, reason, reason_code, reason_params)
        select r.id, r.account_id, r.mode, clock_timestamp(), r.status, r.reason, r.reason_code, r.reason_params from r`;
-
-/** What an attached record says (its reason) and its history line, when the attach changed the invoice's document and when it had these bytes already. */
-export interface AttachedTexts {
-  note: { changed: IntakeReason | null; unchanged: IntakeReason | null };
-  history: { changed: IntakeReason; unchanged: IntakeReason };
-}
-
-const p = (n: number) => `$${FOLLOW_UP_FIRST_PARAM + n}`;
-/** `changed`: the attach inserted the document (else the invoice had these bytes: `same`) */
-const pick = (changed: number, unchanged: number, cast = '') => `case when exists (select 1 from ins) then ${p(changed)}${cast} else ${p(unchanged)}${cast} end`;
-/**
- * markAttached as the follow-up of the attach's statement (document-repository.ts): the record of
- * the document the attach ended on (`ins` or `same`; none when it kept another or found no
- * invoice) is marked attached with its history line, and its staged bytes dropped unless that
- * document shares them. Params: intake id, matched by, then text/code/params of the note changed,
- * unchanged, of the history line changed, unchanged.
- */
-const ATTACHED_FOLLOW_UP = `, ended as (
-    select id, staged_id from ins union all select id, staged_id from same
-  ), r as (
-    update intake_records t set status = 'attached', invoice_id = $3, document_id = ended.id, matched_by = ${p(1)}, updated_at = now(), attached_at = now(),
-      reason = ${pick(2, 5)}, reason_code = ${pick(3, 6)}, reason_params = ${pick(4, 7, '::jsonb')}
-    from ended where t.id = ${p(0)} and t.account_id || '' = $1 and t.mode = $2 and t.status <> 'attached' returning ${CHANGED}
-  ), dropped as (
-    update intake_staging s set content = null from r where s.id = r.id and not exists (select 1 from ended where ended.staged_id = s.id)
-  ), followed as (
-    insert into intake_history (intake_id, account_id, mode, at, status, reason, reason_code, reason_params)
-    select r.id, r.account_id, r.mode, clock_timestamp(), r.status, ${pick(8, 11)}, ${pick(9, 12)}, ${pick(10, 13, '::jsonb')} from r returning intake_id
-  )`;
 
 export class IntakeRepository {
   /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
@@ -237,13 +207,9 @@ export class IntakeRepository {
     );
   }
 
-  /** markAttached in the attach's own statement (ATTACHED_FOLLOW_UP): one round trip and one commit for both. */
+  /** markAttached in the attach's own statement (attached-follow-up-repository.ts): one round trip and one commit for both. */
   attachedFollowUp(id: string, matchedBy: MatchedBy, t: AttachedTexts): AttachFollowUp {
-    const cols = (r: IntakeReason | null) => [r?.text ?? null, ...reasonColumns(r)];
-    return {
-      ctes: ATTACHED_FOLLOW_UP,
-      params: [id, matchedBy, ...cols(t.note.changed), ...cols(t.note.unchanged), ...cols(t.history.changed), ...cols(t.history.unchanged)],
-    };
+    return attachedFollowUp(id, matchedBy, t);
   }
 
   /** Failed, with a line each time it applies (a file that fails again says why again); never an attached record. */
