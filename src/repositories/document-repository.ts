@@ -112,8 +112,14 @@ const attachSql = (bytes: string, followUp = '') => `
   from (select 1) one left join (select * from ins union all select * from same union all select * from kept) d on true`;
 const ATTACH_BYTES = attachSql(BYTES);
 const ATTACH_STAGED = attachSql(STAGED_BYTES);
-/** attachSql with each follow-up, built once */
-const withFollowUp = new Map<string, string>();
+/** attachSql with each follow-up (one constant string each), built once: for bytes, for staged bytes */
+const withFollowUp = new Map<string, [string, string]>();
+const attachSqlFor = (staged: boolean, ctes?: string) => {
+  if (!ctes) return staged ? ATTACH_STAGED : ATTACH_BYTES;
+  let built = withFollowUp.get(ctes);
+  if (!built) withFollowUp.set(ctes, (built = [attachSql(BYTES, ctes), attachSql(STAGED_BYTES, ctes)]));
+  return built[staged ? 1 : 0];
+};
 
 const rankOfNew = (by: MatchedBy | null) => EVIDENCE_RANK[by ?? 'manual'];
 
@@ -149,14 +155,8 @@ export class DocumentRepository {
   async attach(q: Queryable, scope: Scope, d: NewDocument, followUp?: AttachFollowUp): Promise<AttachOutcome & { followed: number }> {
     const staged = 'stagedIntakeId' in d.content;
     const content = 'stagedIntakeId' in d.content ? d.content.stagedIntakeId : d.content.bytes;
-    let sql = staged ? ATTACH_STAGED : ATTACH_BYTES;
-    if (followUp) {
-      const key = `${staged}${followUp.ctes}`;
-      sql = withFollowUp.get(key) ?? attachSql(staged ? STAGED_BYTES : BYTES, followUp.ctes);
-      withFollowUp.set(key, sql);
-    }
     const [r] = await q.query<AttachRow>(
-      sql,
+      attachSqlFor(staged, followUp?.ctes),
       [scope.accountId, scope.mode, d.invoiceId, d.id, d.filename, d.mediaType, d.size, d.sha256, d.source, content, rankOfNew(d.matchedBy), d.matchedBy,
         d.original ? Buffer.from(d.original.bytes) : null, d.original?.name ?? null, ...(followUp?.params ?? [])],
       { prepare: true },
