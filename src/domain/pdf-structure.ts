@@ -119,14 +119,15 @@ function objectText(bytes: Uint8Array, entries: Map<number, Entry>, body: (num: 
 }
 
 /**
- * The text of object `num` of any kind: from its `N G obj` header on (up to 64 KB), or its slice of
- * an object stream (each stream inflated once a file: `streams`).
+ * The text of object `num` of any kind: from its `N G obj` header to its `endobj` (at most 64 KB),
+ * or its slice of an object stream (each stream inflated once a file: `streams`).
  */
 function objectBody(bytes: Uint8Array, entries: Map<number, Entry>, streams: Map<number, ObjectStream | undefined>, num: number): string | undefined {
   const e = entries.get(num);
   if (!e) return undefined;
   if ('offset' in e) {
-    const text = latin1(bytes, e.offset, e.offset + 65536);
+    const end = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf('endobj', e.offset, 'latin1');
+    const text = latin1(bytes, e.offset, end < 0 ? e.offset + 65536 : Math.min(end, e.offset + 65536));
     return Number(/^\s*(\d+)\s+\d+\s+obj\b/.exec(text)?.[1]) === num ? text : undefined;
   }
   if (!streams.has(e.stream)) {
