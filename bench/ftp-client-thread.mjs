@@ -34,12 +34,21 @@ parentPort.on('message', async (m) => {
   }
   let next = 0;
   try {
-    await Promise.all(clients.map(async (c) => {
+    await Promise.all(clients.map(async (_, k) => {
       while (next < m.upload.length) {
         const { i, name } = m.upload[next++];
         const bytes = contents[i];
-        await c.uploadFrom(Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]), name).catch((e) => {
-          throw new Error(`${what}: upload of ${name} failed: ${e.message}`);
+        const send = () => clients[k].uploadFrom(Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]), name);
+        await send().catch(async (e) => {
+          // vsftpd, beside the measured servers, now and then fails a data connection's TLS
+          // ("wrong version number"): its connection is opened again and the file sent once more
+          if (!target.retryOnce) throw new Error(`${what}: upload of ${name} failed: ${e.message}`);
+          parentPort.postMessage({ retried: name, why: e.message });
+          clients[k].close();
+          clients[k] = await connect();
+          await send().catch((e2) => {
+            throw new Error(`${what}: upload of ${name} failed twice: ${e2.message}`);
+          });
         });
         parentPort.postMessage({ done: i, at: Date.now() });
       }

@@ -5,12 +5,13 @@ import { Worker } from 'node:worker_threads';
 
 interface ClientThreadData {
   what: string;
-  target: { port: number; user: string; password: string; dir?: string };
+  /** retryOnce: a failed upload is sent again once on a new connection (said on stderr); only for vsftpd, beside the measured servers */
+  target: { port: number; user: string; password: string; dir?: string; retryOnce?: boolean };
   connections: number;
   contents: Uint8Array[];
 }
 type ToThread = { upload: { i: number; name: string }[] } | { close: true };
-type FromThread = { ready: true } | { done: number; at: number } | { finished: true } | { error: string };
+type FromThread = { ready: true } | { done: number; at: number } | { retried: string; why: string } | { finished: true } | { error: string };
 
 export interface UploadRun {
   /** when each file's 226 came (ms since epoch), by index */
@@ -48,6 +49,7 @@ export class FtpClients {
       const upload = indexes.map((i, k) => ({ i, name: names[k] })).filter((_, k) => k % this.threads.length === t);
       const finished = next(w, (m) => {
         if ('done' in m) doneAt[m.done] = m.at;
+        if ('retried' in m) console.error(`upload of ${m.retried} sent again on a new connection after: ${m.why}`);
         return 'finished' in m;
       });
       w.postMessage({ upload } satisfies ToThread);

@@ -96,11 +96,11 @@ async function main() {
     const contents = Array.from({ length: FILES }, (_, i) => Buffer.concat([template, Buffer.from(`% ${i}\n`)]));
     await Promise.all([sql.connect(), leanSql.connect()]);
 
-    const open = (what: string, target: { port: number; user: string; password: string; dir?: string }, connections = CONNECTIONS) =>
+    const open = (what: string, target: Parameters<typeof FtpClients.open>[1], connections = CONNECTIONS) =>
       FtpClients.open(what, target, connections, CLIENT_THREADS, contents);
     const svcClients = await open('service', { port: ftpPort, user: account.ftpUsername, password: liveKey });
     const leanClients = await open('reference', { port: lean.port, user: 'bench', password: 'bench' });
-    const vsClients = await open('vsftpd', { port: vsftpd.port, user: 'anonymous', password: 'bench', dir: 'upload' });
+    const vsClients = await open('vsftpd', { port: vsftpd.port, user: 'anonymous', password: 'bench', dir: 'upload', retryOnce: true });
     const all = contents.map((_, i) => i);
     // warm-up of every server (JIT, TLS, pools, threads), not measured
     const warm = all.slice(0, Number(values.warmup));
@@ -229,7 +229,13 @@ async function main() {
     await Promise.all(services.map((p) => stopChild(p)));
     await Promise.all([db.drop(), leanDb.drop()]);
     await redis.stop();
-    fs.rmSync(work, { recursive: true, force: true });
+    // vsftpd's per-session processes can still be writing after a failed round: retry, and never
+    // let the clean-up's error hide the one that ended the run
+    try {
+      fs.rmSync(work, { recursive: true, force: true, maxRetries: 10 });
+    } catch (err) {
+      console.error(`could not remove ${work}: ${(err as Error).message}`);
+    }
   }
 }
 
