@@ -83,10 +83,21 @@ export function openPostgres(url: string, options: number | PostgresOptions): Da
   const named = opts.pooler !== 'transaction';
   const config = (sql: string, params?: unknown[], o?: QueryOptions): pg.QueryArrayConfig =>
     o?.prepare && named ? { name: statementName(sql), text: sql, values: params, rowMode: 'array' } : { text: sql, values: params, rowMode: 'array' };
-  const wrap = (c: pg.PoolClient): Queryable => ({
+  // A transaction's statements take turns on its client: pg 8 queues a query sent while another
+  // runs, with a deprecation warning, and pg 9 refuses it. So concurrent statements inside a
+  // transaction (Promise.all) run one after another, and ROLLBACK waits for those in flight.
+  const inTurn = (c: pg.PoolClient) => {
+    let last: Promise<unknown> = Promise.resolve();
+    return <T>(statement: () => Promise<T>): Promise<T> => {
+      const next = last.then(statement, statement);
+      last = next.catch(() => {});
+      return next;
+    };
+  };
+  const wrap = (turn: ReturnType<typeof inTurn>, c: pg.PoolClient): Queryable => ({
     async query<T extends Row>(sql: string, params?: unknown[], o?: QueryOptions) {
       try {
-        return objects<T>(await c.query(config(sql, params, o)));
+        return objects<T>(await turn(() => c.query(config(sql, params, o))));
       } catch (e) {
         throw translate(e);
       }
@@ -126,16 +137,18 @@ export function openPostgres(url: string, options: number | PostgresOptions): Da
     },
     async transaction(fn) {
       const client = await connect();
+      const turn = inTurn(client);
+      const run = (sql: string) => turn(() => client.query(sql)).catch((e) => Promise.reject(translate(e)));
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN').catch((e) => Promise.reject(translate(e)));
+        await run('BEGIN');
         // a query without parameters goes over the simple protocol, which takes several statements
-        const result = await fn({ ...wrap(client), exec: async (script) => void (await client.query(script).catch((e) => Promise.reject(translate(e)))) });
-        await client.query('COMMIT').catch((e) => Promise.reject(translate(e)));
+        const result = await fn({ ...wrap(turn, client), exec: async (script) => void (await run(script)) });
+        await run('COMMIT');
         return result;
       } catch (e) {
         if (e instanceof DatabaseUnavailable) broken = e;
-        else await client.query('ROLLBACK').catch((r) => void (broken = r));
+        else await run('ROLLBACK').catch((r) => void (broken = r));
         throw e;
       } finally {
         client.release(broken);

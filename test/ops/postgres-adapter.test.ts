@@ -2,13 +2,17 @@
 // the lock file holds) and the machine's PostgreSQL: the values the repositories send and get back
 // as they were with pg, prepared statements only where asked and never behind a transaction pooler,
 // refused statements keeping their connection, a lost connection and an absent server becoming
-// DatabaseUnavailable, and transactions that commit or roll back whole.
+// DatabaseUnavailable, transactions that commit or roll back whole, and a transaction's
+// statements taking turns on its client (pg 9 refuses a query sent while another runs).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseUnavailable, type Database } from '../../src/db/database.ts';
 import { databaseAway, openPostgres } from '../../src/db/postgres.ts';
 import { createPgDatabase, PG_ADMIN_URL } from '../../testkit/postgres.ts';
 import { freePort } from '../../testkit/ports.ts';
+import { ROOT } from '../../testkit/paths.ts';
 
 async function terminate(pid: number): Promise<void> {
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
@@ -93,6 +97,24 @@ describe('the PostgreSQL adapter', () => {
     })).rejects.toBe(boom);
     await expect(db.transaction((tx) => tx.query('insert into t (id) values ($1)', [10]))).rejects.toMatchObject({ code: '23505' });
     expect(await db.query('select id from t where id >= 10 order by id')).toEqual([{ id: 10 }, { id: 11 }, { id: 12 }]);
+  });
+
+  it("statements sent at once inside a transaction take turns on its client, and a rollback waits for those in flight", async () => {
+    // in a process of its own with --throw-deprecation: pg warns once per process when a query is
+    // sent while its client runs another (pg 9 refuses it), so a warning there fails this script
+    const script = `
+      import { openPostgres } from './src/db/postgres.ts';
+      const db = openPostgres(process.env.TEST_DB_URL, 1);
+      const sums = await db.transaction((tx) => Promise.all([1, 2, 3, 4].map((n) => tx.query('select $1::int * 10 as v', [n]))));
+      const boom = new Error('boom');
+      const failed = await db.transaction((tx) => Promise.all([
+        tx.query('insert into t (id) values (20)'), tx.query('select pg_sleep(0.05)'), tx.query('insert into t (id) values (21)'), Promise.reject(boom),
+      ])).catch((e) => e.message);
+      const left = await db.query('select id from t where id in (20, 21)');
+      console.log(JSON.stringify({ sums, failed, left }));
+      await db.close();`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--throw-deprecation', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, TEST_DB_URL: url }, timeout: 30_000 });
+    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({ sums: [[{ v: 10 }], [{ v: 20 }], [{ v: 30 }], [{ v: 40 }]], failed: 'boom', left: [] });
   });
 
   it('a connection cut inside a transaction fails it as DatabaseUnavailable, and the pool goes on', async () => {
