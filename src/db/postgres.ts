@@ -86,7 +86,7 @@ export function openPostgres(url: string, options: number | PostgresOptions): Da
   // A transaction's statements take turns on its client: pg 8 queues a query sent while another
   // runs, with a deprecation warning, and pg 9 refuses it. So concurrent statements inside a
   // transaction (Promise.all) run one after another, and ROLLBACK waits for those in flight.
-  const inTurn = (c: pg.PoolClient) => {
+  const inTurn = () => {
     let last: Promise<unknown> = Promise.resolve();
     return <T>(statement: () => Promise<T>): Promise<T> => {
       const next = last.then(statement, statement);
@@ -137,7 +137,7 @@ export function openPostgres(url: string, options: number | PostgresOptions): Da
     },
     async transaction(fn) {
       const client = await connect();
-      const turn = inTurn(client);
+      const turn = inTurn();
       const run = (sql: string) => turn(() => client.query(sql)).catch((e) => Promise.reject(translate(e)));
       let broken: Error | undefined;
       try {
