@@ -74,7 +74,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
         readiness,
         apiRoutes: [importRoutes(c), webhookRoutes(c)],
         // registered only when the admin API is on; each guards itself with the admin token
-        adminPlugins: adminToken ? [queueDashboard({ queues: () => c.queues.all(), adminToken, jobLink: intakeRecordLink }), intakeView(c, adminToken)] : [],
+        adminPlugins: adminToken ? [queueDashboard({ queues: () => c.queues.all(), adminToken, publicUrl: c.config.publicUrl, jobLink: intakeRecordLink }), intakeView(c, adminToken)] : [],
         plugins: [metricsPlugin(c.metrics, config.metricsToken), dashboard(c)],
       });
       apiUrl = httpUrl = await app.listen({ port: config.port, host: config.host });

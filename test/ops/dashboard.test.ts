@@ -125,3 +125,59 @@ describe('queue dashboard at /admin/queues', () => {
     expect(await intake.getJobCountByTypes('completed')).toBe(0);
   });
 });
+
+describe('queue dashboard actions refuse cross-site requests', () => {
+  const auth = () => basic('ops', t.adminToken);
+  const added = async () => (await other.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'paused', 'prioritized'])).length;
+  const expectRefused = (res: { status: number; headers: Record<string, unknown>; raw: Buffer }) => {
+    expect(res.status).toBe(403);
+    expect(res.headers['content-type']).toMatch(/^application\/hal\+json/);
+    expect(JSON.parse(res.raw.toString('utf8'))).toMatchObject({ status: 403, title: 'Forbidden', detail: expect.any(String) });
+  };
+
+  it('refuses a cross-site form post under cached Basic credentials, and adds no job', async () => {
+    const before = await added();
+    const attempts: { headers: Record<string, string>; form?: Record<string, string>; body?: string }[] = [
+      // the review's finding: a form on another site posting to the board
+      { headers: { origin: 'http://evil.example' }, form: { name: 'x', data: '{}' } },
+      // no Origin, but the browser says cross-site
+      { headers: { 'sec-fetch-site': 'cross-site' }, form: { name: 'x' } },
+      { headers: { origin: 'null' }, form: { name: 'x' } },
+      // JSON from another origin (a fetch with CORS would need a preflight; refused all the same)
+      { headers: { origin: 'http://evil.example', 'content-type': 'application/json' }, body: '{"name":"x","data":{}}' },
+      { headers: { 'sec-fetch-site': 'same-site', 'content-type': 'application/json' }, body: '{"name":"x","data":{}}' },
+      // same origin but form-encoded or text/plain (what a form can send without a preflight)
+      { headers: { origin: 'http://localhost' }, form: { name: 'x' } },
+      { headers: { 'content-type': 'text/plain' }, body: '{"name":"x","data":{}}' },
+      { headers: { 'content-type': 'multipart/form-data; boundary=b' }, body: '--b--\r\n' },
+    ];
+    for (const a of attempts) {
+      const res = await t.request('POST', '/admin/queues/api/queues/maintenance/add', { headers: { authorization: auth(), ...a.headers }, form: a.form, body: a.body });
+      expectRefused(res);
+    }
+    // every state-changing method, not only POST
+    for (const [method, url] of [['PUT', '/admin/queues/api/queues/intake/retry/failed'], ['PUT', '/admin/queues/api/queues/maintenance/pause'], ['PUT', '/admin/queues/api/queues/maintenance/empty'], ['PUT', '/admin/queues/api/queues/maintenance/obliterate']]) {
+      expectRefused(await t.request(method, url, { headers: { authorization: auth(), origin: 'http://evil.example' } }));
+    }
+    expect(await added()).toBe(before);
+    expect(await other.isPaused()).toBe(false);
+  });
+
+  it('still takes the board’s own same-origin JSON requests, and scripts without a browser’s headers', async () => {
+    const before = await added();
+    const own = await t.request('POST', '/admin/queues/api/queues/maintenance/add', {
+      headers: { authorization: auth(), origin: 'http://localhost', 'sec-fetch-site': 'same-origin' },
+      body: { name: 'from-board', data: { note: 'same origin' }, options: {} },
+    });
+    expect(own.status).toBeLessThan(300);
+    const script = await t.request('POST', '/admin/queues/api/queues/maintenance/add', { key: t.adminToken, body: { name: 'from-script', data: {} } });
+    expect(script.status).toBeLessThan(300);
+    expect(await added()).toBe(before + 2);
+    expect((await other.getJobs(['waiting'])).map((j) => j.name).sort()).toEqual(['from-board', 'from-script']);
+    // a body-less action from the page (axios sends no Content-Type)
+    const pause = await t.request('PUT', '/admin/queues/api/queues/maintenance/pause', { headers: { authorization: auth(), origin: 'http://localhost', 'sec-fetch-site': 'same-origin' } });
+    expect(pause.status).toBeLessThan(300);
+    expect(await other.isPaused()).toBe(true);
+    await other.resume();
+  });
+});

@@ -9,6 +9,7 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from '../../queue/job-queues.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import { operatorGuard } from './admin-auth.ts';
+import { sameOriginActions } from './same-origin-actions.ts';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
@@ -16,6 +17,8 @@ export interface DashboardOptions {
   /** every queue of the service (read when the dashboard is registered) */
   queues: () => Queue[];
   adminToken: string;
+  /** PUBLIC_URL: its origin is the board's own besides the one the request was sent to */
+  publicUrl?: string;
   /** where a job's intake record is shown, from the job's data; undefined when it names none */
   jobLink?: (data: Record<string, unknown>) => { href: string; displayText?: string } | undefined;
 }
@@ -55,6 +58,8 @@ export function queueDashboard(opts: DashboardOptions): FastifyPluginAsync {
 
     await app.register(async (board) => {
       board.addHook('onRequest', operatorGuard(opts.adminToken));
+      // a browser holding the Basic credentials must not act for another site's page
+      board.addHook('onRequest', sameOriginActions(opts.publicUrl));
       // the board's page links its fonts from the internet; it reads well with the system's own,
       // and an operator's browser then asks nothing outside this server
       board.addHook('onSend', async (_req, reply, payload) => {
