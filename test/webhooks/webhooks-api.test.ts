@@ -63,6 +63,19 @@ describe('webhooks API', () => {
     expect(patch.status).toBe(422);
   });
 
+  it('refuses the IPv6 forms of loopback and private addresses (IPv4-compatible, translated, NAT64, 6to4, ULA, link-local)', async () => {
+    const create = (key: string, url: string) => t.request('POST', '/v2/webhooks', { key, body: { url, events: ['invoice.paid'] } });
+    for (const url of ['http://[::7f00:1]/', 'http://[::ffff:0:7f00:1]/', 'http://[::127.0.0.1]/hook', 'http://[64:ff9b::7f00:1]/', 'http://[64:ff9b:1::a00:1]/',
+      'http://[2002:7f00:1::1]/', 'http://[2002:a9fe:a9fe::]/latest', 'http://[fd00:ec2::254]/', 'http://[fe80::1]/', 'http://[2001:db8::1]/', 'http://[ff02::1]/']) {
+      const res = await create(a.testKey, url);
+      expect(res.status, url).toBe(422);
+      expect(res.body, url).toMatchObject({ status: 422, title: 'Unprocessable Entity', field: 'url', detail: expect.stringMatching(/loopback, private, link-local or reserved/) });
+      expect((await create(a.liveKey, url.replace('http:', 'https:'))).status, url).toBe(422);
+    }
+    // a public IPv4 address in its mapped form is that public address
+    expect((await create(a.testKey, 'http://[::ffff:93.184.215.14]/x')).status).toBe(201);
+  });
+
   it('answers the spec error bodies for bad input', async () => {
     const post = (body: unknown) => t.request('POST', '/v2/webhooks', { key: a.testKey, body });
     expect((await post({ events: ['invoice.paid'] })).body).toMatchObject({ status: 400, field: 'url' });
