@@ -15,7 +15,7 @@ let connection: Redis;
 let periodic: Queue;
 
 const marked = async (marker: string) =>
-  (await periodic.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized', 'paused'])).filter((j) => j?.data?.marker === marker).length;
+  (await periodic.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized'])).filter((j) => j?.data?.marker === marker).length;
 
 beforeAll(async () => {
   d = await startDashboardApp();
