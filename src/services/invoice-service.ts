@@ -4,6 +4,7 @@ import { parseDate } from '../domain/dates.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { INVOICE_STATUSES, type Invoice, type InvoiceStatus } from '../domain/models.ts';
+import { balanceAfterPayment, checkBalance } from '../domain/balance-rules.ts';
 import { parseAmount } from '../domain/money.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -137,16 +138,16 @@ export class InvoiceService {
   // In the caller's transaction (`tx`, which the caller's service opened): what a payment changes.
 
   /**
-   * Lowers the balance of the invoice, locked, by a payment; at 0.00 it is paid. Refused (field
-   * `invoice` or `amount`) when the invoice is missing, deleted, paid, cancelled, or owes less.
+   * Moves the balance of the invoice, locked, toward 0.00 by a payment (a refund, negative, on a
+   * credit note); at 0.00 it is paid. Refused (field `invoice` or `amount`) when the invoice is
+   * missing, deleted, paid, cancelled, or the amount has the wrong sign or is beyond the balance.
    */
   async takePayment(tx: Queryable, scope: Scope, id: string, amountCents: number): Promise<{ invoice: Invoice; paid: boolean }> {
     const invoice = DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id, true), 'invoice', id, 'invoice');
     if (invoice.status === 'paid' || invoice.status === 'cancelled') {
       throw DomainError.unprocessable(`The invoice is ${invoice.status}; it takes no payments`, 'invoice');
     }
-    if (amountCents > invoice.balanceCents) throw DomainError.unprocessable('The amount is higher than the invoice balance', 'amount');
-    const balanceCents = invoice.balanceCents - amountCents;
+    const balanceCents = balanceAfterPayment(invoice.totalCents, invoice.balanceCents, amountCents);
     await this.repos.invoices.update(tx, scope, invoice.id, { balanceCents, status: balanceCents === 0 ? 'paid' : undefined });
     return { invoice, paid: balanceCents === 0 };
   }
@@ -155,8 +156,4 @@ export class InvoiceService {
   async current(tx: Queryable, scope: Scope, id: string): Promise<Invoice> {
     return DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id), 'invoice', id);
   }
-}
-
-function checkBalance(totalCents: number, balanceCents: number): void {
-  if (balanceCents > totalCents) throw DomainError.unprocessable('The balance is higher than the invoice total', 'invoicebalance');
 }

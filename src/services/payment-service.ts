@@ -27,13 +27,13 @@ export class PaymentService {
     private readonly outbox: EventOutbox,
   ) {}
 
-  /** Records a payment and lowers the invoice's balance; at 0.00 the invoice is paid. */
+  /** Records a payment and moves the invoice's balance toward 0.00 (balance-rules.ts); at 0.00 the invoice is paid. */
   async create(scope: Scope, input: PaymentInput): Promise<Payment> {
     const date = parseDate(input.date, 'date');
     const amountCents = parseAmount(input.amount, 'amount', this.maxCents);
     const method = (input.method?.trim().toLowerCase() || 'banktransfer') as PaymentMethod;
     if (!PAYMENT_METHODS.includes(method)) throw DomainError.invalid(`Field method must be one of ${PAYMENT_METHODS.join(', ')}`, 'method');
-    if (amountCents <= 0) throw DomainError.unprocessable('The amount must be more than 0.00', 'amount');
+    if (amountCents === 0) throw DomainError.unprocessable('The amount must not be 0.00', 'amount');
     return this.outbox.transaction(async (tx, record) => {
       const { invoice, paid } = await this.invoices.takePayment(tx, scope, input.invoice, amountCents);
       const id = newId('pay');

@@ -84,6 +84,13 @@ describe('OpenAPI', () => {
     const ok = spec.paths['/v2/invoices/{invoice_id}'].get.responses['200'].content;
     expect(Object.keys(ok)).toEqual(['application/hal+json']);
     expect(ok['application/hal+json'].schema.properties.invoiceTotal.type).toBe('string');
+    // amounts may be negative (credit notes): the patterns the document publishes say so
+    const written = new RegExp(ok['application/hal+json'].schema.properties.invoiceTotal.pattern);
+    expect(['480.00', '-233.47', '0.00'].map((a) => written.test(a))).toEqual([true, true, true]);
+    expect(['480', '-8.7', '--1.00'].map((a) => written.test(a))).toEqual([false, false, false]);
+    for (const [path, field] of [['/v2/invoices', 'invoiceTotal'], ['/v2/invoices', 'invoiceBalance'], ['/v2/payments', 'amount']]) {
+      expect(body(path, 'post').properties[field].description, `${path} ${field}`).toContain('negative for a credit note (-233.47)');
+    }
     const err = spec.paths['/v2/invoices/{invoice_id}'].get.responses['404'].content['application/hal+json'].schema;
     expect(Object.keys(err.properties)).toEqual(['status', 'title', 'detail', 'field']);
     expect(spec.paths['/v2/documents/{document_id}/content'].get.responses['200'].content['application/pdf']).toBeDefined();

@@ -31,9 +31,21 @@ describe('parseAmount', () => {
     }
   });
 
-  it('refuses negative amounts unless allowed', () => {
-    expect(error(() => parseAmount('-5.00', 'amount', MAX)).kind).toBe('invalid');
-    expect(parseAmount('-5.00', 'amount', MAX, { allowNegative: true })).toBe(-500);
+  it.each([
+    ['-233.47', -23347], ['-8.79', -879], ['-5', -500], ['-0,5', -50], [-233.47, -23347], ['-0.00', 0], ['-999999.99', -99_999_999],
+  ])('reads the negative amount %s of a credit note as %i cents', (raw, cents) => {
+    expect(parseAmount(raw, 'invoiceTotal', MAX)).toBe(cents);
+  });
+
+  it.each([['--5'], ['- 5'], ['5-'], ['-'], ['-.5'], ['-1.234'], ['−5.00' /* U+2212 */]])('refuses the malformed negative %s with 400', (raw) => {
+    expect(error(() => parseAmount(raw, 'amount', MAX))).toMatchObject({ kind: 'invalid', detail: 'Field amount in wrong format' });
+  });
+
+  it('MAX_AMOUNT bounds the absolute value (422), and the sign counts toward the 10 characters (400)', () => {
+    expect(error(() => parseAmount('-10000000.00', 'invoiceTotal', MAX))).toMatchObject({ kind: 'unprocessable', field: 'invoicetotal' });
+    expect(error(() => parseAmount('-100.01', 'amount', 10_000))).toMatchObject({ kind: 'unprocessable', field: 'amount' });
+    expect(parseAmount('-100.00', 'amount', 10_000)).toBe(-10_000);
+    expect(error(() => parseAmount('-9999999.99', 'invoiceTotal', MAX))).toMatchObject({ kind: 'invalid', detail: 'Field invoiceTotal is longer than 10 characters' });
   });
 
   it('a well-formed amount above the maximum is 422 with the field in lowercase', () => {
@@ -66,6 +78,6 @@ describe('formatCents', () => {
   });
 
   it('round-trips with parseAmount', () => {
-    for (const cents of [0, 1, 99, 100, 12345, 100000, MAX]) expect(parseAmount(formatCents(cents), 'x', MAX)).toBe(cents);
+    for (const cents of [0, 1, 99, 100, 12345, 100000, MAX, -1, -23347, -99_999_999]) expect(parseAmount(formatCents(cents), 'x', MAX)).toBe(cents);
   });
 });

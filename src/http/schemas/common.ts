@@ -15,11 +15,19 @@ export const ErrorSchema = Type.Object(
 export const Link = Type.Object({ href: Type.String(), type: Type.Literal(HAL) });
 export const SelfLinks = Type.Object({ self: Link });
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-export const Amount = Type.String({ description: 'Amount with two decimals, e.g. 480.00', examples: ['480.00'] });
+/** Two decimals, negative for a credit note (docs/api.md, "Credit notes"). */
+export const Amount = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Amount with two decimals, negative for a credit note, e.g. 480.00 or -233.47', examples: ['480.00', '-233.47'] });
 export const DateDMY = Type.String({ description: 'Date as DD-MM-YYYY', examples: ['31-01-2026'] });
 export const Id = (description: string) => Type.String({ maxLength: 36, description });
-/** Amounts are accepted as strings ("480.00", "480") or JSON numbers; the service checks them. */
-export const AmountInput = Type.Union([Type.String(), Type.Number()], { description: 'Amount with up to two decimals, at most 10 characters' });
+/**
+ * Amounts are accepted as strings ("480.00", "480", "-233.47") or JSON numbers; the service checks
+ * them (money.ts). No `pattern` here: with the validator's type coercion a string refused by one
+ * would be coerced into the number branch ("1e5" read as 100000).
+ */
+export const AmountInput = Type.Union([Type.String(), Type.Number()], {
+  description: 'Amount with up to two decimals (a decimal point or comma), at most 10 characters with the sign; negative for a credit note (-233.47)',
+  examples: ['480.00', '-233.47'],
+});
 
 export const ListLinks = Type.Object({ previous: Nullable(Link), next: Nullable(Link) });
 
