@@ -91,6 +91,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     leaseMs: config.mailClaimLeaseMs,
     replies: Boolean(sender),
     ownAddresses: [...addressesIn(replyFrom), config.importAddress],
+    authservId: config.imapAuthservId,
   });
   const oauth = imapOAuthSettings(config);
   const tokens = oauth && new OAuthTokenSource(oauth, log);

@@ -200,6 +200,8 @@ const schema = {
   imapOauthClientKey: { env: 'IMAP_OAUTH_CLIENT_KEY', parse: optional(str()), secret: true },
   imapOauthRefreshToken: { env: 'IMAP_OAUTH_REFRESH_TOKEN', parse: optional(str()), secret: true },
   imapOauthScope: { env: 'IMAP_OAUTH_SCOPE', parse: optional(str()) },
+  /** the authserv-id of the mailbox server's own Authentication-Results header (docs/mail.md, "Who sent it"); unset: no header is believed */
+  imapAuthservId: { env: 'IMAP_AUTHSERV_ID', parse: optional(str()) },
   importAddress: { env: 'IMPORT_ADDRESS', parse: str(), fallback: 'invoices@example.com' },
   smtpUrl: { env: 'SMTP_URL', parse: optional(url('smtp', 'smtps')), secret: true },
   mailProcessedMailbox: { env: 'MAIL_PROCESSED_MAILBOX', parse: str(), fallback: 'Processed' },

@@ -1,5 +1,6 @@
 // An intake record: what happened to one received file, as every channel and the API show it.
 import type { ReasonCode, ReasonParams } from './intake-reasons.ts';
+import type { SenderVerdict } from './sender-verdict.ts';
 
 export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
 /** `unpacked`: a ZIP archive whose files became records of their own (domain/archive.ts) */
@@ -31,6 +32,8 @@ export interface ImportRecord {
   attachedAt: Date | null;
   /** set when attached */
   matchedBy: MatchedBy | null;
+  /** mail only: who sent the message, as far as anyone checked (null or absent: not mail, or from before verdicts) */
+  senderVerdict?: SenderVerdict | null;
 }
 
 /** What the dashboard's list of received files filters on. */

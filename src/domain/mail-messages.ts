@@ -1,5 +1,6 @@
 // A message of the import mailbox as operators see it (GET /admin/mail-messages).
 import type { Mode } from './scope.ts';
+import type { SenderVerdict } from './sender-verdict.ts';
 
 export const MAIL_OUTCOMES = ['processed', 'failed', 'ignored'] as const;
 export type MailOutcome = (typeof MAIL_OUTCOMES)[number];
@@ -15,6 +16,8 @@ export interface MailMessageView {
   outcome: MailOutcome | null;
   /** why it failed or was ignored ("automatic message: out-of-office reply") */
   reason: string | null;
+  /** who sent it, as far as anyone checked (null: not read yet, or unreadable) */
+  senderVerdict: SenderVerdict | null;
   claimedAt: Date;
   updatedAt: Date;
 }

@@ -3,6 +3,7 @@
 import type { IntakeChannel, ImportRecord } from '../domain/intake.ts';
 import type { IntakeReason } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
+import type { SenderVerdict } from '../domain/sender-verdict.ts';
 
 
 export interface IncomingFile {
@@ -19,6 +20,8 @@ export interface IncomingFile {
   messageFiles?: number;
   /** a correlation id carried into logs (FTP session, IMAP message id, HTTP request id) */
   traceId?: string;
+  /** mail only: who sent the message, as far as anyone checked (kept on the record, shown in words) */
+  senderVerdict?: SenderVerdict;
 }
 
 

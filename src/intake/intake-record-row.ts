@@ -2,6 +2,7 @@
 import type { ImportRecord, MatchedBy } from '../domain/intake.ts';
 import { storedReason, type ReasonParams } from '../domain/intake-reasons.ts';
 import type { ScopedSource } from '../repositories/scoped.ts';
+import type { SenderVerdict } from '../domain/sender-verdict.ts';
 
 /** What a status change returns of each record it changed (the CTE `r`), for its history line. */
 export const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason, t.reason_code, t.reason_params';
@@ -9,7 +10,7 @@ export const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason, t.reason
 export const source: ScopedSource = {
   table: 'intake_records',
   columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason, t.reason_code, t.reason_params,
-    s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by, s.archive_id`,
+    s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by, s.archive_id, s.sender_verdict`,
   joins: 'join intake_staging s on s.id = t.id',
   // discarded files (DELETE /v2/imports/{id}) keep a tombstone
   tombstones: true,
@@ -28,6 +29,7 @@ export interface IntakeRecordRow extends Pick<ImportRecord, 'id' | 'channel' | '
   match_name: string | null;
   matched_by: MatchedBy | null;
   archive_id: string | null;
+  sender_verdict?: SenderVerdict | null;
 }
 
 export const toRecord = (r: IntakeRecordRow): ImportRecord => ({
@@ -35,4 +37,5 @@ export const toRecord = (r: IntakeRecordRow): ImportRecord => ({
   invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, ...storedReason(r.reason_code, r.reason_params), archiveId: r.archive_id ?? null,
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
   matchedBy: r.matched_by ?? null,
+  senderVerdict: r.sender_verdict ?? null,
 });

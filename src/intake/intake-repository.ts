@@ -11,6 +11,7 @@ import { invoiceByNumberSql, invoiceNumberOfSql } from '../repositories/invoice-
 import { CHANGED, source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
 import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
+import type { SenderVerdict } from '../domain/sender-verdict.ts';
 import { insertStaged, insertStagedMany } from './staging-repository.ts';
 import type { AttachFollowUp } from '../repositories/document-repository.ts';
 import { attachedFollowUp, type AttachedTexts } from './attached-follow-up-repository.ts';
@@ -27,6 +28,8 @@ export interface NewIntake extends Pick<ImportRecord, 'id' | 'channel' | 'sender
   /** the archive's record, for a file unpacked from a ZIP archive */
   archiveId?: string | null;
   subject: string | null;
+  /** mail only: who sent the message */
+  senderVerdict?: SenderVerdict | null;
 }
 
 /** A row of loadStaged: `content` or `has_content`, and `invoice_by_number` when asked for. */

@@ -69,7 +69,7 @@ export class IntakeService implements IntakeReceiver {
     return {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
       content: reason ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null, messageFiles: file.messageFiles ?? null,
-      status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason, archiveId,
+      status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason, archiveId, senderVerdict: file.senderVerdict ?? null,
     };
   }
 
@@ -118,7 +118,7 @@ export class IntakeService implements IntakeReceiver {
     // alone: a file's record with its first status (import.failed) and no job
     const record = await this.staging.stageOne({ scope: file.scope, job: null, f: {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
-      content: null, traceId: file.traceId ?? null, subject: file.subject ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason,
+      content: null, traceId: file.traceId ?? null, subject: file.subject ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason, senderVerdict: file.senderVerdict ?? null,
     } });
     this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason: reason.text }, 'intake failure recorded');
     this.emit(file.scope, record);

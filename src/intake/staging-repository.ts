@@ -16,23 +16,23 @@ interface StagedTimes {
 export async function insertStaged(q: Queryable, scope: Scope, f: NewIntake, history: string): Promise<ImportRecord> {
   const rows = await q.query<StagedTimes>(
     `with s as (
-       insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files)
-       values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15, $16) returning id, received_at
+       insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files, sender_verdict)
+       values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15, $16, $19::jsonb) returning id, received_at
      ), r as (
        insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params)
        select s.id, $2::text, $3::text, $11, $12, $13, $17, $18::jsonb from s
        returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
      ), h as (${history})
      select r.updated_at, s.received_at from r, s`,
-    [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason?.text ?? null, f.subject, f.archiveId ?? null, f.messageFiles ?? null, ...reasonColumns(f.reason)],
+    [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason?.text ?? null, f.subject, f.archiveId ?? null, f.messageFiles ?? null, ...reasonColumns(f.reason), verdictColumn(f)],
     { prepare: true },
   );
   return stagedRecord(f, rows[0]);
 }
 
 /** The columns of a group's rows and their types: a VALUES list infers none, so each parameter is cast. */
-const COLUMNS = ['id', 'account_id', 'mode', 'channel', 'sender', 'filename', 'size', 'sha256', 'content', 'trace_id', 'subject', 'archive_id', 'message_files', 'status', 'match_name', 'reason', 'reason_code', 'reason_params'];
-const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'int', 'text', 'bytea', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'text', 'jsonb'];
+const COLUMNS = ['id', 'account_id', 'mode', 'channel', 'sender', 'filename', 'size', 'sha256', 'content', 'trace_id', 'subject', 'archive_id', 'message_files', 'status', 'match_name', 'reason', 'reason_code', 'reason_params', 'sender_verdict'];
+const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'int', 'text', 'bytea', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'text', 'jsonb', 'jsonb'];
 
 /**
  * A group of files (of any scopes) in one statement: a multi-row VALUES, not unnest() of arrays, so
@@ -43,14 +43,14 @@ export async function insertStagedMany(q: Queryable, files: { scope: Scope; f: N
   const params: unknown[] = [];
   const values = files.map(({ scope, f }) => {
     const at = params.length;
-    params.push(f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.subject, f.archiveId ?? null, f.messageFiles ?? null, f.status, f.matchName, f.reason?.text ?? null, ...reasonColumns(f.reason));
+    params.push(f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.subject, f.archiveId ?? null, f.messageFiles ?? null, f.status, f.matchName, f.reason?.text ?? null, ...reasonColumns(f.reason), verdictColumn(f));
     return `(${TYPES.map((t, i) => `$${at + i + 1}::${t}`).join(', ')})`;
   });
   const rows = await q.query<StagedTimes & { id: string }>(
     `with v (${COLUMNS.join(', ')}) as (values ${values.join(', ')}
      ), s as (
-       insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files)
-       select id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files from v returning id, received_at
+       insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files, sender_verdict)
+       select id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files, sender_verdict from v returning id, received_at
      ), r as (
        insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params)
        select v.id, v.account_id, v.mode, v.status, v.match_name, v.reason, v.reason_code, v.reason_params from v join s on s.id = v.id
@@ -68,10 +68,13 @@ export async function insertStagedMany(q: Queryable, files: { scope: Scope; f: N
   });
 }
 
+const verdictColumn = (f: NewIntake) => (f.senderVerdict ? JSON.stringify(f.senderVerdict) : null);
+
 /** The record of a file just staged: what was inserted, and the times the database set. */
 function stagedRecord(f: NewIntake, r: StagedTimes): ImportRecord {
   return {
     id: f.id, channel: f.channel, sender: f.sender, filename: f.filename, size: f.size, sha256: f.sha256, status: f.status,
     invoiceId: null, documentId: null, reason: f.reason?.text ?? null, reasonCode: f.reason?.code ?? null, reasonParams: f.reason?.code ? (f.reason.params ?? {}) : null, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
+    senderVerdict: f.senderVerdict ?? null,
   };
 }

@@ -6,6 +6,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { MailMessageView, MailOutcome } from '../domain/mail-messages.ts';
 import type { Mode } from '../domain/scope.ts';
+import type { SenderVerdict } from '../domain/sender-verdict.ts';
 
 /** A row of mail_messages, as page() selects it. */
 interface MailMessageRow {
@@ -17,13 +18,14 @@ interface MailMessageRow {
   subject: string | null;
   outcome: MailOutcome | null;
   reason: string | null;
+  sender_verdict: SenderVerdict | null;
   claimed_at: Date | string;
   updated_at: Date | string;
 }
 
 const toView = (r: MailMessageRow): MailMessageView => ({
   id: r.id, mailbox: r.mailbox, accountId: r.account_id ?? null, mode: r.mode ?? null, sender: r.sender ?? null, subject: r.subject ?? null,
-  outcome: r.outcome ?? null, reason: r.reason ?? null, claimedAt: new Date(r.claimed_at), updatedAt: new Date(r.updated_at),
+  outcome: r.outcome ?? null, reason: r.reason ?? null, senderVerdict: r.sender_verdict ?? null, claimedAt: new Date(r.claimed_at), updatedAt: new Date(r.updated_at),
 });
 
 export class MailMessageViewRepository {
@@ -40,7 +42,7 @@ export class MailMessageViewRepository {
       where.push(`(m.claimed_at, m.id) <= (select c.claimed_at, c.id from mail_messages c where c.id = $${params.length})`);
     }
     const rows = await q.query<MailMessageRow>(
-      `select m.id, m.mailbox, m.account_id, m.mode, m.sender, m.subject, m.outcome, m.reason, m.claimed_at, m.updated_at from mail_messages m
+      `select m.id, m.mailbox, m.account_id, m.mode, m.sender, m.subject, m.outcome, m.reason, m.sender_verdict, m.claimed_at, m.updated_at from mail_messages m
        ${where.length ? `where ${where.join(' and ')}` : ''} order by m.claimed_at desc, m.id desc limit ${req.limit + 1}`,
       params,
     );

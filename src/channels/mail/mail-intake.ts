@@ -9,6 +9,8 @@ import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { ImportRecord } from '../../domain/intake.ts';
+import { imapHeaderVerdict } from '../../domain/authentication-results.ts';
+import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 import { automaticMessage, autoReplySuppression, replyAddress, type AutomaticMail } from './auto-reply-rules.ts';
 import { senderKey } from './reply-rate-limit.ts';
 import type { ClaimResult, FileRow, MessageOutcome, MessageRow, StageInput, StageReply } from './message-claim-repository.ts';
@@ -31,6 +33,8 @@ export interface MailIntakeOptions {
   replies: boolean;
   /** our own addresses: mail from them is never answered */
   ownAddresses: string[];
+  /** mail read by IMAP: the authserv-id whose Authentication-Results header is believed (unset: none) */
+  authservId?: string;
   /** how many recent intake records to search when a resumed claim looks for its own files */
   adoptWindow?: number;
   /** told of each automatic message that was ignored (the operator's metric) */
@@ -50,6 +54,9 @@ export interface PlannedMessage {
   result: ProcessResult;
   stage: StageInput;
 }
+
+/** A message read, with who sent it as far as anyone checked. */
+type CheckedMessage = ParsedMessage & { verdict: SenderVerdict };
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -115,11 +122,13 @@ export class MailIntake {
   /**
    * Hands the claimed message's files to the intake pipeline and says how to stage the claim
    * (stageAll() does that for a whole batch, in one commit). Throws when the pipeline refused:
-   * fail() then releases the claim for a later try; nothing was lost.
+   * fail() then releases the claim for a later try; nothing was lost. `verdict`: who sent it, as
+   * the receiver checked it (SMTP); absent, for mail read by IMAP: the mailbox server's trusted
+   * Authentication-Results header (domain/authentication-results.ts), else unchecked.
    */
-  async process(row: MessageRow, resumed: boolean, content: MessageContent): Promise<PlannedMessage> {
+  async process(row: MessageRow, resumed: boolean, content: MessageContent, verdict?: SenderVerdict): Promise<PlannedMessage> {
     this.inFlight.add(row.id);
-    return this.plan(row, resumed, content);
+    return this.plan(row, resumed, content, verdict);
   }
 
   /**
@@ -160,13 +169,15 @@ export class MailIntake {
     await this.repos.claims.releaseOwner(this.db, this.owner);
   }
 
-  private async plan(row: MessageRow, resumed: boolean, content: MessageContent): Promise<PlannedMessage> {
-    let parsed: ParsedMessage;
+  private async plan(row: MessageRow, resumed: boolean, content: MessageContent, given?: SenderVerdict): Promise<PlannedMessage> {
+    let parsed: CheckedMessage;
     try {
-      parsed = await parseMessage(content.kind === 'whole' ? content.source : content.headers);
+      const read = await parseMessage(content.kind === 'whole' ? content.source : content.headers);
+      parsed = { ...read, verdict: given ?? imapHeaderVerdict(read.header('authentication-results'), read.from, this.opts.authservId) };
     } catch (err) {
       return this.finish(row, undefined, undefined, 'failed', `The message could not be read: ${(err as Error).message}`, []);
     }
+    const { verdict } = parsed;
     const route = await routeByRecipient(recipientCandidates(parsed.header), (a) => this.lookup(a));
     // traceId: the key every log line of this message's files carries, through the workers to attached
     const traceId = parsed.messageId ?? `${this.opts.mailbox}:${row.uidvalidity}:${row.uid}`;
@@ -199,8 +210,8 @@ export class MailIntake {
     };
     const send = async (item: (typeof plan.items)[number]): Promise<ImportRecord> => {
       const { file, filename } = item;
-      if (file) return (await adopt(filename, item.sha256!)) ?? this.intake.receive(incomingFile(file, { scope, sender, traceId, subject: parsed.subject, messageFiles: plan.messageFiles }));
-      return this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId }, item.reason!);
+      if (file) return (await adopt(filename, item.sha256!)) ?? this.intake.receive(incomingFile(file, { scope, sender, traceId, subject: parsed.subject, messageFiles: plan.messageFiles, senderVerdict: verdict }));
+      return this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId, senderVerdict: verdict }, item.reason!);
     };
     // each file is noted as handed over right after; the last one with the staging itself
     let last: FileRow[] = [];
@@ -218,7 +229,7 @@ export class MailIntake {
   }
 
   /** Automatic mail without files: no intake record, its own mailbox, said once in the log. */
-  private ignore(row: MessageRow, parsed: ParsedMessage, scope: Scope | undefined, automatic: AutomaticMail, log: Logger): PlannedMessage {
+  private ignore(row: MessageRow, parsed: CheckedMessage, scope: Scope | undefined, automatic: AutomaticMail, log: Logger): PlannedMessage {
     log.info({ category: automatic.category, reason: automatic.reason, account: scope?.accountId, from: parsed.from }, 'automatic mail: not imported');
     this.opts.onAutomatic?.(automatic.category);
     return this.finish(row, parsed, scope, 'ignored', automatic.reason, []);
@@ -236,7 +247,7 @@ export class MailIntake {
 
   private finish(
     row: MessageRow,
-    parsed: ParsedMessage | undefined,
+    parsed: CheckedMessage | undefined,
     scope: Scope | undefined,
     outcome: MessageOutcome,
     reason: string | null,
@@ -266,6 +277,7 @@ export class MailIntake {
         headerMessageId: parsed?.messageId ?? null,
         files,
         reply,
+        verdict: parsed?.verdict,
       },
     };
   }

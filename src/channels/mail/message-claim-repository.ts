@@ -2,6 +2,7 @@
 // messages, the files each handed over, and their staging (which records the reply owed too).
 import type { Queryable } from '../../db/database.ts';
 import type { Mode, Scope } from '../../domain/scope.ts';
+import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 
 export interface MailboxRow {
   mailbox: string;
@@ -64,6 +65,8 @@ export interface StageInput {
   headerMessageId: string | null;
   files: FileRow[];
   reply?: StageReply;
+  /** who sent it, as far as anyone checked (undefined: the message could not be read) */
+  verdict?: SenderVerdict;
 }
 
 export type ClaimResult =
@@ -216,7 +219,7 @@ export class MessageClaimRepository {
     const rows = await q.query<{ n: number }>(
       `with s as (
          update mail_messages set state = 'staged', outcome = $3, reason = $4, account_id = $5::text, mode = $6::text, sender = $7,
-                subject = $8, header_message_id = $9, lease_until = null, staged_at = now(), updated_at = now()
+                subject = $8, header_message_id = $9, sender_verdict = $19::jsonb, lease_until = null, staged_at = now(), updated_at = now()
           where id = $1 and owner = $2 and state = 'claimed' returning id
        ), f as (
          insert into mail_message_files (message_id, slot, intake_id, filename, sha256, origin)
@@ -234,7 +237,7 @@ export class MessageClaimRepository {
         input.headerMessageId?.slice(0, 1000) ?? null,
         input.files.map((f) => f.slot), input.files.map((f) => f.intake_id), input.files.map((f) => f.filename), input.files.map((f) => f.sha256),
         input.reply?.recipient ?? null, input.reply?.refs?.join(' ') ?? null, input.reply?.state ?? null, input.reply?.reason ?? null,
-        input.files.map((f) => f.origin ?? null),
+        input.files.map((f) => f.origin ?? null), input.verdict ? JSON.stringify(input.verdict) : null,
       ],
     );
     return rows[0]?.n === 1;

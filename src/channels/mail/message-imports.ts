@@ -4,6 +4,7 @@
 // Each item has a stable slot, so a resumed claim knows what it handed over already. Pure.
 import { intakeReason, plainReason, type IntakeReason } from '../../domain/intake-reasons.ts';
 import type { Scope } from '../../domain/scope.ts';
+import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 import type { IncomingFile } from '../../intake/intake-port.ts';
 import type { MessageContent } from './mail-intake.ts';
 import type { ParsedMessage } from './message-parser.ts';
@@ -67,6 +68,6 @@ export async function planImports(parsed: ParsedMessage, content: MessageContent
  * What the pipeline gets for one file found in a message: the one place a mail file becomes an
  * IncomingFile. Its origin (container, signature) is noted in mail_message_files and logged.
  */
-export function incomingFile(file: NumberedFile, m: { scope: Scope; sender: string; traceId: string; subject?: string; messageFiles: number }): IncomingFile {
-  return { scope: m.scope, channel: 'mail', sender: m.sender, filename: file.filename, bytes: file.bytes, traceId: m.traceId, subject: m.subject, messageFiles: m.messageFiles };
+export function incomingFile(file: NumberedFile, m: { scope: Scope; sender: string; traceId: string; subject?: string; messageFiles: number; senderVerdict?: SenderVerdict }): IncomingFile {
+  return { scope: m.scope, channel: 'mail', sender: m.sender, filename: file.filename, bytes: file.bytes, traceId: m.traceId, subject: m.subject, messageFiles: m.messageFiles, senderVerdict: m.senderVerdict };
 }

@@ -4,6 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import type { IntakeChannel } from '../../domain/intake.ts';
+import type { SenderVerdict } from '../../domain/sender-verdict.ts';
+import { summariseVerdict } from '../../domain/sender-verdict-words.ts';
 import { formatter, isLanguage, isTimeZone, LANGUAGES, negotiate, translator, type Formatter, type Language, type Translate } from './i18n/i18n.ts';
 import { reasonWords } from './reason-words.ts';
 import { COOKIE_PATH } from './session.ts';
@@ -36,6 +38,13 @@ export function senderText(t: Translate, channel: IntakeChannel, sender: string)
   return t('sender.from', { channel: t(`channel.${channel}`), who });
 }
 
+/** Who sent an e-mail, as far as anyone checked, in the reader's words (the checks' names are the same in every language). */
+export function verdictText(t: Translate, v: SenderVerdict): string {
+  const s = summariseVerdict(v);
+  const lead = t(`verdict.${s.lead}`);
+  return s.checks ? `${lead}: ${s.checks} (${t(`verdict.by.${s.by}`)})` : `${lead} (${t(`verdict.by.${s.by}`)})`;
+}
+
 /** The template data every page gets. */
 export const localeLocals = (req: FastifyRequest) => ({
   t: req.t,
@@ -44,6 +53,7 @@ export const localeLocals = (req: FastifyRequest) => ({
   lang: req.lang,
   languages: LANGUAGES,
   sender: (channel: IntakeChannel, sender: string) => senderText(req.t, channel, sender),
+  verdict: (v: SenderVerdict) => verdictText(req.t, v),
   /** an intake record's (or history line's) reason in the reader's words */
   reason: (r: Parameters<typeof reasonWords>[2]) => reasonWords(req.t, req.fmt, r),
 });

@@ -1,3 +1,4 @@
+import { verdictInWords } from '../../domain/sender-verdict-words.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
@@ -45,6 +46,7 @@ const AdminMailMessage = Type.Object({
   subject: NullableString,
   outcome: Type.Union([Type.String({ enum: [...MAIL_OUTCOMES] }), Type.Null()], { description: 'null while it is being processed' }),
   reason: NullableString,
+  senderCheck: Type.Union([Type.String(), Type.Null()], { description: 'who sent it, as far as anyone checked, in words (docs/mail.md, "Who sent it"); null: the message could not be read' }),
   receivedAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -119,7 +121,7 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
     return {
       items: page.items.map((m) => ({
         id: m.id, mailbox: m.mailbox, account: m.accountId, mode: m.mode, sender: m.sender, subject: m.subject, outcome: m.outcome, reason: m.reason,
-        receivedAt: m.claimedAt.toISOString(), updatedAt: m.updatedAt.toISOString(),
+        senderCheck: m.senderVerdict ? verdictInWords(m.senderVerdict) : null, receivedAt: m.claimedAt.toISOString(), updatedAt: m.updatedAt.toISOString(),
       })),
       next: page.next ?? null,
     };

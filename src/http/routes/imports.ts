@@ -5,6 +5,7 @@ import { Type } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { INTAKE_STATUSES, MATCHED_BY, type ImportRecord } from '../../domain/intake.ts';
 import { INTAKE_REASONS } from '../../domain/intake-reasons.ts';
+import { verdictInWords } from '../../domain/sender-verdict-words.ts';
 import { linkBase, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/common.ts';
 import { contentBytes, MAX_CONTENT_CHARS } from './documents.ts';
@@ -42,6 +43,9 @@ export const ImportSchema = Type.Object(
       enum: [...MATCHED_BY],
       description: 'The strongest evidence that found the attached file\'s invoice (docs/matching.md): its name is the invoice id or number, its e-invoice (inside the PDF, or the XML itself), a number inside its name, the e-mail subject, the number and total in the PDF\'s text, or assigned by a person',
     })),
+    senderCheck: Nullable(Type.String({
+      description: 'E-mail only: who sent the message, as far as anyone checked, in words (English): "Sender authenticated (From a@b.example): DMARC pass, SPF pass (b.example), DKIM pass (b.example); checked on receipt". Null for the other channels (docs/mail.md, "Who sent it")',
+    })),
     _links: Type.Object({ self: Link, invoice: Type.Optional(Link), document: Type.Optional(Link), archive: Type.Optional(Link) }),
   },
   { $id: 'Import' },
@@ -66,6 +70,7 @@ export const presentImport = (base: string, r: ImportRecord) => ({
   updatedAt: r.updatedAt.toISOString(),
   attachedAt: r.attachedAt ? r.attachedAt.toISOString() : null,
   matchedBy: r.matchedBy,
+  senderCheck: r.senderVerdict ? verdictInWords(r.senderVerdict) : null,
   _links: {
     self: { href: `${base}/v2/imports/${r.id}`, type: HAL } as const,
     ...(r.invoiceId ? { invoice: { href: `${base}/v2/invoices/${r.invoiceId}`, type: HAL } as const } : {}),

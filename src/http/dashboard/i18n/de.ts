@@ -52,13 +52,14 @@ export const de: Messages = {
     discarded: 'Die Datei wurde verworfen.',
   },
   file: {
-    back: 'Empfangene Dateien', invoice: 'Rechnung', channel: 'Kanal', sender: 'Absender', size: 'Größe', checksum: 'SHA-256', status: 'Status', reason: 'Grund', received: 'Empfangen',
+    back: 'Empfangene Dateien', invoice: 'Rechnung', channel: 'Kanal', sender: 'Absender', size: 'Größe', checksum: 'SHA-256', status: 'Status', reason: 'Grund', received: 'Empfangen', senderCheck: 'Absenderprüfung',
     download: 'Datei herunterladen', history: 'Verlauf', receivedBy: 'empfangen per {{channel}} von {{sender}}', again: 'wird erneut zugeordnet', attachedTo: 'der Rechnung {{number}} zugeordnet',
     fix: 'Beheben', retryHint: 'Jetzt erneut zuordnen: sobald die Rechnung existiert.', retry: 'Erneut versuchen', assignLabel: 'Der Rechnung mit der Nummer zuordnen', assign: 'Zuordnen',
     discardConfirm: 'Ja, diese Datei verwerfen', discard: 'Verwerfen',
     retried: 'Die Datei wird erneut zugeordnet.', attached: 'Der Rechnung {{number}} zugeordnet.', enterNumber: 'Geben Sie eine Rechnungsnummer ein.', tickDiscard: 'Setzen Sie das Häkchen, um das Verwerfen zu bestätigen.',
     goneTitle: 'Datei nicht mehr gespeichert', gone: 'Der Inhalt von {{name}} ist nicht mehr gespeichert (bei Empfang abgelehnt oder Aufbewahrungsfrist vorbei).',
   },
+  verdict: { authenticated: 'Absender bestätigt', not_authenticated: 'Absender nicht bestätigt', not_checked: 'Absender nicht geprüft', by: { smtp: 'beim Empfang geprüft', 'imap-header': 'vom Server des Postfachs geprüft', none: 'kein vertrauenswürdiger Authentication-Results-Header' } },
   invoices: {
     intro: 'Offene Rechnungen ohne PDF, neueste zuerst. Senden Sie <code>&lt;Rechnungsnummer&gt;.pdf</code> per FTP, E-Mail oder Upload, um eines zuzuordnen.',
     none: 'Keine: Jede offene Rechnung hat ihr Dokument.', caption: 'Offene Rechnungen ohne Dokument',

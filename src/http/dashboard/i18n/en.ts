@@ -51,13 +51,14 @@ export const en = {
     discarded: 'The file was discarded.',
   },
   file: {
-    back: 'Received files', invoice: 'Invoice', channel: 'Channel', sender: 'Sender', size: 'Size', checksum: 'SHA-256', status: 'Status', reason: 'Reason', received: 'Received',
+    back: 'Received files', invoice: 'Invoice', channel: 'Channel', sender: 'Sender', size: 'Size', checksum: 'SHA-256', status: 'Status', reason: 'Reason', received: 'Received', senderCheck: 'Sender check',
     download: 'Download the file', history: 'History', receivedBy: 'received by {{channel}} from {{sender}}', again: 'to be matched again', attachedTo: 'attached to invoice {{number}}',
     fix: 'Fix it', retryHint: 'Match it again now: use this once its invoice exists.', retry: 'Retry', assignLabel: 'Assign to the invoice with number', assign: 'Assign',
     discardConfirm: 'Yes, discard this file', discard: 'Discard',
     retried: 'The file is being matched again.', attached: 'Attached to invoice {{number}}.', enterNumber: 'Enter an invoice number.', tickDiscard: 'Tick the box to confirm that the file should be discarded.',
     goneTitle: 'File no longer kept', gone: 'The bytes of {{name}} are no longer stored (refused on arrival, or past the retention period).',
   },
+  verdict: { authenticated: 'Sender authenticated', not_authenticated: 'Sender not authenticated', not_checked: 'Sender not checked', by: { smtp: 'checked on receipt', 'imap-header': "checked by the mailbox's server", none: 'no trusted Authentication-Results header' } },
   invoices: {
     intro: 'Open invoices that have no PDF yet, newest first. Send <code>&lt;invoice number&gt;.pdf</code> by FTP, e-mail or upload to attach one.',
     none: 'None: every open invoice has its document.', caption: 'Open invoices without a document',

@@ -52,13 +52,14 @@ export const nl: Messages = {
     discarded: 'Het bestand is verwijderd.',
   },
   file: {
-    back: 'Ontvangen bestanden', invoice: 'Factuur', channel: 'Kanaal', sender: 'Afzender', size: 'Grootte', checksum: 'SHA-256', status: 'Status', reason: 'Reden', received: 'Ontvangen',
+    back: 'Ontvangen bestanden', invoice: 'Factuur', channel: 'Kanaal', sender: 'Afzender', size: 'Grootte', checksum: 'SHA-256', status: 'Status', reason: 'Reden', received: 'Ontvangen', senderCheck: 'Afzendercontrole',
     download: 'Bestand downloaden', history: 'Geschiedenis', receivedBy: 'ontvangen via {{channel}} van {{sender}}', again: 'opnieuw te koppelen', attachedTo: 'gekoppeld aan factuur {{number}}',
     fix: 'Oplossen', retryHint: 'Nu opnieuw koppelen: gebruik dit zodra de factuur bestaat.', retry: 'Opnieuw proberen', assignLabel: 'Koppelen aan de factuur met nummer', assign: 'Koppelen',
     discardConfirm: 'Ja, verwijder dit bestand', discard: 'Verwijderen',
     retried: 'Het bestand wordt opnieuw gekoppeld.', attached: 'Gekoppeld aan factuur {{number}}.', enterNumber: 'Vul een factuurnummer in.', tickDiscard: 'Vink het vakje aan om te bevestigen dat het bestand weg mag.',
     goneTitle: 'Bestand niet meer bewaard', gone: 'De inhoud van {{name}} wordt niet meer bewaard (geweigerd bij ontvangst, of de bewaartermijn is voorbij).',
   },
+  verdict: { authenticated: 'Afzender geverifieerd', not_authenticated: 'Afzender niet geverifieerd', not_checked: 'Afzender niet gecontroleerd', by: { smtp: 'gecontroleerd bij ontvangst', 'imap-header': 'gecontroleerd door de server van de mailbox', none: 'geen vertrouwde Authentication-Results-header' } },
   invoices: {
     intro: 'Openstaande facturen zonder pdf, nieuwste eerst. Stuur <code>&lt;factuurnummer&gt;.pdf</code> via FTP, e-mail of upload om er een te koppelen.',
     none: 'Geen: elke openstaande factuur heeft haar document.', caption: 'Openstaande facturen zonder document',
