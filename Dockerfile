@@ -38,6 +38,8 @@ COPY --from=build --chown=root:root /app/src ./src
 COPY --chown=root:root config ./config
 RUN mkdir -p /data && chown node:node /data
 USER node
+# HOST=0.0.0.0: the API answers outside the container, so PUBLIC_URL must be set (the links it
+# mails are built on it; the service refuses to start without it).
 # PORT serves the API; OPS_PORT serves /healthz /readyz /metrics in a process without the api
 # role. Both 8080: whatever the role, the container answers its health check on 8080.
 ENV DATA_DIR=/data \

@@ -3,6 +3,7 @@
 // are handed back), then queues; the container closes Redis and the database last.
 import type { FastifyInstance } from 'fastify';
 import type { Config, Role } from '../config/config.ts';
+import { isLoopback } from '../config/public-url.ts';
 import type { MailRole } from './mail-role.ts';
 import { buildServer } from '../http/server.ts';
 import { importRoutes } from '../http/routes/imports.ts';
@@ -78,6 +79,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
         plugins: [metricsPlugin(c.metrics, config.metricsToken), dashboard(c)],
       });
       apiUrl = httpUrl = await app.listen({ port: config.port, host: config.host });
+      config.links.listening(apiUrl); // without PUBLIC_URL (loopback only), links name the port PORT=0 got
       if (!config.tlsCert && !isLoopback(config.host)) {
         log.warn({ host: config.host }, `HOST=${config.host} serves the API over plain HTTP beyond this machine: API keys travel in clear unless a TLS-terminating proxy stands in front (or set TLS_CERT and TLS_KEY)`);
       }
@@ -173,8 +175,6 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     },
   };
 }
-
-export const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /** Stops accepting, lets in-flight requests finish until the deadline, then cuts what is left. */
 async function closeHttp(app: FastifyInstance, deadline: number): Promise<void> {

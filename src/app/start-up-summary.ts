@@ -4,7 +4,8 @@
 import type { Config } from '../config/config.ts';
 import { adminTokenFile } from '../platform/admin-token.ts';
 import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
-import { isLoopback, type RunningService } from './start-service.ts';
+import type { RunningService } from './start-service.ts';
+import { isLoopback } from '../config/public-url.ts';
 import type { PrivateRedis } from './private-redis.ts';
 
 export interface StartUpSummary {
@@ -22,11 +23,14 @@ export function startUpSummary(config: Config, svc: RunningService, privateRedis
   };
   const at = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (svc.apiUrl) {
-    add('api', 'API', `${svc.apiUrl}/v2`, config.tlsCert ? 'HTTPS' : `plain HTTP${isLoopback(config.host) ? ', this machine only' : ': put a TLS-terminating proxy in front'}`);
-    add('docs', 'API docs', `${svc.apiUrl}/docs`);
-    add('dashboard', 'Dashboard', `${svc.apiUrl}/dashboard`, 'account holders sign in after an invite');
+    // the links people follow are PUBLIC_URL's (the same as the ones the service mails); where it listens is said beside them
+    const base = config.links.base;
+    const listens = config.links.configured ? `listening on ${svc.apiUrl}, ` : '';
+    add('api', 'API', `${base}/v2`, listens + (config.tlsCert ? 'HTTPS' : `plain HTTP${isLoopback(config.host) ? ', this machine only' : ': put a TLS-terminating proxy in front'}`));
+    add('docs', 'API docs', `${base}/docs`);
+    add('dashboard', 'Dashboard', `${base}/dashboard`, 'account holders sign in after an invite');
     const token = config.adminToken === 'disabled' ? 'off (ADMIN_TOKEN=disabled)' : config.adminToken ? 'ADMIN_TOKEN, as set' : adminTokenFile(config.dataDir);
-    add('adminToken', 'Admin token', token, config.adminToken === 'disabled' ? '' : `admin API ${svc.apiUrl}/admin, queues ${svc.apiUrl}/admin/queues`);
+    add('adminToken', 'Admin token', token, config.adminToken === 'disabled' ? '' : `admin API ${base}/admin, queues ${base}/admin/queues`);
   } else if (svc.httpUrl) {
     add('health', 'Health', `${svc.httpUrl}/readyz`);
   }

@@ -92,7 +92,7 @@ async function runAdmin(argv: string[], env: Record<string, string | undefined>,
     out(USAGE);
     return command ? 0 : 2;
   }
-  const config = loadConfig(env);
+  const config = loadConfig(env, {}, { serving: false }); // it serves nothing: PUBLIC_URL is the service's business
   const client = new AdminClient(adminUrl(config), adminToken(config), readCa(config.tlsCert));
   const need = (n: number, what: string) => {
     if (rest.length !== n || rest.some((r) => !r.trim())) throw new UsageError(`${command} needs ${what}.\n\n${USAGE}`);

@@ -1,16 +1,12 @@
 import { isIP } from 'node:net';
+import { PublicLinks, publicUrlProblems } from './public-url.ts';
 
 // The service's configuration: one typed schema, read once from the environment at start-up.
 // Every problem is reported together, with the variable's name, before anything starts.
 
 type Parser<T> = (raw: string, name: string) => T;
 
-interface Setting<T> {
-  env: string;
-  parse: Parser<T>;
-  fallback?: T;
-  secret?: boolean;
-}
+interface Setting<T> { env: string; parse: Parser<T>; fallback?: T; secret?: boolean }
 
 const str = (): Parser<string> => (raw) => raw;
 const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (raw, name) => {
@@ -94,6 +90,7 @@ const schema = {
   port: { env: 'PORT', parse: int(0, 65535), fallback: 8080 },
   // X-Forwarded-For/-Proto/-Host are believed only from these proxies (off: never)
   trustProxy: { env: 'TRUST_PROXY', parse: trustProxy(), fallback: false as false | number | string[] },
+  // the base of every link sent or shown (public-url.ts); unset: the API's own address, on loopback only
   publicUrl: { env: 'PUBLIC_URL', parse: optional(url('http', 'https')) },
   // a request whose headers and body have not all arrived by then is answered 408 (slow clients
   // cannot hold connections open); long enough for a 5 MB PDF in Base64 over a slow line
@@ -231,8 +228,7 @@ const schema = {
   webhookBackoffMaxMs: { env: 'WEBHOOK_BACKOFF_MAX_MS', parse: int(10), fallback: 2 * 3_600_000 },
   // a delivery is retried until its event is this old
   webhookRetryWindowMs: { env: 'WEBHOOK_RETRY_WINDOW_MS', parse: int(1000), fallback: 3 * 86_400_000 },
-  // an endpoint whose deliveries all failed for this long is disabled
-  webhookDisableAfterMs: { env: 'WEBHOOK_DISABLE_AFTER_MS', parse: int(1000), fallback: 3 * 86_400_000 },
+  webhookDisableAfterMs: { env: 'WEBHOOK_DISABLE_AFTER_MS', parse: int(1000), fallback: 3 * 86_400_000 }, // all deliveries failing this long: disabled
   // the worker role's sweep of the outbox (events are also queued right after their commit)
   webhookDispatchIntervalMs: { env: 'WEBHOOK_DISPATCH_INTERVAL_MS', parse: int(100), fallback: 5000 },
   // a pending delivery untouched this long is queued again by the sweep (its job may be lost)
@@ -262,7 +258,7 @@ const schema = {
 
 type Schema = typeof schema;
 type Value<S> = S extends { fallback: unknown; parse: Parser<infer T> } ? NonNullable<T> : S extends { parse: Parser<infer T> } ? T : never;
-export type Config = { [K in keyof Schema]: Value<Schema[K]> } & { redisUrlIsDefault: boolean };
+export type Config = { [K in keyof Schema]: Value<Schema[K]> } & { redisUrlIsDefault: boolean; links: PublicLinks };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -270,8 +266,8 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and checks every setting; throws one ConfigError listing every problem. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+/** Reads and checks every setting; throws one ConfigError listing every problem. `serving: false`: a tool (the admin CLI) that serves nothing. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}, { serving = true } = {}): Config {
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(schema) as [string, Setting<unknown>][]) {
@@ -289,6 +285,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) problems.push('TLS_CERT and TLS_KEY must be set together');
   if (config.ftpRequireTls && !config.tlsCert) problems.push('FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY');
   if (config.redisSentinels?.length && config.redisClusterNodes?.length) problems.push('REDIS_SENTINELS and REDIS_CLUSTER_NODES exclude each other: Redis is one or the other');
+  if (serving) problems.push(...publicUrlProblems(config));
+  config.links = new PublicLinks(config); // PUBLIC_URL, else the API's own loopback address
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

@@ -1,14 +1,14 @@
 // The `data` of a webhook event: the resource as the API's GET shows it, with links on PUBLIC_URL
-// (an event has no request to take a host from).
+// (an event has no request to take a host from), else the API's own loopback address.
 import type { Config } from '../config/config.ts';
 import type { EventPresenter } from '../domain/webhooks.ts';
 import { presentDocument, presentInvoice, presentPaymentItem } from './presenters.ts';
 import { presentImport } from './routes/imports.ts';
 import { presentWebhook } from './routes/webhooks.ts';
 
-export function eventPresenter(config: Pick<Config, 'publicUrl' | 'host' | 'port'>): EventPresenter {
-  const base = config.publicUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`;
+export function eventPresenter(config: Pick<Config, 'links'>): EventPresenter {
   return (s) => {
+    const base = config.links.base; // read per event: the API's port is known once it listens
     switch (s.resource) {
       case 'import':
         return presentImport(base, s.record);

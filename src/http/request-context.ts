@@ -14,7 +14,11 @@ export function scopeOf(req: FastifyRequest): Scope {
   return req.scope;
 }
 
-/** Absolute base for links: PUBLIC_URL when configured, else what the client called. */
+/**
+ * Absolute base for the links of an API answer, which go back to the caller alone: PUBLIC_URL
+ * when configured, else what the client called. Links sent to someone else (mail, copy-paste,
+ * webhook payloads) use `config.links` (config/public-url.ts), never the Host header.
+ */
 export function baseUrl(req: FastifyRequest, publicUrl: string | undefined): string {
   return publicUrl ? publicUrl.replace(/\/$/, '') : `${req.protocol}://${req.host}`;
 }

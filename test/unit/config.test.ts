@@ -53,8 +53,28 @@ describe('loadConfig', () => {
   });
 
   it('checks settings that belong together', () => {
-    expect(problems({ TLS_CERT: '/x.crt' }).problems).toEqual(['TLS_CERT and TLS_KEY must be set together']);
+    expect(problems({ TLS_CERT: '/x.crt', PUBLIC_URL: 'https://i.example' }).problems).toEqual(['TLS_CERT and TLS_KEY must be set together']);
     expect(problems({ FTP_REQUIRE_TLS: 'true' }).problems).toEqual(['FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY']);
+  });
+
+  it('links: PUBLIC_URL, else the API\'s own address, which must then be loopback (start-up refuses otherwise)', () => {
+    expect(loadConfig({}).links.base).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ HOST: '::1', PORT: '9000' }).links.base).toBe('http://[::1]:9000');
+    expect(loadConfig({ HOST: 'localhost', TLS_CERT: '/c.pem', TLS_KEY: '/k.pem' }).links).toMatchObject({ base: 'https://localhost:8080', https: true });
+    expect(loadConfig({ HOST: '0.0.0.0', PUBLIC_URL: 'https://invoices.example.com/' }).links).toMatchObject({ base: 'https://invoices.example.com', https: true, configured: true });
+    for (const env of [{ HOST: '0.0.0.0' }, { HOST: '192.0.2.10' }, { TLS_CERT: '/c.pem', TLS_KEY: '/k.pem' }]) {
+      expect(problems(env).problems).toEqual([expect.stringMatching(/^PUBLIC_URL must be set when the API listens beyond this machine \(HOST=[\d.]+\): .*never from a request's Host header/)]);
+    }
+    // only the API sends links: a worker with HOST for its OPS_PORT, and the admin CLI (serving nothing), need none
+    expect(loadConfig({ HOST: '0.0.0.0', ROLES: 'worker' }).links.base).toBe('http://0.0.0.0:8080');
+    expect(loadConfig({ HOST: '0.0.0.0' }, {}, { serving: false }).host).toBe('0.0.0.0');
+    // PORT=0: the API names the port it got once it listens; a configured PUBLIC_URL stays
+    const picked = loadConfig({ PORT: '0' }).links;
+    picked.listening('http://127.0.0.1:41234');
+    expect(picked.base).toBe('http://127.0.0.1:41234');
+    const fixed = loadConfig({ PUBLIC_URL: 'https://i.example' }).links;
+    fixed.listening('http://127.0.0.1:41234');
+    expect(fixed.base).toBe('https://i.example');
   });
 
   it('never echoes a secret value in a problem', () => {

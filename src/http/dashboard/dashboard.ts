@@ -43,8 +43,10 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 
 export const dashboard = (c: HttpDeps): FastifyPluginAsync => async (app) => {
   const secret = c.config.dashboardSecret ?? secretFile(path.resolve(c.config.dataDir, 'dashboard-secret'));
-  await app.register(cookie, { secret });
-  await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: 'ii_csrf', cookieOpts: { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true } });
+  // every cookie of the dashboard is Secure when PUBLIC_URL is https (TLS may end at a proxy this
+  // process cannot see), else when the request itself came over HTTPS
+  await app.register(cookie, { secret, parseOptions: { secure: c.config.links.https || 'auto' } });
+  await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: 'ii_csrf', cookieOpts: { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', signed: true } });
   await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: path.join(here, 'views') });
 
   app.addHook('onRequest', async (req, reply) => {

@@ -65,7 +65,7 @@ export async function localeRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     const lang = req.body?.lang;
     if (isLanguage(lang)) {
       if (req.signed) await c.users.setLanguage(req.signed.userId, lang);
-      reply.setCookie(LANG_COOKIE, lang, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: 365 * 86_400 });
+      reply.setCookie(LANG_COOKIE, lang, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', maxAge: 365 * 86_400 });
     }
     return reply.redirect(safeBack(req.body?.back), 303);
   });

@@ -6,7 +6,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { mailInvite } from './invite-mail.ts';
-import { baseUrl } from '../request-context.ts';
 import { redirectWith, takeFlash, type Flash } from './flash.ts';
 import { requireSession, signed } from './session.ts';
 
@@ -41,7 +40,7 @@ export async function peopleRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
       if (!(e instanceof DomainError && (e.kind === 'invalid' || e.kind === 'conflict'))) throw e;
       return redirectWith(c.users, req, reply, PAGE, { error: { key: e.kind === 'invalid' ? 'people.badEmail' : 'people.elsewhere', params: { email } } });
     }
-    const url = `${baseUrl(req, c.config.publicUrl)}/dashboard/invite/${invited.token}`;
+    const url = `${c.config.links.base}/dashboard/invite/${invited.token}`;
     if (c.inviteMailer) await mailInvite(c.inviteMailer, req.lang, invited.email, url).catch((err) => req.log.warn({ err: (err as Error).message, userId: invited.id }, 'invite e-mail not sent'));
     req.log.info({ userId: invited.id, by: signed(req).userId }, 'colleague invited from the dashboard');
     // the link is a secret: shown on the next view only

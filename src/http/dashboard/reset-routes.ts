@@ -8,7 +8,6 @@ import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { MIN_PASSWORD_LENGTH } from '../../services/passwords.ts';
 import { RESET_MINUTES } from '../../services/user-service.ts';
-import { baseUrl } from '../request-context.ts';
 import { isLanguage, translator } from './i18n/i18n.ts';
 import { setNotice } from './notices.ts';
 
@@ -28,7 +27,7 @@ export async function resetRoutes(app: FastifyInstance, c: HttpDeps): Promise<vo
     const reset = await c.users.requestReset(email);
     if (reset) {
       const t = translator(isLanguage(reset.language) ? reset.language : req.lang);
-      const url = `${baseUrl(req, c.config.publicUrl)}/dashboard/reset/${reset.token}`;
+      const url = `${c.config.links.base}/dashboard/reset/${reset.token}`;
       await c.inviteMailer.sendText(reset.email, t('reset.mailSubject'), t('reset.mailText', { url, minutes: RESET_MINUTES }))
         .catch((err) => req.log.warn({ err: (err as Error).message }, 'reset e-mail not sent'));
     }

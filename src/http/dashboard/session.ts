@@ -1,7 +1,7 @@
-// Who is signed in to the dashboard: a random token in an HttpOnly cookie (SameSite=Lax, Secure
-// under HTTPS), looked up server-side on every request so that sign-out, a removed user and
-// inactivity end it at once. Only this cookie opens the dashboard: an API key never does, and
-// /v2 never reads the cookie.
+// Who is signed in to the dashboard: a random token in an HttpOnly cookie (SameSite=Lax; Secure
+// under HTTPS or an https PUBLIC_URL, see dashboard.ts), looked up server-side on every request so
+// that sign-out, a removed user and inactivity end it at once. Only this cookie opens the
+// dashboard: an API key never does, and /v2 never reads the cookie.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scope } from '../../domain/scope.ts';
 import type { UserService } from '../../services/user-service.ts';
@@ -28,11 +28,11 @@ declare module 'fastify' {
 }
 
 export function setSessionCookie(reply: FastifyReply, token: string): void {
-  reply.setCookie(SESSION_COOKIE, token, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' });
+  reply.setCookie(SESSION_COOKIE, token, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax' });
 }
 
 export function clearSessionCookie(reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' });
+  reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax' });
 }
 
 // Between the password and the TOTP code: who passed the password, in a signed cookie that lasts
@@ -42,7 +42,7 @@ const PENDING_MS = 5 * 60_000;
 
 export function setPendingSecondFactor(reply: FastifyReply, user: { id: string; email: string }): void {
   const value = Buffer.from(JSON.stringify({ u: user.id, e: user.email, x: Date.now() + PENDING_MS })).toString('base64url');
-  reply.setCookie(PENDING_COOKIE, value, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true, maxAge: PENDING_MS / 1000 });
+  reply.setCookie(PENDING_COOKIE, value, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', signed: true, maxAge: PENDING_MS / 1000 });
 }
 
 /** The person who passed the password within the last minutes, or undefined. */
@@ -59,7 +59,7 @@ export function pendingSecondFactor(req: FastifyRequest): { userId: string; emai
 }
 
 export function clearPendingSecondFactor(reply: FastifyReply): void {
-  reply.clearCookie(PENDING_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true });
+  reply.clearCookie(PENDING_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', signed: true });
 }
 
 /** onRequest: resolves the cookie to a session (or null). */

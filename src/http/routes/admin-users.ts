@@ -4,7 +4,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '../schemas/typebox.ts';
 import type { HttpDeps } from '../http-deps.ts';
-import { baseUrl } from '../request-context.ts';
 import { commonErrors } from '../schemas/common.ts';
 import { INVITE_HOURS } from '../../services/user-service.ts';
 import { LANGUAGES, negotiate } from '../dashboard/i18n/i18n.ts';
@@ -29,7 +28,7 @@ export const adminUserRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async
     },
   }, async (req, reply) => {
     const user = await c.users.invite(req.params.id, req.body.email);
-    const inviteUrl = `${baseUrl(req, c.config.publicUrl)}/dashboard/invite/${user.token}`;
+    const inviteUrl = `${c.config.links.base}/dashboard/invite/${user.token}`;
     if (c.inviteMailer) {
       // the link is in the answer either way: a mail failure is logged, not fatal
       const { lang } = negotiate(req.body.language, req.headers['accept-language']);
