@@ -62,7 +62,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ HOST: '::1', PORT: '9000' }).links.base).toBe('http://[::1]:9000');
     expect(loadConfig({ HOST: 'localhost', TLS_CERT: '/c.pem', TLS_KEY: '/k.pem' }).links).toMatchObject({ base: 'https://localhost:8080', https: true });
     expect(loadConfig({ HOST: '0.0.0.0', PUBLIC_URL: 'https://invoices.example.com/' }).links).toMatchObject({ base: 'https://invoices.example.com', https: true, configured: true });
-    for (const env of [{ HOST: '0.0.0.0' }, { HOST: '192.0.2.10' }, { TLS_CERT: '/c.pem', TLS_KEY: '/k.pem' }]) {
+    for (const env of [{ HOST: '0.0.0.0' }, { HOST: '192.0.2.10' }, { TLS_CERT: '/c.pem', TLS_KEY: '/k.pem' }] as Record<string, string>[]) {
       expect(problems(env).problems).toEqual([expect.stringMatching(/^PUBLIC_URL must be set when the API listens beyond this machine \(HOST=[\d.]+\): .*never from a request's Host header/)]);
     }
     // only the API sends links: a worker with HOST for its OPS_PORT, and the admin CLI (serving nothing), need none
