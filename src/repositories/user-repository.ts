@@ -127,14 +127,26 @@ export class UserRepository {
     return rows.length > 0;
   }
 
-  async insertSession(q: Queryable, hash: string, userId: string): Promise<void> {
-    await q.query('insert into user_sessions (hash, user_id) values ($1, $2)', [hash, userId]);
+  /** A new session, unless the user's account is disabled (false then: nothing was inserted). */
+  async insertSession(q: Queryable, hash: string, userId: string): Promise<boolean> {
+    const rows = await q.query(
+      `insert into user_sessions (hash, user_id) select $1, u.id from account_users u join accounts a on a.id = u.account_id
+       where u.id = $2 and a.disabled_at is null returning hash`,
+      [hash, userId],
+    );
+    return rows.length > 0;
   }
 
-  /** The live session with this hash (seen within `idleMinutes`); refreshes last_seen_at at most once a minute. */
+  /** Ends every session of the account's people (the account was disabled). */
+  async deleteAccountSessions(q: Queryable, accountId: string): Promise<void> {
+    await q.query('delete from user_sessions s using account_users u where u.id = s.user_id and u.account_id = $1', [accountId]);
+  }
+
+  /** The live session with this hash (seen within `idleMinutes`, its account enabled); refreshes last_seen_at at most once a minute. */
   async touchSession(q: Queryable, hash: string, idleMinutes: number): Promise<SessionRow | undefined> {
     const rows = await q.query<SessionRow>(
       `select s.user_id, u.account_id, u.email, s.mode, s.last_seen_at, (s.flash is not null) as has_flash, u.role, u.language, s.time_zone from user_sessions s join account_users u on u.id = s.user_id
+       join accounts a on a.id = u.account_id and a.disabled_at is null
        where s.hash = $1 and s.last_seen_at > now() - make_interval(mins => $2::int)`,
       [hash, idleMinutes],
       { prepare: true },

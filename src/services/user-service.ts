@@ -145,11 +145,20 @@ export class UserService {
     await this.repos.users.setTotp(this.db, userId, null, null);
   }
 
-  /** A new session for the user; the token goes into the cookie and nowhere else. */
+  /** A new session for the user; the token goes into the cookie and nowhere else. A disabled account's people get none. */
   async startSession(userId: string): Promise<string> {
     const token = randomToken(43);
-    await this.repos.users.insertSession(this.db, sha256(token), userId);
+    if (!(await this.repos.users.insertSession(this.db, sha256(token), userId))) throw DomainError.unauthorized('This account is disabled; its operator can enable it again');
     return token;
+  }
+
+  /**
+   * Ends the sessions of the account's people: called when it is disabled, so that enabling it
+   * again needs a fresh sign-in. (While it is disabled no session opens anything anyway: the
+   * session lookup joins the account.)
+   */
+  endAccountSessions(accountId: string): Promise<void> {
+    return this.repos.users.deleteAccountSessions(this.db, accountId);
   }
 
   session(token: string): Promise<Session | undefined> {

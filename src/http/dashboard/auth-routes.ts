@@ -26,9 +26,17 @@ export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     return { seconds: Math.ceil(waitMs / 1000), error: req.t('signIn.tooMany', { count: minutes }) };
   };
   const signedIn = async (req: FastifyRequest, reply: FastifyReply, user: { id: string; email: string }) => {
+    let token: string;
+    try {
+      token = await c.users.startSession(user.id);
+    } catch (e) {
+      // the right password (and code) of a disabled account's person: said plainly, nothing opened
+      if (e instanceof DomainError && e.kind === 'unauthorized') return reply.code(403).view('sign-in.eta', signInPage(req, 'signIn.disabled', user.email));
+      throw e;
+    }
     await c.signInThrottle.recordSuccess(req.ip, user.email);
     if (req.signed) await c.users.endSession(req.signed.token);
-    setSessionCookie(reply, await c.users.startSession(user.id));
+    setSessionCookie(reply, token);
     return reply.redirect('/dashboard', 303);
   };
 

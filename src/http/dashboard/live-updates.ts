@@ -29,7 +29,9 @@ export function liveUpdates(app: FastifyInstance, c: HttpDeps): void {
       if (e.scope.accountId === scope.accountId && e.scope.mode === scope.mode) send({ id: e.intakeId, status: e.status });
     };
     c.events.on('intakeStatus', onStatus);
-    const timers = [setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS), ...(workersHere ? [] : [setInterval(() => send({}), POLL_MS)])];
+    // an account disabled meanwhile ends the stream at the next heartbeat (its session opens nothing else already)
+    const beat = async () => ((await c.accounts.isDisabled(scope.accountId).catch(() => false)) ? res.end() : res.write(': ping\n\n'));
+    const timers = [setInterval(() => void beat(), HEARTBEAT_MS), ...(workersHere ? [] : [setInterval(() => send({}), POLL_MS)])];
     open.add(res);
     res.on('close', () => {
       open.delete(res);

@@ -16,7 +16,7 @@ const Account = Type.Object({
   ftpUsername: Type.String(),
   importAddresses: Type.Object({ live: Type.String(), test: Type.String() }),
   createdAt: Type.String(),
-  disabled: Type.Boolean({ description: 'Disabled: its keys get 401, FTP/SFTP logins 530, files to its import addresses a failed record' }),
+  disabled: Type.Boolean({ description: 'Disabled: its keys get 401, FTP/SFTP logins 530, files to its import addresses a failed record, its dashboard sessions end and sign-ins are refused' }),
 });
 const HostKey = Type.Object({ type: Type.String(), fingerprint: Type.String({ description: 'SHA256:..., as OpenSSH shows it' }) });
 const AccountView = Type.Object({ ...Account.properties, sftpHostKeys: Type.Optional(Type.Array(HostKey, { description: 'the SFTP server\'s host keys, for users to verify' })) });
@@ -90,7 +90,11 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
       tags, security: adminSecurity, summary: 'Disable or enable an account (at once, on every node and channel)',
       params: AccountId, body: Type.Object({ disabled: Type.Boolean() }), response: { 200: Account, ...commonErrors(404) },
     },
-  }, async (req) => c.accounts.setDisabled(req.params.id, req.body.disabled));
+  }, async (req) => {
+    const account = await c.accounts.setDisabled(req.params.id, req.body.disabled);
+    if (req.body.disabled) await c.users.endAccountSessions(req.params.id); // its dashboard too
+    return account;
+  });
 
   app.get('/admin/imports', {
     schema: {

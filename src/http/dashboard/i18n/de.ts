@@ -15,6 +15,7 @@ export const de: Messages = {
     title: 'Anmelden', email: 'E-Mail-Adresse', password: 'Passwort', submit: 'Anmelden',
     forgot: 'Passwort vergessen?',
     wrong: 'Die E-Mail-Adresse oder das Passwort stimmt nicht.',
+    disabled: 'Dieses Konto ist deaktiviert: niemand kann sich anmelden. Der Betreiber kann es wieder aktivieren.',
     tooMany_one: 'Zu viele fehlgeschlagene Anmeldungen. Versuchen Sie es in {{count}} Minute erneut.',
     tooMany_other: 'Zu viele fehlgeschlagene Anmeldungen. Versuchen Sie es in {{count}} Minuten erneut.',
     tooLong: 'Die Anmeldung hat zu lange gedauert. Geben Sie E-Mail-Adresse und Passwort erneut ein.',

@@ -14,6 +14,7 @@ export const en = {
     title: 'Sign in', email: 'E-mail address', password: 'Password', submit: 'Sign in',
     forgot: 'Forgot your password?',
     wrong: 'The e-mail address or the password is not right.',
+    disabled: 'This account is disabled, so nobody can sign in to it. Its operator can enable it again.',
     tooMany_one: 'Too many failed sign-ins. Try again in {{count}} minute.',
     tooMany_other: 'Too many failed sign-ins. Try again in {{count}} minutes.',
     tooLong: 'The sign-in took too long. Enter your e-mail address and password again.',

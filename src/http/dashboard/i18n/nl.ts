@@ -15,6 +15,7 @@ export const nl: Messages = {
     title: 'Aanmelden', email: 'E-mailadres', password: 'Wachtwoord', submit: 'Aanmelden',
     forgot: 'Wachtwoord vergeten?',
     wrong: 'Het e-mailadres of het wachtwoord klopt niet.',
+    disabled: 'Dit account is uitgeschakeld: niemand kan erop inloggen. De beheerder kan het weer inschakelen.',
     tooMany_one: 'Te veel mislukte aanmeldingen. Probeer het over {{count}} minuut opnieuw.',
     tooMany_other: 'Te veel mislukte aanmeldingen. Probeer het over {{count}} minuten opnieuw.',
     tooLong: 'Het aanmelden duurde te lang. Vul uw e-mailadres en wachtwoord opnieuw in.',
