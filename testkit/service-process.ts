@@ -26,7 +26,7 @@ export function spawnService(roles: string[], env: Record<string, string>, entry
   const main = entry === 'sources' ? ['--import', 'tsx', 'src/main.ts'] : [path.join(entry.build, 'main.js')];
   const proc = spawn(process.execPath, [...main, ...roles.flatMap((r) => ['--role', r])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', OPS_PORT: '0', FTP_PORT: '0', SFTP_PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '20000', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', OPS_PORT: '0', FTP_PORT: '0', SFTP_PORT: '0', SMTP_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '20000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, any>[] = [];

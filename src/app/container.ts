@@ -66,7 +66,7 @@ export interface Container extends HttpDeps {
   /** the worker-thread pool behind checkPdf (absent when a checker was given) */
   pdfPool?: PdfCheckPool;
   maintenance: MaintenanceService;
-  /** every queue (intake, webhooks, periodic): producers here, workers started by the worker role */
+  /** every queue (intake, webhooks, mail, periodic): producers here, workers started by the worker role */
   queues: JobQueues;
   /** queues.queue('intake'), which the roles and tests reach often */
   intakeQueue: Queue;
@@ -166,6 +166,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   closers.push(() => gate.close());
   stops.add('queues', 'intake queue', () => intakeQueue.close());
   stops.add('queues', 'periodic queue', () => queues.queue('periodic').close());
+  stops.add('queues', 'mail queue', () => queues.queue('mail').close());
   stops.add('queues', 'webhook queue', async () => {
     await dispatcher.idle();
     await queues.queue('webhooks').close();

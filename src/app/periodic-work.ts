@@ -9,11 +9,14 @@ import { settledBefore } from '../platform/timeouts.ts';
 import type { Container } from './container.ts';
 import { IntakeReconciler } from '../intake/reconciler.ts';
 import { BullIntakeScheduler } from '../intake/queue/intake-queue.ts';
+import { enqueueSmtpMessage } from '../channels/mail/smtp-delivery.ts';
 import type { HandlerTable, JobHandler, JobQueues } from '../queue/job-queues.ts';
 import type { JobName } from '../queue/queue-catalog.ts';
 import type { RedisClient } from '../queue/redis-connection.ts';
 
 const DECLARE_EVERY_MS = 30_000;
+/** an SMTP message unprocessed this long after its commit gets its job again (a queued one is not doubled) */
+const SMTP_RECONCILE_AFTER_MS = 30_000;
 
 export type PeriodicTaskName = JobName<'periodic'>;
 
@@ -28,6 +31,7 @@ export function periodicIntervals(config: Config): Record<PeriodicTaskName, numb
     'mail-claims.purge': config.purgeIntervalMs,
     'webhooks.sweep': config.webhookDispatchIntervalMs,
     'statistics.analyze': config.analyzeIntervalMs,
+    'mail.smtp-reconcile': config.reconcileIntervalMs,
   };
 }
 
@@ -62,9 +66,15 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
     'test-data.purge': task(() => c.maintenance.purgeTestData()),
     'idempotency.purge': task(() => c.idempotency.purgeExpired()),
     'sessions.purge': task(() => c.users.purgeIdleSessions()),
-    'mail-claims.purge': task(() => c.mailRepos.claims.purgeMoved(c.db, config.mailRetentionDays)),
+    'mail-claims.purge': task(async () => (await c.mailRepos.claims.purgeMoved(c.db, config.mailRetentionDays)) + (await c.mailRepos.smtp.purgeProcessed(c.db, config.mailRetentionDays))),
     'webhooks.sweep': task(() => c.dispatcher.sweep(config.webhookRequeueAfterMs)),
     'statistics.analyze': task(() => c.maintenance.refreshStatistics()),
+    // SMTP messages committed but not processed a while later (their job lost with Redis, or never queued)
+    'mail.smtp-reconcile': task(async () => {
+      const ids = await c.mailRepos.smtp.unprocessed(c.db, SMTP_RECONCILE_AFTER_MS, 1000);
+      for (const id of ids) await enqueueSmtpMessage(c.queues.queue('mail'), id);
+      return ids.length;
+    }),
   };
   const intervals = periodicIntervals(config);
   const redeclare = () => c.queues.schedule('periodic', intervals).catch((err) => log.warn({ err: err.message }, 'periodic schedules not declared; trying again'));

@@ -1,5 +1,5 @@
 // Starts the configured roles in this process over one container, and stops them in order:
-// intake first (API, FTP, mail: nothing new comes in), then workers (in-flight jobs finish or
+// intake first (API, FTP, SFTP, mail, SMTP: nothing new comes in), then workers (in-flight jobs finish or
 // are handed back), then queues; the container closes Redis and the database last.
 import type { FastifyInstance } from 'fastify';
 import type { Config, Role } from '../config/config.ts';
@@ -36,6 +36,8 @@ export interface RunningService {
   ftpPort?: number;
   /** the SFTP server's port, when the sftp role runs */
   sftpPort?: number;
+  /** the SMTP receiver's port, when the smtp role runs (SMTP_LISTEN not off) */
+  smtpPort?: number;
   /** where /healthz, /readyz and /metrics answer (the API's address, or the OPS_PORT listener's) */
   httpUrl?: string;
   /** stops every role in order; the grace period ends at `deadline` (default: SHUTDOWN_GRACE_MS from now) */
@@ -53,7 +55,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   let stopping = false;
   // Every role asked for is reported, and not ready until it has started: the health listener
   // answers before the FTP and SFTP servers listen. Each role replaces its check once it runs.
-  const pending = [...roles].filter((r) => r === 'ftp' || r === 'sftp' || r === 'worker' || (r === 'mail' && config.imapUrl));
+  const pending = [...roles].filter((r) => r === 'ftp' || r === 'sftp' || r === 'worker' || (r === 'mail' && config.imapUrl) || (r === 'smtp' && config.smtpListen !== 'off'));
   if (roles.has('ftp') && config.ftpsImplicitPort !== undefined) pending.push('ftps-implicit' as Role);
   for (const name of pending) readiness.set(name, async () => { throw new Error('starting'); });
   // A draining process answers /readyz with 503 so load balancers stop sending it work.
@@ -65,6 +67,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   let mail: MailRole | undefined;
   let ftpPort: number | undefined;
   let sftpPort: number | undefined;
+  let smtpPort: number | undefined;
   try {
     if (roles.has('api')) {
       const adminToken = resolveAdminToken(config.adminToken, config.dataDir);
@@ -107,6 +110,13 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       c.onStop('workers', 'webhook workers', async (deadline) => {
         // a delivery cut short is retried by BullMQ's stalled-job check: at-least-once
         if (!(await settledBefore(webhookWorkers.close(), deadline))) log.warn('webhook deliveries still running at the end of the grace period');
+      });
+      // the SMTP receiver's messages (they may come from smtp nodes elsewhere)
+      const { startSmtpWorkers } = await import('./smtp-workers.ts');
+      const smtpWorkers = startSmtpWorkers(c);
+      c.onStop('workers', 'smtp message workers', async (deadline) => {
+        if (!(await settledBefore(smtpWorkers.close(), deadline))) log.warn('smtp message jobs still running at the end of the grace period; left to another worker');
+        await smtpWorkers.release();
       });
       readiness.set('worker', async () => {
         if (!workers.worker.isRunning()) throw new Error('the intake worker is not running');
@@ -157,6 +167,11 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       c.onStop('intake', 'sftp', (deadline) => sftp.stop(Math.max(0, deadline - Date.now())));
       sftpPort = sftp.port;
     }
+    if (roles.has('smtp')) {
+      // loaded only here: processes without the smtp role do not carry smtp-server and mailauth
+      const { startSmtpRole } = await import('./smtp-role.ts');
+      smtpPort = (await startSmtpRole(c, { readiness }))?.port;
+    }
   } catch (e) {
     await c.close();
     throw e;
@@ -168,6 +183,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     mail,
     ftpPort,
     sftpPort,
+    smtpPort,
     httpUrl,
     stop: (deadline) => {
       stopping = true;

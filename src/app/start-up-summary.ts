@@ -40,7 +40,11 @@ export function startUpSummary(config: Config, svc: RunningService, privateRedis
   }
   if (svc.sftpPort !== undefined) add('sftp', 'SFTP', at(config.sftpHost, svc.sftpPort));
   if (svc.mail && config.imapUrl) add('mail', 'E-mail', describeImapUrl(parseImapUrl(config.imapUrl)), `files mailed to ${config.importAddress}`);
-  else if (roles.has('mail')) add('mail', 'E-mail', 'off', 'set IMAP_URL to read a mailbox');
+  else if (roles.has('mail')) add('mail', 'E-mail', 'IMAP off', svc.smtpPort !== undefined ? 'mail comes in by SMTP below; set IMAP_URL to read a mailbox too' : 'set IMAP_URL to read a mailbox');
+  if (svc.smtpPort !== undefined && config.smtpListen !== 'off') {
+    add('smtp', 'SMTP', at(config.smtpListen.host, svc.smtpPort), config.tlsCert ? 'STARTTLS with TLS_CERT' : 'STARTTLS with a self-signed certificate');
+    add('smtpExample', 'First mail', `swaks --server ${at(config.smtpListen.host, svc.smtpPort)} --to <an account's import address> --attach @<invoice number>.pdf`, 'GET /v2/account shows the address');
+  } else if (roles.has('smtp')) add('smtp', 'SMTP', 'off', 'SMTP_LISTEN=off');
   if (roles.has('worker')) add('worker', 'Workers', 'matching imported files to invoices');
   add('database', 'Database', config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`);
   if (privateRedis) add('redis', 'Redis', `private redis-server on ${privateRedis.socket}`, `started and stopped with the service: REDIS_URL unset and none on ${config.redisDefaultUrl}`);

@@ -1,86 +1,16 @@
-import { isIP } from 'node:net';
-import { PublicLinks, publicUrlProblems } from './public-url.ts';
-
 // The service's configuration: one typed schema, read once from the environment at start-up.
 // Every problem is reported together, with the variable's name, before anything starts.
+import { amount, bool, hostPorts, int, listenAddress, oneOf, optional, portRange, str, trustProxy, url, wholeSeconds, type Parser, type Setting } from './parsers.ts';
+import { PublicLinks, publicUrlProblems } from './public-url.ts';
 
-type Parser<T> = (raw: string, name: string) => T;
-
-interface Setting<T> { env: string; parse: Parser<T>; fallback?: T; secret?: boolean }
-
-const str = (): Parser<string> => (raw) => raw;
-const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (raw, name) => {
-  if (!/^-?\d+$/.test(raw.trim())) throw new Error(`${name} must be a whole number, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new Error(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-};
-// rate-limiter-flexible keeps its Redis windows in whole seconds
-const wholeSeconds = (): Parser<number> => (raw, name) => {
-  const n = int(1000)(raw, name);
-  if (n % 1000) throw new Error(`${name} must be whole seconds (a multiple of 1000), got ${n}`);
-  return n;
-};
-const bool = (): Parser<boolean> => (raw, name) => {
-  const v = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
-  throw new Error(`${name} must be true or false, got "${raw}"`);
-};
-const url = (...protocols: string[]): Parser<string> => (raw, name) => {
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new Error(`${name} must be a URL (${protocols.join(', ')}), got an unparsable value`);
-  }
-  if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
-    throw new Error(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
-  }
-  return raw;
-};
-const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
-  if (!values.includes(raw as T)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
-  return raw as T;
-};
-const hostPorts = (): Parser<{ host: string; port: number }[]> => (raw, name) =>
-  raw.split(',').map((part) => {
-    const m = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(part);
-    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new Error(`${name} must be host:port pairs separated by commas, got "${part}"`);
-    return { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
-  });
-const amount = (): Parser<number> => (raw, name) => {
-  if (!/^\d{1,13}(\.\d{1,2})?$/.test(raw)) throw new Error(`${name} must be an amount like 9999999.99, got "${raw}"`);
-  return Math.round(Number(raw) * 100);
-};
-const portRange = (): Parser<[number, number]> => (raw, name) => {
-  const m = /^(\d+)-(\d+)$/.exec(raw.trim());
-  if (!m || Number(m[1]) > Number(m[2]) || Number(m[1]) < 1 || Number(m[2]) > 65535) {
-    throw new Error(`${name} must be a port range like 30000-30100, got "${raw}"`);
-  }
-  return [Number(m[1]), Number(m[2])];
-};
 const roles = (): Parser<Role[]> => (raw, name) => {
   const list = raw.split(',').map((r) => r.trim()).filter(Boolean);
   const bad = list.filter((r) => !ALL_ROLES.includes(r as Role));
   if (bad.length || list.length === 0) throw new Error(`${name} must list roles among ${ALL_ROLES.join(', ')}, got "${raw}"`);
   return [...new Set(list)] as Role[];
 };
-/** off (default), a hop count, or the balancers' addresses/CIDRs: whom X-Forwarded-* is believed from */
-const trustProxy = (): Parser<false | number | string[]> => (raw, name) => {
-  const v = raw.trim().toLowerCase();
-  if (['false', 'off', 'no', '0'].includes(v)) return false;
-  if (/^\d+$/.test(v)) return Number(v);
-  const list = v.split(',').map((a) => a.trim()).filter(Boolean);
-  const addr = /^([0-9a-f:.]+)(\/\d{1,3})?$/;
-  if (list.length === 0 || list.some((a) => !addr.test(a) || !isIP(a.split('/')[0]))) {
-    throw new Error(`${name} must be off, a hop count, or the load balancers' addresses (e.g. 10.0.0.5,10.1.0.0/16), got "${raw}"`);
-  }
-  return list;
-};
-const optional = <T>(p: Parser<T>): Parser<T | undefined> => (raw, name) => (raw === '' ? undefined : p(raw, name));
 
-export const ALL_ROLES = ['api', 'ftp', 'sftp', 'mail', 'worker'] as const;
+export const ALL_ROLES = ['api', 'ftp', 'sftp', 'mail', 'smtp', 'worker'] as const;
 export type Role = (typeof ALL_ROLES)[number];
 
 const schema = {
@@ -220,6 +150,20 @@ const schema = {
   mailReplyFrom: { env: 'MAIL_REPLY_FROM', parse: optional(str()) },
   mailReplyLimitPerHour: { env: 'MAIL_REPLY_LIMIT_PER_HOUR', parse: int(0, 10_000), fallback: 5 },
   mailFeedbackIntervalMs: { env: 'MAIL_FEEDBACK_INTERVAL_MS', parse: int(100), fallback: 5_000 },
+  // the SMTP receiver (docs/mail.md): where it listens ('off': not at all), and an MX's limits
+  smtpListen: { env: 'SMTP_LISTEN', parse: listenAddress(), fallback: { host: '127.0.0.1', port: 2525 } as { host: string; port: number } | 'off' },
+  // the name in the greeting and in the verdicts' headers; unset: this machine's host name
+  smtpHostname: { env: 'SMTP_HOSTNAME', parse: optional(str()) },
+  smtpMaxConnections: { env: 'SMTP_MAX_CONNECTIONS', parse: int(1, 100_000), fallback: 200 },
+  smtpMaxConnectionsPerIp: { env: 'SMTP_MAX_CONNECTIONS_PER_IP', parse: int(1, 10_000), fallback: 10 },
+  // messages accepted per envelope sender (or client address for bounces) per hour; more: 450
+  smtpMessagesPerSenderPerHour: { env: 'SMTP_MESSAGES_PER_SENDER_PER_HOUR', parse: int(1, 1_000_000), fallback: 300 },
+  // a client silent this long is disconnected (421)
+  smtpIdleTimeoutMs: { env: 'SMTP_IDLE_TIMEOUT_MS', parse: int(100), fallback: 60_000 },
+  // messages being committed at once; past it DATA gets 451 and the sender retries
+  smtpMaxPendingMessages: { env: 'SMTP_MAX_PENDING_MESSAGES', parse: int(1, 10_000), fallback: 64 },
+  // DNS servers (host:port,...) for SPF, DKIM and DMARC look-ups; unset: the system's resolver
+  dnsServers: { env: 'DNS_SERVERS', parse: optional(hostPorts()) },
   // webhooks (docs/webhooks.md)
   webhookAllowPrivate: { env: 'WEBHOOK_ALLOW_PRIVATE', parse: bool(), fallback: false },
   webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', parse: int(100, 60_000), fallback: 10_000 },

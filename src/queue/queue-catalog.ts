@@ -10,10 +10,13 @@ export const JOBS = {
   intake: { process: 'intake.process' },
   /** one event to one endpoint; apart from intake so that a slow endpoint never holds intake up */
   webhooks: { deliver: 'webhook.deliver' },
+  /** one message the SMTP receiver committed, through the mail pipeline; the job id is the message's id */
+  mail: { smtpMessage: 'mail.smtp-message' },
   /** the periodic tasks, each a job scheduler (once per installation, whatever the processes) */
   periodic: {
     reconcile: 'intake.reconcile', retention: 'intake.retention', testDataPurge: 'test-data.purge', idempotencyPurge: 'idempotency.purge',
     sessionsPurge: 'sessions.purge', mailClaimsPurge: 'mail-claims.purge', webhooksSweep: 'webhooks.sweep', analyze: 'statistics.analyze',
+    smtpReconcile: 'mail.smtp-reconcile',
   },
 } as const;
 
@@ -61,6 +64,8 @@ export function jobOptions(config: Config): Record<QueueName, JobsOptions> {
   return {
     intake: intakeJobOptions(config),
     webhooks: webhookJobOptions(config),
+    // the database away: retried for about an hour (then the reconciler queues it again)
+    mail: { attempts: 15, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 7 * 86_400 } },
     // a periodic task that fails waits for its next run
     periodic: { attempts: 1, removeOnComplete: { count: 200 }, removeOnFail: { count: 200 } },
   };

@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 8080, ftpPort: 2121, dataDir: './data', redisUrl: 'redis://127.0.0.1:6379', databaseUrl: undefined, maxAmountCents: 999_999_999,
-      rateLimitMax: 6000, testDataRetentionDays: 30, idempotencyTtlHours: 24, roles: ['api', 'ftp', 'sftp', 'mail', 'worker'], logLevel: 'info',
+      rateLimitMax: 6000, testDataRetentionDays: 30, idempotencyTtlHours: 24, roles: ['api', 'ftp', 'sftp', 'mail', 'smtp', 'worker'], logLevel: 'info',
     });
   });
 
@@ -28,7 +28,7 @@ describe('loadConfig', () => {
       'RATE_LIMIT_MAX must be between 1 and 9007199254740991, got 0',
       expect.stringMatching(/^REDIS_URL must be a URL/),
       expect.stringMatching(/^MAX_AMOUNT must be an amount/),
-      expect.stringMatching(/^ROLES must list roles among api, ftp, sftp, mail, worker/),
+      expect.stringMatching(/^ROLES must list roles among api, ftp, sftp, mail, smtp, worker/),
       expect.stringMatching(/^FTP_PASV_RANGE must be a port range/),
     ]));
     expect(e.message.split('\n')[0]).toBe('Invalid configuration:');

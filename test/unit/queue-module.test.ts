@@ -20,8 +20,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('queue module', () => {
-  it('declares intake, webhooks and periodic, each job name once across queues', () => {
-    expect(QUEUE_NAMES).toEqual(['intake', 'webhooks', 'periodic']);
+  it('declares intake, webhooks, mail and periodic, each job name once across queues', () => {
+    expect(QUEUE_NAMES).toEqual(['intake', 'webhooks', 'mail', 'periodic']);
     const all = QUEUE_NAMES.flatMap((q) => jobNames(q));
     expect(new Set(all).size).toBe(all.length);
     expect(jobNames('periodic')).toContain('intake.reconcile');

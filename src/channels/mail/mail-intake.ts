@@ -28,6 +28,8 @@ export type MessageContent =
 
 export interface MailIntakeOptions {
   mailbox: string;
+  /** how its messages come: the import mailbox (default) or the SMTP receiver */
+  transport?: 'imap' | 'smtp';
   leaseMs: number;
   /** replies are recorded only when an SMTP transport is configured */
   replies: boolean;
@@ -93,7 +95,7 @@ export class MailIntake {
   }
 
   claim(m: { uidvalidity: number; uid: number; key: string; size: number }): Promise<ClaimResult> {
-    return this.repos.claims.claim(this.db, { id: newId('msg'), mailbox: this.opts.mailbox, ...m, owner: this.owner, leaseMs: this.opts.leaseMs });
+    return this.repos.claims.claim(this.db, { id: newId('msg'), mailbox: this.opts.mailbox, transport: this.opts.transport ?? 'imap', ...m, owner: this.owner, leaseMs: this.opts.leaseMs });
   }
 
   /**

@@ -1,13 +1,16 @@
-// The mail channel's own bookkeeping (its claims and its replies), built once by the container
+// The mail channel's own bookkeeping (its claims, its replies, the SMTP receiver's messages), built once by the container
 // and handed to MailIntake, MailFeedback and the periodic purge.
 import { MailReplyRepository } from './mail-reply-repository.ts';
 import { MessageClaimRepository } from './message-claim-repository.ts';
+import { SmtpMessageRepository } from './smtp-message-repository.ts';
 
 export interface MailRepositories {
   claims: MessageClaimRepository;
   replies: MailReplyRepository;
+  /** the SMTP receiver's messages, as received */
+  smtp: SmtpMessageRepository;
 }
 
 export function createMailRepositories(): MailRepositories {
-  return { claims: new MessageClaimRepository(), replies: new MailReplyRepository() };
+  return { claims: new MessageClaimRepository(), replies: new MailReplyRepository(), smtp: new SmtpMessageRepository() };
 }

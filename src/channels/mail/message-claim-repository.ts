@@ -16,6 +16,8 @@ export type MessageOutcome = 'processed' | 'failed' | 'ignored';
 export interface MessageRow {
   id: string;
   mailbox: string;
+  /** how the message came: the import mailbox or the SMTP receiver */
+  transport: 'imap' | 'smtp';
   message_key: string;
   uidvalidity: number;
   uid: number;
@@ -108,13 +110,13 @@ export class MessageClaimRepository {
    */
   async claim(
     q: Queryable,
-    m: { id: string; mailbox: string; key: string; uidvalidity: number; uid: number; size: number; owner: string; leaseMs: number },
+    m: { id: string; mailbox: string; transport?: 'imap' | 'smtp'; key: string; uidvalidity: number; uid: number; size: number; owner: string; leaseMs: number },
   ): Promise<ClaimResult> {
     const inserted = await q.query<MessageRow>(
-      `insert into mail_messages (id, mailbox, message_key, uidvalidity, uid, size, state, owner, lease_until)
-       values ($1, $2, $3, $4, $5, $6, 'claimed', $7, ${msFromNow(8)})
+      `insert into mail_messages (id, mailbox, message_key, uidvalidity, uid, size, state, owner, lease_until, transport)
+       values ($1, $2, $3, $4, $5, $6, 'claimed', $7, ${msFromNow(8)}, $9)
        on conflict (mailbox, message_key) do nothing returning *`,
-      [m.id, m.mailbox, m.key, m.uidvalidity, m.uid, m.size, m.owner, m.leaseMs],
+      [m.id, m.mailbox, m.key, m.uidvalidity, m.uid, m.size, m.owner, m.leaseMs, m.transport ?? 'imap'],
     );
     if (inserted[0]) return { kind: 'claimed', row: inserted[0], resumed: false };
     const taken = await q.query<MessageRow>(
