@@ -49,6 +49,8 @@ describe('SMTP receiver', () => {
     expect(sent.code).toBe(0);
     const { row, records } = await settledFor(messageId);
     expect(row.transport).toBe('smtp');
+    // the pipeline got the receiver's own verdict (not one read from the message's headers)
+    expect(row.sender_verdict).toMatchObject({ source: 'smtp', from: 'accounts@supplier.example', authenticated: false });
     expect(records.map((r) => [r.status, r.filename, r.invoiceId])).toEqual([['attached', `${inv.invoiceNumber}.pdf`, inv.id]]);
     const [stored] = await h.db.query<any>('select * from smtp_messages where rcpt_to @> array[$1]::text[]', [a.live.toLowerCase()]);
     expect(stored).toMatchObject({ mail_from: 'accounts@supplier.example', client_ip: '127.0.0.1', helo: 'client.supplier.example', tls: false });

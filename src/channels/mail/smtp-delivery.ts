@@ -5,6 +5,7 @@
 // an MTA's local delivery writes it, and routing reads it first.
 import { createHash } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
+import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { withTimeout } from '../../platform/timeouts.ts';
 import type { Queue } from '../../queue/job-queues.ts';
@@ -38,7 +39,7 @@ export class SmtpDelivery {
     const raw = await this.repos.smtp.raw(this.db, id);
     if (!raw) return 'gone';
     try {
-      for (const rcpt of row.rcpt_to) await this.deliverTo(raw, row.dedupe_key, rcpt);
+      for (const rcpt of row.rcpt_to) await this.deliverTo(raw, row.dedupe_key, rcpt, row.verdict);
     } catch (err) {
       await this.repos.smtp.noteAttempt(this.db, id, (err as Error).message).catch(() => {});
       throw err;
@@ -48,7 +49,7 @@ export class SmtpDelivery {
     return 'processed';
   }
 
-  private async deliverTo(raw: Buffer, dedupeKey: string, rcpt: string): Promise<void> {
+  private async deliverTo(raw: Buffer, dedupeKey: string, rcpt: string, verdict: SenderVerdict): Promise<void> {
     const source = Buffer.concat([Buffer.from(`Delivered-To: ${rcpt}\r\n`), raw]);
     const key = createHash('sha256').update(dedupeKey).update('\0').update(rcpt).digest('hex');
     const claim = await this.intake.claim({ uidvalidity: 0, uid: 0, key, size: source.length });
@@ -59,7 +60,8 @@ export class SmtpDelivery {
     }
     if (claim.kind === 'busy') throw new Error(`mail message ${claim.row.id} is being processed by another worker`);
     try {
-      const planned = await this.intake.process(claim.row, claim.resumed, { kind: 'whole', source });
+      // the verdict our receiver computed; the message's own Authentication-Results are never read
+      const planned = await this.intake.process(claim.row, claim.resumed, { kind: 'whole', source }, verdict);
       const staged = await this.intake.stageAll([planned]);
       if (!staged.length) throw new Error(`mail message ${claim.row.id} was taken over before it was staged`);
       await this.intake.markMoved([planned.result.id], 0);
