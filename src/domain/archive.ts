@@ -25,6 +25,37 @@ export interface ZipEntryInfo {
 
 export const isArchiveName = (name: string): boolean => /\.zip$/i.test(name.trim());
 
+/** Archives of other formats, which no channel reads: by their first bytes, else by their name. */
+const UNREAD_MAGIC: [string, number[], number][] = [
+  ['7z', [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], 0],
+  ['RAR', [0x52, 0x61, 0x72, 0x21, 0x1a, 0x07], 0],
+  ['gzip', [0x1f, 0x8b], 0],
+  ['bzip2', [0x42, 0x5a, 0x68], 0],
+  ['xz', [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], 0],
+  ['CAB', [0x4d, 0x53, 0x43, 0x46], 0],
+  ['TAR', [0x75, 0x73, 0x74, 0x61, 0x72], 257],
+];
+const UNREAD_NAMES: [string, RegExp][] = [
+  ['7z', /\.7z(\.\d+)?$/i], ['RAR', /\.(rar|r\d\d)$/i], ['TAR', /\.(tar|tgz|tar\.(gz|bz2|xz))$/i], ['gzip', /\.gz$/i], ['bzip2', /\.bz2$/i],
+  ['xz', /\.xz$/i], ['CAB', /\.cab$/i], ['ARJ', /\.arj$/i], ['LZH', /\.(lzh|lha)$/i],
+];
+/** The names FTP and SFTP take as final uploads (to record them as refused, not to turn them away unrecorded). */
+export const isUnreadArchiveName = (name: string): boolean => UNREAD_NAMES.some(([, re]) => re.test(name.trim()));
+
+/** The kind of an archive that is not read ("7z", "RAR"), or undefined: a PDF, a ZIP, anything else. */
+export function unreadArchiveKind(name: string | undefined, bytes: Uint8Array): string | undefined {
+  const magic = UNREAD_MAGIC.find(([, sig, at]) => bytes.length >= at + sig.length && sig.every((b, i) => bytes[at + i] === b));
+  if (magic) return magic[0];
+  if (isZipBytes(bytes)) return undefined;
+  return name ? UNREAD_NAMES.find(([, re]) => re.test(name.trim()))?.[0] : undefined;
+}
+
+/** Why an archive of another format is refused: "7z archives are not read: send the PDFs or a ZIP". */
+export function unreadArchiveReason(name: string | undefined, bytes: Uint8Array): IntakeReason | undefined {
+  const kind = unreadArchiveKind(name, bytes);
+  return kind ? intakeReason('archive_not_read', { kind }) : undefined;
+}
+
 /** `PK\x03\x04` (an archive with entries) or `PK\x05\x06` (an empty one). */
 export function isZipBytes(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));

@@ -148,6 +148,7 @@ export const INTAKE_REASONS = {
   attachment_damaged: { en: '{{name}} could not be read ({{error}})', params: { name: 'text', error: 'text' } },
   attachment_unopenable: { en: '{{name}} could not be opened: {{error}}', params: { name: 'text', error: 'text' } },
   no_pdf_attached: { en: 'No PDF attached' },
+  archive_not_read: { en: '{{kind}} archives are not read: send the PDFs or a ZIP', params: { kind: 'text' } },
 } as const satisfies Record<string, ReasonSpec>;
 
 export type ReasonCode = keyof typeof INTAKE_REASONS;

@@ -10,7 +10,7 @@ import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
-import { isArchiveName, type ArchiveLimits } from '../domain/archive.ts';
+import { isArchiveName, unreadArchiveKind, unreadArchiveReason, type ArchiveLimits } from '../domain/archive.ts';
 import { EMPTY_SHA256, queueArchiveFiles, sha256Of, stageArchive } from './archive-intake.ts';
 import { normaliseFileName, unsafeNameReason } from './file-name.ts';
 import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
@@ -64,8 +64,8 @@ export class IntakeService implements IntakeReceiver {
   /** The record a file gets: cheap permanent problems are decided here, so the channel can tell its sender at once. */
   private toNew(file: IncomingFile, disabled: boolean, archiveId: string | null = null): NewIntake {
     const name = normaliseFileName(file.filename);
-    const sniffed = name.ok ? sniffPdf(file.bytes) : undefined;
-    const reason = disabled ? DISABLED : !name.ok ? name.reason : sniffed && !sniffed.ok ? sniffed.reason : null;
+    const sniffed = name.ok && !unreadArchiveKind(file.filename, file.bytes) ? sniffPdf(file.bytes) : undefined;
+    const reason = disabled ? DISABLED : (unreadArchiveReason(file.filename, file.bytes) ?? (!name.ok ? name.reason : sniffed && !sniffed.ok ? sniffed.reason : null));
     return {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
       content: reason ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null, messageFiles: file.messageFiles ?? null,

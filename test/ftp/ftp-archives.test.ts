@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveImports, invoicesNumbered, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
+import { archiveImports, invoicesNumbered, make7z, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
 import { connectFtp, curlUpload, intakeIdOf, upload } from './ftp-clients.ts';
 import { startFtpApp, type FtpAccount, type FtpApp } from './ftp-harness.ts';
 
@@ -73,5 +73,18 @@ describe('ZIP archives by FTPS', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('curl -T Belege.7z (and a .rar): 226 with a failed import that says why, never an unrecorded refusal', async () => {
+    const file = path.join(tmp, 'Belege.7z');
+    fs.writeFileSync(file, await make7z([{ name: 'a.pdf', bytes: (await pdfsNamed('F7-', 1))[0].bytes }]));
+    const r = await curlUpload(t.port, acct.ftpUsername, acct.liveKey, file, 'Belege.7z', { tls: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/< 226 Belege\.7z received as imp_\w+, status failed: 7z archives are not read: send the PDFs or a ZIP/);
+    const rar = await curlUpload(t.port, acct.ftpUsername, acct.liveKey, file, 'Belege.rar', { tls: true });
+    // 7z bytes under a RAR name: the bytes say what it is
+    expect(rar.stderr).toMatch(/< 226 Belege\.rar received as imp_\w+, status failed: 7z archives are not read/);
+    const res = await t.request('GET', `/v2/imports/${intakeIdOf(/< 226 .*/.exec(r.stderr)![0])}`, { key: acct.liveKey });
+    expect(res.body).toMatchObject({ channel: 'ftp', filename: 'Belege.7z', status: 'failed', reasonCode: 'archive_not_read', reasonParams: { kind: '7z' } });
   });
 });

@@ -37,6 +37,18 @@ export async function makeZip(files: ZipFile[], opts: { password?: string } = {}
   }
 }
 
+/** A 7z archive of these files (p7zip's `7z a`, Debian package `p7zip-full`). */
+export async function make7z(files: ZipFile[]): Promise<Buffer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-7z-'));
+  try {
+    for (const f of files) fs.writeFileSync(path.join(dir, f.name), f.bytes);
+    await run('7z', ['a', '-bd', '-y', path.join(dir, 'out.7z'), ...files.map((f) => f.name)], { cwd: dir, maxBuffer: 1 << 20 });
+    return fs.readFileSync(path.join(dir, 'out.7z'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** `count` distinct PDFs (of about `padTo` bytes) named `<prefix><i>.pdf`, the invoice numbers `<prefix><i>`. */
 export async function pdfsNamed(prefix: string, count: number, padTo = 0): Promise<ZipFile[]> {
   const base = await makePdf('zip', padTo);

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { archiveImports, invoicesNumbered, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
+import { archiveImports, invoicesNumbered, make7z, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
 
 let t: IntakeApp;
@@ -21,6 +21,14 @@ const stagedOf = async (archiveId: string) =>
   (await t.db.query<{ n: number }>('select count(*)::int as n from intake_staging where archive_id = $1', [archiveId]))[0].n;
 
 describe('ZIP archives by POST /v2/imports', () => {
+  it('a 7z or RAR archive: 202 with a failed import that says why (no channel reads them)', async () => {
+    const sevenZ = await post('Belege.7z', await make7z([{ name: 'a.pdf', bytes: await makePdf('7z') }]));
+    expect(sevenZ.status).toBe(202);
+    expect(sevenZ.body).toMatchObject({ filename: 'Belege.7z', status: 'failed', reason: '7z archives are not read: send the PDFs or a ZIP', reasonCode: 'archive_not_read' });
+    const rar = await post('Belege.rar', Buffer.from('Rar!\x1a\x07\x00 not really', 'latin1'));
+    expect(rar.body).toMatchObject({ status: 'failed', reason: 'RAR archives are not read: send the PDFs or a ZIP' });
+  });
+
   it('a ZIP of 50 PDFs named after invoice numbers: 202 once all 50 are staged, then 50 attached imports linked to the archive', async () => {
     const invoices = await invoicesNumbered(t.svc.container, acct.live, 'HZ-', 50);
     // in folders, as accounting exports often are

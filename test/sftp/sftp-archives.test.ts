@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archiveImports, invoicesNumbered, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
+import { archiveImports, invoicesNumbered, make7z, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
 import { run, SSH_OPTS, sftpTestFile } from './sftp-harness.ts';
 
 const setup = sftpTestFile();
@@ -29,5 +29,17 @@ describe('ZIP archives by SFTP', () => {
     expect(imports.filter((r) => r.status !== 'attached')).toEqual([]);
     expect(imports.map((r) => r.invoice)).toEqual(invoices.map((i) => i.id));
     expect(imports[0]).toMatchObject({ channel: 'sftp', archive: archive.id });
+  });
+
+  it('sftp -b put Belege.7z: a failed import that says why', async () => {
+    const { app, account, dir } = setup;
+    const file = path.join(dir, 'Belege.7z');
+    fs.writeFileSync(file, await make7z([{ name: 'a.pdf', bytes: (await pdfsNamed('S7-', 1))[0].bytes }]));
+    const batch = path.join(dir, '7z.batch');
+    fs.writeFileSync(batch, `put ${file}\n`);
+    const res = await run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-P', String(app.sftpPort), '-b', batch, `${account.ftpUsername}@127.0.0.1`], { env: { SSHPASS: account.liveKey } });
+    expect(res.code, res.stderr).toBe(0);
+    const [record] = (await app.imports(account.liveKey)).filter((r) => r.filename === 'Belege.7z');
+    expect(record).toMatchObject({ channel: 'sftp', status: 'failed', reason: '7z archives are not read: send the PDFs or a ZIP' });
   });
 });

@@ -5,6 +5,7 @@
 // downloaded too (uuencoded files hide there). The message walker then sees what a whole
 // message would have shown it.
 import type { Logger } from '../../platform/logger.ts';
+import { unreadArchiveKind } from '../../domain/archive.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { MailboxSession, MessageMeta } from './imap-mailbox.ts';
 import type { MessageContent } from './mail-intake.ts';
@@ -32,6 +33,8 @@ export async function loadPdfParts(session: MailboxSession, meta: MessageMeta, l
   const wanted = files.filter((p) => p.size <= maxEncodedSize(p.maxBytes));
   const contents = await session.downloadParts(meta.uid, [...wanted, ...texts].map((p) => p.part));
   const parts: MessagePart[] = wanted.map((p) => ({ filename: p.filename, contentType: p.type, content: contents.get(p.part) ?? Buffer.alloc(0), via: p.via }));
+  // a 7z or RAR archive is not read: its first bytes are enough for the walker to say so
+  for (const p of candidates) if (!files.some((f) => f.part === p.part) && unreadArchiveKind(p.filename, start(p))) parts.push({ filename: p.filename, contentType: p.type, content: start(p), via: p.via });
   const text = texts.map((p) => decodeCharset(contents.get(p.part) ?? Buffer.alloc(0), 'utf-8')).join('\n');
   const skipped = files.filter((p) => !wanted.includes(p)).map((p) => ({ filename: p.filename ?? `part-${p.part}.${p.kind === 'container' ? 'bin' : p.kind}`, size: p.size, maxBytes: p.maxBytes }));
   // a part named .pdf that is neither a PDF nor a container is not downloaded: it is no PDF

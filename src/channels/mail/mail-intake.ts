@@ -217,16 +217,24 @@ export class MailIntake {
     };
     // each file is noted as handed over right after; the last one with the staging itself
     let last: FileRow[] = [];
+    // the folder says whether anything of the message is in the pipeline: a file refused at once
+    // (too large, not a PDF, a 7z) is as failed as a part too large to download (docs/mail.md)
+    let taken = [...done].some((slot) => slot.startsWith('pdf:'));
+    let refusal: string | null = null;
     for (const [i, item] of plan.items.entries()) {
       if (done.has(item.slot)) continue;
       const record = await send(item);
+      if (record.status !== 'failed') taken = true;
+      else refusal ??= record.reason;
       const noted: FileRow = { message_id: row.id, slot: item.slot, intake_id: record.id, filename: item.filename, sha256: item.sha256, origin: item.origin };
       if (i === plan.items.length - 1) last = [noted];
       else await this.repos.claims.addFile(this.db, noted);
     }
-    const result = this.finish(row, parsed, scope, plan.outcome, plan.reason, last, plan.files.length + (content.kind === 'parts' ? content.skipped.length : 0));
+    const outcome = plan.outcome === 'processed' && !taken ? 'failed' : plan.outcome;
+    const reason = outcome === plan.outcome ? plan.reason : (refusal ?? plan.reason);
+    const result = this.finish(row, parsed, scope, outcome, reason, last, plan.files.length + (content.kind === 'parts' ? content.skipped.length : 0));
     const files = plan.items.filter((x) => x.file).map((x) => (x.origin ? { name: x.filename, in: x.file!.via, ...(x.file!.signature ? { signature: x.file!.signature } : {}) } : x.filename));
-    log.info({ account: scope.accountId, mode: scope.mode, files, outcome: plan.outcome }, 'mail message received as imports');
+    log.info({ account: scope.accountId, mode: scope.mode, files, outcome }, 'mail message received as imports');
     return result;
   }
 

@@ -3,6 +3,7 @@
 // attached messages (message/rfc822, forward as attachment, nested), Outlook's TNEF
 // (winmail.dat), CMS signed data (S/MIME smime.p7m, CAdES .pdf.p7m), uuencode (body text and
 // x-uuencode parts). A leaf is a PDF by its bytes (`%PDF-`), or a ZIP archive. Pure but for parsing.
+import { unreadArchiveKind, unreadArchiveReason } from '../../domain/archive.ts';
 import { unwrapSignedData } from '../../domain/cms-container.ts';
 import { intakeReason, type IntakeReason } from '../../domain/intake-reasons.ts';
 import { cleanFileName } from './mime-names.ts';
@@ -159,5 +160,8 @@ async function walkPart(part: MessagePart, outer: string[], signature: FoundFile
       });
     }
   }
-  if (name && /\.pdf$/i.test(name)) out.problems.push({ filename: name, reason: intakeReason('attachment_not_pdf', { filename: name }) });
+  // an archive of another format: said, never dropped (docs/mail.md, "Attachments")
+  const unread = unreadArchiveReason(name, part.content);
+  if (unread) out.problems.push({ filename: name ?? `archive.${unreadArchiveKind(name, part.content)!.toLowerCase()}`, reason: unread });
+  else if (name && /\.pdf$/i.test(name)) out.problems.push({ filename: name, reason: intakeReason('attachment_not_pdf', { filename: name }) });
 }

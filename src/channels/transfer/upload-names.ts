@@ -5,6 +5,8 @@
 // before renaming to the final name; they are held until that rename (FTP's intake-file-system.ts,
 // SFTP's upload-directory.ts).
 
+import { isUnreadArchiveName } from '../../domain/archive.ts';
+
 export const MAX_NAME_LENGTH = 200;
 
 export const NOT_UTF8 = "The name is not valid UTF-8 (the client sent it in another character set, such as Latin-1): set the client's file name encoding to UTF-8, or use only letters a-z, digits, '-' and '_'";
@@ -39,6 +41,7 @@ export function clientBaseName(raw: string | null | undefined): { ok: true; name
 
 /** `.pdf.p7m`: a PDF in a CAdES signature container, unwrapped; `.xml`: an XML e-invoice, rendered as a PDF (docs/matching.md) */
 export function isFinalName(name: string): boolean {
+  if (isUnreadArchiveName(name) && !/^\.+[^.]+$/.test(name)) return true; // a 7z or RAR archive: received, refused with its reason (docs/intake.md)
   return /\.(pdf|zip|xml|pdf\.p7m)$/i.test(name) && !/^\.+(pdf|zip|xml|pdf\.p7m)$/i.test(name);
 }
 

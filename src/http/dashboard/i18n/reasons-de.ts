@@ -88,6 +88,7 @@ export const reasonsDe: ReasonWords = {
     attachment_damaged: '{{name}} lässt sich nicht lesen ({{error}})',
     attachment_unopenable: '{{name}} lässt sich nicht öffnen: {{error}}',
     no_pdf_attached: 'Kein PDF angehängt',
+    archive_not_read: '{{kind}}-Archive werden nicht gelesen: senden Sie die PDFs oder ein ZIP',
   },
   awaited: { einvoiceNumber: 'die Nummer {{number}} aus der E-Rechnung' },
   evidence: {

@@ -88,6 +88,7 @@ export const reasonsNl: ReasonWords = {
     attachment_damaged: '{{name}} is niet te lezen ({{error}})',
     attachment_unopenable: '{{name}} is niet te openen: {{error}}',
     no_pdf_attached: 'Geen pdf bijgevoegd',
+    archive_not_read: "{{kind}}-archieven worden niet gelezen: stuur de pdf's of een ZIP",
   },
   awaited: { einvoiceNumber: 'het nummer {{number}} uit de e-factuur' },
   evidence: {
