@@ -30,6 +30,11 @@ describe('documents', () => {
     expect(content.headers['content-type']).toBe('application/pdf');
     expect(Buffer.compare(content.raw, pdf)).toBe(0);
     expect(String(content.headers['content-disposition'])).toContain('F-2026-001.pdf');
+    // never rendered by a browser as this origin's page: a download, not sniffed, sandboxed
+    expect(content.headers['x-content-type-options']).toBe('nosniff');
+    expect(String(content.headers['content-disposition'])).toMatch(/^attachment; filename="F-2026-001\.pdf"/);
+    expect(content.headers['content-security-policy']).toMatch(/\bsandbox\b/);
+    expect(content.headers['content-security-policy']).toMatch(/default-src 'none'/);
   });
 
   it('attaches by POST /v2/documents with Invoice in the body, also form-encoded', async ({ t, key, pdf }) => {

@@ -4,7 +4,10 @@ import { apiTest as it } from '../helpers/api-test.ts';
 import { createCustomer, createInvoice, makePdf } from '../helpers/fixtures.ts';
 import { expectError, validInvoice } from '../helpers/error-body.ts';
 import type { TestApp } from '../helpers/test-app.ts';
+import { importRoutes } from '../../src/http/routes/imports.ts';
 
+// the intake API too, for its file names
+it.override('appOptions', { server: (c) => ({ apiRoutes: [importRoutes(c)] }) });
 it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
 describe('the Limits table', () => {
@@ -142,5 +145,47 @@ describe('never a 500 for bad input', () => {
     expect(got.body).toMatchObject({ customerCode: 'Ü-😀', name, address: { city: 'Kraków' } });
     const search = await t.request('GET', `/v2/customers/search?customer=${encodeURIComponent('Ü-😀')}`, { key });
     expect(search.body.id).toBe(res.body.id);
+  });
+});
+
+describe('hostile headers and file names', () => {
+  it('POST /v2/imports: a file name with NUL, control characters, lone surrogates, path parts or too long is never a 500', async ({ t, key }) => {
+    const content = (await makePdf()).toString('base64');
+    const post = (filename: string) => t.request('POST', '/v2/imports', { key, body: { filename, content } });
+    expectError(await post(`${'a'.repeat(247)}.pdf`), 400, 'Field filename is longer than 250 characters', 'filename');
+    // the name is a body field here: a name no channel could deliver is recorded as failed with its reason, as documented
+    expectError(await post('a\u0000b.pdf'), 400, 'Field filename in wrong format', 'filename');
+    for (const filename of ['a\u0007.pdf', 'x\u007f.pdf', '../x.pdf', 'a/b.pdf', 'a\\b.pdf', '..', 'C:\\x.pdf']) {
+      const res = await post(filename);
+      expect(res.status, `${JSON.stringify(filename)} -> ${res.status} ${JSON.stringify(res.body)}`).toBe(202);
+      expect(res.body.status, JSON.stringify(filename)).toBe('failed');
+    }
+    for (const filename of ['\ud800.pdf', 'a\udfff\ud800.pdf', '\u202e.fdp.exe', '%zz%.pdf']) {
+      const res = await post(filename);
+      expect(res.status, `${JSON.stringify(filename)} -> ${res.status} ${JSON.stringify(res.body)}`).toBe(202);
+    }
+    // the header of the raw-body upload means nothing here and breaks nothing
+    expect((await t.request('POST', '/v2/imports', { key, body: { filename: 'h.pdf', content }, headers: { 'x-filename': '%E0%A4%A' } })).status).toBe(202);
+  });
+
+  it('Idempotency-Key, Content-Type, Authorization and other headers we read: bad values are 4xx in the error body', async ({ t, key }) => {
+    const body = { customerCode: 'H-1', name: 'x' };
+    expectError(await t.request('POST', '/v2/customers', { key, body, headers: { 'idempotency-key': 'k'.repeat(256) } }), 400, undefined, 'Idempotency-Key');
+    expectError(await t.request('POST', '/v2/customers', { key, body, headers: { 'idempotency-key': '' } }), 400, undefined, 'Idempotency-Key');
+    for (const headers of [
+      { 'idempotency-key': '\u00ff\u00fe\u0080 latin-1' }, { 'idempotency-key': '%ZZ%00' }, { 'idempotency-key': ' ' },
+      { 'content-type': 'application/json; charset=utf-16' }, { 'content-type': 'application/json;;;=' }, { 'content-type': 'multipart/form-data; boundary=' },
+      { 'content-type': 'application/x-www-form-urlencoded; charset=\u00ff' }, { 'x-request-id': '\u00ff'.repeat(300) }, { 'accept-language': '\u00ff;q=abc,*;q=-1,,' },
+      { 'accept': '\u00ff/\u00ff;q=2' }, { cookie: 'ii_session=%ZZ; ii_lang=\u00ff' }, { 'x-forwarded-for': 'not an address' }, { 'x-filename': '%' },
+    ] as Record<string, string>[]) {
+      const res = await t.request('POST', '/v2/customers', { key, body: { customerCode: `H-${Math.random()}`, name: 'x' }, headers });
+      expect(res.status, `${JSON.stringify(headers)} -> ${res.status} ${JSON.stringify(res.body)}`).toBeLessThan(500);
+      if (res.status >= 400) expectError(res, res.status);
+    }
+    for (const authorization of ['Bearer', 'Bearer ', 'Basic %%%', `Bearer ${'x'.repeat(8000)}`, 'Bearer \u00ff\u00fe', 'Digest a=b']) {
+      const res = await t.request('GET', '/v2/customers', { headers: { authorization } });
+      expect(res.status, authorization.slice(0, 40)).toBe(401);
+      expectError(res, 401);
+    }
   });
 });

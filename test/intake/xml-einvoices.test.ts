@@ -79,6 +79,7 @@ describe('XML e-invoices', () => {
     const original = await t.request('GET', `/v2/documents/${a.invoiceId}/content?format=xml`, { key: a.key });
     expect(original.status).toBe(200);
     expect(original.raw.equals(xml)).toBe(true);
+    expect(original.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-disposition': expect.stringMatching(/^attachment; /), 'content-security-policy': expect.stringMatching(/\bsandbox\b/) });
   });
 });
 

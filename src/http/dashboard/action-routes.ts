@@ -5,6 +5,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { ApiError } from '../api-error.ts';
+import { sendError } from '../error-handler.ts';
+import { fileNameFromHeader } from '../file-name-header.ts';
 import { redirectWith, type Flash } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
 import { reasonWords } from './reason-words.ts';
@@ -45,8 +48,10 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
 
   // the drop zone: one request per file, the PDF as the body, its name in X-Filename
   app.post<{ Body: Buffer }>('/dashboard/upload', onlySignedIn, async (req, reply) => {
-    const name = decodeURIComponent(String(req.headers['x-filename'] ?? '')).slice(0, 250);
-    if (!Buffer.isBuffer(req.body) || !name) return reply.code(400).send({ error: 'Send a PDF as the body with its name in X-Filename' });
+    // the drop zone's fetch reads these JSON error bodies (sendError: a page only for Accept: text/html)
+    const name = fileNameFromHeader(req.headers['x-filename']);
+    if (name instanceof ApiError) return sendError(reply, name);
+    if (!Buffer.isBuffer(req.body)) return sendError(reply, ApiError.badRequest('Send the PDF as the body, as application/pdf'));
     const { scope, email } = signed(req);
     const record = await c.intake.receive({ scope, channel: 'http', sender: `dashboard:${email}`, filename: name, bytes: req.body, traceId: req.id });
     return reply.code(202).send({ id: record.id, status: record.status, reason: reasonWords(req.t, req.fmt, record) });

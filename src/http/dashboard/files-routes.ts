@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { IntakeChannel, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus } from '../../domain/intake.ts';
+import { fileReply } from '../file-responses.ts';
 import { redirectWith, signedInPage } from './flash.ts';
 import { CHANNELS, STATUSES } from './format.ts';
 import { senderText } from './locale.ts';
@@ -76,7 +77,7 @@ export async function filesRoutes(app: FastifyInstance, c: HttpDeps): Promise<vo
       }
       if (rows.length < EXPORT_PAGE) break;
     }
-    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="received-files.csv"').send(`\uFEFF${lines.join('\r\n')}\r\n`);
+    return fileReply(reply, 'text/csv; charset=utf-8', 'received-files.csv').send(`\uFEFF${lines.join('\r\n')}\r\n`);
   });
 
   // retry or discard the ticked files; each one that cannot is counted, not an error

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { signedInPage } from './flash.ts';
+import { fileReply } from '../file-responses.ts';
 import { PreviewCache } from './preview.ts';
 import { onlySignedIn, signed } from './session.ts';
 
@@ -36,6 +37,7 @@ export async function invoiceRoutes(app: FastifyInstance, c: HttpDeps): Promise<
     const { bytes } = await c.documents.content(signed(req).scope, req.params.id);
     const png = await previews.firstPage(bytes);
     if (!png) throw DomainError.notFound('preview', req.params.id);
-    return reply.type('image/png').header('cache-control', 'private, max-age=86400').send(png);
+    // shown in an <img> on the invoice's page: inline, but sandboxed and never sniffed like every file
+    return fileReply(reply, 'image/png', `${req.params.id}-page-1.png`, 'inline').header('cache-control', 'private, max-age=86400').send(png);
   });
 }

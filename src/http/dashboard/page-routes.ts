@@ -2,7 +2,7 @@
 // without a document, connection settings.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
-import { contentDisposition } from '../routes/documents.ts';
+import { fileReply } from '../file-responses.ts';
 import { accountDetails } from '../routes/account.ts';
 import { chartBars } from './format.ts';
 import { renderSVG } from 'uqr';
@@ -43,7 +43,7 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     const file = await c.intake.get(scope, req.params.id);
     const bytes = (await c.intake.content(scope, file.id)) ?? (file.documentId ? (await c.documents.content(scope, file.documentId)).bytes : undefined);
     if (!bytes) return reply.code(410).view('message.eta', { title: req.t('file.goneTitle'), message: req.t('file.gone', { name: file.filename }) });
-    return reply.type('application/pdf').header('content-disposition', contentDisposition(file.filename, 'attachment')).send(bytes);
+    return fileReply(reply, 'application/pdf', file.filename).send(bytes);
   });
 
   app.get('/dashboard/invoices', page, async (req, reply) => {

@@ -4,6 +4,7 @@ import type { HttpDeps } from '../http-deps.ts';
 import { decodeBase64 } from '../../domain/base64.ts';
 import { plainReason } from '../../domain/intake-reasons.ts';
 import { ApiError } from '../api-error.ts';
+import { fileReply } from '../file-responses.ts';
 import { PdfContentError } from '../../services/document-service.ts';
 import { presentDocument } from '../presenters.ts';
 import { linkBase, scopeOf } from '../request-context.ts';
@@ -77,10 +78,11 @@ export const documentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async 
   }, async (req, reply) => {
     if (req.query.format === 'xml') {
       const { name, bytes } = await c.documents.original(scopeOf(req), req.params.document_id);
-      return reply.type('application/xml').header('content-disposition', contentDisposition(name, 'attachment')).send(bytes as never);
+      return fileReply(reply, 'application/xml', name).send(bytes as never);
     }
     const { meta, bytes } = await c.documents.content(scopeOf(req), req.params.document_id);
-    return reply.type('application/pdf').header('content-disposition', contentDisposition(meta.filename)).send(bytes as never);
+    // a download, never this origin's page (http/file-responses.ts)
+    return fileReply(reply, 'application/pdf', meta.filename).send(bytes as never);
   });
 
   app.delete('/v2/documents/:document_id', {
@@ -90,9 +92,3 @@ export const documentRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async 
     return reply.code(204).send(null);
   });
 };
-
-/** `inline` with an ASCII fallback name and the real one in UTF-8 (RFC 6266). */
-export function contentDisposition(filename: string, kind: 'inline' | 'attachment' = 'inline'): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-}

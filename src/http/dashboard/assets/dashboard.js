@@ -60,7 +60,7 @@
           credentials: 'same-origin',
         });
         const body = await res.json().catch(() => ({}));
-        item.textContent = file.name + ': ' + (res.ok ? (body.status === 'failed' ? words.refused + ': ' + body.reason : words.received) : words.notSent.replace('{status}', body.error || res.status));
+        item.textContent = file.name + ': ' + (res.ok ? (body.status === 'failed' ? words.refused + ': ' + body.reason : words.received) : words.notSent.replace('{status}', body.detail || res.status));
         item.className = res.ok && body.status !== 'failed' ? 'ok' : 'bad';
       } catch (e) {
         item.textContent = file.name + ': ' + words.notSent.replace('{status}', e.message);
