@@ -67,7 +67,7 @@ export class AccountRepository {
     return rows[0]?.hash;
   }
 
-  /** The hints (first characters) of the account's active keys, by mode. */
+  /** The hints (prefix, first and last 4 characters) of the account's active keys, by mode. */
   async keyHints(q: Queryable, accountId: string): Promise<Partial<Record<Mode, string>>> {
     const rows = await q.query<{ mode: Mode; hint: string }>('select mode, hint from api_keys where account_id = $1 and revoked_at is null', [accountId]);
     return Object.fromEntries(rows.map((r) => [r.mode, r.hint]));

@@ -92,7 +92,7 @@ describe('recovery codes', () => {
 });
 
 describe("an account's people", () => {
-  it('an owner invites a colleague (the link shown once) and removes them; a member sees no People page', async () => {
+  it('an owner invites a colleague (the link shown once) and removes them; a member sees no People page (403)', async () => {
     const owner = await (await t.browser.newContext()).newPage();
     await t.signIn(owner, await t.person(acct.id, owner)); // invited by the operator: an owner
     await owner.getByRole('link', { name: 'People' }).click();
@@ -116,9 +116,9 @@ describe("an account's people", () => {
     await colleague.getByRole('button', { name: 'Set password' }).click();
     await t.signIn(colleague, { email: 'colleague@example.com', password: 'colleague password' });
     expect(await colleague.getByRole('link', { name: 'People' }).count()).toBe(0);
-    expect((await colleague.request.get(`${t.url}/dashboard/people`)).status()).toBe(404);
+    expect((await colleague.request.get(`${t.url}/dashboard/people`)).status()).toBe(403);
     const csrf = await colleague.evaluate(() => document.body.dataset.csrf!);
-    expect((await colleague.request.post(`${t.url}/dashboard/people`, { form: { _csrf: csrf, email: 'sneaky@example.com' }, maxRedirects: 0 })).status()).toBe(404);
+    expect((await colleague.request.post(`${t.url}/dashboard/people`, { form: { _csrf: csrf, email: 'sneaky@example.com' }, maxRedirects: 0 })).status()).toBe(403);
 
     await owner.goto(`${t.url}/dashboard/people`);
     const row = owner.locator('tr', { hasText: 'colleague@example.com' });

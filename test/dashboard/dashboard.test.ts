@@ -129,7 +129,7 @@ describe('dashboard walk-through', () => {
     await shot(page, 'settings-new-key');
     expect((await t.api('GET', '/v2/customers', { auth: liveKey })).status).toBe(401);
     expect((await t.api('GET', '/v2/customers', { auth: fresh })).status).toBe(200);
-    expect(await page.locator('#hint-live').textContent()).toBe(`${fresh.slice(0, 9)}...`);
+    expect(await page.locator('#hint-live').textContent()).toBe(`${fresh.slice(0, 9)}...${fresh.slice(-4)}`);
     liveKey = fresh;
     await page.goto(`${t.url}/dashboard/settings`);
     expect(await page.locator('#new-key').count()).toBe(0);

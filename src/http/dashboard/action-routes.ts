@@ -11,6 +11,7 @@ import { fileNameFromHeader } from '../file-name-header.ts';
 import { redirectWith, type Flash } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
 import { reasonWords } from './reason-words.ts';
+import { allowed } from './roles.ts';
 
 type Form = Record<string, string | undefined>;
 type IdRoute = { Params: { id: string }; Body: Form };
@@ -57,7 +58,7 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     return reply.code(202).send({ id: record.id, status: record.status, reason: reasonWords(req.t, req.fmt, record) });
   });
 
-  app.post<{ Params: { mode: string }; Body: Form }>('/dashboard/settings/keys/:mode', onlySignedIn, async (req, reply) => {
+  app.post<{ Params: { mode: string }; Body: Form }>('/dashboard/settings/keys/:mode', allowed('rotateKeys'), async (req, reply) => {
     const { mode } = req.params;
     if (mode !== 'live' && mode !== 'test') throw DomainError.notFound('key', mode);
     if (req.body?.confirm !== 'yes') return redirectWith(c.users, req, reply, '/dashboard/settings', { error: { key: 'settings.tickRotate', params: { mode } } });

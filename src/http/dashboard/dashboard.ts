@@ -22,6 +22,7 @@ import { resetRoutes } from './reset-routes.ts';
 import { localeLocals, localeRoutes, resolveLocale } from './locale.ts';
 import { liveUpdates } from './live-updates.ts';
 import { pageRoutes } from './page-routes.ts';
+import { NotYourRole, permissions } from './roles.ts';
 import { secondFactorRoutes } from './second-factor-routes.ts';
 import { COOKIE_PATH, loadSession } from './session.ts';
 
@@ -59,14 +60,14 @@ export const dashboard = (c: HttpDeps): FastifyPluginAsync => async (app) => {
   app.addHook('preHandler', (req, reply, done) => (req.method === 'GET' || req.method === 'HEAD' ? done() : app.csrfProtection(req, reply, done)));
   // the token and who is signed in, for every page's layout
   app.addHook('preHandler', async (req, reply) => {
-    reply.locals = { csrf: reply.generateCsrf(), signed: req.signed, path: req.url.split('?')[0], ...localeLocals(req) };
+    reply.locals = { csrf: reply.generateCsrf(), signed: req.signed, may: permissions(req.signed), path: req.url.split('?')[0], ...localeLocals(req) };
   });
   app.setErrorHandler((err, req, reply) => {
     const e = toApiError(err, req);
     const t = req.t ?? translator('en');
     const title = t(e.status === 403 ? 'error.refused' : e.status === 404 ? 'error.notFound' : e.status >= 500 ? 'error.broken' : 'error.cannot');
-    const message = e.status === 403 ? t('error.csrf') : e.status >= 500 ? t('error.brokenText') : e.detail;
-    return reply.code(e.status).header('content-type', 'text/html; charset=utf-8').view('message.eta', { title, message, status: e.status, csrf: '', signed: req.signed, path: '', ...localeLocals(req) });
+    const message = err instanceof NotYourRole ? t('error.ownersOnly') : e.status === 403 ? t('error.csrf') : e.status >= 500 ? t('error.brokenText') : e.detail;
+    return reply.code(e.status).header('content-type', 'text/html; charset=utf-8').view('message.eta', { title, message, status: e.status, csrf: '', signed: req.signed, may: permissions(req.signed), path: '', ...localeLocals(req) });
   });
   app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: 6 * 1024 * 1024 }, (_req, body, done) => done(null, body));
 

@@ -2,25 +2,21 @@
 // link is shown once and e-mailed when SMTP is set up), remove one (their sessions end with
 // them). An owner cannot remove themselves, nor re-invite someone who has access already (that
 // would reset a colleague's password into the owner's hands).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { mailInvite } from './invite-mail.ts';
 import { redirectWith, takeFlash, type Flash } from './flash.ts';
-import { requireSession, signed } from './session.ts';
+import { allowed } from './roles.ts';
+import { signed } from './session.ts';
 
 type Form = Record<string, string | undefined>;
 const PAGE = '/dashboard/people';
 
-/** preHandler: owners only; anyone else finds nothing here */
-async function requireOwner(req: FastifyRequest) {
-  if (!req.signed?.owner) throw DomainError.notFound('page', req.url);
-}
-
 export async function peopleRoutes(app: FastifyInstance, c: HttpDeps): Promise<void> {
-  const owners = { preHandler: [requireSession, requireOwner] };
+  const owners = allowed('managePeople');
 
-  app.get(PAGE, { preHandler: [requireSession, requireOwner, takeFlash(c.users)] }, async (req, reply) => {
+  app.get(PAGE, { preHandler: [...owners.preHandler, takeFlash(c.users)] }, async (req, reply) => {
     const { scope, userId } = signed(req);
     const [people, account] = await Promise.all([c.users.list(scope.accountId), c.accounts.get(scope.accountId)]);
     const flash = (reply.locals?.flash ?? {}) as Flash;

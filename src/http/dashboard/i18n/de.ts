@@ -76,7 +76,8 @@ export const de: Messages = {
   settings: {
     newKey: 'Ihr neuer {{mode}}-API-Schlüssel', newKeyHint: 'Nur jetzt sichtbar: kopieren und sicher aufbewahren. Der alte {{mode}}-Schlüssel funktioniert nicht mehr.', copy: 'Kopieren', copied: 'Kopiert',
     keyShown: 'Der neue Schlüssel wurde schon einmal angezeigt und wird nicht aufbewahrt. Er funktioniert weiter. Haben Sie ihn nicht kopiert, ersetzen Sie den Schlüssel erneut.',
-    keys: 'API-Schlüssel', keysCaption: 'Die ersten Zeichen der API-Schlüssel', liveKey: 'Live-Schlüssel', testKey: 'Testschlüssel',
+    keys: 'API-Schlüssel', keysCaption: 'Die ersten und letzten Zeichen der API-Schlüssel', liveKey: 'Live-Schlüssel', testKey: 'Testschlüssel',
+    ownersRotate: 'Nur die Inhaber des Kontos erneuern Schlüssel.',
     rotateConfirm: 'Der aktuelle {{mode}}-Schlüssel funktioniert sofort nicht mehr', rotate: '{{mode}}-Schlüssel ersetzen', tickRotate: 'Setzen Sie das Häkchen zur Bestätigung: Der aktuelle {{mode}}-Schlüssel funktioniert sofort nicht mehr.',
     ftp: 'FTP und FTPS ({{mode}}-Modus)', sftp: 'SFTP ({{mode}}-Modus)', host: 'Server', port: 'Port', user: 'Benutzername', password: 'Passwort',
     passwordIs: 'Ihr {{mode}}-API-Schlüssel', ftps: 'FTPS (AUTH TLS)', required: 'Erforderlich', offered: 'Angeboten', notOffered: 'Nicht angeboten', implicit: 'Port für implizites FTPS',
@@ -112,6 +113,7 @@ export const de: Messages = {
   home: { intro: 'Empfängt Rechnungs-PDFs per FTP, SFTP, E-Mail und Upload und ordnet jede ihrer Rechnung zu.', dashboard: 'Dashboard', dashboardHint: 'Ihre empfangenen Dateien, Rechnungen und Schlüssel', docs: 'API-Dokumentation', docsHint: 'die API im Browser ausprobieren', openapi: 'OpenAPI-Dokument', openapiHint: 'für Codegeneratoren' },
   error: {
     refused: 'Abgelehnt', notFound: 'Nicht gefunden', broken: 'Etwas ist schiefgegangen', cannot: 'Das geht nicht',
+    ownersOnly: 'Nur die Inhaber des Kontos können das. Fragen Sie einen von ihnen.',
     csrf: 'Das Formular war veraltet oder kam nicht von diesem Dashboard. Laden Sie die Seite neu und versuchen Sie es erneut.',
     notFoundText: 'Unter dieser Adresse gibt es keine Seite.', brokenText: 'Der Server konnte das nicht abschließen. Versuchen Sie es in einer Minute erneut.',
   },

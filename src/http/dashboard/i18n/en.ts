@@ -75,7 +75,8 @@ export const en = {
   settings: {
     newKey: 'Your new {{mode}} API key', newKeyHint: 'Shown only now: copy it and store it safely. The old {{mode}} key stopped working.', copy: 'Copy', copied: 'Copied',
     keyShown: 'The new key was already shown, once, and is not kept. It still works. If you did not copy it, rotate the key again.',
-    keys: 'API keys', keysCaption: "The API keys' first characters", liveKey: 'Live key', testKey: 'Test key',
+    keys: 'API keys', keysCaption: "The API keys' first and last characters", liveKey: 'Live key', testKey: 'Test key',
+    ownersRotate: "Only the account's owners rotate keys.",
     rotateConfirm: 'The current {{mode}} key stops working at once', rotate: 'Rotate the {{mode}} key', tickRotate: 'Tick the box to confirm: the current {{mode}} key stops working at once.',
     ftp: 'FTP and FTPS ({{mode}} mode)', sftp: 'SFTP ({{mode}} mode)', host: 'Host', port: 'Port', user: 'User name', password: 'Password',
     passwordIs: 'Your {{mode}} API key', ftps: 'FTPS (AUTH TLS)', required: 'Required', offered: 'Offered', notOffered: 'Not offered', implicit: 'Implicit FTPS port',
@@ -111,6 +112,7 @@ export const en = {
   home: { intro: 'Receives invoice PDFs by FTP, SFTP, e-mail and upload, and attaches each to its invoice.', dashboard: 'Dashboard', dashboardHint: 'your received files, invoices and keys', docs: 'API documentation', docsHint: 'try the API in the browser', openapi: 'OpenAPI document', openapiHint: 'for code generators' },
   error: {
     refused: 'Refused', notFound: 'Not found', broken: 'Something went wrong', cannot: 'Cannot do that',
+    ownersOnly: "Only the account's owners can do that. Ask one of them.",
     csrf: 'The form was stale or not sent by this dashboard. Reload the page and try again.',
     notFoundText: 'There is no page at this address.', brokenText: 'The server could not finish this. Try again in a minute.',
   },

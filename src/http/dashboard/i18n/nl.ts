@@ -76,7 +76,8 @@ export const nl: Messages = {
   settings: {
     newKey: 'Uw nieuwe {{mode}}-API-sleutel', newKeyHint: 'Alleen nu zichtbaar: kopieer hem en bewaar hem veilig. De oude {{mode}}-sleutel werkt niet meer.', copy: 'Kopiëren', copied: 'Gekopieerd',
     keyShown: 'De nieuwe sleutel is al één keer getoond en wordt niet bewaard. Hij werkt nog. Hebt u hem niet gekopieerd, vervang de sleutel dan opnieuw.',
-    keys: 'API-sleutels', keysCaption: 'De eerste tekens van de API-sleutels', liveKey: 'Live-sleutel', testKey: 'Testsleutel',
+    keys: 'API-sleutels', keysCaption: 'De eerste en laatste tekens van de API-sleutels', liveKey: 'Live-sleutel', testKey: 'Testsleutel',
+    ownersRotate: 'Alleen de eigenaars van het account vervangen sleutels.',
     rotateConfirm: 'De huidige {{mode}}-sleutel werkt meteen niet meer', rotate: 'Vervang de {{mode}}-sleutel', tickRotate: 'Vink het vakje aan om te bevestigen: de huidige {{mode}}-sleutel werkt meteen niet meer.',
     ftp: 'FTP en FTPS ({{mode}}-modus)', sftp: 'SFTP ({{mode}}-modus)', host: 'Server', port: 'Poort', user: 'Gebruikersnaam', password: 'Wachtwoord',
     passwordIs: 'Uw {{mode}}-API-sleutel', ftps: 'FTPS (AUTH TLS)', required: 'Verplicht', offered: 'Beschikbaar', notOffered: 'Niet beschikbaar', implicit: 'Poort voor impliciete FTPS',
@@ -112,6 +113,7 @@ export const nl: Messages = {
   home: { intro: 'Ontvangt factuur-pdf’s via FTP, SFTP, e-mail en upload en koppelt elk aan zijn factuur.', dashboard: 'Dashboard', dashboardHint: 'uw ontvangen bestanden, facturen en sleutels', docs: 'API-documentatie', docsHint: 'probeer de API in de browser', openapi: 'OpenAPI-document', openapiHint: 'voor codegeneratoren' },
   error: {
     refused: 'Geweigerd', notFound: 'Niet gevonden', broken: 'Er ging iets mis', cannot: 'Dat kan niet',
+    ownersOnly: 'Alleen de eigenaars van het account kunnen dat. Vraag het een van hen.',
     csrf: 'Het formulier was verlopen of kwam niet van dit dashboard. Laad de pagina opnieuw en probeer het nog eens.',
     notFoundText: 'Op dit adres staat geen pagina.', brokenText: 'De server kon dit niet afmaken. Probeer het over een minuut opnieuw.',
   },
