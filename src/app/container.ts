@@ -128,9 +128,10 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const intakeQueue = queues.queue('intake');
   const metrics = new Metrics({ roles: config.roles });
   for (const q of queues.all()) metrics.queues.watch(q);
-  events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status));
+  events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status, e.receivedAt));
   observePeriodicWork(metrics.registry, () => periodicSchedule(queues, redis, config));
   metrics.webhooks.observeBacklog(() => repos.webhookEvents.oldestUndeliveredAgeSeconds(db));
+  metrics.webhooks.observeFailingEndpoints(() => repos.webhooks.failingEndpoints(db));
   const deliveries = new BullDeliveryScheduler(queues.queue('webhooks'));
   const dispatcher = new OutboxDispatcher(db, repos, deliveries, log.child({ part: 'webhook-dispatcher' }));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)

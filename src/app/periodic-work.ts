@@ -61,7 +61,11 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
     return result ?? null;
   };
   const handlers: HandlerTable<'periodic'> = {
-    'intake.reconcile': task(() => reconciler.run()),
+    'intake.reconcile': task(async () => {
+      const result = await reconciler.run();
+      c.metrics.intake.requeued(result.restored);
+      return result;
+    }),
     'intake.retention': task(() => c.intakeRepos.intake.dropFailedContent(c.db, config.intakeFailedRetentionDays)),
     'test-data.purge': task(() => c.maintenance.purgeTestData()),
     'idempotency.purge': task(() => c.idempotency.purgeExpired()),

@@ -16,6 +16,7 @@ import { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 import { metricsPlugin } from '../http/routes/metrics-route.ts';
 import { intakeRecordLink, intakeView } from '../http/routes/intake-view.ts';
 import { observeMailPoller } from '../ops/channel-metrics.ts';
+import { observeCertificate, observeDataDir, observeReadiness } from '../ops/service-gauges.ts';
 import { buildOpsServer } from '../http/ops-server.ts';
 import { queueDashboard } from '../http/plugins/queue-dashboard.ts';
 import { settledBefore } from '../platform/timeouts.ts';
@@ -52,6 +53,10 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   hostKeys?.catch(() => {}); // awaited by the role that needs them; a failed container start must not leave it unhandled
   const c = await createContainer(config, log, opts);
   const readiness = coreReadiness(c);
+  // /metrics runs the same checks at scrape time, and tells the free space and the certificate's end
+  observeReadiness(c.metrics.registry, readiness);
+  observeDataDir(c.metrics.registry, config.dataDir);
+  observeCertificate(c.metrics.registry, config.tlsCert);
   let stopping = false;
   // Every role asked for is reported, and not ready until it has started: the health listener
   // answers before the FTP and SFTP servers listen. Each role replaces its check once it runs.

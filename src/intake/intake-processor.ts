@@ -79,7 +79,7 @@ export class IntakeProcessor {
     const { record } = staged;
     if (record.status === 'attached') return { status: 'skipped', why: 'already attached' };
     const emit = (status: IntakeStatus, reason: IntakeReason | null) =>
-      this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason: reason?.text ?? null });
+      this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason: reason?.text ?? null, receivedAt: record.receivedAt });
     const fail = async (reason: IntakeReason, invoiceId: string | null = null): Promise<ProcessOutcome> => {
       // attached meanwhile (another run): nothing changed, nothing to announce
       if (await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'failed', (q) => this.repos.intake.markFailed(q, scope, record.id, reason, invoiceId))) emit('failed', reason);

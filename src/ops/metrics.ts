@@ -9,7 +9,10 @@ import { HttpRequestMetrics } from './http-request-metrics.ts';
 
 /** What the intake pipeline reports: each file entering a status. */
 export interface IntakeMetrics {
-  status(channel: IntakeChannel, status: IntakeStatus): void;
+  /** `receivedAt` with `attached`: the time from upload to attached is observed */
+  status(channel: IntakeChannel, status: IntakeStatus, receivedAt?: Date): void;
+  /** the reconciler queued again this many staged files whose job Redis had lost */
+  requeued(files: number): void;
   /** a group of received files staged together (one statement, one commit): how many, how many bytes */
   stagingBatch(files: number, bytes: number): void;
 }
@@ -29,6 +32,8 @@ export type JobOutcome = 'completed' | 'failed' | 'retried';
 export interface CountableQueue {
   readonly name: string;
   getJobCounts(...types: string[]): Promise<Record<string, number>>;
+  /** BullMQ's: with asc, the oldest first */
+  getJobs(types: 'waiting'[], start: number, end: number, asc: boolean): Promise<({ timestamp: number; processedOn?: number | null } | undefined)[]>;
 }
 
 /** The part of a BullMQ Worker the metrics listen to. */
@@ -58,6 +63,15 @@ export interface WebhookMetrics {
   delivery(outcome: WebhookOutcome, seconds: number): void;
   /** seconds since the oldest event not yet delivered (nor given up) was recorded */
   observeBacklog(read: () => Promise<number>): void;
+  /** the enabled endpoints whose deliveries are failing now, and since how many seconds */
+  observeFailingEndpoints(read: () => Promise<FailingEndpoint[]>): void;
+}
+
+export interface FailingEndpoint {
+  endpoint: string;
+  account: string;
+  mode: string;
+  seconds: number;
 }
 
 export interface HttpMetrics {
@@ -85,42 +99,61 @@ export class Metrics {
     this.http = new HttpRequestMetrics(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
     const intakeImports = new Counter({ name: 'intake_imports_total', help: 'Imports entering a status, by channel', labelNames: ['channel', 'status'], registers });
+    const toAttached = new Histogram({
+      name: 'intake_upload_to_attached_seconds', help: 'Time from an import\'s receipt (staged) to its attachment, by channel, observed by the worker that attached it',
+      labelNames: ['channel'], buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 6 * 3600, 24 * 3600], registers,
+    });
+    const requeued = new Counter({ name: 'intake_reconciler_requeued_total', help: 'Staged imports whose job was missing in Redis, queued again by the reconciler', registers });
     const stagingBatch = new Histogram({
       name: 'intake_staging_batch_size', help: 'Files staged together by one statement and one commit (group commit of received files)',
       buckets: [1, 2, 4, 8, 16, 32, 64], registers,
     });
-    this.intake = { status: (channel, status) => intakeImports.inc({ channel, status }), stagingBatch: (files) => stagingBatch.observe(files) };
+    this.intake = {
+      status(channel, status, receivedAt) {
+        intakeImports.inc({ channel, status });
+        if (status === 'attached' && receivedAt) toAttached.observe({ channel }, Math.max(0, (Date.now() - receivedAt.getTime()) / 1000));
+      },
+      requeued: (files) => requeued.inc(files),
+      stagingBatch: (files) => stagingBatch.observe(files),
+    };
 
-    let imapState: ImapConnectionState = 'disconnected';
+    // registered by the first report: a process without a poller (no mail role, or no IMAP_URL)
+    // has no IMAP series, so that alerts see pollers only
+    let imapState: ImapConnectionState = 'connecting';
     let lastPoll: number | undefined;
-    new Gauge({
-      name: 'imap_connection_state',
-      help: 'IMAP poller connection: 1 for the current state',
-      labelNames: ['state'],
-      registers,
-      collect() {
-        for (const s of IMAP_STATES) this.set({ state: s }, s === imapState ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'imap_last_poll_success_timestamp_seconds',
-      help: 'Unix time of the last mailbox drain that succeeded (0: none yet)',
-      registers,
-      collect() {
-        this.set(lastPoll ? lastPoll / 1000 : 0);
-      },
-    });
-    new Gauge({
-      name: 'imap_seconds_since_last_poll',
-      help: 'Seconds since the last mailbox drain that succeeded (-1: none yet)',
-      registers,
-      collect() {
-        this.set(lastPoll ? (Date.now() - lastPoll) / 1000 : -1);
-      },
-    });
+    let imapRegistered = false;
+    const registerImap = () => {
+      if (imapRegistered) return;
+      imapRegistered = true;
+      new Gauge({
+        name: 'imap_connection_state',
+        help: 'IMAP poller connection: 1 for the current state',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          for (const s of IMAP_STATES) this.set({ state: s }, s === imapState ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'imap_last_poll_success_timestamp_seconds',
+        help: 'Unix time of the last mailbox drain that succeeded (0: none yet)',
+        registers,
+        collect() {
+          this.set(lastPoll ? lastPoll / 1000 : 0);
+        },
+      });
+      new Gauge({
+        name: 'imap_seconds_since_last_poll',
+        help: 'Seconds since the last mailbox drain that succeeded (-1: none yet)',
+        registers,
+        collect() {
+          this.set(lastPoll ? (Date.now() - lastPoll) / 1000 : -1);
+        },
+      });
+    };
     this.imap = {
-      connectionState: (s) => void (imapState = s),
-      pollSucceeded: (at = new Date()) => void (lastPoll = at.getTime()),
+      connectionState: (s) => void (registerImap(), (imapState = s)),
+      pollSucceeded: (at = new Date()) => void (registerImap(), (lastPoll = at.getTime())),
     };
 
     const deliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by this process, by outcome (retried: failed, will run again)', labelNames: ['outcome'], registers });
@@ -140,12 +173,24 @@ export class Metrics {
         else this.set(age);
       },
     });
+    let failing: (() => Promise<FailingEndpoint[]>) | undefined;
+    new Gauge({
+      name: 'webhook_endpoint_failing_seconds',
+      help: 'Seconds since the deliveries of an enabled endpoint began failing in a row, for each endpoint failing now (read from the database at scrape time)',
+      labelNames: ['endpoint', 'account', 'mode'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const e of (await failing?.().catch(() => undefined)) ?? []) this.set({ endpoint: e.endpoint, account: e.account, mode: e.mode }, e.seconds);
+      },
+    });
     this.webhooks = {
       delivery(outcome, seconds) {
         deliveries.inc({ outcome });
         deliveryDuration.observe({ outcome }, Math.max(0, seconds));
       },
       observeBacklog: (read) => void (backlog = read),
+      observeFailingEndpoints: (read) => void (failing = read),
     };
 
     const watched = new Map<string, CountableQueue>();
@@ -162,6 +207,24 @@ export class Metrics {
             const counts = await q.getJobCounts(...QUEUE_STATES).catch(() => null);
             if (!counts) return;
             for (const state of QUEUE_STATES) this.set({ queue: q.name, state }, counts[state] ?? 0);
+          }),
+        );
+      },
+    });
+    new Gauge({
+      name: 'bullmq_queue_oldest_waiting_seconds',
+      help: 'Age of the oldest job waiting for a worker, per queue (since it was added, or since its last start for a retry; 0: none waiting), read from Redis at scrape time',
+      labelNames: ['queue'],
+      registers,
+      async collect() {
+        this.reset();
+        const now = Date.now();
+        await Promise.all(
+          [...watched.values()].map(async (q) => {
+            const oldest = await q.getJobs(['waiting'], 0, 0, true).catch(() => null);
+            if (!oldest) return;
+            const since = oldest.filter((j) => j !== undefined).map((j) => Math.max(j.timestamp, j.processedOn ?? 0));
+            this.set({ queue: q.name }, since.length ? Math.max(0, (now - Math.min(...since)) / 1000) : 0);
           }),
         );
       },

@@ -110,4 +110,17 @@ export class WebhookRepository extends scopedReads(source, toWebhook) {
     );
     return r?.enabled ?? false;
   }
+
+  /**
+   * For operators' metrics, across accounts (no scope: nothing of an endpoint but its id leaves):
+   * the enabled endpoints failing now, the longest-failing first, at most `limit`.
+   */
+  async failingEndpoints(q: Queryable, limit = 100): Promise<{ endpoint: string; account: string; mode: string; seconds: number }[]> {
+    const rows = await q.query<{ id: string; account_id: string; mode: string; seconds: number | string }>(
+      `select id, account_id, mode, extract(epoch from now() - failing_since)::float8 as seconds from webhooks
+        where failing_since is not null and enabled order by failing_since limit $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ endpoint: r.id, account: r.account_id, mode: r.mode, seconds: Number(r.seconds) }));
+  }
 }

@@ -10,7 +10,7 @@ export interface DomainEventMap {
   /** intake wakes the files waiting for its id or number */
   invoiceCreated: { scope: Scope; invoice: Invoice };
   /** an intake file entered a status (metrics, feedback); emitted in the process that moved it */
-  intakeStatus: { scope: Scope; intakeId: string; channel: IntakeChannel; status: IntakeStatus; reason: string | null };
+  intakeStatus: { scope: Scope; intakeId: string; channel: IntakeChannel; status: IntakeStatus; reason: string | null; /** with `attached`: when it was received */ receivedAt?: Date };
 }
 
 type Listener<K extends keyof DomainEventMap> = (e: DomainEventMap[K]) => void | Promise<void>;

@@ -1,24 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { withTimeout } from '../../platform/timeouts.ts';
+import { runReadinessChecks, type ReadinessCheck } from '../../ops/readiness.ts';
 
-/** A named readiness probe; the wiring adds the database's, Redis's and each role's (FTP listening, IMAP connected, ...). */
-export type ReadinessCheck = () => Promise<void>;
+export type { ReadinessCheck };
 
 export const healthRoutes = (checks: Map<string, ReadinessCheck>): FastifyPluginAsync => async (app) => {
   const hidden = { schema: { hide: true } };
   app.get('/healthz', hidden, async () => ({ status: 'ok' }));
   app.get('/readyz', hidden, async (_req, reply) => {
     const results: Record<string, string> = {};
-    await Promise.all(
-      [...checks].map(async ([name, check]) => {
-        try {
-          await withTimeout(check(), 2000);
-          results[name] = 'ok';
-        } catch (e) {
-          results[name] = `failing: ${(e as Error).message}`;
-        }
-      }),
-    );
+    for (const r of await runReadinessChecks(checks)) results[r.name] = r.ok ? 'ok' : `failing: ${r.problem}`;
     const ok = Object.values(results).every((r) => r === 'ok');
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', checks: results });
   });
