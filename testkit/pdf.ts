@@ -15,3 +15,21 @@ export async function makePdf(text = 'Invoice', padTo = 0): Promise<Buffer> {
   }
   return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
+
+/**
+ * A PDF whose catalog's /Pages is no page tree (a font dictionary): pdf-lib opens it and then fails
+ * with "_this.catalog.Pages(...).traverse is not a function", the message issue 42 saw reach people.
+ */
+export function pdfWithBrokenPageTree(): Buffer {
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Font >>'];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}

@@ -29,7 +29,9 @@ export async function startIntakeWorkers(c: Container): Promise<RunningWorker> {
   running.worker.on('failed', (job, err) => {
     if (!job || err instanceof UnrecoverableError || err.name === 'UnrecoverableError') return;
     if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
-    const reason = err instanceof WaitingForInvoice ? err.finalReason : intakeReason('gave_up', { attempts: job.attemptsMade, error: err.message });
+    // the error itself is for operators (logged), never the reason a person reads
+    if (!(err instanceof WaitingForInvoice)) log.warn({ err, intakeId: job.data.intakeId, attempts: job.attemptsMade }, 'intake gave up on a file');
+    const reason = err instanceof WaitingForInvoice ? err.finalReason : intakeReason('gave_up', { attempts: job.attemptsMade });
     processor.giveUp(job.data, reason).catch((e) => log.error({ err: e, intakeId: job.data.intakeId }, 'could not record an intake failure'));
   });
 

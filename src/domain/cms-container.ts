@@ -103,17 +103,17 @@ function unwrapOne(der: Uint8Array): CmsUnwrap {
   let info: Pkijs.ContentInfo;
   try {
     const asn = asn1js.fromBER(der);
-    if (asn.offset === -1) return { error: `it is damaged (${asn.result.error || 'not valid BER'})` };
+    if (asn.offset === -1) return { error: 'it is damaged' }; // the ASN.1 library's words stay out of the reason
     info = new pkijs.ContentInfo({ schema: asn.result });
   } catch (e) {
-    return { error: `it is damaged (${(e as Error).message})` };
+    return { error: 'it is damaged' };
   }
   if (info.contentType !== OID.signedData) return { error: UNSUPPORTED[info.contentType] ?? `it is CMS content of type ${info.contentType}, which is not supported` };
   let signed: Pkijs.SignedData;
   try {
     signed = new pkijs.SignedData({ schema: info.content });
   } catch (e) {
-    return { error: `its SignedData is damaged (${(e as Error).message})` };
+    return { error: 'its signed data is damaged' };
   }
   const eContent = signed.encapContentInfo.eContent;
   if (!eContent) return { error: 'it is a detached signature: the signed content is not inside it' };

@@ -92,10 +92,10 @@ const ciiDate = (node: unknown, path: string) => {
 };
 const defined = (xs: (string | undefined)[]) => xs.filter((x): x is string => !!x);
 
-/** Why an XML cannot be read at all, in words: "not well-formed at line 3: ..." */
+/** Why an XML cannot be read at all, in words: "not well-formed at line 3" (the parser's own message is no person's words). */
 export function xmlProblem(xml: string): string | undefined {
   const v = fastXmlParser().XMLValidator.validate(xml, { allowBooleanAttributes: true });
-  return v === true ? undefined : `it is not well-formed XML at line ${v.err.line}: ${v.err.msg}`;
+  return v === true ? undefined : `it is not well-formed XML (at line ${v.err.line})`;
 }
 
 export type InvoiceReading = Extract<EinvoiceReading, { kind: 'invoice' }>;

@@ -32,27 +32,53 @@ export interface EinvoiceTotals {
   currency?: string;
 }
 
-/** What an XML says: an invoice's number (and totals), something that is no invoice, or an invoice whose number could not be read. */
-export type EinvoiceReading = ({ kind: 'invoice'; number: string } & EinvoiceTotals) | { kind: 'other'; what: string } | { kind: 'unread' };
+/**
+ * What a credit note says besides its number: that it is one (type code 381 and kin, or UBL's
+ * CreditNote root), and the invoices it corrects (BT-25), which are never evidence for attaching.
+ */
+export interface CreditNoteFacts {
+  creditNote?: true;
+  /** the preceding invoices' numbers (BT-25), NFC */
+  corrects?: string[];
+}
+
+/**
+ * What an XML says: an invoice's number (and totals, signed as the invoice's total in the account:
+ * a credit note's are negative), something that is no invoice, or an invoice whose number could
+ * not be read.
+ */
+export type EinvoiceReading = ({ kind: 'invoice'; number: string } & EinvoiceTotals & CreditNoteFacts) | { kind: 'other'; what: string } | { kind: 'unread' };
 
 const CII_SUMS = ['SupplyChainTradeTransaction', 'ApplicableHeaderTradeSettlement', 'SpecifiedTradeSettlementHeaderMonetarySummation'];
 const ZF1_SUMS = ['SpecifiedSupplyChainTradeTransaction', 'ApplicableSupplyChainTradeSettlement', 'SpecifiedTradeSettlementMonetarySummation'];
 
 /** Each invoice format: its root, where it keeps the document's number, type code, totals and currency (namespace prefixes removed). */
-const FORMATS: { root: string; id: string[]; typeCode?: string[]; grand?: string[]; due?: string[]; currency?: string[]; profile?: string[] }[] = [
+const FORMATS: { root: string; id: string[]; typeCode?: string[]; grand?: string[]; due?: string[]; currency?: string[]; profile?: string[]; corrects?: string[][]; creditNote?: true }[] = [
   // Factur-X, ZUGFeRD 2.x, XRechnung CII
   { root: 'CrossIndustryInvoice', id: ['ExchangedDocument', 'ID'], typeCode: ['ExchangedDocument', 'TypeCode'], profile: ['ExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter', 'ID'],
-    grand: [...CII_SUMS, 'GrandTotalAmount'], due: [...CII_SUMS, 'DuePayableAmount'], currency: [...CII_SUMS.slice(0, 2), 'InvoiceCurrencyCode'] },
+    grand: [...CII_SUMS, 'GrandTotalAmount'], due: [...CII_SUMS, 'DuePayableAmount'], currency: [...CII_SUMS.slice(0, 2), 'InvoiceCurrencyCode'],
+    corrects: [[...CII_SUMS.slice(0, 2), 'InvoiceReferencedDocument'], ['IssuerAssignedID']] },
   // ZUGFeRD 1.0
   { root: 'CrossIndustryDocument', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'], profile: ['SpecifiedExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter', 'ID'],
-    grand: [...ZF1_SUMS, 'GrandTotalAmount'], due: [...ZF1_SUMS, 'DuePayableAmount'], currency: [...ZF1_SUMS.slice(0, 2), 'InvoiceCurrencyCode'] },
+    grand: [...ZF1_SUMS, 'GrandTotalAmount'], due: [...ZF1_SUMS, 'DuePayableAmount'], currency: [...ZF1_SUMS.slice(0, 2), 'InvoiceCurrencyCode'],
+    corrects: [[...ZF1_SUMS.slice(0, 2), 'InvoiceReferencedDocument'], ['ID']] },
   // ZUGFeRD 1.0's first pre-release (rsm:Invoice)
   { root: 'Invoice', id: ['HeaderExchangedDocument', 'ID'], typeCode: ['HeaderExchangedDocument', 'TypeCode'] },
   // UBL (XRechnung UBL, Peppol BIS)
-  { root: 'Invoice', id: ['ID'], typeCode: ['InvoiceTypeCode'], grand: ['LegalMonetaryTotal', 'TaxInclusiveAmount'], due: ['LegalMonetaryTotal', 'PayableAmount'], currency: ['DocumentCurrencyCode'] },
-  // UBL credit note
-  { root: 'CreditNote', id: ['ID'], grand: ['LegalMonetaryTotal', 'TaxInclusiveAmount'], due: ['LegalMonetaryTotal', 'PayableAmount'], currency: ['DocumentCurrencyCode'] },
+  { root: 'Invoice', id: ['ID'], typeCode: ['InvoiceTypeCode'], grand: ['LegalMonetaryTotal', 'TaxInclusiveAmount'], due: ['LegalMonetaryTotal', 'PayableAmount'], currency: ['DocumentCurrencyCode'],
+    corrects: [['BillingReference'], ['InvoiceDocumentReference', 'ID']] },
+  // UBL credit note: a credit note whatever its type code says
+  { root: 'CreditNote', id: ['ID'], typeCode: ['CreditNoteTypeCode'], grand: ['LegalMonetaryTotal', 'TaxInclusiveAmount'], due: ['LegalMonetaryTotal', 'PayableAmount'], currency: ['DocumentCurrencyCode'],
+    corrects: [['BillingReference'], ['InvoiceDocumentReference', 'ID']], creditNote: true },
 ];
+
+/**
+ * Credit notes' type codes (UNTDID 1001, those EN 16931 and XRechnung list): their amounts are
+ * written from the credit note's side (233.47 credited), so the invoice they are in the account
+ * has their negation (-233.47). A corrected invoice (384) and an invoice (380) are written as
+ * invoices: a negative amount there is already the invoice's (-8.79).
+ */
+export const CREDIT_NOTE_TYPE_CODES = new Set(['81', '83', '261', '262', '296', '308', '381', '396', '420', '458', '532']);
 
 /** A decimal amount as the XML writes it ("1210.5", "-3.00") in cents, half away from zero; undefined when it is none. */
 export function amountCents(value: string | undefined): number | undefined {
@@ -93,6 +119,10 @@ const text = (v: unknown): string | undefined => {
   if (first && typeof first === 'object' && typeof (first as Record<string, unknown>)['#text'] === 'string') return decodeEntities((first as Record<string, string>)['#text']);
   return undefined;
 };
+
+/** Every node at the end of `path`, each step's arrays followed (a credit note may correct several invoices). */
+const every = (node: unknown, path: string[]): unknown[] =>
+  path.reduce<unknown[]>((nodes, step) => nodes.flatMap((n) => (n && typeof n === 'object' && !Array.isArray(n) ? [(n as Record<string, unknown>)[step]].flat() : [])), [node].flat());
 
 const at = (node: unknown, path: string[]): unknown => {
   for (const step of path) node = node && typeof node === 'object' ? (Array.isArray(node) ? node[0] : node)[step as keyof typeof node] : undefined;
@@ -148,9 +178,15 @@ export function readEinvoice(xml: Uint8Array | string): EinvoiceReading | undefi
     // ZUGFeRD 1.0 also defined order profiles in the invoice's layout (urn:ferd:CrossIndustryDocument:order:1p0:...)
     const profile = f.profile && text(at(body, f.profile))?.trim();
     if (profile && /:order:/i.test(profile)) return { kind: 'other', what: `an order (profile ${profile})` };
-    const amount = (path?: string[]) => (path ? amountCents(text(at(body, path))) : undefined);
+    const creditNote = f.creditNote || (typeCode !== undefined && CREDIT_NOTE_TYPE_CODES.has(typeCode));
+    const amount = (path?: string[]) => {
+      const cents = path ? amountCents(text(at(body, path))) : undefined;
+      return cents !== undefined && creditNote ? 0 - cents : cents;
+    };
     const totals: EinvoiceTotals = { grandCents: amount(f.grand), dueCents: amount(f.due), currency: f.currency && text(at(body, f.currency))?.trim() };
-    return { kind: 'invoice', number: id.normalize('NFC'), ...Object.fromEntries(Object.entries(totals).filter(([, v]) => v !== undefined)) };
+    const corrects = f.corrects ? every(body, f.corrects[0]).flatMap((ref) => every(ref, f.corrects![1]).map((n) => text(n)?.trim().normalize('NFC'))) : [];
+    const facts: CreditNoteFacts = { ...(creditNote ? { creditNote: true } : {}), ...(corrects.some(Boolean) ? { corrects: [...new Set(corrects.filter((n): n is string => Boolean(n)))] } : {}) };
+    return { kind: 'invoice', number: id.normalize('NFC'), ...Object.fromEntries(Object.entries(totals).filter(([, v]) => v !== undefined)), ...facts };
   }
   return known ? { kind: 'unread' } : undefined;
 }

@@ -36,23 +36,29 @@ interface ReasonSpec {
 const CMS = 'a signature container (CMS/PKCS#7, .p7m)';
 const RENAME = 'rename the file or assign it';
 const TOTALS = "the invoice's total is {{total}}: correct the invoice's total or send the matching file";
+const DAMAGED = 'it is damaged or incomplete; save or export it again from the program that made it and send the new file';
 
 export const INTAKE_REASONS = {
-  file_empty: { en: 'The file is empty' },
+  file_empty: { en: 'The file is empty; send it again' },
   file_tnef: { en: 'The file is an Outlook TNEF container (winmail.dat), not a PDF; send the PDF itself' },
   file_cms_unreadable: { en: `The file is ${CMS} that cannot be opened: {{error}}`, params: { error: 'text' } },
   file_cms_no_pdf: { en: `The file is ${CMS} that holds no PDF` },
-  file_not_pdf: { en: 'The file is not a PDF (no %PDF- header)' },
+  file_not_pdf: { en: 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' },
   file_too_large: { en: 'The file is larger than {{max}}', params: { max: 'bytes' } },
-  pdf_unreadable: { en: 'The PDF cannot be read: {{error}}', params: { error: 'text' } },
-  pdf_encrypted: { en: 'The PDF is protected with a password' },
-  pdf_no_pages: { en: 'The PDF has no pages' },
-  pdf_check_timeout: { en: 'The PDF could not be checked within {{seconds}} s', params: { seconds: 'number' } },
-  pdf_check_failed: { en: 'The PDF could not be checked: {{error}}', params: { error: 'text' } },
+  // The PDF check's failures, in words a person can act on; a library's message never reaches them (it is logged).
+  pdf_damaged: { en: `The PDF cannot be read: ${DAMAGED}` },
+  /** rows of older versions (their parameter held pdf-lib's message, no longer shown) */
+  pdf_unreadable: { en: `The PDF cannot be read: ${DAMAGED}` },
+  pdf_encrypted: { en: 'The PDF is protected with a password, so it cannot be checked or shown; send it without a password' },
+  pdf_no_pages: { en: 'The PDF has no pages; send the whole invoice' },
+  pdf_check_timeout: { en: 'The PDF could not be checked within {{seconds}} s; send it again, or a smaller or simpler PDF of the invoice', params: { seconds: 'number' } },
+  pdf_too_complex: { en: 'The PDF could not be checked: it needs more memory than a check may use; send a smaller or simpler PDF of the invoice (print it to PDF again)' },
+  /** rows of older versions (their parameter held the thread's exit), no longer made */
+  pdf_check_failed: { en: 'The PDF could not be checked: it needs more memory than a check may use; send a smaller or simpler PDF of the invoice (print it to PDF again)' },
   name_path_parts: { en: 'The file name {{name}} has path parts; send a plain name like <invoice_number>.pdf', params: { name: 'text' } },
   name_control_characters: { en: 'The file name {{name}} contains control characters', params: { name: 'text' } },
   name_no_invoice: { en: 'The file name {{name}} has no invoice id or number before .pdf', params: { name: 'text' } },
-  xml_unreadable: { en: 'The XML file cannot be read: {{problem}}', params: { problem: 'text' } },
+  xml_unreadable: { en: 'The XML file cannot be read: {{problem}}; export it again from the program that made it', params: { problem: 'text' } },
   xml_not_einvoice: {
     en: 'The XML file is not an e-invoice (its root element is {{root}}); send a UBL or CII (XRechnung, Factur-X) invoice or credit note',
     params: { root: 'text' },
@@ -75,7 +81,7 @@ export const INTAKE_REASONS = {
   from_signed_unverified: { en: `The PDF was taken out of ${CMS}; its signature was not verified, only unwrapped` },
   from_junk_dropped: { en: "The {{skipped}} bytes before the PDF's %PDF- header were dropped", params: { skipped: 'number' } },
   from_einvoice_xml: { en: 'Rendered as a PDF from the e-invoice XML, which is embedded in it as {{name}} and kept as the original', params: { name: 'text' } },
-  gave_up: { en: 'Gave up after {{attempts}} attempts: {{error}}', params: { attempts: 'number', error: 'text' } },
+  gave_up: { en: 'Gave up after {{attempts}} attempts: the service could not process the file (an error on our side, logged for the operators); retry it or send it again', params: { attempts: 'number' } },
   name_and_einvoices_name_several: { en: `The file's name and its e-invoices name different invoices, {{numbers}}; ${RENAME}`, params: { numbers: 'list' } },
   could_be_either: { en: 'The file could be invoice {{numbers}}; rename it or assign it', params: { numbers: 'list' } },
   name_and_einvoice_differ: { en: `The file's name says {{number}}, but its e-invoice says {{other}}; ${RENAME}`, params: { number: 'text', other: 'text' } },
@@ -95,6 +101,14 @@ export const INTAKE_REASONS = {
   einvoice_totals_differ: {
     en: `The e-invoice says invoice {{number}} with a total of {{grand}}, amount due {{due}}; ${TOTALS}`,
     params: { number: 'text', grand: 'amount', due: 'amount', total: 'amount' },
+  },
+  einvoice_credit_note_sign: {
+    en: "The e-invoice is credit note {{number}} of {{grand}}, but the invoice's total is {{total}}; a credit note is an invoice with a negative total: set the invoice's total to {{grand}}, or send the file of invoice {{number}}",
+    params: { number: 'text', grand: 'amount', total: 'amount' },
+  },
+  einvoice_sign_differs: {
+    en: "The e-invoice says invoice {{number}} with a total of {{grand}}, but the invoice's total is {{total}}: the signs differ; if the file is a credit note, set the invoice's total to {{grand}}, else send the file of invoice {{number}}",
+    params: { number: 'text', grand: 'amount', total: 'amount' },
   },
   einvoice_due_differs: { en: `The e-invoice says invoice {{number}} with an amount due of {{due}}; ${TOTALS}`, params: { number: 'text', due: 'amount', total: 'amount' } },
   note_subject_many_files: {
@@ -118,18 +132,22 @@ export const INTAKE_REASONS = {
     en: "Matched {{by}}; overruled: its name {{name}}, which names no invoice; the reply's subject, which names {{numbers}}",
     params: { by: 'evidence', name: 'text', numbers: 'list' },
   },
+  note_credit_note_corrects: {
+    en: 'the e-invoice is credit note {{number}}, which corrects invoice {{corrects}}: it attaches only to an invoice numbered {{number}} (with a negative total), never to the invoice it corrects',
+    params: { number: 'text', corrects: 'list' },
+  },
   note_einvoice_unread: { en: 'an e-invoice XML was found but its number could not be read' },
   note_pdf_no_text: { en: 'the PDF has no text to read (a scan?), so only its name could say which invoice it is' },
   note_pdf_text_several: { en: "the PDF's text names invoices {{numbers}}", params: { numbers: 'list' } },
   note_pdf_text_unknown: { en: "the PDF's text says invoice {{numbers}}, which is no invoice of this account", params: { numbers: 'list' } },
   note_pdf_text_no_total: { en: "the PDF's text says invoice {{number}}, but not its total {{total}}", params: { number: 'text', total: 'amount' } },
   zip_too_large: { en: 'The ZIP archive is larger than {{max}}', params: { max: 'bytes' } },
-  zip_unreadable: { en: 'The ZIP archive cannot be read: {{error}}', params: { error: 'text' } },
+  zip_unreadable: { en: 'The ZIP archive cannot be read: it is damaged or no ZIP archive; pack the files again and send the new archive' },
   zip_no_files: { en: 'The ZIP archive has no files' },
   zip_empty: { en: 'The ZIP archive is empty' },
   zip_too_many_entries: { en: 'The ZIP archive has {{count}} entries; at most {{max}} are accepted', params: { count: 'number', max: 'number' } },
   zip_unpacks_too_large: { en: 'The ZIP archive unpacks to {{total}}; at most {{max}} are accepted', params: { total: 'bytes', max: 'number' } },
-  zip_entry_unreadable: { en: '{{name}} in the ZIP archive cannot be read: {{error}}', params: { name: 'text', error: 'text' } },
+  zip_entry_unreadable: { en: '{{name}} in the ZIP archive cannot be read: it is damaged; pack the files again and send the new archive', params: { name: 'text' } },
   zip_entry_bomb: {
     en: '{{name}} in the ZIP archive is compressed {{ratio}} to 1 (above {{max}} to 1): refused as a possible zip bomb',
     params: { name: 'text', ratio: 'number', max: 'number' },

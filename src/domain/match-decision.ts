@@ -65,6 +65,10 @@ export function decideMatch(e: MatchEvidence): MatchDecision {
   ];
   const named = new Map(claims.map((c) => [c.invoiceId, c]));
   const notes = unread ? [intakeReason('note_einvoice_unread')] : [];
+  // a credit note waiting for its own number says that the invoice it corrects is not where it goes
+  for (const r of e.einvoices) {
+    if (r.kind === 'invoice' && r.corrects?.length && missingXml.includes(r.number)) notes.push(intakeReason('note_credit_note_corrects', { number: r.number, corrects: r.corrects }));
+  }
 
   // the file's own evidence names two invoices: refuse, naming each
   if (named.size > 1) return { kind: 'refuse', reason: conflictReason(claims) };
@@ -143,6 +147,10 @@ function totalsConflict(e: MatchEvidence, target: Claim): IntakeReason | undefin
     if (!stated.length || stated.includes(total)) continue;
     const stating = (cents: number): Amount => (r.currency ? { cents, currency: r.currency } : { cents });
     const said = { number: r.number, total: { cents: total } };
+    // the same amount of the other sign: a credit note against an invoice of a positive total (or
+    // the reverse); the advice is the sign, never "correct the total" alone
+    const flipped = stated.find((c) => c === -total && c !== 0);
+    if (flipped !== undefined) return intakeReason(r.creditNote ? 'einvoice_credit_note_sign' : 'einvoice_sign_differs', { ...said, grand: stating(flipped) });
     if (r.grandCents === undefined) return intakeReason('einvoice_due_differs', { ...said, due: stating(r.dueCents!) });
     if (r.dueCents === undefined || r.dueCents === r.grandCents) return intakeReason('einvoice_total_differs', { ...said, grand: stating(r.grandCents) });
     return intakeReason('einvoice_totals_differ', { ...said, grand: stating(r.grandCents), due: stating(r.dueCents) });

@@ -46,11 +46,15 @@ export async function checkPdf(bytes: Uint8Array): Promise<PdfVerdict> {
   if (refused) return refused;
   try {
     return await (await reader()).readPdf(bytes);
-  } catch (e) {
-    // pdf-lib throws Error on garbage and TypeError on some truncated files: all mean "corrupt".
-    return { ok: false, reason: intakeReason('pdf_unreadable', { error: (e as Error).message.split('\n')[0].slice(0, 200) }) };
+  } catch {
+    // pdf-lib throws Error on garbage and TypeError on some truncated files
+    // ("_this.catalog.Pages(...).traverse is not a function"): all mean damaged, in words a person can act on
+    return damagedPdf();
   }
 }
+
+/** The verdict on a PDF that cannot be parsed: damaged (the library's message is no person's words). */
+export const damagedPdf = (): PdfVerdict => ({ ok: false, reason: intakeReason('pdf_damaged') });
 
 export type PdfChecker = (bytes: Uint8Array) => Promise<PdfVerdict>;
 

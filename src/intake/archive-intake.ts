@@ -33,7 +33,8 @@ export interface StagedArchive {
 
 type Opened = { zip: OpenZip; entries: ListedEntry[] } | { reason: IntakeReason };
 
-const unreadable = (e: unknown) => intakeReason('zip_unreadable', { error: (e as Error).message.slice(0, 200) });
+// the ZIP library's message never reaches a person: the archive is damaged, or no ZIP archive
+const unreadable = () => intakeReason('zip_unreadable');
 
 /** The central directory, or why the archive as a whole is refused (nothing inflated yet). */
 async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
@@ -42,7 +43,7 @@ async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
   try {
     zip = await openZip(bytes);
   } catch (e) {
-    return { reason: unreadable(e) };
+    return { reason: unreadable() };
   }
   try {
     const tooMany = entryCountRefusal(zip.entryCount, limits);
@@ -51,9 +52,9 @@ async function open(bytes: Buffer, limits: ArchiveLimits): Promise<Opened> {
     if (!reason) return { zip, entries };
     zip.close();
     return { reason };
-  } catch (e) {
+  } catch {
     zip.close();
-    return { reason: unreadable(e) };
+    return { reason: unreadable() };
   }
 }
 
@@ -67,8 +68,8 @@ async function entryFile(zip: OpenZip, e: ListedEntry, archive: IncomingFile): P
   let bytes: Buffer;
   try {
     bytes = await zip.read(e);
-  } catch (err) {
-    return { file: base, refused: intakeReason('zip_entry_unreadable', { name: filename, error: (err as Error).message.slice(0, 200) }) };
+  } catch {
+    return { file: base, refused: intakeReason('zip_entry_unreadable', { name: filename }) };
   }
   return { file: { ...base, bytes }, refused: nestedArchiveRefusal(filename, bytes) };
 }

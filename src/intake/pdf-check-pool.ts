@@ -111,10 +111,8 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       } catch (e) {
         const err = e as Error & { code?: string };
         if (err.name === 'AbortError') return { ok: false, reason: intakeReason('pdf_check_timeout', { seconds: Math.round(timeoutMs / 1000) }) };
-        if (!closed && DIED_ON_FILE.test(`${err.code ?? ''} ${err.message}`.trim())) {
-          const why = err.message.replace(/^worker exited with code: (\d+)/, 'PDF check thread exited with code $1').split('\n')[0].slice(0, 200);
-          return { ok: false, reason: intakeReason('pdf_check_failed', { error: why }) };
-        }
+        // the thread's exit (out of memory) is the operators' to read, not the sender's
+        if (!closed && DIED_ON_FILE.test(`${err.code ?? ''} ${err.message}`.trim())) return { ok: false, reason: intakeReason('pdf_too_complex') };
         throw err; // the thread never came up, or the pool closed: ours, transient
       }
     },

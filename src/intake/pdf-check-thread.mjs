@@ -9,14 +9,14 @@ import { workerData } from 'piscina';
 console.log = console.warn = () => {};
 
 if (workerData.checkerUrl.endsWith('.ts')) (await import('tsx/esm/api')).register();
-const { checkPdf } = await import(workerData.checkerUrl);
+const { checkPdf, damagedPdf } = await import(workerData.checkerUrl);
 let fonts;
 
 export default async function check({ bytes }) {
   try {
     return await checkPdf(bytes);
-  } catch (e) {
-    return { ok: false, reason: `The PDF cannot be read: ${String(e?.message ?? e).split('\n')[0].slice(0, 200)}` };
+  } catch {
+    return damagedPdf(); // a library's message never becomes a reason
   }
 }
 

@@ -75,7 +75,7 @@ describe('ZIP archives by POST /v2/imports', () => {
     const imports = await archiveImports(t.request, acct.liveKey, res.body.id, 5);
     const by = Object.fromEntries(imports.map((r) => [r.filename, r]));
     expect(by['MX-0.pdf']).toMatchObject({ status: 'attached', invoice: inv.id });
-    expect(by['notes.txt']).toMatchObject({ status: 'failed', reason: 'The file is not a PDF (no %PDF- header)' });
+    expect(by['notes.txt']).toMatchObject({ status: 'failed', reason: 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' });
     expect(by['inner.zip']).toMatchObject({ status: 'failed', reason: 'inner.zip is an archive inside the ZIP archive; nested archives are not unpacked' });
     expect(by['disguised.pdf']).toMatchObject({ status: 'failed', reason: 'disguised.pdf is an archive inside the ZIP archive; nested archives are not unpacked' });
     expect(by['bomb.pdf'].status).toBe('failed');
@@ -98,7 +98,7 @@ describe('ZIP archives by POST /v2/imports', () => {
     const many = await makeZip(Array.from({ length: 1001 }, (_, i) => ({ name: `M-${i}.pdf`, bytes: Buffer.from(`%PDF-1.4 ${i}`) })));
     const cases: [string, Buffer, string][] = [
       ['many.zip', many, 'The ZIP archive has 1001 entries; at most 1000 are accepted'],
-      ['broken.zip', await makePdf('not a zip'), 'The ZIP archive cannot be read: End of central directory record signature not found. Either not a zip file, or file is truncated.'],
+      ['broken.zip', await makePdf('not a zip'), 'The ZIP archive cannot be read: it is damaged or no ZIP archive; pack the files again and send the new archive'],
       ['folders.zip', await makeZip([{ name: '__MACOSX/._x.pdf', bytes: Buffer.from('x') }]), 'The ZIP archive has no files'],
     ];
     for (const [name, bytes, reason] of cases) {

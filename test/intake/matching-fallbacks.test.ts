@@ -112,13 +112,13 @@ describe('PDFs protected with a password', () => {
   it('a PDF that needs a password to open fails and says so; one with only an owner password attaches', async () => {
     const a = await accountWith('2026-0117', '2026-0118');
     const locked = await upload(a.key, '2026-0117.pdf', encryptedPdf(await makePdf('locked'), 'user-secret'));
-    expect(locked).toMatchObject({ status: 'failed', reason: 'The PDF is protected with a password' });
+    expect(locked).toMatchObject({ status: 'failed', reason: 'The PDF is protected with a password, so it cannot be checked or shown; send it without a password' });
     const permissions = await upload(a.key, '2026-0118.pdf', encryptedPdf(await makePdf('permissions only'), ''));
     expect(permissions).toMatchObject({ status: 'attached', invoice: a.invoices['2026-0118'], matchedBy: 'invoice_number' });
   });
 
   it('fails at once when no invoice matches either, instead of waiting', async () => {
     const a = await accountWith();
-    expect(await upload(a.key, 'scan0004.pdf', encryptedPdf(await makePdf('locked'), 'user-secret'))).toMatchObject({ status: 'failed', reason: 'The PDF is protected with a password' });
+    expect(await upload(a.key, 'scan0004.pdf', encryptedPdf(await makePdf('locked'), 'user-secret'))).toMatchObject({ status: 'failed', reason: 'The PDF is protected with a password, so it cannot be checked or shown; send it without a password' });
   });
 });

@@ -162,8 +162,8 @@ describe('documents', () => {
 
 describe('permanent problems fail at once and are never retried', () => {
   it.each([
-    ['empty', () => Buffer.alloc(0), 'The file is empty'],
-    ['not a PDF', () => Buffer.from('Dear customer, here is your invoice.'), 'The file is not a PDF (no %PDF- header)'],
+    ['empty', () => Buffer.alloc(0), 'The file is empty; send it again'],
+    ['not a PDF', () => Buffer.from('Dear customer, here is your invoice.'), 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file'],
     ['oversized', async () => Buffer.concat([await makePdf('big'), Buffer.alloc(5 * 1024 * 1024, 0x20)]), 'The file is larger than 5242880 bytes'],
   ])('%s: failed on receipt, no job', async (_name, make, reason) => {
     const inv = await invoice(acct.liveKey);

@@ -33,7 +33,7 @@ describe('IntakeReceiver.receive', () => {
   it('records a file refused at once (not a PDF, bad name) as failed without a job', async () => {
     const scope = { accountId: acct.id, mode: 'test' as const };
     const notPdf = await t.c.intake.receive({ scope, channel: 'mail', sender: 'a@b.nl', filename: 'F-2.pdf', bytes: Buffer.from('hello') });
-    expect(notPdf).toMatchObject({ status: 'failed', reason: 'The file is not a PDF (no %PDF- header)' });
+    expect(notPdf).toMatchObject({ status: 'failed', reason: 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' });
     expect(await t.c.intakeQueue.getJob(notPdf.id)).toBeUndefined();
     const badName = await t.c.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: '../F-2.pdf', bytes: await makePdf() });
     expect(badName.status).toBe('failed');

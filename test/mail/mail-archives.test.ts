@@ -67,7 +67,7 @@ describe('ZIP attachments by e-mail', () => {
     expect(await decidedReply(id)).toMatchObject({ state: 'sent', recipient: from });
     await until(() => sink.to(from).length === 1, 30_000, 'the reply at the SMTP server');
     const text = sink.to(from)[0].parsed.text ?? '';
-    expect(text).toContain('notes.txt: The file is not a PDF (no %PDF- header)');
+    expect(text).toContain('notes.txt: The file is not a PDF (no %PDF- header); send the invoice as a PDF file');
     expect(text).not.toContain('MR-0.pdf');
     const attached = await h.request('GET', `/v2/invoices/${inv.id}`, { key: acct.liveKey });
     expect(attached.body.document).toBe('MR-0.pdf');

@@ -13,7 +13,7 @@ describe('directory listing', () => {
   it('one entry per name (the newest), an error text after each failed or waiting file, FTP uploads only, then temporary uploads', () => {
     const entries = buildListing(
       [
-        rec({ id: 'imp_3', filename: 'F-1.pdf', status: 'failed', reason: 'The file is not a PDF (no %PDF- header)' }),
+        rec({ id: 'imp_3', filename: 'F-1.pdf', status: 'failed', reason: 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' }),
         rec({ id: 'imp_2', filename: 'F-2.pdf', status: 'waiting', size: 7, reason: 'Waiting for an invoice with id or number F-2 until 2026-03-03T10:15:00.000Z' }),
         rec({ id: 'imp_1', filename: 'f-1.PDF', status: 'attached' }),
         rec({ id: 'imp_0', filename: 'mail.pdf', channel: 'mail' }),
@@ -36,11 +36,11 @@ describe('directory listing', () => {
     );
     const err = entries[1];
     expect(err.content!.toString()).toBe(
-      'File: F-1.pdf\r\nStatus: failed\r\nReason: The file is not a PDF (no %PDF- header)\r\nReceived: 2026-03-02T10:15:00.000Z\r\n' +
+      'File: F-1.pdf\r\nStatus: failed\r\nReason: The file is not a PDF (no %PDF- header); send the invoice as a PDF file\r\nReceived: 2026-03-02T10:15:00.000Z\r\n' +
         'Intake id: imp_3\r\nUpload a corrected file under the same name to try again.\r\n',
     );
     expect(err.size).toBe(err.content!.length);
-    expect(err.content!.toString()).toContain('Reason: The file is not a PDF (no %PDF- header)');
+    expect(err.content!.toString()).toContain('Reason: The file is not a PDF (no %PDF- header); send the invoice as a PDF file');
     expect(entries[0].content).toBeUndefined();
   });
 

@@ -42,7 +42,7 @@ describe('the PDF check reads the embedded e-invoice and the password', () => {
 
   it.each(['R2', 'R3', 'R4', 'R5', 'R6'] as const)('%s: refuses a PDF that needs a password to open, accepts one with only an owner password', async (revision) => {
     const pdf = await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') });
-    expect(await checkPdf(encryptedPdf(pdf, 'user-secret', revision))).toEqual({ ok: false, reason: said('The PDF is protected with a password') });
+    expect(await checkPdf(encryptedPdf(pdf, 'user-secret', revision))).toEqual({ ok: false, reason: said('The PDF is protected with a password, so it cannot be checked or shown; send it without a password') });
     expect(await checkPdf(encryptedPdf(pdf, '', revision))).toMatchObject({ ok: true, pages: 1 });
   });
 
@@ -51,6 +51,6 @@ describe('the PDF check reads the embedded e-invoice and the password', () => {
     doc.addPage();
     const pdf = Buffer.from(await doc.save({ useObjectStreams: true }));
     expect(await checkPdf(encryptedPdf(pdf, ''))).toEqual({ ok: true, pages: null, einvoices: [] });
-    expect(await checkPdf(encryptedPdf(pdf, 'user-secret'))).toEqual({ ok: false, reason: said('The PDF is protected with a password') });
+    expect(await checkPdf(encryptedPdf(pdf, 'user-secret'))).toEqual({ ok: false, reason: said('The PDF is protected with a password, so it cannot be checked or shown; send it without a password') });
   });
 });

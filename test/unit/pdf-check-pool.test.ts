@@ -26,8 +26,8 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
 
   it('answers empty, oversized and headerless files without a thread', async () => {
     const before = pool.stats().checked;
-    expect(await pool.check(Buffer.alloc(0))).toEqual({ ok: false, reason: said('The file is empty') });
-    expect(await pool.check(Buffer.from('just text'))).toEqual({ ok: false, reason: said('The file is not a PDF (no %PDF- header)') });
+    expect(await pool.check(Buffer.alloc(0))).toEqual({ ok: false, reason: said('The file is empty; send it again') });
+    expect(await pool.check(Buffer.from('just text'))).toEqual({ ok: false, reason: said('The file is not a PDF (no %PDF- header); send the invoice as a PDF file') });
     expect((await pool.check(Buffer.alloc(5 * 1024 * 1024 + 1, 0x25))).ok).toBe(false);
     expect(pool.stats().checked).toBe(before);
   });
@@ -60,8 +60,8 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     const dying = createPdfCheckPool(1, { threadUrl: new URL('./fixtures/dying-pdf-thread.mjs', import.meta.url) });
     try {
       const pdf = await makePdf('dies');
-      expect(await dying.check(pdf)).toEqual({ ok: false, reason: said('The PDF could not be checked: PDF check thread exited with code 7') });
-      expect(await dying.check(pdf)).toEqual({ ok: false, reason: said('The PDF could not be checked: PDF check thread exited with code 7') });
+      expect(await dying.check(pdf)).toEqual({ ok: false, reason: said('The PDF could not be checked: it needs more memory than a check may use; send a smaller or simpler PDF of the invoice (print it to PDF again)') });
+      expect(await dying.check(pdf)).toEqual({ ok: false, reason: said('The PDF could not be checked: it needs more memory than a check may use; send a smaller or simpler PDF of the invoice (print it to PDF again)') });
     } finally {
       await dying.close();
     }
@@ -74,7 +74,7 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
       // the fixture waits 100 ms for each unit of the file's last byte
       const taking = (units: number) => Buffer.concat([pdf, Buffer.from([units])]);
       expect(await slow.check(taking(1))).toEqual({ ok: true, pages: 1, einvoices: [] });
-      expect(await slow.check(taking(60))).toEqual({ ok: false, reason: said('The PDF could not be checked within 3 s') });
+      expect(await slow.check(taking(60))).toEqual({ ok: false, reason: said('The PDF could not be checked within 3 s; send it again, or a smaller or simpler PDF of the invoice') });
       // the timer of a check that ended in time does not abort a later one
       expect(await slow.check(taking(2))).toEqual({ ok: true, pages: 1, einvoices: [] });
     } finally {

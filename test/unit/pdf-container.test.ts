@@ -20,7 +20,7 @@ describe('openPdf', () => {
     const opened = openPdf(Buffer.concat([Buffer.from('\uFEFF\r\n'), pdf]));
     expect(opened).toMatchObject({ ok: true, from: said("The 5 bytes before the PDF's %PDF- header were dropped") });
     expect(opened.ok && Buffer.from(opened.bytes).equals(pdf)).toBe(true);
-    expect(openPdf(Buffer.concat([Buffer.alloc(1024, 0x20), pdf]))).toEqual({ ok: false, reason: said('The file is not a PDF (no %PDF- header)') });
+    expect(openPdf(Buffer.concat([Buffer.alloc(1024, 0x20), pdf]))).toEqual({ ok: false, reason: said('The file is not a PDF (no %PDF- header); send the invoice as a PDF file') });
   });
 
   it.each(['signed.der', 'signed.pem', 'signed.b64', 'signed-ber.der', 'signed-ec.der', 'double.der'])('unwraps the PDF of %s and says its signature was verified', (name) => {
@@ -44,11 +44,11 @@ describe('openPdf', () => {
 
   it('refuses TNEF by name, and an empty file', () => {
     expect(openPdf(Buffer.concat([Buffer.from([0x78, 0x9f, 0x3e, 0x22]), pdf]))).toEqual({ ok: false, reason: said('The file is an Outlook TNEF container (winmail.dat), not a PDF; send the PDF itself') });
-    expect(openPdf(Buffer.alloc(0))).toEqual({ ok: false, reason: said('The file is empty') });
+    expect(openPdf(Buffer.alloc(0))).toEqual({ ok: false, reason: said('The file is empty; send it again') });
   });
 
   it('sniffPdf, on arrival, lets a container through and refuses what holds no PDF', () => {
     expect(sniffPdf(fixture('signed.der'))).toBeUndefined();
-    expect(sniffPdf(Buffer.from('hello'))).toEqual({ ok: false, reason: said('The file is not a PDF (no %PDF- header)') });
+    expect(sniffPdf(Buffer.from('hello'))).toEqual({ ok: false, reason: said('The file is not a PDF (no %PDF- header); send the invoice as a PDF file') });
   });
 });

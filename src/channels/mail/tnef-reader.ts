@@ -98,7 +98,7 @@ export function readTnef(input: Uint8Array, depth = 0): TnefContent {
       try {
         readProps(data, codepage, draft);
       } catch (e) {
-        damaged ??= `attachment properties: ${(e as Error).message}`;
+        damaged ??= 'its attachment properties are damaged';
       }
     }
   }
