@@ -32,6 +32,8 @@ export interface SessionRow {
 }
 
 const USER_COLUMNS = 'id, account_id, email, password_hash, invite_expires_at, created_at, (totp_secret is not null) as second_factor, role';
+// a held invite read as a UserRow: an invited member
+const HELD_COLUMNS = "id, account_id, email, null::text as password_hash, invite_expires_at, created_at, false as second_factor, 'member'::text as role";
 
 export class UserRepository {
   /** A new user, or a new invite for an existing one of the same account (a password reset). */
@@ -46,12 +48,44 @@ export class UserRepository {
     return rows[0];
   }
 
+  /** The account's people, held invites among them (as invited members). */
   async list(q: Queryable, accountId: string): Promise<UserRow[]> {
-    return q.query<UserRow>(`select ${USER_COLUMNS} from account_users where account_id = $1 order by created_at, id`, [accountId]);
+    return q.query<UserRow>(
+      `select ${USER_COLUMNS} from account_users where account_id = $1
+       union all select ${HELD_COLUMNS} from held_invites where account_id = $1
+       order by created_at, id`,
+      [accountId],
+    );
   }
 
+  /** Removes a person or a held invite of the account. */
   async remove(q: Queryable, accountId: string, userId: string): Promise<boolean> {
-    return (await q.query('delete from account_users where account_id = $1 and id = $2 returning id', [accountId, userId])).length > 0;
+    const rows = await q.query(
+      `with u as (delete from account_users where account_id = $1 and id = $2 returning id), h as (delete from held_invites where account_id = $1 and id = $2 returning id)
+       select id from u union all select id from h`,
+      [accountId, userId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Holds an invite of an address that signs in to another account (a new token for one held already). */
+  async holdInvite(q: Queryable, h: { id: string; accountId: string; email: string; inviteHash: string; expiresAt: Date }): Promise<UserRow> {
+    const rows = await q.query<UserRow>(
+      `insert into held_invites (id, account_id, email, invite_hash, invite_expires_at) values ($1, $2, $3, $4, $5)
+       on conflict (account_id, lower(email)) do update set invite_hash = excluded.invite_hash, invite_expires_at = excluded.invite_expires_at
+       returning ${HELD_COLUMNS}`,
+      [h.id, h.accountId, h.email, h.inviteHash, h.expiresAt],
+    );
+    return rows[0];
+  }
+
+  /** Drops the account's held invite of the address (a real invite took its place). */
+  async dropHeldInvite(q: Queryable, accountId: string, email: string): Promise<void> {
+    await q.query('delete from held_invites where account_id = $1 and lower(email) = lower($2)', [accountId, email]);
+  }
+
+  async isHeldInvite(q: Queryable, inviteHash: string): Promise<boolean> {
+    return (await q.query('select 1 from held_invites where invite_hash = $1', [inviteHash])).length > 0;
   }
 
   async findByEmail(q: Queryable, email: string): Promise<UserRow | undefined> {

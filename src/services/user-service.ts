@@ -38,15 +38,27 @@ export class UserService {
     private readonly idleMinutes: number,
   ) {}
 
-  /** Invites a person (or re-invites one: a password reset); the token is shown only now. */
-  async invite(accountId: string, email: string, role: 'owner' | 'member' = 'owner'): Promise<UserView & { token: string }> {
+  /**
+   * Invites a person (or re-invites one: a password reset); the token is shown only now. An address
+   * that signs in to another account is refused (409: the operator's admin API), or with `hold`
+   * (an owner's invite, who must not learn that) held: it answers like any invite, its link sets nothing.
+   */
+  async invite(accountId: string, email: string, role: 'owner' | 'member' = 'owner', { hold = false } = {}): Promise<UserView & { token: string }> {
     const address = email?.trim() ?? '';
     if (!EMAIL.test(address) || address.length > 254) throw DomainError.invalid('Field email must be an e-mail address', 'email');
     await this.accounts.require(accountId);
     const token = randomToken(40);
-    const row = await this.repos.users.upsertInvite(this.db, { id: newId('usr'), accountId, email: address, inviteHash: sha256(token), expiresAt: new Date(Date.now() + INVITE_HOURS * 3_600_000), role });
-    if (!row) throw DomainError.conflict(`The e-mail address ${address} signs in to another account already`, 'email');
+    const invite = { id: newId('usr'), accountId, email: address, inviteHash: sha256(token), expiresAt: new Date(Date.now() + INVITE_HOURS * 3_600_000) };
+    const row = await this.repos.users.upsertInvite(this.db, { ...invite, role });
+    if (row) await this.repos.users.dropHeldInvite(this.db, accountId, address);
+    else if (hold) return { ...view(await this.repos.users.holdInvite(this.db, invite)), token };
+    else throw DomainError.conflict(`The e-mail address ${address} signs in to another account already`, 'email');
     return { ...view(row), token };
+  }
+
+  /** Whether the token is a held invite's (its address signs in to another account). */
+  isHeldInvite(token: string): Promise<boolean> {
+    return this.repos.users.isHeldInvite(this.db, sha256(token));
   }
 
   async list(accountId: string): Promise<UserView[]> {

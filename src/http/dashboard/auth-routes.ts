@@ -14,6 +14,11 @@ const field = (body: unknown, name: string) => {
 };
 
 const expired = (req: FastifyRequest) => ({ title: req.t('invite.expiredTitle'), message: req.t('invite.expired') });
+/** a held invite (its address signs in to another account: docs/dashboard.md), or the expired page */
+const unusable = async (c: HttpDeps, req: FastifyRequest, reply: FastifyReply, token: string) =>
+  (await c.users.isHeldInvite(token))
+    ? reply.code(409).view('message.eta', { title: req.t('invite.heldTitle'), message: req.t('invite.held') })
+    : reply.code(410).view('message.eta', expired(req));
 
 export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<void> {
   const signInPage = (req: FastifyRequest, error?: string, email = '') => ({ title: req.t('signIn.title'), error: error && req.t(error), email });
@@ -90,14 +95,14 @@ export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
 
   app.get<{ Params: { token: string } }>('/dashboard/invite/:token', async (req, reply) => {
     const email = await c.users.inviteEmail(req.params.token);
-    if (!email) return reply.code(410).view('message.eta', expired(req));
+    if (!email) return unusable(c, req, reply, req.params.token);
     return reply.view('invite.eta', { title: req.t('invite.title'), email, min: MIN_PASSWORD_LENGTH });
   });
 
   app.post<{ Params: { token: string } }>('/dashboard/invite/:token', async (req, reply) => {
     const password = field(req.body, 'password');
     const email = await c.users.inviteEmail(req.params.token);
-    if (!email) return reply.code(410).view('message.eta', expired(req));
+    if (!email) return unusable(c, req, reply, req.params.token);
     if (password !== field(req.body, 'confirm')) {
       return reply.code(400).view('invite.eta', { title: req.t('invite.title'), email, min: MIN_PASSWORD_LENGTH, error: req.t('invite.differ') });
     }

@@ -31,10 +31,11 @@ export async function peopleRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     }
     let invited;
     try {
-      invited = await c.users.invite(scope.accountId, email, 'member');
+      // an address of another account is held, answered like any other: no enumeration of other accounts' people
+      invited = await c.users.invite(scope.accountId, email, 'member', { hold: true });
     } catch (e) {
-      if (!(e instanceof DomainError && (e.kind === 'invalid' || e.kind === 'conflict'))) throw e;
-      return redirectWith(c.users, req, reply, PAGE, { error: { key: e.kind === 'invalid' ? 'people.badEmail' : 'people.elsewhere', params: { email } } });
+      if (!(e instanceof DomainError && e.kind === 'invalid')) throw e;
+      return redirectWith(c.users, req, reply, PAGE, { error: { key: 'people.badEmail', params: { email } } });
     }
     const url = `${c.config.links.base}/dashboard/invite/${invited.token}`;
     if (c.inviteMailer) await mailInvite(c.inviteMailer, req.lang, invited.email, url).catch((err) => req.log.warn({ err: (err as Error).message, userId: invited.id }, 'invite e-mail not sent'));

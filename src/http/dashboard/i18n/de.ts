@@ -26,6 +26,7 @@ export const de: Messages = {
   invite: {
     title: 'Passwort festlegen', for: 'Für <strong>{{email}}</strong>. Mindestens {{min}} Zeichen.', password: 'Neues Passwort', confirm: 'Passwort wiederholen',
     submit: 'Passwort festlegen', differ: 'Die beiden Passwörter sind verschieden.', tooShort: 'Das Passwort muss {{min}} bis 200 Zeichen lang sein.',
+    heldTitle: 'Adresse anderswo in Gebrauch', held: 'Mit dieser E-Mail-Adresse melden Sie sich schon bei einem anderen Konto dieses Dienstes an, und eine Adresse gehört zu einem Konto. Nichts wurde geändert: Bitten Sie die einladende Person, eine andere Adresse von Ihnen einzuladen.',
     expiredTitle: 'Einladung abgelaufen', expired: 'Dieser Einladungslink wurde schon benutzt oder ist abgelaufen. Bitten Sie Ihren Administrator um einen neuen.',
     mailSubject: 'Ihre Einladung zum invoice-intake-Dashboard',
     mailText: 'Sie wurden zum invoice-intake-Dashboard eingeladen.\n\nLegen Sie hier Ihr Passwort fest (der Link gilt einmal, {{hours}} Stunden lang):\n\n{{url}}\n\nHaben Sie das nicht erwartet, ignorieren Sie diese Nachricht.\n',
@@ -101,7 +102,7 @@ export const de: Messages = {
     invite: 'Kollegen einladen', inviteSubmit: 'Einladen', link: 'Einladungslink für {{email}}', linkHint: 'Nur jetzt sichtbar. Er legt ein Passwort fest und gilt einmal, 24 Stunden lang.', mailed: 'Er wurde auch per E-Mail verschickt.',
     linkShown: 'Der Einladungslink wurde schon einmal angezeigt und wird nicht aufbewahrt. Verloren? Entfernen Sie die Person und laden Sie sie erneut ein.',
     removeConfirm: 'Ja, {{email}} entfernen', remove: 'Entfernen', removed: '{{email}} hat keinen Zugang mehr.',
-    exists: '{{email}} hat schon Zugang.', badEmail: 'Geben Sie eine E-Mail-Adresse ein.', elsewhere: '{{email}} meldet sich schon bei einem anderen Konto an.', notYourself: 'Sie können sich nicht selbst entfernen.', tickRemove: 'Setzen Sie das Häkchen, um das Entfernen zu bestätigen.',
+    exists: '{{email}} hat schon Zugang.', badEmail: 'Geben Sie eine E-Mail-Adresse ein.', notYourself: 'Sie können sich nicht selbst entfernen.', tickRemove: 'Setzen Sie das Häkchen, um das Entfernen zu bestätigen.',
   },
   reset: {
     title: 'Passwort vergessen?', intro: 'Geben Sie die E-Mail-Adresse ein, mit der Sie sich anmelden. Hat sie Zugang, erhält sie einen Link für ein neues Passwort; er gilt einmal, eine Stunde lang.',

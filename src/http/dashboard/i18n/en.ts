@@ -25,6 +25,7 @@ export const en = {
   invite: {
     title: 'Set your password', for: 'For <strong>{{email}}</strong>. At least {{min}} characters.', password: 'New password', confirm: 'Repeat the password',
     submit: 'Set password', differ: 'The two passwords differ.', tooShort: 'The password must be {{min}} to 200 characters.',
+    heldTitle: 'Address in use elsewhere', held: 'This e-mail address signs in to another account of this service already, and an address belongs to one account only. Nothing was changed: ask whoever invited you to invite another address of yours.',
     expiredTitle: 'Invite expired', expired: 'This invite link was used already or has expired. Ask your administrator for a new one.',
     mailSubject: 'Your invoice-intake dashboard invite',
     mailText: 'You were invited to the invoice-intake dashboard.\n\nSet your password here (the link works once, for {{hours}} hours):\n\n{{url}}\n\nIf you did not expect this, ignore this message.\n',
@@ -100,7 +101,7 @@ export const en = {
     invite: 'Invite a colleague', inviteSubmit: 'Invite', link: 'Invite link for {{email}}', linkHint: 'Shown only now. It sets a password, works once, for 24 hours.', mailed: 'It was also e-mailed to them.',
     linkShown: 'The invite link was already shown, once, and is not kept. If it got lost, remove the person and invite them again.',
     removeConfirm: 'Yes, remove {{email}}', remove: 'Remove', removed: '{{email}} no longer has access.',
-    exists: '{{email}} has access already.', badEmail: 'Enter an e-mail address.', elsewhere: '{{email}} signs in to another account already.', notYourself: 'You cannot remove yourself.', tickRemove: 'Tick the box to confirm the removal.',
+    exists: '{{email}} has access already.', badEmail: 'Enter an e-mail address.', notYourself: 'You cannot remove yourself.', tickRemove: 'Tick the box to confirm the removal.',
   },
   reset: {
     title: 'Forgot your password?', intro: 'Enter the e-mail address you sign in with. If it has access, a link to set a new password is sent to it; it works once, for an hour.',

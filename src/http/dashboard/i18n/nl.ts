@@ -26,6 +26,7 @@ export const nl: Messages = {
   invite: {
     title: 'Stel uw wachtwoord in', for: 'Voor <strong>{{email}}</strong>. Minstens {{min}} tekens.', password: 'Nieuw wachtwoord', confirm: 'Herhaal het wachtwoord',
     submit: 'Wachtwoord instellen', differ: 'De twee wachtwoorden verschillen.', tooShort: 'Het wachtwoord moet {{min}} tot 200 tekens lang zijn.',
+    heldTitle: 'Adres elders in gebruik', held: 'Met dit e-mailadres logt u al in bij een ander account van deze dienst, en een adres hoort bij één account. Er is niets gewijzigd: vraag wie u uitnodigde een ander adres van u uit te nodigen.',
     expiredTitle: 'Uitnodiging verlopen', expired: 'Deze uitnodigingslink is al gebruikt of verlopen. Vraag uw beheerder om een nieuwe.',
     mailSubject: 'Uw uitnodiging voor het invoice-intake-dashboard',
     mailText: 'U bent uitgenodigd voor het invoice-intake-dashboard.\n\nStel hier uw wachtwoord in (de link werkt één keer, {{hours}} uur lang):\n\n{{url}}\n\nVerwachtte u dit niet, negeer dan dit bericht.\n',
@@ -101,7 +102,7 @@ export const nl: Messages = {
     invite: 'Een collega uitnodigen', inviteSubmit: 'Uitnodigen', link: 'Uitnodigingslink voor {{email}}', linkHint: 'Alleen nu zichtbaar. Hij stelt een wachtwoord in en werkt één keer, 24 uur lang.', mailed: 'Hij is ook naar de collega gemaild.',
     linkShown: 'De uitnodigingslink is al één keer getoond en wordt niet bewaard. Kwijt? Verwijder de persoon en nodig opnieuw uit.',
     removeConfirm: 'Ja, verwijder {{email}}', remove: 'Verwijderen', removed: '{{email}} heeft geen toegang meer.',
-    exists: '{{email}} heeft al toegang.', badEmail: 'Vul een e-mailadres in.', elsewhere: '{{email}} meldt zich al aan bij een ander account.', notYourself: 'U kunt uzelf niet verwijderen.', tickRemove: 'Vink het vakje aan om het verwijderen te bevestigen.',
+    exists: '{{email}} heeft al toegang.', badEmail: 'Vul een e-mailadres in.', notYourself: 'U kunt uzelf niet verwijderen.', tickRemove: 'Vink het vakje aan om het verwijderen te bevestigen.',
   },
   reset: {
     title: 'Wachtwoord vergeten?', intro: 'Vul het e-mailadres in waarmee u zich aanmeldt. Heeft het toegang, dan krijgt het een link om een nieuw wachtwoord in te stellen; die werkt één keer, een uur lang.',
