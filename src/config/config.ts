@@ -180,8 +180,10 @@ const schema = {
   // dashboard
   /** a signed-in person's session ends after this long without a request */
   dashboardIdleMinutes: { env: 'DASHBOARD_IDLE_MINUTES', parse: int(1, 7 * 24 * 60), fallback: 30 },
-  /** failed sign-ins allowed per address and per e-mail within DASHBOARD_SIGNIN_WINDOW_MS */
+  /** free failed sign-ins per (client address, e-mail); after them each try waits 1 s, 2 s, 4 s, ... */
   dashboardSignInAttempts: { env: 'DASHBOARD_SIGNIN_ATTEMPTS', parse: int(1, 1000), fallback: 5 },
+  /** failures of one e-mail (any address) or one address (any e-mail) after which the delays tighten */
+  dashboardSignInCeiling: { env: 'DASHBOARD_SIGNIN_CEILING', parse: int(1, 100_000), fallback: 50 },
   dashboardSignInWindowMs: { env: 'DASHBOARD_SIGNIN_WINDOW_MS', parse: int(1000), fallback: 15 * 60_000 },
   /** signs the dashboard's CSRF cookie; unset: a random secret kept in DATA_DIR (set it on several API nodes) */
   dashboardSecret: { env: 'DASHBOARD_SECRET', parse: optional(str()), secret: true },
