@@ -3,13 +3,16 @@
 // real names of cameras, phones, scanners and mail programs of --names, then scanner-like
 // counters) and under the exact name of ANOTHER existing invoice (a conflict: refused is expected),
 // by POST /v2/imports and by FTPS. Prints per channel right / wrong / refused / waiting and lists
-// the wrong ones; exits 1 when any file went to the wrong invoice. The expected invoice of each
-// file is the corpus's expected.tsv, read from the PDFs by qpdf and xmllint, not by our code.
+// the wrong ones; exits 1 when any file went to the wrong invoice, when a file whose e-invoice
+// names an invoice of its total (positive or negative: credit notes) was not attached to it, or
+// when a reason holds a library's message. The expected invoice and total of each file are read
+// without our code (bench/corpus-expected.ts: qpdf and regular expressions).
 //
-//   npm run corpus:matching -- --corpus DIR [--names FILE] [--channels http,ftp] [--wait-ms 60000]
+//   npm run corpus:matching -- [--corpus DIR] [--names FILE] [--channels http,ftp] [--wait-ms 60000]
 //
-// The corpus is public material and stays outside the repository (docs/matching.md, "Measuring
-// with real inputs"): this project commits no files taken from other repositories.
+// DIR: the shared corpora (default ../shared/corpora beside the checkout; every folder its README
+// describes). They are public material and stay outside the repository (docs/matching.md,
+// "Measuring with real inputs"). CI runs it: test/intake/corpus-matching.test.ts.
 //
 // The service runs as a process (src/main.ts, roles api, worker, ftp) on a fresh PostgreSQL
 // database and a private redis-server, and is reached only through its public interfaces: the
@@ -18,7 +21,6 @@
 // really use (2024, 0815, ...), so that names full of counters and dates meet numbers they could be
 // mistaken for.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,17 +28,19 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { Client } from 'basic-ftp';
 import { randomToken } from '../src/domain/ids.ts';
+import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
 import { spawnService } from '../testkit/service-process.ts';
 import { pollFor } from '../testkit/wait.ts';
 import { apiCaller, pool, runBench, waitUntilReady } from './bench-kit.ts';
+import { LIBRARY_MESSAGE, readSharedCorpora, type CorpusFile } from './corpus-expected.ts';
 
 const { values } = parseArgs({
   options: {
-    // a folder of real files with an expected.tsv, kept outside the repository (docs/matching.md)
-    corpus: { type: 'string' },
+    // the shared corpora, outside the repository (../shared/corpora/README.md)
+    corpus: { type: 'string', default: path.resolve(ROOT, '../shared/corpora') },
     channels: { type: 'string', default: 'http,ftp' },
     // real file names (name, source, meaningless yes/no), kept beside the corpus; without it: counters, dates and words made here
     names: { type: 'string' },
@@ -45,10 +49,6 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
   },
 });
-if (!values.corpus) {
-  console.error('usage: npm run corpus:matching -- --corpus DIR [--names FILE] [--channels http,ftp]: DIR holds the files and their expected.tsv (docs/matching.md)');
-  process.exit(2);
-}
 const CHANNELS = values.channels!.split(',').map((c) => c.trim()) as Channel[];
 for (const c of CHANNELS) if (c !== 'http' && c !== 'ftp') throw new Error(`unknown channel ${c} (http, ftp)`);
 const WAIT_MS = Number(values['wait-ms']);
@@ -59,22 +59,8 @@ const DISTRACTORS = ['2024', '0815', '000123', '0001', '0123', 'INV-000123', 'RE
 
 type Channel = 'http' | 'ftp';
 type Case = 'meaningless' | 'conflict';
-interface CorpusFile { file: string; expected: string | null; kind: string; otherId: string | null; total: string | null; bytes: Buffer; sha256: string }
 interface Account { key: string; ftpUsername: string; invoiceOf: Map<string, string>; numberOf: Map<string, string> }
 interface Upload { file: CorpusFile; channel: Channel; case: Case; acct: Account; name: string; nameInvoice?: string; id?: string; record?: any }
-
-/**
- * expected.tsv of a corpus folder: file, expected number (empty: none readable), kind, and the
- * number of a document that is no invoice (an order's ID: the account gets an invoice of that number).
- */
-function readCorpus(dir: string): CorpusFile[] {
-  const lines = fs.readFileSync(path.join(dir, 'expected.tsv'), 'utf8').split('\n').slice(1).filter(Boolean);
-  return lines.map((line) => {
-    const [file, expected, kind, otherId, total] = line.split('\t');
-    const bytes = fs.readFileSync(path.join(dir, file));
-    return { file, expected: expected || null, kind, otherId: otherId || null, total: total || null, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
-  });
-}
 
 /** The names of file-names.tsv that are no evidence for any invoice of the account, as PDFs. */
 function meaninglessNames(file: string): string[] {
@@ -107,7 +93,7 @@ const exactName = (number: string, id: string) => (/[/\\]/.test(number) || numbe
 const key = (c: string, channel: string, name: string, sha256: string) => `${c}|${channel}|${name.normalize('NFC')}|${sha256}`;
 
 runBench(async () => {
-  const corpus = readCorpus(values.corpus!);
+  const corpus = readSharedCorpora(values.corpus!);
   const redis = await startPrivateRedis();
   const pgdb = await createPgDatabase();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-corpus-'));
@@ -130,12 +116,12 @@ runBench(async () => {
     // two accounts with the same invoices: every number of the corpus (orders' too), and the distractors. One
     // takes the meaningless names, the other the conflicts, so that a document attached by its
     // exact name in one run never stands in the way of an e-invoice match of the other.
-    const numbers = [...new Set([...corpus.flatMap((f) => [f.expected, f.otherId]).filter((n): n is string => n !== null), ...DISTRACTORS])];
+    const numbers = [...new Set([...corpus.flatMap((f) => [f.expected, ...f.otherNumbers]).filter((n): n is string => n !== null), ...DISTRACTORS])];
     const refusedNumbers = new Set<string>();
-    // each invoice's total is its first file's (BT-112, read by qpdf and xmllint); a later file of the
-    // same number with another total is another invoice of that number: refused by the totals check
+    // each invoice's total is its first file's (BT-112, else BT-115; a credit note's negative); a later file of
+    // the same number with another total is another invoice of that number: refused by the totals check
     const totalOf = new Map<string, string>();
-    for (const f of corpus) if (f.expected && f.total && Number(f.total) >= 0 && !totalOf.has(f.expected)) totalOf.set(f.expected, Number(f.total).toFixed(2));
+    for (const f of corpus) if (f.expected && f.total && !totalOf.has(f.expected)) totalOf.set(f.expected, f.total);
     const otherTotal = (f: CorpusFile) => Boolean(f.expected && f.total && Number(totalOf.get(f.expected) ?? '100.00') !== Number(f.total));
     const makeAccount = async (label: Case): Promise<Account> => {
       const created = await call('POST', '/admin/accounts', adminToken, { name: `corpus-${label}-${randomToken(4)}` });
@@ -228,10 +214,11 @@ runBench(async () => {
       // conflict: the name is another invoice's exact number or id
       if (own) return r.invoice === own ? 'unrefused' : 'wrong'; // name and XML disagree: refused is expected
       // no readable invoice number inside: the name is the only evidence, unless the file is no PDF at all
-      return r.invoice === u.nameInvoice && u.file.kind !== 'pdf-unreadable' ? 'right' : 'wrong';
+      return r.invoice === u.nameInvoice && u.file.attachable ? 'right' : 'wrong';
     };
     const withNumber = corpus.filter((f) => f.expected && accounts.conflict.invoiceOf.has(f.expected)).length;
-    console.log(`matching corpus: ${corpus.length} PDFs from ${path.relative(process.cwd(), values.corpus!) || '.'} (${withNumber} with a readable invoice number of the account), `
+    const kinds = [...corpus.reduce((m, f) => m.set(f.kind, (m.get(f.kind) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${n} ${k}`).join(', ');
+    console.log(`matching corpus: ${corpus.length} files (${kinds}) from ${values.corpus} (${withNumber} with a readable invoice number of the account, ${corpus.filter((f) => Number(f.total) < 0).length} with a negative total), `
       + `accounts of ${accounts.conflict.invoiceOf.size} invoices (${DISTRACTORS.length} short or separator distractors), channels ${CHANNELS.join(', ')}, ${os.cpus().length} CPUs`);
     if (refusedNumbers.size) console.log(`invoice numbers the API refused (their files count as having none): ${[...refusedNumbers].join('; ')}`);
     console.log('\nchannel  names         files  right  wrong  refused  waiting  unrefused   not to attach');
@@ -251,13 +238,13 @@ runBench(async () => {
           }
         }
         // meaningless names: a readable number that did not attach; conflicts: a file without one that did not attach by its name
-        const shouldHave = (x: Upload) => (x.case === 'meaningless' ? Boolean(x.file.expected && x.acct.invoiceOf.has(x.file.expected)) && !otherTotal(x.file) : !x.file.expected && x.file.kind !== 'pdf-unreadable');
+        const shouldHave = (x: Upload) => (x.case === 'meaningless' ? Boolean(x.file.expected && x.acct.invoiceOf.has(x.file.expected)) && !otherTotal(x.file) : !x.file.expected && x.file.attachable);
         for (const u of rows.filter((x) => shouldHave(x) && x.record?.status !== 'attached')) {
           missed.push(`  ${channel} ${c} "${u.name}" (${u.file.file}, XML number ${u.file.expected ?? 'none'}, ${u.file.kind}): ${u.record?.status ?? 'no record'}, ${String(u.record?.reason ?? '').slice(0, 140)}`);
         }
         wrongCount += count.wrong;
         // files whose right outcome is not being attached: no readable number (meaningless names), name and XML disagreeing (conflict)
-        const notToAttach = rows.filter((u) => (c === 'meaningless' ? !(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || otherTotal(u.file) : Boolean(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || u.file.kind === 'pdf-unreadable')).length;
+        const notToAttach = rows.filter((u) => (c === 'meaningless' ? !(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || otherTotal(u.file) : Boolean(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || !u.file.attachable)).length;
         const unref = c === 'conflict' ? String(count.unrefused) : '-';
         console.log(`${channel.padEnd(8)} ${c.padEnd(12)} ${String(rows.length).padStart(6)} ${String(count.right).padStart(6)} ${String(count.wrong).padStart(6)} ${String(count.refused).padStart(8)} ${String(count.waiting).padStart(8)} ${unref.padStart(10)} ${String(notToAttach).padStart(15)}`);
         // which evidence attached them (docs/matching.md): the kinds the corpus exercises
@@ -275,7 +262,11 @@ runBench(async () => {
     const cpu = (clientCpu.user + clientCpu.system) / 1000;
     console.log(`\n${uploads.length} uploads in ${uploadSeconds.toFixed(1)} s, settled or bounded after ${seconds.toFixed(1)} s; client CPU (this process) ${(cpu / 1000).toFixed(1)} s, `
       + `${((100 * cpu) / (seconds * 1000 * os.cpus().length)).toFixed(1)} % of the machine`);
-    if (wrongCount > 0) process.exitCode = 1;
+    // a reason is for people: a library's message in one is a failure of its own
+    const leaked = uploads.filter((u) => u.record?.reason && LIBRARY_MESSAGE.test(u.record.reason)).map((u) => `  ${u.channel} "${u.name}" (${u.file.file}): ${u.record.reason}`);
+    if (leaked.length) console.log(`\nreasons holding a library's message:\n${[...new Set(leaked)].join('\n')}`);
+    console.log(`\nverdict: ${wrongCount} wrong, ${missed.length} not attached although they should be, ${leaked.length} reasons with a library's message`);
+    if (wrongCount > 0 || missed.length > 0 || leaked.length > 0) process.exitCode = 1;
   } finally {
     service.signal('SIGTERM');
     await service.exited;
