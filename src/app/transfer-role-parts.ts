@@ -4,12 +4,23 @@ import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
 import type { Logger } from '../platform/logger.ts';
 import { LoginLockout } from '../channels/transfer/login-lockout.ts';
+import { PreLoginGate } from '../channels/transfer/pre-login-gate.ts';
 import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 
-/** A channel's receiver, counters and log, and the login lockout FTP and SFTP share (failures on either add up). */
+/**
+ * A channel's receiver, counters and log, the login lockout FTP and SFTP share (failures on either
+ * add up), and its limits before login (TRANSFER_*, the same settings, counted per protocol).
+ */
 export function transferDeps(c: Container, receiver: IntakeReceiver, metrics: TransferMetrics, log: Logger) {
-  const lockout = new LoginLockout(c.redis, c.config.redisPrefix, { attempts: c.config.ftpLockoutAttempts, lockoutMs: c.config.ftpLockoutMs });
-  return { receiver, lockout, metrics, log };
+  const { config } = c;
+  const lockout = new LoginLockout(c.redis, config.redisPrefix, { attempts: config.ftpLockoutAttempts, lockoutMs: config.ftpLockoutMs });
+  const limits = {
+    maxUnauthenticatedPerAddress: config.transferMaxUnauthenticatedPerAddress,
+    connectionsPerMinutePerAddress: config.transferConnectionsPerMinutePerAddress,
+    handshakeTimeoutMs: config.transferHandshakeTimeoutMs,
+  };
+  const gate = new PreLoginGate(metrics.protocol, limits, { log, metrics: c.metrics.transferLimits });
+  return { receiver, lockout, metrics, log, gate };
 }
 
 /** Starts the channel; its readiness check fails while it is not listening (and while it drains at shutdown). */

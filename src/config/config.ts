@@ -108,6 +108,10 @@ const schema = {
   ftpListLimit: { env: 'FTP_LIST_LIMIT', parse: int(1, 10_000), fallback: 200 },
   // how long a temporary upload (x.pdf.part) waits in memory for its rename, from any session of its account and mode
   ftpTempUploadHoldMs: { env: 'FTP_TEMP_UPLOAD_HOLD_MS', parse: int(1000), fallback: 10 * 60_000 },
+  // FTP/FTPS/SFTP before login, per client address (docs/operations.md, "Limits before login")
+  transferMaxUnauthenticatedPerAddress: { env: 'TRANSFER_MAX_UNAUTHENTICATED_PER_ADDRESS', parse: int(1, 10_000), fallback: 20 },
+  transferConnectionsPerMinutePerAddress: { env: 'TRANSFER_CONNECTIONS_PER_MINUTE_PER_ADDRESS', parse: int(1, 100_000), fallback: 60 },
+  transferHandshakeTimeoutMs: { env: 'TRANSFER_HANDSHAKE_TIMEOUT_MS', parse: int(100, 600_000), fallback: 30_000 },
   // sftp (logins, the lockout, FTP_LIST_LIMIT, FTP_TEMP_UPLOAD_HOLD_MS and FTP_MAX_CONNECTIONS_PER_ACCOUNT are FTP's)
   sftpPort: { env: 'SFTP_PORT', parse: int(0, 65535), fallback: 2222 },
   sftpHost: { env: 'SFTP_HOST', parse: str(), fallback: '0.0.0.0' },
@@ -193,12 +197,9 @@ const schema = {
   opsPort: { env: 'OPS_PORT', parse: optional(int(0, 65535)) },
   /** when set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>; unset, it is open */
   metricsToken: { env: 'METRICS_TOKEN', parse: optional(str()), secret: true },
-  /**
-   * V8 lets the old generation grow this much past what survived the last full GC before it
-   * collects again (0: V8's own factor, 10-40 % at this heap size). Received files pass through
-   * enough short-lived objects that V8's factor ran a full GC every ~60 files, each marking the
-   * whole ~50 MB heap on background threads: a third of the process's CPU at 150 files/s.
-   */
+  /** V8 lets the old generation grow this much past what survived the last full GC before it collects again (0: V8's own
+   * factor, 10-40 % at this heap size). Received files pass through enough short-lived objects that V8's factor ran a full
+   * GC every ~60 files, each marking the whole ~50 MB heap on background threads: a third of the process's CPU at 150 files/s. */
   heapGrowingPercent: { env: 'HEAP_GROWING_PERCENT', parse: int(0, 400), fallback: 100 },
 } satisfies Record<string, Setting<unknown>>;
 

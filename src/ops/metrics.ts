@@ -74,6 +74,14 @@ export interface FailingEndpoint {
   seconds: number;
 }
 
+/** Which limit before login turned a connection away (per_address, rate) or closed it (handshake_timeout). */
+export type PreLoginLimit = 'per_address' | 'rate' | 'handshake_timeout';
+
+/** What the FTP and SFTP servers' limits before login report (src/channels/transfer/pre-login-gate.ts). */
+export interface TransferLimitMetrics {
+  hit(protocol: 'ftp' | 'sftp', limit: PreLoginLimit): void;
+}
+
 export interface HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void;
 }
@@ -88,6 +96,7 @@ export class Metrics {
   readonly imap: ImapMetrics;
   readonly queues: QueueMetrics;
   readonly webhooks: WebhookMetrics;
+  readonly transferLimits: TransferLimitMetrics;
 
   constructor(opts: { roles?: readonly string[]; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -155,6 +164,14 @@ export class Metrics {
       connectionState: (s) => void (registerImap(), (imapState = s)),
       pollSucceeded: (at = new Date()) => void (registerImap(), (lastPoll = at.getTime())),
     };
+
+    const limitHits = new Counter({
+      name: 'transfer_prelogin_limit_hits_total',
+      help: 'FTP/FTPS/SFTP connections refused or closed before login by a per-address limit (per_address, rate) or the handshake timeout',
+      labelNames: ['protocol', 'limit'],
+      registers,
+    });
+    this.transferLimits = { hit: (protocol, limit) => limitHits.inc({ protocol, limit }) };
 
     const deliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by this process, by outcome (retried: failed, will run again)', labelNames: ['outcome'], registers });
     const deliveryDuration = new Histogram({

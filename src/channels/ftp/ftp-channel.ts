@@ -1,6 +1,6 @@
 // The embedded FTP/FTPS server: ftp-srv with the intake virtual file system, the login rules
-// (TLS first, lockout, per-account limit), connection limits, the idle timeout, and implicit FTPS
-// on a port of its own.
+// (TLS first, lockout, per-account limit), connection limits (per address before login, in total),
+// the idle timeout, and implicit FTPS on a port of its own.
 import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +22,7 @@ import { HeldUploads } from '../transfer/held-uploads.ts';
 import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
 import { PortRange } from './passive-connector.ts';
 import type { LoginLockout } from '../transfer/login-lockout.ts';
+import type { PreLoginGate, PreLoginTicket } from '../transfer/pre-login-gate.ts';
 
 export interface FtpChannelOptions extends TransferServerOptions {
   /** the address PASV announces (an IP); local clients get their own address */
@@ -44,6 +45,7 @@ export interface FtpChannelDeps {
   };
   receiver: IntakeReceiver;
   lockout: LoginLockout;
+  gate: PreLoginGate;
   metrics: TransferMetrics;
   log: Logger;
 }
@@ -51,7 +53,9 @@ export interface FtpChannelDeps {
 export class FtpChannel {
   private srv?: FtpSrv;
   private implicit?: Server;
-  private readonly implicitSockets = new WeakSet<Socket>();
+  /** implicit FTPS connections (TLS sockets) and the admission their TCP connection got */
+  private readonly implicitSockets = new WeakMap<Socket, PreLoginTicket>();
+  private readonly implicitTickets = new WeakMap<Socket, PreLoginTicket>();
   private readonly sessions = new Map<string, FtpSession>();
   private readonly perAccount = new Map<string, Set<string>>();
   private secureContext?: SecureContext;
@@ -110,8 +114,15 @@ export class FtpChannel {
     await srv.listen();
     this.port = boundPort(listeningSocket(srv).address(), options.port);
     if (options.implicitPort !== undefined && this.secureContext) {
-      this.implicit = await listenImplicitFtps({ host: options.host, port: options.implicitPort, secureContext: this.secureContext, log: deps.log }, (socket) => {
-        this.implicitSockets.add(socket);
+      const admit = (raw: Socket) => {
+        const admission = deps.gate.admit(raw.remoteAddress, () => raw.destroy());
+        if (!admission.ok) return false;
+        raw.once('close', () => admission.ticket.closed());
+        this.implicitTickets.set(raw, admission.ticket);
+        return true;
+      };
+      this.implicit = await listenImplicitFtps({ host: options.host, port: options.implicitPort, secureContext: this.secureContext, log: deps.log, admit }, (socket, raw) => {
+        this.implicitSockets.set(socket, this.implicitTickets.get(raw)!);
         adoptConnection(srv, socket);
       });
       this.implicitPort = boundPort(this.implicit.address(), options.implicitPort);
@@ -140,11 +151,29 @@ export class FtpChannel {
     this.sessions.set(connection.id, session);
     deps.metrics.connectionOpened();
     const raw = connection.socket;
-    if (this.implicitSockets.has(raw)) {
+    let ticket = this.implicitSockets.get(raw);
+    if (ticket) {
       connection.markSecure();
       // implicit FTPS protects data connections without PBSZ/PROT (clients may still send them)
       session.protectData = true;
+    } else {
+      const admission = deps.gate.admit(raw.remoteAddress, () => undefined);
+      if (!admission.ok) {
+        // before ftp-srv's greeting, which then finds the socket closed; destroyed, so that a client
+        // that never closes its side holds no place in the connection count
+        raw.end('421 Too many connections from your address, try again later\r\n', () => raw.destroy());
+        return;
+      }
+      ticket = admission.ticket;
+      raw.once('close', () => ticket!.closed());
     }
+    const seconds = Math.ceil(deps.gate.limits.handshakeTimeoutMs / 1000);
+    ticket.onTimeout = () => {
+      void connection.close(421, `Login timeout: log in within ${seconds} s of connecting`);
+      // a TLS handshake that stalled never flushes that reply
+      setTimeout(() => [raw, connection.socket].forEach((s) => s.destroy()), 1000).unref();
+    };
+    session.preLogin = ticket;
     // Replies are small writes the client must see at once: with Nagle on, a 226 that follows the
     // 150 waits for the client's delayed ACK of the 150 (40 ms per upload, a sequential client's
     // throughput halved). The TLS socket of AUTH TLS writes through this one.
@@ -156,7 +185,7 @@ export class FtpChannel {
       deps.metrics.inc('connectionsRefused');
       deps.log.warn({ address: session.address, draining: this.state.draining }, 'ftp connection refused: too many connections');
       // written before ftp-srv's greeting, which then finds the socket closed
-      raw.end('421 Too many connections, try again later\r\n');
+      raw.end('421 Too many connections, try again later\r\n', () => raw.destroy());
       return;
     }
     deps.metrics.inc('connectionsAccepted');
@@ -246,6 +275,7 @@ export class FtpChannel {
       held: this.held,
       onError: (err) => deps.log.error({ err, session: session.id }, 'ftp directory could not be read'),
     });
+    session.preLogin?.loggedIn();
     deps.metrics.inc('loginsSucceeded');
     deps.log.info({ session: session.id, address, accountId: scope.accountId, mode: scope.mode, secure: connection.secure }, 'ftp login');
     return { fs: session.fs };

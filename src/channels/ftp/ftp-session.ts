@@ -4,6 +4,7 @@ import type { Scope } from '../../domain/scope.ts';
 import type { ControlConnection } from './ftp-srv-internals.ts';
 import type { IntakeFileSystem } from './intake-file-system.ts';
 import { normalizeAddress } from '../transfer/lockout-policy.ts';
+import type { PreLoginTicket } from '../transfer/pre-login-gate.ts';
 
 export const LOGIN_TIMEOUT_MS = 60_000;
 
@@ -29,6 +30,8 @@ export class FtpSession {
   /** data connections are TLS: PROT P, or an implicit FTPS connection */
   protectData = false;
   closed = false;
+  /** its place in the limits before login, until it logs in */
+  preLogin?: PreLoginTicket;
   /** commands run in order; a STOR does not pause the control socket (see ftp-commands.ts) */
   queue: Promise<unknown> = Promise.resolve();
   private lastActivity = Date.now();

@@ -1,8 +1,10 @@
-// The embedded SFTP server (ssh2): host keys, connection limits, logins (sftp-login.ts), and one
+// The embedded SFTP server (ssh2): host keys, connection limits (per address before login, from a
+// net.Server of ours that hands admitted sockets to ssh2; in total), logins (sftp-login.ts), and one
 // `sftp` subsystem per session over the account-and-mode's flat directory (sftp-requests.ts).
 // Nothing else an SSH server offers is served: no shell, no exec, no port forwarding (ssh2
 // refuses every channel and request that has no listener here).
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
 import ssh2, { type Connection } from 'ssh2';
 import type { Logger } from '../../platform/logger.ts';
 import { settledBefore } from '../../platform/timeouts.ts';
@@ -10,6 +12,7 @@ import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { HeldUploads } from '../transfer/held-uploads.ts';
+import type { PreLoginGate, PreLoginTicket } from '../transfer/pre-login-gate.ts';
 import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
 import { authenticate, type LoginContext } from './sftp-login.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
@@ -28,12 +31,16 @@ export interface SftpChannelDeps {
   accounts: SftpAccounts;
   receiver: IntakeReceiver;
   lockout: LoginContext['lockout'];
+  gate: PreLoginGate;
   metrics: TransferMetrics;
   log: Logger;
 }
 
 export class SftpChannel {
-  private server?: ssh2.Server;
+  /** accepts the TCP connections: the limits before login apply before ssh2 reads a byte */
+  private front?: Server;
+  /** admitted sockets not yet identified to ssh2 (its `connection` event), by remote address and port */
+  private readonly tickets = new Map<string, PreLoginTicket>();
   private readonly clients = new Map<SftpSession, Connection>();
   private readonly perAccount = new Map<string, Set<SftpSession>>();
   private readonly held: HeldUploads;
@@ -57,26 +64,28 @@ export class SftpChannel {
   }
 
   async start(): Promise<void> {
-    const server = new ssh2.Server({ hostKeys: this.options.hostKeys, ident: 'invoice-intake' }, (client, info) => this.onConnection(client, info.ip));
+    const server = new ssh2.Server({ hostKeys: this.options.hostKeys, ident: 'invoice-intake' }, (client, info) => this.onConnection(client, info.ip, this.takeTicket(info.ip, info.port)));
     server.on('error', (err: Error) => this.deps.log.error({ err }, 'sftp server error'));
-    this.server = server;
+    const front = createServer((socket) => this.onSocket(socket, server));
+    this.front = front;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => {
-        server.off('error', reject);
+      front.once('error', reject);
+      front.listen(this.options.port, this.options.host, () => {
+        front.off('error', reject);
         resolve();
       });
     });
-    const address = server.address();
+    front.on('error', (err: Error) => this.deps.log.error({ err }, 'sftp server error'));
+    const address = front.address();
     this.port = typeof address === 'object' && address ? address.port : this.options.port;
     this.state.listening = true;
   }
 
   /** Stops accepting, lets open uploads finish (and be staged) within graceMs, then ends every connection. */
   async stop(graceMs = 0): Promise<void> {
-    const server = this.server;
-    if (!server || !this.state.beginDrain()) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const front = this.front;
+    if (!front || !this.state.beginDrain()) return;
+    const closed = new Promise<void>((resolve) => front.close(() => resolve()));
     await this.state.uploadsSettled(() => [...this.clients.keys()].some((s) => s.busy), graceMs);
     for (const client of this.clients.values()) client.end();
     await settledBefore(closed, Date.now() + 1000);
@@ -84,7 +93,32 @@ export class SftpChannel {
     this.state.listening = false;
   }
 
-  private onConnection(client: Connection, ip: string) {
+  /** A TCP connection: refused when its address is over its budget, else handed to ssh2 with its deadline running. */
+  private onSocket(socket: Socket, server: ssh2.Server) {
+    socket.on('error', () => {});
+    const admission = this.deps.gate.admit(socket.remoteAddress, () => socket.destroy());
+    if (!admission.ok) {
+      // RFC 4253 4.2 lets a server send lines before its identification: people with nc read why
+      socket.end('Too many connections from your address, try again later\r\n', () => socket.destroy());
+      return;
+    }
+    const key = `${socket.remoteAddress}|${socket.remotePort}`;
+    this.tickets.set(key, admission.ticket);
+    socket.once('close', () => {
+      admission.ticket.closed();
+      if (this.tickets.get(key) === admission.ticket) this.tickets.delete(key);
+    });
+    server.injectSocket(socket);
+  }
+
+  private takeTicket(ip: string, port: number): PreLoginTicket | undefined {
+    const key = `${ip}|${port}`;
+    const ticket = this.tickets.get(key);
+    this.tickets.delete(key);
+    return ticket;
+  }
+
+  private onConnection(client: Connection, ip: string, ticket: PreLoginTicket | undefined) {
     const { options, deps } = this;
     fixServerSigAlgs(client);
     const session = new SftpSession(randomBytes(6).toString('hex'), ip, options.idleTimeoutMs, (s) => {
@@ -115,6 +149,7 @@ export class SftpChannel {
     };
     client.on('authentication', (ctx) => void authenticate(ctx, session, login));
     client.on('ready', () => {
+      ticket?.loggedIn();
       const l = session.login!;
       session.dir = new UploadDirectory(
         { scope: l.scope, sender: `${l.username}@${session.address}`, traceId: session.traceId },
