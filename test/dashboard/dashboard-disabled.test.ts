@@ -2,6 +2,7 @@
 // dashboard at once, as its keys and FTP logins do: its open sessions are refused on every kind
 // of route (a page, a document download, a key rotation), its people cannot sign in, and enabled
 // again they sign in anew while the old sessions stay dead. Real service over real HTTP.
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { makePdf } from '../helpers/fixtures.ts';
@@ -71,4 +72,18 @@ describe('a disabled account in the dashboard', () => {
     await disable(acct.id, true);
     await expect(t.svc.container.users.startSession(user.id)).rejects.toMatchObject({ kind: 'unauthorized' });
   });
+
+  it('an open live-list stream ends at its next heartbeat (15 s) once the account is disabled', async () => {
+    const acct = await t.account();
+    const web = formClient(t.url);
+    await web.signIn(await owner(acct.id));
+    const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const opened = new Promise<http.IncomingMessage>((resolve) => http.get(`${t.url}/dashboard/events`, { headers: { cookie } }, resolve));
+    const stream = await opened;
+    expect(stream.statusCode).toBe(200);
+    const ended = new Promise<number>((resolve) => stream.on('end', () => resolve(Date.now())).resume());
+    await disable(acct.id, true);
+    const disabledAt = Date.now();
+    expect((await ended) - disabledAt).toBeLessThan(16_000);
+  }, 40_000);
 });
