@@ -173,6 +173,8 @@ export class SmtpReceiver {
   private async data(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
     const busy = this.pending >= this.settings.maxPending;
     this.pending++;
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+    this.ports.log.debug({ ip: session.remoteAddress, mailFrom, rcptTo: session.envelope.rcptTo.length, busy }, 'smtp data started');
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of stream) if (!busy && !stream.sizeExceeded) chunks.push(chunk as Buffer);
@@ -180,7 +182,6 @@ export class SmtpReceiver {
       if (stream.sizeExceeded) throw smtpError(552, 'Message too large');
       if (busy) throw smtpError(451, 'Too busy at the moment, try again later');
       const raw = Buffer.concat(chunks);
-      const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
       const helo = session.hostNameAppearsAs || null;
       const verdict = await this.ports.check(raw, { clientIp: session.remoteAddress, helo, mailFrom });
       const message: SmtpMessageInput = {
