@@ -6,7 +6,8 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { makePdf } from '../helpers/fixtures.ts';
-import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { newTotpSecret } from '../../src/services/second-factor.ts';
+import { startDashboardApp, totp, type DashboardApp } from './dashboard-harness.ts';
 import { formClient, type FormClient } from './form-client.ts';
 
 let t: DashboardApp;
@@ -65,12 +66,20 @@ describe('a disabled account in the dashboard', () => {
     expect((await fresh.get(`/dashboard/files/${imp.body.id}/download`)).status).toBe(200);
   });
 
-  it('with two-step sign-in: the password step passes, the code step does not open a session while disabled', async () => {
+  it('with two-step sign-in: the password step passes, the right code then gets the 403 page and no session', async () => {
     const acct = await t.account();
-    await owner(acct.id);
+    const who = await owner(acct.id);
     const user = (await t.svc.container.users.list(acct.id))[0];
+    const secret = newTotpSecret();
+    await t.svc.container.users.enableSecondFactor(user.id, secret, totp(secret));
     await disable(acct.id, true);
-    await expect(t.svc.container.users.startSession(user.id)).rejects.toMatchObject({ kind: 'unauthorized' });
+    const web = formClient(t.url);
+    expect((await web.signIn(who)).headers.location).toBe('/dashboard/sign-in/code');
+    await web.get('/dashboard/sign-in/code');
+    const code = await web.post('/dashboard/sign-in/code', { code: totp(secret, Date.now() + 30_000) }); // the next step: the one above is used
+    expect(code.status).toBe(403);
+    expect(code.body).toContain('This account is disabled');
+    expect(web.cookies.has('ii_session')).toBe(false);
   });
 
   it('an open live-list stream ends at its next heartbeat (15 s) once the account is disabled', async () => {
