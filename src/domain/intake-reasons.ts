@@ -70,6 +70,26 @@ export const INTAKE_REASONS = {
   waiting: { en: 'Waiting for an invoice with id or number {{awaits}} until {{until}}', params: { awaits: 'awaited', until: 'date' } },
   no_invoice: { en: 'No invoice with id or number {{awaits}}', params: { awaits: 'awaited' } },
   invoice_deleted: { en: 'The invoice {{invoice}} was deleted', params: { invoice: 'text' } },
+  waiting_device: {
+    en: "Waiting until {{until}} for an invoice that the PDF names: its file name {{name}} is a scanner's or camera's name, not an invoice number",
+    params: { name: 'text', until: 'date' },
+  },
+  no_invoice_device: {
+    en: "The file name {{name}} is a scanner's or camera's name, not an invoice number, and the PDF names no invoice of this account; rename the file to the invoice's number or assign it",
+    params: { name: 'text' },
+  },
+  device_name_nothing_inside: {
+    en: "The file name {{name}} is a scanner's or camera's name, not an invoice number, and nothing in the PDF names an invoice (no e-invoice, no invoice number in its text); rename the file to the invoice's number or assign it",
+    params: { name: 'text' },
+  },
+  pdf_text_names_several: {
+    en: "The PDF's text names several invoices ({{numbers}}), so it cannot say which one it is; rename the file to the invoice's number or assign it",
+    params: { numbers: 'list' },
+  },
+  document_replaced: {
+    en: "No longer the invoice's document: {{filename}} (import {{intake}}) replaced it as invoice {{number}}'s document, found {{by}}, which ranks at least as high as this file's evidence",
+    params: { filename: 'text', intake: 'text', number: 'text', by: 'evidence' },
+  },
   document_kept: {
     en: 'Invoice {{number}} already has {{filename}}, attached {{keptBy}}; this file was found {{by}}, which does not replace it: send it as {{number}}.pdf or assign it to replace the document',
     params: { number: 'text', filename: 'text', keptBy: 'evidence', by: 'evidence' },
@@ -140,6 +160,10 @@ export const INTAKE_REASONS = {
   note_pdf_no_text: { en: 'the PDF has no text to read (a scan?), so only its name could say which invoice it is' },
   note_pdf_text_several: { en: "the PDF's text names invoices {{numbers}}", params: { numbers: 'list' } },
   note_pdf_text_unknown: { en: "the PDF's text says invoice {{numbers}}, which is no invoice of this account", params: { numbers: 'list' } },
+  note_pdf_text_also_unknown: {
+    en: "the PDF's text says invoice {{number}}, but also {{numbers}}, which is no invoice of this account (yet): the file may be that one",
+    params: { number: 'text', numbers: 'list' },
+  },
   note_pdf_text_no_total: { en: "the PDF's text says invoice {{number}}, but not its total {{total}}", params: { number: 'text', total: 'amount' } },
   zip_too_large: { en: 'The ZIP archive is larger than {{max}}', params: { max: 'bytes' } },
   zip_unreadable: { en: 'The ZIP archive cannot be read: it is damaged or no ZIP archive; pack the files again and send the new archive' },

@@ -2,10 +2,10 @@
 // is refused (docs/matching.md). Pure: the worker gathers the evidence (name, e-invoice, subject,
 // the invoices they name), this weighs it. Conflict is a refusal, never a race.
 import type { EinvoiceReading } from './einvoice.ts';
-import { hitsOf, invoicesOf, matchKey, type Candidate, type FoundInvoice, type Hit } from './match-names.ts';
+import { hitsOf, invoicesOf, matchKey, MIN_TOKEN_LENGTH, type Candidate, type FoundInvoice, type Hit } from './match-names.ts';
 import { textHasAmount } from './pdf-text-evidence.ts';
 import type { MatchedBy } from './intake.ts';
-import { EVIDENCE_WORDS, intakeReason, type Amount, type IntakeReason } from './intake-reasons.ts';
+import { intakeReason, withNotes, type Amount, type IntakeReason } from './intake-reasons.ts';
 
 
 /** Evidence, strongest first; `manual` (a person) and documents sent by the API rank with the name. */
@@ -21,6 +21,8 @@ export interface MatchEvidence {
   byName: { invoiceId: string; invoiceNumber: string; by: 'invoice_id' | 'invoice_number' } | { deletedId: string } | undefined;
   /** the whole name is shaped like an invoice number that may not exist yet (worth waiting for) */
   nameIsNumber: boolean;
+  /** the whole name is a scanner's or camera's (match-names.ts, deviceName): it names no invoice, the file's content must */
+  nameIsDevice?: boolean;
   einvoices: EinvoiceReading[];
   nameTokens: Candidate[];
   subject?: { tokens: Candidate[]; reply: boolean; text: string; /** the message carried this many files (more than one): its subject is no evidence for any */ manyFiles?: number };
@@ -40,6 +42,8 @@ export type MatchDecision =
       notes: IntakeReason[];
       /** nothing the file carries points at any invoice, existing or not: its text may */
       open: boolean;
+      /** the name is a scanner's or camera's: the reasons say so instead of waiting for that name */
+      device?: boolean;
     };
 
 interface Claim {
@@ -111,22 +115,31 @@ export function decideMatch(e: MatchEvidence): MatchDecision {
   }
   if (e.pdfText) {
     const text = byText(e.pdfText, e.found);
-    if ('invoiceId' in text) return text;
+    if ('kind' in text) return text;
     if (text.note) notes.push(text.note);
   }
-  return { kind: 'wait', awaits, notes, open: true };
+  if (!e.nameIsDevice) return { kind: 'wait', awaits, notes, open: true };
+  // a device's name with nothing inside that could ever name an invoice: waiting cannot help
+  const nothingInside = e.pdfText !== undefined && !e.pdfText.numbers.length && !numbers.length && !unread;
+  if (nothingInside) return { kind: 'refuse', reason: withNotes(intakeReason('device_name_nothing_inside', { name: e.name }), notes) };
+  return { kind: 'wait', awaits, notes, open: true, device: true };
 }
 
 /**
  * The text names exactly one existing invoice after a label, and that invoice's total is written
  * in it too: weak evidence confirmed. Anything less is a note on the waiting file.
  */
-function byText(t: NonNullable<MatchEvidence['pdfText']>, found: FoundInvoice[]): Extract<MatchDecision, { kind: 'attach' }> | { note?: IntakeReason } {
+function byText(t: NonNullable<MatchEvidence['pdfText']>, found: FoundInvoice[]): Extract<MatchDecision, { kind: 'attach' | 'refuse' }> | { note?: IntakeReason } {
   if (!t.text.trim()) return { note: intakeReason('note_pdf_no_text') };
-  const named = [...new Map(hitsOf(t.numbers, found).map((h) => [h.invoice.id, h.invoice])).values()];
-  if (named.length > 1) return { note: intakeReason('note_pdf_text_several', { numbers: named.map((n) => n.invoiceNumber) }) };
+  const hits = hitsOf(t.numbers, found);
+  const named = [...new Map(hits.map((h) => [h.invoice.id, h.invoice])).values()];
+  // two labelled numbers that are both invoices: a conflict, as two numbers anywhere else
+  if (named.length > 1) return { kind: 'refuse', reason: intakeReason('pdf_text_names_several', { numbers: named.map((n) => n.invoiceNumber) }) };
   if (!named.length) return { note: t.numbers.length ? intakeReason('note_pdf_text_unknown', { numbers: t.numbers.map((c) => c.text) }) : undefined };
   const [invoice] = named;
+  // another labelled number, not (yet) an invoice, may be this file's own invoice: never guess
+  const others = t.numbers.filter((c) => !hits.some((h) => h.candidate === c) && matchKey(c.text) !== matchKey(invoice.invoiceNumber) && c.text.length >= MIN_TOKEN_LENGTH);
+  if (others.length) return { note: intakeReason('note_pdf_text_also_unknown', { number: invoice.invoiceNumber, numbers: others.map((c) => c.text) }) };
   if (invoice.totalCents === undefined || !textHasAmount(t.text, invoice.totalCents)) {
     return { note: intakeReason('note_pdf_text_no_total', { number: invoice.invoiceNumber, total: { cents: invoice.totalCents ?? 0 } }) };
   }

@@ -1,7 +1,7 @@
 // The PDF's own text as evidence, the weakest of all (docs/matching.md, "The PDF's text"): an
 // invoice number written after a label such as "Rechnungsnummer", and the invoice's total written
 // somewhere in the text. Pure: the text comes from a PDF check thread (pdfjs-dist).
-import type { Candidate } from './match-names.ts';
+import { dateTimeSpans, notANumber, type Candidate } from './match-names.ts';
 
 /** Labels that introduce an invoice's number, in English, Dutch, German and French (case-insensitive). */
 export const NUMBER_LABELS: { language: string; label: string }[] = [
@@ -29,6 +29,8 @@ export function labelledNumbers(text: string): Candidate[] {
     const n = m[1];
     // a label followed by a word ("Invoice date", "Rechnung an") names no number
     if (!/\p{N}/u.test(n) || seen.has(n)) continue;
+    // "Rechnung 25.11.2024", "Invoice 2024": a date or a year is no invoice number here either
+    if (notANumber(n) || dateTimeSpans(n).length) continue;
     seen.add(n);
     out.push({ text: n });
   }

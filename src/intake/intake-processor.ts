@@ -8,7 +8,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { IntakeStatus } from '../domain/intake.ts';
 import { intakeReason, withNotes, type IntakeReason } from '../domain/intake-reasons.ts';
 import { decideMatch, isReplySubject, type MatchDecision, type MatchEvidence } from '../domain/match-decision.ts';
-import { evidenceCandidates, looksLikeInvoiceNumber } from '../domain/match-names.ts';
+import { deviceName, evidenceCandidates, looksLikeInvoiceNumber } from '../domain/match-names.ts';
 import { labelledNumbers } from '../domain/pdf-text-evidence.ts';
 import type { Scope } from '../domain/scope.ts';
 import { PdfContentError, type DocumentService, type InspectedPdf } from '../services/document-service.ts';
@@ -100,9 +100,13 @@ export class IntakeProcessor {
     if (decision.kind === 'wait') {
       const until = record.receivedAt.getTime() + this.rules.windowMs;
       const { awaits } = decision;
-      const finalReason = withNotes(intakeReason('no_invoice', { awaits }), decision.notes);
+      // a scanner's name is not waited for: the reason says what the PDF must name instead
+      const [stopped, waits] = decision.device
+        ? [intakeReason('no_invoice_device', { name: awaits.name }), intakeReason('waiting_device', { name: awaits.name, until: new Date(until).toISOString() })]
+        : [intakeReason('no_invoice', { awaits }), intakeReason('waiting', { awaits, until: new Date(until).toISOString() })];
+      const finalReason = withNotes(stopped, decision.notes);
       if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(finalReason);
-      const waiting = withNotes(intakeReason('waiting', { awaits, until: new Date(until).toISOString() }), decision.notes);
+      const waiting = withNotes(waits, decision.notes);
       // import.waiting once, when it starts waiting; later tries only update the reason
       if (record.status === 'waiting') await this.repos.intake.markWaiting(this.db, scope, record.id, waiting);
       else {
@@ -117,7 +121,8 @@ export class IntakeProcessor {
 
     const { invoiceId, by } = decision;
     // what the record says once attached: the invoice may have had these very bytes already
-    const texts = attachedTexts(decision, pdf.from);
+    const replaced = intakeReason('document_replaced', { filename: name.documentName, intake: record.id, number: decision.invoiceNumber, by });
+    const texts = { ...attachedTexts(decision, pdf.from), replaced };
     let attached;
     try {
       attached = await this.documents.attach(scope, {
@@ -169,7 +174,7 @@ export class IntakeProcessor {
     const subject = this.rules.subject && staged.subject ? this.subjectEvidence(staged.subject, staged.messageFiles) : undefined;
     const numbers = [...einvoices.flatMap((r) => (r.kind === 'invoice' ? [r.number] : [])), ...nameTokens.map((c) => c.text), ...(subject?.tokens.map((c) => c.text) ?? [])];
     const found = await this.invoices.findNumbers(scope, numbers);
-    const evidence: MatchEvidence = { name, byName, nameIsNumber: looksLikeInvoiceNumber(name), einvoices, nameTokens, subject, found };
+    const evidence: MatchEvidence = { name, byName, nameIsNumber: looksLikeInvoiceNumber(name), nameIsDevice: deviceName(name) && !(einvoices.length < pdf.einvoices.length), einvoices, nameTokens, subject, found };
     const decision = decideMatch(evidence);
     if (decision.kind !== 'wait' || !decision.open || !this.rules.pdfText || pdf.original) return decision;
     text.read ??= await this.documents.readText(pdf.bytes);
@@ -199,7 +204,7 @@ export class IntakeProcessor {
 const asBuffer = (b: Uint8Array) => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length));
 
 /** The attached record's reason and history line, for an attach that changed the document and for one that found these bytes there already. */
-function attachedTexts(decision: Extract<MatchDecision, { kind: 'attach' }>, from: IntakeReason | undefined): AttachedTexts {
+function attachedTexts(decision: Extract<MatchDecision, { kind: 'attach' }>, from: IntakeReason | undefined): Omit<AttachedTexts, 'replaced'> {
   const texts = (changed: boolean) => {
     const notes = [...(changed ? [] : [intakeReason('same_file')]), ...notesOf(decision, from)];
     // the history line names the evidence used, whatever else it says

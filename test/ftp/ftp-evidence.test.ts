@@ -28,12 +28,12 @@ async function send(key: string, user: string, name: string, bytes: Buffer) {
 }
 
 describe('matching over FTPS', () => {
-  it('IMG_0123.pdf and 2024-11-25.pdf wait; INV_000123.pdf attaches to INV-000123, not 000123', async () => {
+  it("IMG_0123.pdf and 2024-11-25.pdf attach to none (a device's name on a PDF that names nothing is refused at once); INV_000123.pdf attaches to INV-000123, not 000123", async () => {
     const a = await t.ftpAccount();
     for (const n of ['0123', '2024', '000123']) await t.invoice(a.liveKey, n);
     const inv = await t.invoice(a.liveKey, 'INV-000123');
-    expect(await send(a.liveKey, a.ftpUsername, 'IMG_0123.pdf', await makePdf('camera'))).toMatchObject({ status: 'waiting', invoice: null });
-    expect(await send(a.liveKey, a.ftpUsername, '2024-11-25.pdf', await makePdf('dated'))).toMatchObject({ status: 'waiting', invoice: null });
+    expect(await send(a.liveKey, a.ftpUsername, 'IMG_0123.pdf', await makePdf('camera'))).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
+    expect(await send(a.liveKey, a.ftpUsername, '2024-11-25.pdf', await makePdf('dated'))).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
     expect(await send(a.liveKey, a.ftpUsername, 'INV_000123.pdf', await makePdf('separators'))).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'name_token' });
   });
 

@@ -1,7 +1,7 @@
 // Small real PDFs and helpers to create the records tests need.
 import type { TestApp } from './test-app.ts';
 
-export { makePdf, pdfWithBrokenPageTree } from '../../testkit/pdf.ts';
+export { makePdf, pdfWithBrokenPageTree, textPdf } from '../../testkit/pdf.ts';
 
 let seq = 0;
 const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}`;

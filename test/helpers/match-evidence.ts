@@ -3,7 +3,7 @@
 // tokens only when the whole name names nothing), for the pure decision's tests.
 import type { EinvoiceReading } from '../../src/domain/einvoice.ts';
 import { isReplySubject, type MatchEvidence } from '../../src/domain/match-decision.ts';
-import { evidenceCandidates, looksLikeInvoiceNumber } from '../../src/domain/match-names.ts';
+import { deviceName, evidenceCandidates, looksLikeInvoiceNumber } from '../../src/domain/match-names.ts';
 
 export interface FileCase {
   name: string;
@@ -21,7 +21,7 @@ export function evidenceOf({ name, account, einvoices = [], subject, messageFile
   const folded = found.filter((f) => f.invoiceNumber.toLowerCase() === name.toLowerCase());
   const whole = found.find((f) => f.invoiceNumber === name) ?? (folded.length === 1 ? folded[0] : undefined);
   return {
-    name, nameIsNumber: looksLikeInvoiceNumber(name), einvoices, found,
+    name, nameIsNumber: looksLikeInvoiceNumber(name), nameIsDevice: deviceName(name), einvoices, found,
     byName: whole && { invoiceId: whole.id, invoiceNumber: whole.invoiceNumber, by: 'invoice_number' },
     nameTokens: whole ? [] : evidenceCandidates(name),
     subject: subject === undefined ? undefined : {

@@ -35,10 +35,17 @@ async function documentOf(key: string, invoiceId: string) {
 describe('real file names against an account that has short numbers', () => {
   const SHORT = ['2024', '0815', '000123', '0001', '0123', 'INV-000123', 'RE/2024/0816'];
 
-  it.each(['IMG_0123.pdf', 'scan_0001.pdf', '2024-11-25.pdf', 'F-2024-1170.pdf', 'DSC01234.pdf', 'RE-2024-0815.pdf'])('%s attaches to none of them: it waits', async (filename) => {
+  it.each(['F-2024-1170.pdf', 'RE-2024-0815.pdf'])('%s attaches to none of them: it waits', async (filename) => {
     const a = await accountWith(...SHORT);
     const rec = await upload(a.key, filename, await makePdf(filename));
     expect(rec).toMatchObject({ status: 'waiting', invoice: null, matchedBy: null });
+  });
+
+  it.each(['IMG_0123.pdf', 'scan_0001.pdf', '2024-11-25.pdf', 'DSC01234.pdf'])("%s attaches to none of them: a device's name on a PDF that names nothing is refused at once", async (filename) => {
+    const a = await accountWith(...SHORT);
+    const rec = await upload(a.key, filename, await makePdf(filename));
+    expect(rec).toMatchObject({ status: 'failed', invoice: null, matchedBy: null, reasonCode: 'device_name_nothing_inside' });
+    expect(rec.reason).toContain(`The file name ${filename.slice(0, -4)} is a scanner's or camera's name, not an invoice number, and nothing in the PDF names an invoice`);
   });
 
   it.each([
@@ -67,7 +74,7 @@ describe('ZIP entries are decided like any file', () => {
     ])).toString('base64') } });
     expect(res.status).toBe(202);
     const files = Object.fromEntries((await archiveImports(t.request, a.key, res.body.id, 4, (r) => r.status !== 'received')).map((r) => [r.filename, r]));
-    expect(files['IMG_0123.pdf']).toMatchObject({ status: 'waiting', invoice: null });
+    expect(files['IMG_0123.pdf']).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
     expect(files['INV_000123.pdf']).toMatchObject({ status: 'attached', invoice: a.invoices['INV-000123'], matchedBy: 'name_token' });
     expect(files['RE-2024-0815.pdf']).toMatchObject({ status: 'failed', reason: "The file's name says RE-2024-0815, but its e-invoice says 471102; rename the file or assign it" });
     expect(files['RE-2024-0848.pdf.p7m']).toMatchObject({ status: 'attached', invoice: a.invoices['RE-2024-0848'] });

@@ -94,8 +94,9 @@ describe('matchedBy', () => {
     const a = await accountWith('2026-0117', '2026-0118');
     expect(await upload(a.key, `${a.invoices['2026-0117']}.pdf`, await makePdf('id'))).toMatchObject({ status: 'attached', matchedBy: 'invoice_id' });
     expect(await upload(a.key, '2026-0118.pdf', await makePdf('number'))).toMatchObject({ status: 'attached', matchedBy: 'invoice_number' });
+    // a scanner's name on a PDF that names nothing: refused at once, and still assignable by hand
     const stray = await upload(a.key, 'scan0003.pdf', await makePdf('by hand'));
-    expect(stray.status).toBe('waiting');
+    expect(stray).toMatchObject({ status: 'failed', reasonCode: 'device_name_nothing_inside' });
     const assigned = await t.request('POST', `/v2/imports/${stray.id}/attach`, { key: a.key, body: { invoice: '2026-0117' } });
     expect(assigned.body).toMatchObject({ status: 'attached', invoice: a.invoices['2026-0117'], matchedBy: 'manual' });
     expect((await t.request('GET', `/v2/imports/${stray.id}`, { key: a.key })).body.matchedBy).toBe('manual');

@@ -13,7 +13,7 @@ const setup = sftpTestFile();
 const CMS = path.join(import.meta.dirname, '../fixtures/mail/cms');
 
 describe('matching over SFTP', () => {
-  it('IMG_0123.pdf waits, RE_2024_0816.pdf attaches to RE/2024/0816, RE-2024-0848.pdf.p7m attaches the PDF inside, xrechnung.xml its rendition', async () => {
+  it('IMG_0123.pdf is refused at once (a camera\'s name, nothing inside), RE_2024_0816.pdf attaches to RE/2024/0816, RE-2024-0848.pdf.p7m attaches the PDF inside, xrechnung.xml its rendition', async () => {
     const { app, dir } = setup;
     const account = await app.ftpAccount();
     await app.invoice(account.liveKey, '0123');
@@ -35,7 +35,7 @@ describe('matching over SFTP', () => {
       byName = Object.fromEntries((await app.imports(account.liveKey)).map((r: any) => [r.filename, r]));
       return Object.keys(files).every((n) => byName[n] && byName[n].status !== 'received');
     }, { timeout: 45_000 }).toBe(true);
-    expect(byName['IMG_0123.pdf']).toMatchObject({ channel: 'sftp', status: 'waiting', invoice: null });
+    expect(byName['IMG_0123.pdf']).toMatchObject({ channel: 'sftp', status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
     expect(byName['RE_2024_0816.pdf']).toMatchObject({ status: 'attached', invoice: slashed.id, matchedBy: 'name_token' });
     expect(byName['RE-2024-0848.pdf.p7m']).toMatchObject({ status: 'attached', invoice: signed.id, matchedBy: 'invoice_number' });
     expect((await app.documentsOf(signed.id))[0].filename).toBe('RE-2024-0848.pdf');

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EinvoiceReading } from '../../src/domain/einvoice.ts';
 import { decideMatch, isReplySubject } from '../../src/domain/match-decision.ts';
+import { labelledNumbers } from '../../src/domain/pdf-text-evidence.ts';
 import { evidenceOf, invoiceIdOf, type FileCase } from '../helpers/match-evidence.ts';
 import { said, saying } from '../helpers/reasons.ts';
 
@@ -94,7 +95,7 @@ describe('the e-invoice', () => {
   });
 
   it('found but not understood: said in the reason', () => {
-    expect(decide({ name: 'scan_0007', einvoices: [{ kind: 'unread' }] })).toEqual({ kind: 'wait', awaits: { name: 'scan_0007', einvoiceNumbers: [] }, notes: [said('an e-invoice XML was found but its number could not be read')], open: true });
+    expect(decide({ name: 'scan_0007', einvoices: [{ kind: 'unread' }] })).toEqual({ kind: 'wait', awaits: { name: 'scan_0007', einvoiceNumbers: [] }, notes: [said('an e-invoice XML was found but its number could not be read')], open: true, device: true });
   });
 
   it('an order or a despatch advice is no evidence', () => {
@@ -152,5 +153,43 @@ describe('Unicode', () => {
 describe('a deleted invoice named by its id', () => {
   it('is refused', () => {
     expect(decideMatch({ name: 'inv_x', byName: { deletedId: 'inv_x' }, nameIsNumber: false, einvoices: [], nameTokens: [], found: [] })).toEqual({ kind: 'refuse', reason: said('The invoice inv_x was deleted') });
+  });
+});
+
+describe("issue 42: dates, scanners' names and the PDF's text, with the issue's real names", () => {
+  const account = ['0815', 'INV-000123', 'R0005532486', 'RE-2026-4711', 'RE-2026-4712', 'RE-2026-4713'];
+  const text = (t: string) => ({ text: t, numbers: labelledNumbers(t) });
+  const withTotals = (e: ReturnType<typeof evidenceOf>) => ({ ...e, found: e.found.map((f) => ({ ...f, totalCents: 121050 })) });
+  const decideText = (name: string, t?: string) => decideMatch({ ...withTotals(evidenceOf({ name, account })), ...(t === undefined ? {} : { pdfText: text(t) }) });
+
+  it.each([
+    ['Scan 2024-11-25 0815', { kind: 'wait', device: true }],
+    ['Rechnung Nr. 0815 vom 25.11.2024', { kind: 'attach', invoiceId: id('0815'), by: 'name_token' }],
+    ['invoice_2024-11-25_INV-000123', { kind: 'attach', invoiceId: id('INV-000123'), by: 'name_token' }],
+    ['RE-E-974-Hetzner_2016-01-19_R0005532486', { kind: 'attach', invoiceId: id('R0005532486'), by: 'name_token' }],
+    ['2024-11-25_08-15-33', { kind: 'wait', open: true, device: true }],
+  ])('%s -> %j', (name, expected) => expect(decideText(name)).toMatchObject(expected));
+
+  it.each(['scan_0042', 'random', 'IMG_1234', 'Scan 2024-11-25 0815'])('%s attaches by its text (number and total)', (name) => {
+    expect(decideText(name, 'Rechnungsnummer: RE-2026-4711\nGesamtbetrag: 1.210,50 EUR')).toMatchObject({ kind: 'attach', invoiceId: id('RE-2026-4711'), by: 'pdf_text' });
+  });
+
+  it("a scanner's name whose PDF names nothing is refused at once, saying both", () => {
+    expect(decideText('scan_0042', '')).toEqual({ kind: 'refuse', reason: said(
+      "The file name scan_0042 is a scanner's or camera's name, not an invoice number, and nothing in the PDF names an invoice (no e-invoice, no invoice number in its text); rename the file to the invoice's number or assign it; the PDF has no text to read (a scan?), so only its name could say which invoice it is",
+    ) });
+  });
+
+  it("a scanner's name whose text names an invoice not created yet waits, as a scanner's name", () => {
+    expect(decideText('IMG_1234', 'Rechnungsnummer: RE-2026-9999\nGesamtbetrag: 1.210,50 EUR')).toMatchObject({ kind: 'wait', device: true, notes: [said("the PDF's text says invoice RE-2026-9999, which is no invoice of this account")] });
+  });
+
+  it('an exact whole name still wins over a scanner-shaped name', () => {
+    expect(decideMatch(evidenceOf({ name: 'IMG_1234', account: ['IMG_1234', '1234'] }))).toMatchObject({ kind: 'attach', invoiceId: id('IMG_1234'), by: 'invoice_number' });
+  });
+
+  it('two labelled numbers that are both invoices are refused, naming both', () => {
+    expect(decideText('random', 'Rechnungsnummer: RE-2026-4712\nRechnungsnummer: RE-2026-4713\nGesamtbetrag: 1.210,50 EUR'))
+      .toMatchObject({ kind: 'refuse', reason: { code: 'pdf_text_names_several', params: { numbers: ['RE-2026-4712', 'RE-2026-4713'] } } });
   });
 });

@@ -1,7 +1,7 @@
 // Tokens as evidence (docs/matching.md, "Tokens"): what is never a number on its own, what gives
 // way to what, and how a token compares with an invoice number. One table per rule.
 import { describe, expect, it } from 'vitest';
-import { evidenceCandidates, hitsOf, looksLikeInvoiceNumber, matchKey, notANumber, numberShaped } from '../../src/domain/match-names.ts';
+import { dateTimeSpans, deviceName, evidenceCandidates, hitsOf, looksLikeInvoiceNumber, matchKey, notANumber, numberShaped } from '../../src/domain/match-names.ts';
 
 const texts = (s: string) => evidenceCandidates(s).map((c) => c.text);
 const inv = (id: string, invoiceNumber: string) => ({ id, invoiceNumber });
@@ -83,4 +83,54 @@ describe('a whole name shaped like an invoice number (worth waiting for)', () =>
     expect(looksLikeInvoiceNumber(name)).toBe(expected);
     if (expected) expect(numberShaped(name)).toBe(true);
   });
+});
+
+describe('days and times in names are never numbers, nor parts of one (issue 42)', () => {
+  const spans = (s: string) => dateTimeSpans(s).map((sp) => s.slice(sp.start, sp.end));
+  it.each([
+    ['Scan 2024-11-25 0815', ['2024-11-25 0815']],
+    ['Rechnung Nr. 0815 vom 25.11.2024', ['25.11.2024']],
+    ['invoice_2024-11-25_INV-000123', ['2024-11-25']],
+    ['RE-E-974-Hetzner_2016-01-19_R0005532486', ['2016-01-19']],
+    ['2024-11-25_08-15-33', ['2024-11-25_08-15-33']],
+    ['Scan_20241125_081533', ['20241125_081533']],
+    ['PXL_20241125_081533123', ['20241125_081533123']],
+    ['20241125T081533', ['20241125T081533']],
+    ['1.2.2024 12-30', ['1.2.2024 12-30']],
+    ['2024-11-25_2460', ['2024-11-25']],
+    ['RE-2024-0815', []], ['RE-2024-11-0042', []], ['2024-13-25', []], ['20241325', []],
+  ])('%s holds %j', (name, expected) => expect(spans(name)).toEqual(expected));
+
+  it.each([
+    ['Scan 2024-11-25 0815', []],
+    ['Rechnung Nr. 0815 vom 25.11.2024', ['0815']],
+    ['invoice_2024-11-25_INV-000123', ['INV-000123']],
+    ['RE-E-974-Hetzner_2016-01-19_R0005532486', ['R0005532486']],
+    ['2024-11-25_08-15-33', []],
+    ['Scan_20241125_081533', []],
+    ['20241125_12345', ['12345']],
+  ])('%s names %j against an account that has them all', (name, expected) => {
+    const account = ['0815', '2024', '1125', '000123', 'INV-000123', 'R0005532486', '12345', '0833', '081533', '25-0815', '2024-11-25 0815'];
+    expect(named(name, ...account)).toEqual(expected);
+  });
+
+  it('a number after a day is a number of its own, not the tail of a longer one', () => {
+    expect(texts('invoice_2024-11-25_INV-000123')).toContain('INV-000123');
+    expect(texts('RE-E-974-Hetzner_2016-01-19_R0005532486')).toContain('R0005532486');
+    expect(texts('invoice_2024-11-25_INV-000123')).not.toContain('2024-11-25_INV-000123');
+  });
+
+  it.each(['2024-11-25_08-15-33', 'Scan_20241125_081533', 'RE-2024-0815_2024-11-25', '20241125_0001'])('%s is not shaped like an invoice number (not waited for)', (name) => {
+    expect(looksLikeInvoiceNumber(name)).toBe(false);
+  });
+});
+
+describe("a scanner's or camera's name (issue 42)", () => {
+  it.each([
+    ['scan_0042', true], ['Scan 2024-11-25 0815', true], ['IMG_1234', true], ['DSC01234', true], ['SCN_0001', true], ['doc00042120241125', true],
+    ['Scan_20241125_081533', true], ['IMG-20241125-WA0001', true], ['PXL_20241125_081533123', true], ['2024-11-25_08-15-33', true], ['2024-11-25', true],
+    ['Scanned Document 12', true], ['scan0001', true], ['DSCN0042', true],
+    ['DOC-2024-17', false], ['RE-2024-0815', false], ['0042', false], ['random', false], ['scan', false], ['scan_0001_RE-2024-0815', false],
+    ['Rechnung Nr. 0815 vom 25.11.2024', false], ['invoice_2024-11-25_INV-000123', false], ['IMG_1234 RE-7', false],
+  ])('%s: %s', (name, expected) => expect(deviceName(name)).toBe(expected));
 });

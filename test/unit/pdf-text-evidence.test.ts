@@ -53,9 +53,22 @@ describe('the decision with the text', () => {
       .toMatchObject({ kind: 'wait', notes: [said("the PDF's text says invoice RE-2024-0815, but not its total 1,100.00")] });
   });
 
-  it('waits when two invoices are named', () => {
+  it('refuses, naming both, when two labelled numbers are both invoices (issue 42)', () => {
     expect(decide('Invoice no. A-1\nInvoice no. A-2\nTotal 10.00', [{ number: 'A-1', totalCents: 1000 }, { number: 'A-2', totalCents: 1000 }]))
-      .toMatchObject({ kind: 'wait', notes: [said("the PDF's text names invoices A-1 or A-2")] });
+      .toEqual({ kind: 'refuse', reason: said("The PDF's text names several invoices (A-1 or A-2), so it cannot say which one it is; rename the file to the invoice's number or assign it") });
+    const text = 'Rechnungsnummer: RE-2026-4712\nRechnungsnummer: RE-2026-4713\nGesamtbetrag: 1.210,50 EUR';
+    expect(decide(text, [{ number: 'RE-2026-4712', totalCents: 121050 }, { number: 'RE-2026-4713', totalCents: 121050 }]))
+      .toMatchObject({ kind: 'refuse', reason: { code: 'pdf_text_names_several', params: { numbers: ['RE-2026-4712', 'RE-2026-4713'] } } });
+  });
+
+  it('waits when the other labelled number is no invoice yet: the file may be that one', () => {
+    const text = 'Rechnungsnummer: RE-2026-4713\nBezug: Rechnungsnummer RE-2026-4712\nGesamtbetrag: 1.210,50 EUR';
+    expect(decide(text, [{ number: 'RE-2026-4712', totalCents: 121050 }]))
+      .toMatchObject({ kind: 'wait', notes: [said("the PDF's text says invoice RE-2026-4712, but also RE-2026-4713, which is no invoice of this account (yet): the file may be that one")] });
+  });
+
+  it('reads no date or year after a label as a number', () => {
+    expect(numbers('Rechnung 25.11.2024\nInvoice 2024\nRechnung vom 2024-11-25\nRechnungsnummer RE-2026-4711')).toEqual(['RE-2026-4711']);
   });
 
   it('says when there is no text at all (a scan)', () => {
