@@ -87,8 +87,8 @@ export const INTAKE_REASONS = {
     params: { numbers: 'list' },
   },
   document_replaced: {
-    en: "No longer the invoice's document: {{filename}} (import {{intake}}) replaced it as invoice {{number}}'s document, found {{by}}, which ranks at least as high as this file's evidence",
-    params: { filename: 'text', intake: 'text', number: 'text', by: 'evidence' },
+    en: "No longer the invoice's document: {{filename}} replaced it as invoice {{number}}'s document, found {{by}}, which ranks at least as high as this file's evidence",
+    params: { filename: 'text', number: 'text', by: 'evidence' },
   },
   document_kept: {
     en: 'Invoice {{number}} already has {{filename}}, attached {{keptBy}}; this file was found {{by}}, which does not replace it: send it as {{number}}.pdf or assign it to replace the document',

@@ -121,7 +121,7 @@ export class IntakeProcessor {
 
     const { invoiceId, by } = decision;
     // what the record says once attached: the invoice may have had these very bytes already
-    const replaced = intakeReason('document_replaced', { filename: name.documentName, intake: record.id, number: decision.invoiceNumber, by });
+    const replaced = intakeReason('document_replaced', { filename: name.documentName, number: decision.invoiceNumber, by });
     const texts = { ...attachedTexts(decision, pdf.from), replaced };
     let attached;
     try {

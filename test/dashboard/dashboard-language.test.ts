@@ -5,7 +5,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
-import { makePdf } from '../helpers/fixtures.ts';
+import { ciiXml, einvoicePdf } from '../helpers/einvoice.ts';
+import { makePdf, textPdf } from '../helpers/fixtures.ts';
 import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
 
 let t: DashboardApp;
@@ -77,11 +78,11 @@ describe('languages and formats', () => {
       expect(text).not.toMatch(/\b(acc|imp|usr|inv|cst)_\w+/);
     }
     // the reason of the file, worded in Dutch from its code, on the list and in the file's history
-    await expect.poll(() => settledText(q, '/dashboard/files')).toContain('Geen factuur met id of nummer scan-0001');
-    expect(await settledText(q, '/dashboard/files')).not.toContain('No invoice with id or number');
+    await expect.poll(() => settledText(q, '/dashboard/files')).toContain('De bestandsnaam scan-0001 is de naam van een scanner of camera, geen factuurnummer');
+    expect(await settledText(q, '/dashboard/files')).not.toContain("is a scanner's or camera's name");
     const detail = await settledText(q, `/dashboard/files/${importId}`);
     expect(detail).toContain(local);
-    expect(detail).toMatch(/mislukt: Geen factuur met id of nummer scan-0001/);
+    expect(detail).toMatch(/mislukt: De bestandsnaam scan-0001 is de naam van een scanner of camera/);
     expect(detail).not.toMatch(/\bimp_\w+/);
     await q.context().close();
   });
@@ -101,8 +102,8 @@ describe('languages and formats', () => {
     expect(signOut!.height).toBeLessThan(50); // one line inside the button
     // the reason of a file, worded in German from its code
     const files = await settledText(de, '/dashboard/files');
-    expect(files).toContain('Keine Rechnung mit der ID oder Nummer scan-0001');
-    expect(files).not.toContain('No invoice with id or number');
+    expect(files).toContain('Der Dateiname scan-0001 ist der Name eines Scanners oder einer Kamera, keine Rechnungsnummer');
+    expect(files).not.toContain("is a scanner's or camera's name");
     expect(text).toContain('1.210,50 €');
     expect(text).toContain('05.02.2026');
     const us = await browserIn('en-US', 'America/New_York');
@@ -128,6 +129,32 @@ describe('languages and formats', () => {
     await signInAs(elsewhere, who, NL);
     await elsewhere.getByRole('heading', { name: 'Übersicht' }).waitFor(); // after: the profile's
     await elsewhere.context().close();
+  });
+
+  it("the record of a document that a hybrid PDF replaced says so on its file page, in Dutch and German", async () => {
+    const other = await t.account();
+    const cst = await t.api('POST', '/v2/customers', { auth: other.liveKey, body: { customerCode: 'C-1', name: 'Bakkerij Jansen' } });
+    expect((await t.api('POST', '/v2/invoices', { auth: other.liveKey, body: { customer: cst.body.id, invoiceNumber: 'RE-2026-4711', invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1210.50' } })).status).toBe(201);
+    const send = async (filename: string, bytes: Buffer) => {
+      const res = await t.api('POST', '/v2/imports', { auth: other.liveKey, body: { filename, content: bytes.toString('base64') } });
+      await expect.poll(async () => (await t.api('GET', `/v2/imports/${res.body.id}`, { auth: other.liveKey })).body.status, { timeout: 30_000 }).toBe('attached');
+      return res.body.id as string;
+    };
+    const printed = await send('printed.pdf', await textPdf(['Rechnungsnummer: RE-2026-4711', 'Gesamtbetrag: 1.210,50 EUR']));
+    await send('x1.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('RE-2026-4711') }));
+    for (const [locale, labels, words] of [
+      ['nl-NL', NL, 'Niet meer het document van de factuur: x1.pdf heeft het vervangen als document van factuur RE-2026-4711, gevonden op zijn e-factuur'],
+      ['de-DE', DE, 'Nicht mehr das Dokument der Rechnung: x1.pdf hat es als Dokument der Rechnung RE-2026-4711 ersetzt, gefunden über ihre E-Rechnung'],
+    ] as const) {
+      const q = await browserIn(locale, 'Europe/Amsterdam');
+      await signInAs(q, await t.person(other.id, await (await t.browser.newContext()).newPage()), labels);
+      const detail = await settledText(q, `/dashboard/files/${printed}`);
+      expect(detail).toContain(words);
+      // the history line says it as it is, not "attached to invoice ..." a second time
+      expect(await q.locator('ol.history li.replaced').innerText()).toContain(words);
+      expect(detail).not.toMatch(/\bimp_\w+/);
+      await q.context().close();
+    }
   });
 
   it('a flash message is worded in the reader language', async () => {

@@ -170,7 +170,7 @@ describe('dashboard walk-through', () => {
     await expect.poll(() => page.locator('#file-status').textContent()).toBe('attached');
     expect(await page.getByRole('status').textContent()).toContain(`Attached to invoice ${inv.invoiceNumber}`);
     expect(await page.locator('ol.history li').allTextContents()).toEqual([
-      expect.stringContaining('received by Upload / API'), expect.stringContaining('failed: No invoice'), expect.stringContaining(`attached to invoice ${inv.invoiceNumber}`),
+      expect.stringContaining('received by Upload / API'), expect.stringContaining("failed: The file name scan-0042 is a scanner's or camera's name"), expect.stringContaining(`attached to invoice ${inv.invoiceNumber}`),
     ]);
     expect((await t.api('GET', `/v2/invoices/${inv.id}`, { auth: liveKey })).body.document).toBe('scan-0042.pdf');
     const download = await page.request.get(`${t.url}${await page.getByRole('link', { name: 'Download the file' }).getAttribute('href')}`);

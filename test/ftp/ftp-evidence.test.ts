@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makePdf } from '../helpers/fixtures.ts';
+import { makePdf, textPdf } from '../helpers/fixtures.ts';
 import { ciiXml, einvoicePdf } from '../helpers/einvoice.ts';
 import { SAMPLES, sampleXml } from '../helpers/xml-einvoices.ts';
 import { curlUpload } from './ftp-clients.ts';
@@ -77,5 +77,43 @@ describe('matching over FTPS', () => {
     expect(doc.filename).toBe(`${inv.invoiceNumber}.pdf`);
     const stored = await t.db.query<{ sha256: string }>('select sha256 from documents where id = $1', [doc.id]);
     expect(stored[0].sha256).toBe(sha(fs.readFileSync(path.join(CMS, 'invoice.pdf'))));
+  });
+
+  describe("issue 42's real names and PDFs, over FTPS", () => {
+    const TEXT = ['Rechnungsnummer: RE-2026-4711', 'Gesamtbetrag: 100,00 EUR'];
+
+    it('Scan 2024-11-25 0815.pdf does not attach to 0815; Rechnung Nr. 0815 vom 25.11.2024.pdf does; the dated names attach to their numbers', async () => {
+      const a = await t.ftpAccount();
+      const inv = await t.invoice(a.liveKey, '0815');
+      const hetzner = await t.invoice(a.liveKey, 'R0005532486');
+      const numbered = await t.invoice(a.liveKey, 'INV-000123');
+      await t.invoice(a.liveKey, '2024');
+      expect(await send(a.liveKey, a.ftpUsername, 'Scan 2024-11-25 0815.pdf', await makePdf('scanned'))).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
+      expect(await send(a.liveKey, a.ftpUsername, 'Rechnung Nr. 0815 vom 25.11.2024.pdf', await makePdf('Rechnung 0815'))).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'name_token' });
+      expect(await send(a.liveKey, a.ftpUsername, 'invoice_2024-11-25_INV-000123.pdf', await makePdf('dated'))).toMatchObject({ status: 'attached', invoice: numbered.id, matchedBy: 'name_token' });
+      expect(await send(a.liveKey, a.ftpUsername, 'RE-E-974-Hetzner_2016-01-19_R0005532486.pdf', await makePdf('Hetzner'))).toMatchObject({ status: 'attached', invoice: hetzner.id, matchedBy: 'name_token' });
+    });
+
+    it('scan_0042.pdf attaches by its text without waiting; two labelled invoice numbers are refused, naming both', async () => {
+      const a = await t.ftpAccount();
+      const inv = await t.invoice(a.liveKey, 'RE-2026-4711');
+      await t.invoice(a.liveKey, 'RE-2026-4712');
+      await t.invoice(a.liveKey, 'RE-2026-4713');
+      expect(await send(a.liveKey, a.ftpUsername, 'scan_0042.pdf', await textPdf(TEXT))).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'pdf_text' });
+      const two = await send(a.liveKey, a.ftpUsername, 'random.pdf', await textPdf(['Rechnungsnummer: RE-2026-4712', 'Rechnungsnummer: RE-2026-4713', 'Gesamtbetrag: 100,00 EUR']));
+      expect(two).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'pdf_text_names_several' });
+      expect(two.reason).toContain('(RE-2026-4712 or RE-2026-4713)');
+    });
+
+    it.each([['the hybrid first', true], ['the text-only file first', false]])("%s: the hybrid is the document, and the other file's record says so", async (_order, hybridFirst) => {
+      const a = await t.ftpAccount();
+      const inv = await t.invoice(a.liveKey, 'RE-2026-4711');
+      const files: [string, Buffer][] = [['x1.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('RE-2026-4711') })], ['printed.pdf', await textPdf(TEXT)]];
+      for (const [name, bytes] of hybridFirst ? files : [...files].reverse()) await send(a.liveKey, a.ftpUsername, name, bytes);
+      await expect.poll(async () => (await t.imports(a.liveKey)).find((r: any) => r.filename === 'printed.pdf').reasonCode, { timeout: 45_000 }).toBe(hybridFirst ? 'document_kept' : 'document_replaced');
+      const printed = (await t.imports(a.liveKey)).find((r: any) => r.filename === 'printed.pdf');
+      expect(printed.reason).toContain(hybridFirst ? 'already has x1.pdf, attached by its e-invoice' : "x1.pdf replaced it as invoice RE-2026-4711's document, found by its e-invoice");
+      expect((await t.documentsOf(inv.id)).filter((d) => !d.deleted_at).map((d) => d.filename)).toEqual(['x1.pdf']);
+    });
   });
 });

@@ -17,7 +17,7 @@ afterAll(() => t?.close());
 const texts = (number: string) => ({
   note: { changed: null, unchanged: intakeReason('same_file') },
   history: { changed: intakeReason('matched', { by: 'manual', number }), unchanged: intakeReason('matched', { by: 'manual', number }) },
-  replaced: intakeReason('document_replaced', { filename: `${number}.pdf`, intake: 'imp_x', number, by: 'manual' }),
+  replaced: intakeReason('document_replaced', { filename: `${number}.pdf`, number, by: 'manual' }),
 });
 
 describe('attach with the record marked in the same statement', () => {

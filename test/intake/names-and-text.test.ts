@@ -89,7 +89,7 @@ describe('a text-only PDF and the hybrid PDF of one invoice, in both orders', ()
     expect((await documentOf(a.key, a.invoices['RE-2026-4711'])).id).toBe(first.document);
   });
 
-  it("the text-only file first: the hybrid replaces it, and the text-only file's record says so, naming the import", async () => {
+  it("the text-only file first: the hybrid replaces it, and the text-only file's record says so, naming the file that replaced it", async () => {
     const a = await t.accountWith({ 'RE-2026-4711': '1210.50' });
     const first = await upload(a.key, 'printed.pdf', await textPdf(TEXT_4711));
     expect(first).toMatchObject({ status: 'attached', matchedBy: 'pdf_text', reason: null });
@@ -98,7 +98,7 @@ describe('a text-only PDF and the hybrid PDF of one invoice, in both orders', ()
     expect((await documentOf(a.key, a.invoices['RE-2026-4711'])).id).toBe(second.document);
     const replaced = (await t.request('GET', `/v2/imports/${first.id}`, { key: a.key })).body;
     expect(replaced).toMatchObject({ status: 'attached', matchedBy: 'pdf_text', reasonCode: 'document_replaced' });
-    expect(replaced.reason).toBe(`No longer the invoice's document: x1.pdf (import ${second.id}) replaced it as invoice RE-2026-4711's document, found by its e-invoice, which ranks at least as high as this file's evidence`);
+    expect(replaced.reason).toBe(`No longer the invoice's document: x1.pdf replaced it as invoice RE-2026-4711's document, found by its e-invoice, which ranks at least as high as this file's evidence`);
     expect(await historyOf(first.id)).toEqual(['received', 'attached', 'attached']);
   });
 });

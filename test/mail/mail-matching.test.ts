@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLES, sampleXml } from '../helpers/xml-einvoices.ts';
 import type { ImportRecord } from '../../src/domain/intake.ts';
-import { makePdf } from '../helpers/fixtures.ts';
+import { ciiXml, einvoicePdf } from '../helpers/einvoice.ts';
+import { makePdf, textPdf } from '../helpers/fixtures.ts';
 import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
 
 let h: MailHarness;
@@ -104,5 +105,47 @@ describe('parts named *.pdf that are no PDF', () => {
     const records = await settled('Invoice-March.PDF');
     expect(records['Invoice-March.PDF']).toMatchObject({ status: 'failed', reason: 'The attachment Invoice-March.PDF is not a PDF' });
     expect((await h.records(acct.liveScope)).filter((r) => r.reason === 'No PDF attached')).toEqual([]);
+  });
+});
+
+describe("issue 42's real names and PDFs, by e-mail", () => {
+  const TEXT = ['Rechnungsnummer: RE-2026-4711', 'Gesamtbetrag: 100,00 EUR'];
+  /** one message per file (a message's only file: its subject names nothing here), each settled in turn */
+  const mailed = async (account: MailAccount, filename: string, content: Buffer) => {
+    await h.dovecot.append(invoiceMail(account.live, [{ filename, content }], { subject: 'Scan' }));
+    let found: ImportRecord | undefined;
+    await until(async () => {
+      found = (await h.records(account.liveScope)).find((r) => r.filename === filename && r.status !== 'received');
+      return found !== undefined;
+    }, 45_000, `the record of ${filename}`);
+    return found!;
+  };
+
+  it('Scan 2024-11-25 0815.pdf does not attach to 0815; Rechnung Nr. 0815 vom 25.11.2024.pdf does; the dated names attach to their numbers', async () => {
+    const b = await h.account();
+    const inv = await h.invoice(b.liveKey, '0815');
+    const numbered = await h.invoice(b.liveKey, 'INV-000123');
+    const hetzner = await h.invoice(b.liveKey, 'R0005532486');
+    expect(await mailed(b, 'Scan 2024-11-25 0815.pdf', await makePdf('scanned'))).toMatchObject({ status: 'failed', invoiceId: null, reasonCode: 'device_name_nothing_inside' });
+    expect(await mailed(b, 'Rechnung Nr. 0815 vom 25.11.2024.pdf', await makePdf('Rechnung 0815'))).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'name_token' });
+    expect(await mailed(b, 'invoice_2024-11-25_INV-000123.pdf', await makePdf('dated'))).toMatchObject({ status: 'attached', invoiceId: numbered.id, matchedBy: 'name_token' });
+    expect(await mailed(b, 'RE-E-974-Hetzner_2016-01-19_R0005532486.pdf', await makePdf('Hetzner'))).toMatchObject({ status: 'attached', invoiceId: hetzner.id, matchedBy: 'name_token' });
+  });
+
+  it('scan_0042.pdf attaches by its text without waiting; two labelled numbers are refused, naming both; the hybrid after it replaces it and its record says so', async () => {
+    const b = await h.account();
+    const inv = await h.invoice(b.liveKey, 'RE-2026-4711');
+    await h.invoice(b.liveKey, 'RE-2026-4712');
+    await h.invoice(b.liveKey, 'RE-2026-4713');
+    const scan = await mailed(b, 'scan_0042.pdf', await textPdf(TEXT));
+    expect(scan).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'pdf_text' });
+    const two = await mailed(b, 'random.pdf', await textPdf(['Rechnungsnummer: RE-2026-4712', 'Rechnungsnummer: RE-2026-4713', 'Gesamtbetrag: 100,00 EUR']));
+    expect(two).toMatchObject({ status: 'failed', invoiceId: null, reasonCode: 'pdf_text_names_several' });
+    expect(two.reason).toContain('(RE-2026-4712 or RE-2026-4713)');
+    expect(await mailed(b, 'x1.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('RE-2026-4711') }))).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'einvoice' });
+    const replaced = (await h.records(b.liveScope)).find((r) => r.id === scan.id)!;
+    expect(replaced).toMatchObject({ status: 'attached', reasonCode: 'document_replaced' });
+    expect(replaced.reason).toContain("x1.pdf replaced it as invoice RE-2026-4711's document, found by its e-invoice");
+    expect((await h.svc.container.documents.get(b.liveScope, inv.id)).filename).toBe('x1.pdf');
   });
 });
