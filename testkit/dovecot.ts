@@ -43,6 +43,10 @@ export interface Dovecot {
   count(mailbox: string): Promise<number>;
   /** raw sources of the messages in a mailbox */
   sources(mailbox: string): Promise<Buffer[]>;
+  /** stops the server (its connections drop), keeping its port, mail and config for resume() */
+  halt(): Promise<void>;
+  /** starts it again on the same port with the same mail */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -144,6 +148,17 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
     if (!list.some((m) => m.path === mailbox)) await c.mailboxCreate(mailbox);
   };
 
+  const terminate = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGKILL');
+      await exited;
+    }
+  };
   const d: Dovecot = {
     pid: child!.pid!,
     host: '127.0.0.1',
@@ -188,6 +203,16 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
       await c.mailboxClose();
       return msgs.map((m) => m.source!).filter(Boolean);
     },
+    async halt() {
+      await terminate();
+    },
+    async resume() {
+      if (child && child.exitCode === null) return;
+      const c = spawn('dovecot', ['-F', '-c', path.join(dir, 'dovecot.conf')], { stdio: 'ignore' });
+      await waitForPort(port, c, logFile);
+      child = c;
+      d.pid = c.pid!;
+    },
     async stop() {
       for (const c of clients) {
         try {
@@ -196,12 +221,7 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
           /* already closed */
         }
       }
-      if (child && child.exitCode === null) {
-        const exited = new Promise((r) => child!.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
+      await terminate();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
