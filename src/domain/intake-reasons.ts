@@ -44,7 +44,7 @@ export const INTAKE_REASONS = {
   file_cms_unreadable: { en: `The file is ${CMS} that cannot be opened: {{error}}`, params: { error: 'text' } },
   file_cms_no_pdf: { en: `The file is ${CMS} that holds no PDF` },
   file_not_pdf: { en: 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' },
-  file_too_large: { en: 'The file is larger than {{max}}', params: { max: 'bytes' } },
+  file_too_large: { en: 'The file is larger than {{max}}; send a smaller PDF (scanned at a lower resolution, or compressed)', params: { max: 'bytes' } },
   // The PDF check's failures, in words a person can act on; a library's message never reaches them (it is logged).
   pdf_damaged: { en: `The PDF cannot be read: ${DAMAGED}` },
   /** rows of older versions (their parameter held pdf-lib's message, no longer shown) */

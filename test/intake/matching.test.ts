@@ -164,7 +164,7 @@ describe('permanent problems fail at once and are never retried', () => {
   it.each([
     ['empty', () => Buffer.alloc(0), 'The file is empty; send it again'],
     ['not a PDF', () => Buffer.from('Dear customer, here is your invoice.'), 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file'],
-    ['oversized', async () => Buffer.concat([await makePdf('big'), Buffer.alloc(5 * 1024 * 1024, 0x20)]), 'The file is larger than 5242880 bytes'],
+    ['oversized', async () => Buffer.concat([await makePdf('big'), Buffer.alloc(5 * 1024 * 1024, 0x20)]), 'The file is larger than 5242880 bytes; send a smaller PDF (scanned at a lower resolution, or compressed)'],
   ])('%s: failed on receipt, no job', async (_name, make, reason) => {
     const inv = await invoice(acct.liveKey);
     const bytes = await make();

@@ -45,7 +45,7 @@ describe('intake reasons', () => {
   });
 
   it('keeps the texts the API has always given', () => {
-    expect(intakeReason('file_too_large', { max: 5_242_880 }).text).toBe('The file is larger than 5242880 bytes');
+    expect(intakeReason('file_too_large', { max: 5_242_880 }).text).toBe('The file is larger than 5242880 bytes; send a smaller PDF (scanned at a lower resolution, or compressed)');
     expect(intakeReason('waiting', { awaits: { name: 'scan-7', einvoiceNumbers: ['RE-9', 'RE-10'] }, until: '2026-11-26T17:07:46.132Z' }).text)
       .toBe("Waiting for an invoice with id or number scan-7, the e-invoice's number RE-9 or the e-invoice's number RE-10 until 2026-11-26T17:07:46.132Z");
     expect(intakeReason('einvoice_totals_differ', { number: 'A-1', grand: { cents: 121_050, currency: 'EUR' }, due: { cents: 100_000, currency: 'EUR' }, total: { cents: 121_000 } }).text)
@@ -73,7 +73,7 @@ describe('intake reasons', () => {
     const totals = intakeReason('einvoice_total_differs', { number: 'A-1', grand: { cents: 121_050, currency: 'EUR' }, total: { cents: 121_000 } });
     expect(reasonWords(translator('de'), formatter('de-DE', 'Europe/Berlin'), { reason: totals.text, reasonCode: totals.code, reasonParams: totals.params }))
       .toBe('Die E-Rechnung nennt Rechnung A-1 mit der Summe 1.210,50\u00a0€; die Rechnung hat die Summe 1.210,00\u00a0€: korrigieren Sie die Summe der Rechnung oder senden Sie die passende Datei');
-    expect(reasonWords(nl, fmt, coded('file_too_large', { max: 5_242_880 }))).toBe('Het bestand is groter dan 5,2 MB');
+    expect(reasonWords(nl, fmt, coded('file_too_large', { max: 5_242_880 }))).toBe('Het bestand is groter dan 5,2 MB; stuur een kleinere pdf (gescand met een lagere resolutie, of gecomprimeerd)');
   });
 
   it('shows the English text of a record without a code, or with parameters it cannot read', () => {

@@ -30,7 +30,7 @@ const CASES: [what: string, bytes: () => Promise<Buffer>, code: string, en: stri
     'The PDF is protected with a password, so it cannot be checked or shown; send it without a password', /zonder wachtwoord$/, /ohne Passwort$/],
   ['not a PDF', async () => Buffer.from('Dear customer, here is your invoice.'), 'file_not_pdf', 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file', /als pdf-bestand$/, /als PDF-Datei$/],
   ['empty', async () => Buffer.alloc(0), 'file_empty', 'The file is empty; send it again', /stuur het opnieuw$/, /senden Sie sie erneut$/],
-  ['too large', async () => Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(5 * 1024 * 1024)]), 'file_too_large', 'The file is larger than 5242880 bytes', /^Het bestand is groter dan/, /^Die Datei ist größer als/],
+  ['too large', async () => Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(5 * 1024 * 1024)]), 'file_too_large', 'The file is larger than 5242880 bytes; send a smaller PDF (scanned at a lower resolution, or compressed)', /^Het bestand is groter dan/, /^Die Datei ist größer als/],
 ];
 
 describe('the PDF check\'s failures, in words', () => {

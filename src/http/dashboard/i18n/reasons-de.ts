@@ -13,7 +13,7 @@ export const reasonsDe: ReasonWords = {
     file_cms_unreadable: `Die Datei ist ${CMS}, der sich nicht öffnen lässt: {{error}}`,
     file_cms_no_pdf: `Die Datei ist ${CMS} ohne PDF darin`,
     file_not_pdf: 'Die Datei ist kein PDF (der Kopf %PDF- fehlt); senden Sie die Rechnung als PDF-Datei',
-    file_too_large: 'Die Datei ist größer als {{max}}',
+    file_too_large: 'Die Datei ist größer als {{max}}; senden Sie ein kleineres PDF (mit geringerer Auflösung gescannt oder komprimiert)',
     pdf_damaged: 'Das PDF lässt sich nicht lesen: es ist beschädigt oder unvollständig; speichern oder exportieren Sie es erneut aus dem Programm, das es erstellt hat, und senden Sie die neue Datei',
     pdf_unreadable: 'Das PDF lässt sich nicht lesen: es ist beschädigt oder unvollständig; speichern oder exportieren Sie es erneut aus dem Programm, das es erstellt hat, und senden Sie die neue Datei',
     pdf_encrypted: 'Das PDF ist mit einem Passwort geschützt, daher lässt es sich weder prüfen noch anzeigen; senden Sie es ohne Passwort',

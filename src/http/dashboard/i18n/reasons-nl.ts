@@ -13,7 +13,7 @@ export const reasonsNl: ReasonWords = {
     file_cms_unreadable: `Het bestand is ${CMS} die niet te openen is: {{error}}`,
     file_cms_no_pdf: `Het bestand is ${CMS} zonder pdf erin`,
     file_not_pdf: 'Het bestand is geen pdf (de kop %PDF- ontbreekt); stuur de factuur als pdf-bestand',
-    file_too_large: 'Het bestand is groter dan {{max}}',
+    file_too_large: 'Het bestand is groter dan {{max}}; stuur een kleinere pdf (gescand met een lagere resolutie, of gecomprimeerd)',
     pdf_damaged: 'De pdf is niet te lezen: de pdf is beschadigd of onvolledig; sla hem opnieuw op of exporteer hem opnieuw uit het programma dat hem maakte en stuur het nieuwe bestand',
     pdf_unreadable: 'De pdf is niet te lezen: de pdf is beschadigd of onvolledig; sla hem opnieuw op of exporteer hem opnieuw uit het programma dat hem maakte en stuur het nieuwe bestand',
     pdf_encrypted: 'De pdf is met een wachtwoord beveiligd, dus hij kan niet worden gecontroleerd of getoond; stuur hem zonder wachtwoord',
