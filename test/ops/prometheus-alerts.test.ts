@@ -162,6 +162,9 @@ describe('the shipped rules in a real Prometheus', () => {
       await queue.close();
       connection.disconnect();
     }
+    // the worker runs no poller: it reports no IMAP series, so the mail alerts never see it
+    expect((await prom.query('imap_connection_state')).map((x) => x.metric.instance)).toEqual([targets[0], targets[0], targets[0]]);
+    expect(await active('MailPollerDisconnected')).toEqual([]);
     await receiver.close();
   }, 300_000);
 
