@@ -21,4 +21,15 @@ describe('the start-up summary', () => {
     expect(fields.dashboard).toBe('http://127.0.0.1:43210/dashboard');
     expect(text).toMatch(/API +http:\/\/127\.0\.0\.1:43210\/v2 +\(plain HTTP, this machine only\)/);
   });
+
+  it('with the smtp role: where SMTP listens and a first swaks command; IMAP off is no longer "E-mail off"', () => {
+    const config = loadConfig({ ADMIN_TOKEN: 'adm_x', ROLES: 'api,mail,smtp' });
+    const { fields, text } = startUpSummary(config, { ...running('http://127.0.0.1:8080'), smtpPort: 2525 } as RunningService);
+    expect(fields.smtp).toBe('127.0.0.1:2525');
+    expect(text).toMatch(/^ {2}SMTP +127\.0\.0\.1:2525 +\(STARTTLS with a self-signed certificate\)$/m);
+    expect(text).toContain("swaks --server 127.0.0.1:2525 --to <an account's import address> --attach @<invoice number>.pdf");
+    expect(text).toMatch(/E-mail +IMAP off +\(mail comes in by SMTP below/);
+    const off = startUpSummary(loadConfig({ ADMIN_TOKEN: 'adm_x', ROLES: 'api,smtp', SMTP_LISTEN: 'off' }), running('http://127.0.0.1:8080'));
+    expect(off.text).toMatch(/^ {2}SMTP +off +\(SMTP_LISTEN=off\)$/m);
+  });
 });
