@@ -83,7 +83,13 @@ export function parseAuthenticationResults(value: string): AuthenticationResults
   return { authservId, results };
 }
 
-const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase().replace(/[>\s]+$/, '');
+/** The domain after the last `@`, trailing `>` and blanks cut (a loop: /[>\s]+$/ is quadratic on a long run of them). */
+function domainOf(address: string): string {
+  const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  let end = domain.length;
+  while (end > 0 && /[>\s]/.test(domain[end - 1])) end--;
+  return domain.slice(0, end);
+}
 
 /**
  * Relaxed alignment (RFC 7489 3.1) without the public suffix list: one domain is the other or a

@@ -69,7 +69,9 @@ function readSection(bytes: Uint8Array, at: number, entries: Map<number, Entry>)
     const end = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf('trailer', at, 'latin1');
     if (end < 0) return undefined;
     const table = latin1(bytes, at + 4, end);
-    const row = /(\d+)\s+(\d+)\s*[\r\n]+|(\d{10}) (\d{5}) ([nf])/g;
+    // a subsection header starts where a run of digits starts: without (?<!\d) a long run of digits
+    // is tried from each of its digits, quadratic in its length (a crafted table of 1 MB: minutes)
+    const row = /(?<!\d)(\d+)\s+(\d+)\s*[\r\n]+|(\d{10}) (\d{5}) ([nf])/g;
     let num = 0;
     for (let m = row.exec(table); m; m = row.exec(table)) {
       if (m[1] !== undefined) num = Number(m[1]);

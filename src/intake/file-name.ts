@@ -13,8 +13,9 @@ export type NameVerdict =
 
 /** A signature container around the PDF (CAdES `.pdf.p7m`): unwrapped before it is checked. */
 const CONTAINER_EXTENSION = /\.p7m$/i;
-/** What a browser, a mail program or Windows adds to a second copy of a name: `RE-1 (1).pdf`. */
-const COPY_SUFFIX = /\s*\(\d{1,3}\)$/;
+/** What a browser, a mail program or Windows adds to a second copy of a name: `RE-1 (1).pdf`
+ * (the blanks before it are trimmed after: /\s*\(\d{1,3}\)$/ is quadratic on a long run of blanks). */
+const COPY_SUFFIX = /\(\d{1,3}\)$/;
 
 /**
  * Unicode NFC, surrounding blanks dropped, a `.p7m` and then one `.pdf` (or `.xml`: an XML
