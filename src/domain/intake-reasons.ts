@@ -160,6 +160,7 @@ export const INTAKE_REASONS = {
   note_pdf_no_text: { en: 'the PDF has no text to read (a scan?), so only its name could say which invoice it is' },
   note_pdf_text_several: { en: "the PDF's text names invoices {{numbers}}", params: { numbers: 'list' } },
   note_pdf_text_unknown: { en: "the PDF's text says invoice {{numbers}}, which is no invoice of this account", params: { numbers: 'list' } },
+  note_einvoice_names_unknown: { en: 'its e-invoice says {{numbers}}, which is no invoice of this account yet', params: { numbers: 'list' } },
   note_pdf_text_also_unknown: {
     en: "the PDF's text says invoice {{number}}, but also {{numbers}}, which is no invoice of this account (yet): the file may be that one",
     params: { number: 'text', numbers: 'list' },

@@ -105,8 +105,11 @@ export function decideMatch(e: MatchEvidence): MatchDecision {
   // nothing of the file's own names a live invoice: what it names that does not exist yet comes first
   const awaits = { name: e.name, einvoiceNumbers: missingXml };
   if (missingXml.length || e.nameIsNumber) {
+    // a scanner's name is not what it waits for: its e-invoice's number is
+    const device = e.nameIsDevice === true && !e.nameIsNumber;
+    if (device) notes.push(intakeReason('note_einvoice_names_unknown', { numbers: missingXml }));
     if (subjectNames.size) notes.push(intakeReason(reply ? 'note_reply_subject_evidence_first' : 'note_subject_evidence_first', { numbers: [...subjectNames.values()] }));
-    return { kind: 'wait', awaits, notes, open: false };
+    return { kind: 'wait', awaits, notes, open: false, ...(device ? { device } : {}) };
   }
   if (subjectNames.size > 1) return { kind: 'refuse', reason: intakeReason(e.subject?.reply ? 'reply_subject_names_several' : 'subject_names_several', { numbers: [...subjectNames.values()] }) };
   if (subjectNames.size === 1) {

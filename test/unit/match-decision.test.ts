@@ -86,8 +86,11 @@ describe('the e-invoice', () => {
 
   it('naming an invoice that does not exist yet, under a meaningless name: waits for it, not for the subject', () => {
     expect(decide({ name: 'scan0002', einvoices: [xml('2026-0999')], subject: 'Rechnung RE-2024-0815' })).toEqual({
-      kind: 'wait', awaits: { name: 'scan0002', einvoiceNumbers: ['2026-0999'] }, notes: [said("the e-mail's subject names RE-2024-0815, but the file's own evidence comes first")], open: false,
+      kind: 'wait', awaits: { name: 'scan0002', einvoiceNumbers: ['2026-0999'] }, open: false, device: true,
+      notes: [said('its e-invoice says 2026-0999, which is no invoice of this account yet'), said("the e-mail's subject names RE-2024-0815, but the file's own evidence comes first")],
     });
+    // a name that may be an invoice number is waited for too
+    expect(decide({ name: 'RE-2024-0899', einvoices: [xml('2026-0999')] })).toEqual({ kind: 'wait', awaits: { name: 'RE-2024-0899', einvoiceNumbers: ['2026-0999'] }, notes: [], open: false });
   });
 
   it('beats a name that names nothing, and says so', () => {

@@ -76,6 +76,7 @@ export const reasonsDe: ReasonWords = {
     device_name_nothing_inside: 'Der Dateiname {{name}} ist der Name eines Scanners oder einer Kamera, keine Rechnungsnummer, und nichts im PDF nennt eine Rechnung (keine E-Rechnung, keine Rechnungsnummer im Text); geben Sie der Datei die Nummer der Rechnung oder ordnen Sie sie selbst zu',
     pdf_text_names_several: 'Der Text des PDF nennt mehrere Rechnungen ({{numbers}}) und sagt also nicht, welche es ist; geben Sie der Datei die Nummer der Rechnung oder ordnen Sie sie selbst zu',
     document_replaced: 'Nicht mehr das Dokument der Rechnung: {{filename}} hat es als Dokument der Rechnung {{number}} ersetzt, gefunden {{by}}, was mindestens so stark zählt wie der Nachweis dieser Datei',
+    note_einvoice_names_unknown: 'seine E-Rechnung nennt {{numbers}}, und das ist noch keine Rechnung dieses Kontos',
     note_pdf_text_also_unknown: 'der Text des PDF nennt die Rechnung {{number}}, aber auch {{numbers}}, und das ist (noch) keine Rechnung dieses Kontos: die Datei kann jene sein',
     note_pdf_text_no_total: 'der Text des PDF nennt die Rechnung {{number}}, aber nicht ihre Summe {{total}}',
     zip_too_large: 'Das ZIP-Archiv ist größer als {{max}}',

@@ -76,6 +76,7 @@ export const reasonsNl: ReasonWords = {
     device_name_nothing_inside: 'De bestandsnaam {{name}} is de naam van een scanner of camera, geen factuurnummer, en niets in de pdf noemt een factuur (geen e-factuur, geen factuurnummer in de tekst); geef het bestand het nummer van de factuur of wijs het zelf toe',
     pdf_text_names_several: 'De tekst van de pdf noemt meerdere facturen ({{numbers}}) en zegt dus niet welke het is; geef het bestand het nummer van de factuur of wijs het zelf toe',
     document_replaced: 'Niet meer het document van de factuur: {{filename}} heeft het vervangen als document van factuur {{number}}, gevonden {{by}}, wat minstens zo zwaar weegt als het bewijs van dit bestand',
+    note_einvoice_names_unknown: 'de e-factuur noemt {{numbers}}, en dat is nog geen factuur van dit account',
     note_pdf_text_also_unknown: 'de tekst van de pdf noemt factuur {{number}}, maar ook {{numbers}}, en dat is (nog) geen factuur van dit account: het bestand kan die zijn',
     note_pdf_text_no_total: 'de tekst van de pdf noemt factuur {{number}}, maar niet het totaal {{total}}',
     zip_too_large: 'Het ZIP-archief is groter dan {{max}}',
