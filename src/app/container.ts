@@ -41,6 +41,7 @@ import { IntakeHistoryService } from '../services/intake-history-service.ts';
 import { smtpInviteMailer } from '../notifications/invite-mailer.ts';
 import { SignInThrottle } from '../http/dashboard/sign-in-throttle.ts';
 import { connectionDetails } from './connection-details.ts';
+import { secretBox } from './secret-box-key.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { observePeriodicWork } from '../ops/periodic-metrics.ts';
 import { periodicSchedule } from './periodic-work.ts';
@@ -203,7 +204,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     intake,
     importActions: new IntakeActions(db, intakeRepos, scheduler, documents, invoices, outbox, events),
     connections: connectionDetails(config),
-    users: new UserService(db, repos, accounts, config.dashboardIdleMinutes),
+    users: new UserService(db, repos, accounts, config.dashboardIdleMinutes, secretBox(config)),
     intakeHistory: new IntakeHistoryService(db, repos),
     mailMessages: new MailMessageService(db, repos),
     signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, ceiling: config.dashboardSignInCeiling, windowMs: config.dashboardSignInWindowMs }),

@@ -75,6 +75,9 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   let smtpPort: number | undefined;
   try {
     if (roles.has('api')) {
+      // TOTP keys: those still in clear (written before they were encrypted) are sealed now
+      const sealed = await c.users.prepareSecrets();
+      if (sealed) log.info({ sealed }, 'TOTP keys stored in clear were encrypted with SECRETS_KEY');
       const adminToken = resolveAdminToken(config.adminToken, config.dataDir);
       const app = await buildServer(c, {
         adminToken,

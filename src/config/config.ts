@@ -3,6 +3,11 @@
 import { amount, bool, hostPorts, int, listenAddress, oneOf, optional, portRange, str, trustProxy, url, wholeSeconds, type Parser, type Setting } from './parsers.ts';
 import { PublicLinks, publicUrlProblems } from './public-url.ts';
 
+const secretsKey: Parser<string> = (raw, name) => {
+  if (raw.trim().length < 32) throw new Error(`${name} must be at least 32 random characters (e.g. openssl rand -base64 32)`);
+  return raw.trim();
+};
+
 const roles = (): Parser<Role[]> => (raw, name) => {
   const list = raw.split(',').map((r) => r.trim()).filter(Boolean);
   const bad = list.filter((r) => !ALL_ROLES.includes(r as Role));
@@ -191,6 +196,8 @@ const schema = {
   dashboardSignInWindowMs: { env: 'DASHBOARD_SIGNIN_WINDOW_MS', parse: int(1000), fallback: 15 * 60_000 },
   /** signs the dashboard's CSRF cookie; unset: a random secret kept in DATA_DIR (set it on several API nodes) */
   dashboardSecret: { env: 'DASHBOARD_SECRET', parse: optional(str()), secret: true },
+  /** encrypts TOTP keys at rest (at least 32 random characters); unset: generated into DATA_DIR, and required with DATABASE_URL once anyone uses two-step sign-in */
+  secretsKey: { env: 'SECRETS_KEY', parse: optional(secretsKey), secret: true },
   // ops
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', parse: int(0), fallback: 25_000 },
   /** processes without the api role serve /healthz, /readyz and /metrics on this port (unset: none) */

@@ -140,6 +140,20 @@ export class UserRepository {
     return (await q.query<{ totp_secret: string | null }>('select totp_secret from account_users where id = $1', [userId]))[0]?.totp_secret ?? undefined;
   }
 
+  /** The TOTP keys still stored as the code before 2026-12 wrote them: clear base32. */
+  async clearTotpSecrets(q: Queryable): Promise<{ id: string; totp_secret: string }[]> {
+    return q.query<{ id: string; totp_secret: string }>("select id, totp_secret from account_users where totp_secret is not null and totp_secret not like 'v1:%'");
+  }
+
+  async anyTotpSecret(q: Queryable): Promise<boolean> {
+    return (await q.query('select 1 from account_users where totp_secret is not null limit 1')).length > 0;
+  }
+
+  /** Replaces the stored key only if it is still `from` (another node may have sealed it first). */
+  async replaceTotpSecret(q: Queryable, userId: string, from: string, to: string): Promise<void> {
+    await q.query('update account_users set totp_secret = $3 where id = $1 and totp_secret = $2', [userId, from, to]);
+  }
+
   /** Turns the second factor on (with the step of the code that proved it and the recovery codes' hashes) or off (nulls). */
   async setTotp(q: Queryable, userId: string, secret: string | null, step: number | null, recoveryHashes: string[] | null = null): Promise<void> {
     await q.query('update account_users set totp_secret = $2, totp_last_step = $3, recovery_codes = $4 where id = $1', [userId, secret, step, recoveryHashes]);

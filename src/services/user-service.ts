@@ -1,5 +1,6 @@
 // Account users: invites (one-time, 24 h), passwords, sign-in and sessions for the dashboard.
-// Invite and session tokens are random; only their sha256 is stored.
+// Invite and session tokens are random; only their sha256 is stored. TOTP keys are sealed with
+// the SecretBox (AES-256-GCM); a clear one written before that is sealed at start and on read.
 import { hash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import type { Repositories } from '../repositories/repositories.ts';
@@ -10,6 +11,7 @@ import type { SessionRow, UserRow } from '../repositories/user-repository.ts';
 import type { AccountService } from './account-service.ts';
 import { dummyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { isTotpSecret, newRecoveryCodes, normalRecoveryCode, totpStep } from './second-factor.ts';
+import { SecretBox } from './secret-box.ts';
 
 export const INVITE_HOURS = 24;
 export const RESET_MINUTES = 60;
@@ -36,7 +38,39 @@ export class UserService {
     /** a person is invited to an account that exists */
     private readonly accounts: Pick<AccountService, 'require'>,
     private readonly idleMinutes: number,
+    /** seals TOTP keys; undefined (PostgreSQL without SECRETS_KEY): two-step sign-in cannot be turned on */
+    private readonly box?: SecretBox,
   ) {}
+
+  /**
+   * At start: seals every TOTP key still stored in clear. Without a key it refuses to start once
+   * anyone uses two-step sign-in: their keys could not be read or kept safe.
+   */
+  async prepareSecrets(): Promise<number> {
+    if (!this.box) {
+      if (await this.repos.users.anyTotpSecret(this.db)) throw new Error('SECRETS_KEY is required: people of this installation use two-step sign-in, and their TOTP keys are encrypted with it (docs/operations.md)');
+      return 0;
+    }
+    const clear = await this.repos.users.clearTotpSecrets(this.db);
+    for (const row of clear) await this.repos.users.replaceTotpSecret(this.db, row.id, row.totp_secret, this.box.seal(row.totp_secret, row.id));
+    return clear.length;
+  }
+
+  /** The person's TOTP key in clear; one still stored in clear is sealed on the way. */
+  private async totpKey(userId: string): Promise<string | undefined> {
+    const stored = await this.repos.users.totpSecret(this.db, userId);
+    if (stored === undefined) return undefined;
+    if (SecretBox.isSealed(stored)) {
+      if (!this.box) throw DomainError.unavailable('Two-step sign-in needs SECRETS_KEY on this installation');
+      try {
+        return this.box.open(stored, userId);
+      } catch {
+        throw DomainError.unavailable('The TOTP key does not open with this SECRETS_KEY (was the key changed?)');
+      }
+    }
+    if (this.box) await this.repos.users.replaceTotpSecret(this.db, userId, stored, this.box.seal(stored, userId));
+    return stored;
+  }
 
   /**
    * Invites a person (or re-invites one: a password reset); the token is shown only now. An address
@@ -127,7 +161,7 @@ export class UserService {
 
   /** Whether the code is the user's current one, used now for the first time (a code signs in once). */
   async checkSecondFactor(userId: string, code: string): Promise<boolean> {
-    const secret = await this.repos.users.totpSecret(this.db, userId);
+    const secret = await this.totpKey(userId);
     const step = secret ? totpStep(secret, code) : undefined;
     return step !== undefined && (await this.repos.users.useTotpStep(this.db, userId, step));
   }
@@ -136,8 +170,9 @@ export class UserService {
   async enableSecondFactor(userId: string, secret: string, code: string): Promise<string[]> {
     const step = isTotpSecret(secret) ? totpStep(secret, code) : undefined;
     if (step === undefined) throw DomainError.invalid('The code does not match: enter the 6 digits your app shows now', 'code');
+    if (!this.box) throw DomainError.unprocessable('Two-step sign-in needs SECRETS_KEY on this installation: ask its operator', 'code');
     const codes = newRecoveryCodes();
-    await this.repos.users.setTotp(this.db, userId, secret, step, codes.map(sha256));
+    await this.repos.users.setTotp(this.db, userId, this.box.seal(secret, userId), step, codes.map(sha256));
     return codes;
   }
 
