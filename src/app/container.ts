@@ -207,7 +207,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     users: new UserService(db, repos, accounts, config.dashboardIdleMinutes, secretBox(config)),
     intakeHistory: new IntakeHistoryService(db, repos),
     mailMessages: new MailMessageService(db, repos),
-    signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, ceiling: config.dashboardSignInCeiling, windowMs: config.dashboardSignInWindowMs }),
+    signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, ceiling: config.dashboardSignInCeiling, firstDelayMs: config.dashboardSignInDelayMs, windowMs: config.dashboardSignInWindowMs }),
     inviteMailer: config.smtpUrl ? smtpInviteMailer(config.smtpUrl, config.mailReplyFrom ?? config.importAddress) : undefined,
     gate,
     metrics,

@@ -193,6 +193,8 @@ const schema = {
   dashboardSignInAttempts: { env: 'DASHBOARD_SIGNIN_ATTEMPTS', parse: int(1, 1000), fallback: 5 },
   /** failures of one e-mail (any address) or one address (any e-mail) after which the delays tighten */
   dashboardSignInCeiling: { env: 'DASHBOARD_SIGNIN_CEILING', parse: int(1, 100_000), fallback: 50 },
+  /** the first wait after the free failures, doubled by each further one (at most the window) */
+  dashboardSignInDelayMs: { env: 'DASHBOARD_SIGNIN_DELAY_MS', parse: int(1, 3_600_000), fallback: 1000 },
   dashboardSignInWindowMs: { env: 'DASHBOARD_SIGNIN_WINDOW_MS', parse: int(1000), fallback: 15 * 60_000 },
   /** signs the dashboard's CSRF cookie; unset: a random secret kept in DATA_DIR (set it on several API nodes) */
   dashboardSecret: { env: 'DASHBOARD_SECRET', parse: optional(str()), secret: true },

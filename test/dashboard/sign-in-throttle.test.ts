@@ -15,7 +15,7 @@ let prefix: string;
 const WINDOW = 15 * 60_000;
 beforeEach(() => {
   prefix = `iitest${randomToken(8)}`;
-  throttle = new SignInThrottle(redis, prefix, { attempts: 5, ceiling: 20, windowMs: WINDOW }, () => now);
+  throttle = new SignInThrottle(redis, prefix, { attempts: 5, ceiling: 20, firstDelayMs: 1000, windowMs: WINDOW }, () => now);
 });
 
 const fail = async (address: string, email: string, times = 1) => {

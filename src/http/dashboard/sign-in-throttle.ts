@@ -1,8 +1,8 @@
 // Failed dashboard sign-ins, counted in Redis so that every API node sees the same counts. Keyed
 // so that a stranger cannot keep a person out (issue 49): the delay belongs to the pair (client
 // address, e-mail), never to the e-mail alone.
-// - pair: `attempts` failures are free; after that each try must wait 1 s, 2 s, 4 s, ... (at most
-//   the window) after the pair's last failure.
+// - pair: `attempts` failures are free; after that each try must wait 1 s, 2 s, 4 s, ... (from
+//   `firstDelayMs`, at most the window) after the pair's last failure.
 // - person (the e-mail from any address): past `ceiling` failures, a guessing run spread over many
 //   addresses, every pair gets one free failure instead of `attempts`. A pair that has not failed
 //   (the owner at their own address) never waits: the ceiling delays, it never blocks.
@@ -11,8 +11,6 @@
 // Counts forget a pair or an address `windowMs` after its last failure, a person's `windowMs`
 // after its first. A success clears the pair.
 import type { RedisClient } from '../../queue/redis-connection.ts';
-
-const FIRST_DELAY_MS = 1000;
 
 // one key per script: the keys may live on different nodes of a Redis Cluster
 // a pair's or an address's count and last failure (ms), kept `windowMs` after the last failure
@@ -32,6 +30,8 @@ export interface SignInThrottleSettings {
   attempts: number;
   /** failures per e-mail (any address) or per address (any e-mail) after which delays tighten */
   ceiling: number;
+  /** the first wait after the free failures; each further failure doubles it */
+  firstDelayMs: number;
   windowMs: number;
 }
 
@@ -51,7 +51,7 @@ export class SignInThrottle {
   /** How long after `last` the next try may come, for `n` failures of which `free` cost nothing. */
   private waitFor(n: number, free: number, last: number): number {
     if (n < free) return 0;
-    const delay = Math.min(FIRST_DELAY_MS * 2 ** Math.min(n - free, 30), this.settings.windowMs);
+    const delay = Math.min(this.settings.firstDelayMs * 2 ** Math.min(n - free, 30), this.settings.windowMs);
     return Math.max(0, last + delay - this.now());
   }
 
