@@ -2,14 +2,12 @@
 // Runs only when IMAP_URL is set, and says so either way.
 import type { Container } from './container.ts';
 import type { Config } from '../config/config.ts';
-import { DomainError } from '../domain/errors.ts';
-import type { Scope } from '../domain/scope.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
-import type { ImportRecord } from '../domain/intake.ts';
 import { openMailboxSession } from '../channels/mail/imap-mailbox.ts';
 import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
 import { GOOGLE_TOKEN_URL, isAuthenticationFailure, MICROSOFT_IMAP_SCOPE, microsoftTokenUrl, OAuthTokenSource, pemText, type ImapOAuthSettings } from '../channels/mail/imap-oauth.ts';
-import { MailFeedback, type ReplySender } from '../channels/mail/mail-feedback.ts';
+import type { MailFeedback, ReplySender } from '../channels/mail/mail-feedback.ts';
+import { buildMailFeedback, type RecordReader } from './mail-feedback-part.ts';
 import { MailIntake } from '../channels/mail/mail-intake.ts';
 import { MailMetrics } from '../channels/mail/mail-metrics.ts';
 import { MailPoller } from '../channels/mail/mail-poller.ts';
@@ -27,7 +25,7 @@ export interface MailRoleDeps {
   /** where files go (the intake pipeline) */
   receiver: IntakeReceiver;
   /** reads intake records (their final status decides the replies) */
-  records: { get(scope: Scope, id: string): Promise<ImportRecord>; archiveFiles(scope: Scope, archiveId: string): Promise<ImportRecord[]> };
+  records: RecordReader;
   /** a reply transport other than SMTP_URL (tests) */
   sender?: ReplySender;
   /** settings other than the container's (a second poller in tests, benchmarks) */
@@ -134,26 +132,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     },
     log,
   );
-  // a record that is gone (purged) is no outcome; any other error is retried by the caller
-  const readRecord = async (scope: Scope, id: string): Promise<ImportRecord[]> => {
-    const record = await deps.records.get(scope, id).catch((e) => {
-      if (e instanceof DomainError && e.kind === 'not_found') return undefined;
-      throw e;
-    });
-    if (!record) return [];
-    return record.status === 'unpacked' ? deps.records.archiveFiles(scope, id) : [record];
-  };
-  const feedback = sender
-    ? new MailFeedback(c.db, c.mailRepos, readRecord, sender, {
-        from: replyFrom,
-        limitPerHour: config.mailReplyLimitPerHour,
-        intervalMs: config.mailFeedbackIntervalMs,
-        // a 24 h match window: look every minute; a short one (tests): every round
-        waitingRecheckMs: Math.min(60_000, Math.max(config.mailFeedbackIntervalMs, Math.floor(config.intakeMatchWindowMs / 20))),
-        expireAfterMs: config.intakeMatchWindowMs + 24 * 3_600_000,
-        onLimited: (first) => metrics.replySuppressed(first),
-      }, log)
-    : undefined;
+  const feedback = sender ? buildMailFeedback(c, config, deps.records, sender, metrics, log) : undefined;
   poller.start();
   feedback?.start();
   log.info({ imap: describeImapUrl(imap), auth: config.imapAuth, replies: Boolean(sender), processed: config.mailProcessedMailbox, failed: config.mailFailedMailbox }, 'mail role polling the import mailbox');

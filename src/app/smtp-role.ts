@@ -5,12 +5,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Container } from './container.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
+import type { ReplySender } from '../channels/mail/mail-feedback.ts';
 import { ensureSelfSignedCert } from '../channels/ftp/self-signed-cert.ts';
 import { senderCheck } from '../channels/mail/sender-checks.ts';
 import { enqueueSmtpMessage } from '../channels/mail/smtp-delivery.ts';
 import { SmtpReceiver, type RecipientState } from '../channels/mail/smtp-receiver.ts';
 
-export async function startSmtpRole(c: Container, opts: { readiness?: Map<string, ReadinessCheck> } = {}): Promise<SmtpReceiver | undefined> {
+export async function startSmtpRole(c: Container, opts: { readiness?: Map<string, ReadinessCheck>; /** a reply transport other than SMTP_URL's */ replySender?: ReplySender } = {}): Promise<SmtpReceiver | undefined> {
   const { config } = c;
   const log = c.log.child({ role: 'smtp' });
   const listen = config.smtpListen;
@@ -55,6 +56,15 @@ export async function startSmtpRole(c: Container, opts: { readiness?: Map<string
     },
   );
   await receiver.listen();
+  // replies to senders: the mail role sends them when it runs; without it (SMTP only), this role
+  if (config.smtpUrl && !(config.roles.includes('mail') && config.imapUrl)) {
+    const [{ buildMailFeedback }, { MailMetrics }, { smtpReplySender }] = await Promise.all([
+      import('./mail-feedback-part.ts'), import('../channels/mail/mail-metrics.ts'), import('../channels/mail/smtp-sender.ts'),
+    ]);
+    const feedback = buildMailFeedback(c, config, c.intake, opts.replySender ?? smtpReplySender(config.smtpUrl), new MailMetrics(c.metrics.registry), log);
+    feedback.start();
+    c.onStop('intake', 'smtp replies', () => feedback.stop());
+  }
   opts.readiness?.set('smtp', async () => {
     if (!receiver.ready) throw new Error('SMTP receiver not listening');
   });

@@ -9,15 +9,18 @@ import path from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../../testkit/pdf.ts';
+import { until } from '../../testkit/wait.ts';
 import { startDnsServer, type DnsServer } from './dns-server.ts';
 import { startMailHarness, type MailAccount, type MailHarness } from './mail-harness.ts';
 import { python, SMTPLIB_SEND } from './smtp-clients.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-dkim-'));
 let dns: DnsServer;
 let h: MailHarness;
 let account: MailAccount;
 let key: string;
+let sink: SmtpSink;
 
 beforeAll(async () => {
   execFileSync('dknewkey', ['sel'], { cwd: tmp, stdio: 'pipe' });
@@ -36,13 +39,16 @@ beforeAll(async () => {
     'bank.example': 'v=spf1 -all',
     '_dmarc.bank.example': 'v=DMARC1; p=reject',
   });
-  h = await startMailHarness({ config: { roles: ['api', 'worker', 'smtp'], dnsServers: [{ host: '127.0.0.1', port: dns.port }], smtpHostname: 'mx.invoice-intake.test' } });
+  // SMTP only (no mailbox): the smtp role sends the replies through SMTP_URL, a receiver of the test's
+  sink = await startSmtpSink();
+  h = await startMailHarness({ config: { roles: ['api', 'worker', 'smtp'], dnsServers: [{ host: '127.0.0.1', port: dns.port }], smtpHostname: 'mx.invoice-intake.test', smtpUrl: sink.url } });
   account = await h.account();
 }, 120_000);
 
 afterAll(async () => {
   await h?.close();
   await dns?.stop();
+  await sink?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -86,5 +92,15 @@ describe('SMTP sender checks (mailauth, real DNS, a foreign DKIM signer)', () =>
     const messageId = `<forged-${Date.now()}@signer.example>`;
     const verdict = await send('bounce@signer.example', await signed('CEO <ceo@bank.example>', 'signer.example', messageId), messageId);
     expect(verdict).toEqual({ source: 'smtp', from: 'ceo@bank.example', spf: 'pass', spfDomain: 'signer.example', dkimPassDomains: ['signer.example'], dmarc: 'fail', arc: 'none', authenticated: false });
+  }, 90_000);
+
+  it('SMTP only: the smtp role answers an authenticated sender whose message had no PDF (the reply goes out through SMTP_URL)', async () => {
+    const messageId = `<nopdf-${Date.now()}@signer.example>`;
+    const raw = await new MailComposer({ from: 'billing@signer.example', to: account.live, subject: 'Our invoice', text: 'Forgot the file.', messageId }).compile().build();
+    const signedRaw = execFileSync('dkimsign', ['sel', 'signer.example', key], { input: raw, maxBuffer: 16 * 1024 * 1024 });
+    const file = path.join(tmp, 'nopdf.eml');
+    fs.writeFileSync(file, signedRaw);
+    expect((await python(SMTPLIB_SEND, [String(h.svc.smtpPort), 'billing@signer.example', account.live, file])).out.trim()).toBe('OK');
+    await until(() => sink.to('billing@signer.example').some((m) => m.parsed.inReplyTo === messageId), 60_000, 'the reply');
   }, 90_000);
 });
