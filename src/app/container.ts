@@ -37,6 +37,7 @@ import { UserService } from '../services/user-service.ts';
 import { AnnouncedMemo } from '../services/announced-memo.ts';
 import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
 import { MailMessageService } from '../services/mail-message-service.ts';
+import { SenderPolicyService } from '../services/sender-policy-service.ts';
 import { IntakeHistoryService } from '../services/intake-history-service.ts';
 import { smtpInviteMailer } from '../notifications/invite-mailer.ts';
 import { SignInThrottle } from '../http/dashboard/sign-in-throttle.ts';
@@ -156,6 +157,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const accounts = new AccountService(db, repos, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account') });
   // every process that commits events queues them at once; the worker role sweeps for the rest
   const outbox = new EventOutbox(db, repos, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
+  const senderPolicies = new SenderPolicyService(db, repos, config.mailSenderPolicyDefault);
   const scheduler = afterCommitScheduler(new BullIntakeScheduler(intakeQueue));
   const intake = new IntakeService(db, intakeRepos, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes }, metrics.intake);
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
@@ -202,7 +204,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     outbox,
     dispatcher,
     intake,
-    importActions: new IntakeActions(db, intakeRepos, scheduler, documents, invoices, outbox, events),
+    importActions: new IntakeActions(db, intakeRepos, scheduler, documents, invoices, outbox, events, senderPolicies),
+    senderPolicies,
     connections: connectionDetails(config),
     users: new UserService(db, repos, accounts, config.dashboardIdleMinutes, secretBox(config)),
     intakeHistory: new IntakeHistoryService(db, repos),

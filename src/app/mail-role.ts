@@ -90,6 +90,7 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
     replies: Boolean(sender),
     ownAddresses: [...addressesIn(replyFrom), config.importAddress],
     authservId: config.imapAuthservId,
+    senderPolicy: (scope) => c.senderPolicies.get(scope),
   });
   const oauth = imapOAuthSettings(config);
   const tokens = oauth && new OAuthTokenSource(oauth, log);

@@ -28,6 +28,7 @@ export function startSmtpWorkers(c: Container): RunningWorker & { release(): Pro
       // the replies are sent by the mail role's feedback, as for the import mailbox's messages
       replies: Boolean(config.smtpUrl),
       ownAddresses: [...addressesIn(replyFrom), config.importAddress],
+      senderPolicy: (scope) => c.senderPolicies.get(scope),
     });
     return { delivery: new SmtpDelivery(c.db, c.mailRepos, intake, log), release: () => intake.release() };
   };

@@ -157,6 +157,8 @@ const schema = {
   mailClaimLeaseMs: { env: 'MAIL_CLAIM_LEASE_MS', parse: int(1000), fallback: 120_000 },
   mailRetentionDays: { env: 'MAIL_RETENTION_DAYS', parse: int(1, 3650), fallback: 90 },
   mailReplyFrom: { env: 'MAIL_REPLY_FROM', parse: optional(str()) },
+  /** who may send mail to an account that never chose (docs/mail.md, "Who may send"): anyone, or listed senders only */
+  mailSenderPolicyDefault: { env: 'MAIL_SENDER_POLICY_DEFAULT', parse: oneOf('anyone', 'listed'), fallback: 'anyone' },
   mailReplyLimitPerHour: { env: 'MAIL_REPLY_LIMIT_PER_HOUR', parse: int(0, 10_000), fallback: 5 },
   mailFeedbackIntervalMs: { env: 'MAIL_FEEDBACK_INTERVAL_MS', parse: int(100), fallback: 5_000 },
   // the SMTP receiver (docs/mail.md): where it listens ('off': not at all), and an MX's limits

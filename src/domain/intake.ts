@@ -3,8 +3,8 @@ import type { ReasonCode, ReasonParams } from './intake-reasons.ts';
 import type { SenderVerdict } from './sender-verdict.ts';
 
 export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
-/** `unpacked`: a ZIP archive whose files became records of their own (domain/archive.ts) */
-export const INTAKE_STATUSES = ['received', 'waiting', 'attached', 'failed', 'unpacked'] as const;
+/** `unpacked`: a ZIP archive whose files became records of their own (domain/archive.ts); `held`: from a sender the account's policy does not allow, until an owner releases or discards it */
+export const INTAKE_STATUSES = ['received', 'waiting', 'attached', 'failed', 'unpacked', 'held'] as const;
 export type IntakeStatus = (typeof INTAKE_STATUSES)[number];
 /** How an attached file found its invoice (docs/intake.md, "Matching"). */
 export const MATCHED_BY = ['invoice_id', 'invoice_number', 'einvoice', 'subject', 'name_token', 'pdf_text', 'manual'] as const;

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'import.waiting',
   'import.attached',
   'import.failed',
+  'import.held',
   'document.attached',
   'document.deleted',
   'invoice.paid',

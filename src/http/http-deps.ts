@@ -20,6 +20,7 @@ import type { WebhookService } from '../services/webhook-service.ts';
 import type { UserService } from '../services/user-service.ts';
 import type { IntakeHistoryService } from '../services/intake-history-service.ts';
 import type { MailMessageService } from '../services/mail-message-service.ts';
+import type { SenderPolicyService } from '../services/sender-policy-service.ts';
 
 export interface HttpDeps {
   config: Config;
@@ -45,6 +46,8 @@ export interface HttpDeps {
   intakeHistory: IntakeHistoryService;
   /** the import mailbox's messages and their outcomes, across accounts (GET /admin/mail-messages) */
   mailMessages: MailMessageService;
+  /** who may send each account's mail (GET/PUT /v2/account/senders, the dashboard's settings) */
+  senderPolicies: SenderPolicyService;
   /** the dashboard's people, invites and sessions */
   users: UserService;
   /** failed dashboard sign-ins per address and e-mail (Redis) */

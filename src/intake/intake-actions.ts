@@ -9,6 +9,7 @@ import { intakeReason } from '../domain/intake-reasons.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
 import type { InvoiceService } from '../services/invoice-service.ts';
+import type { SenderPolicyService } from '../services/sender-policy-service.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
 import type { StagedIntake } from './intake-repository.ts';
@@ -24,6 +25,7 @@ export class IntakeActions {
     private readonly invoices: Pick<InvoiceService, 'byIdOrNumber'>,
     private readonly outbox: EventOutbox,
     private readonly events?: DomainEvents,
+    private readonly senders?: Pick<SenderPolicyService, 'addSender'>,
   ) {}
 
   /**
@@ -44,6 +46,21 @@ export class IntakeActions {
       this.emit(scope, staged.record, 'received', null);
       const ref = { intakeId: id, accountId: scope.accountId, mode: scope.mode };
       await this.scheduler.restore(ref, await this.scheduler.state(id));
+    }
+    return this.record(scope, id);
+  }
+
+  /**
+   * A held file (its sender was not allowed) goes on to matching; with `addSender`, its sender is
+   * put on the scope's list in the same step, so its next files are not held (when authenticated).
+   */
+  async release(scope: Scope, id: string, addSender = false): Promise<ImportRecord> {
+    const { record } = await this.staged(scope, id);
+    if (record.status !== 'held') throw DomainError.conflict(`The import ${id} is ${record.status}; only a held file can be released`);
+    if (addSender && this.senders) await this.senders.addSender(scope, record.senderVerdict?.from || record.sender);
+    if (await changeIntakeStatus(this.outbox, this.repos.intake, scope, id, 'received', (q) => this.repos.intake.markRetried(q, scope, id, 'held'))) {
+      this.emit(scope, record, 'received', null);
+      await this.scheduler.enqueue({ intakeId: id, accountId: scope.accountId, mode: scope.mode });
     }
     return this.record(scope, id);
   }

@@ -22,6 +22,8 @@ export interface IncomingFile {
   traceId?: string;
   /** mail only: who sent the message, as far as anyone checked (kept on the record, shown in words) */
   senderVerdict?: SenderVerdict;
+  /** mail only: the sender policy holds the file (status `held`, this reason) until an owner releases it */
+  hold?: IntakeReason;
 }
 
 

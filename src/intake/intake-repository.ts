@@ -21,7 +21,7 @@ export interface NewIntake extends Pick<ImportRecord, 'id' | 'channel' | 'sender
   /** null for files refused at once: their bytes are never needed */
   content: Buffer | null;
   traceId: string | null;
-  status: Extract<IntakeStatus, 'received' | 'failed' | 'unpacked'>;
+  status: Extract<IntakeStatus, 'received' | 'failed' | 'unpacked' | 'held'>;
   matchName: string | null;
   /** how many files the e-mail carried (mail only) */
   messageFiles?: number | null;
@@ -232,11 +232,12 @@ export class IntakeRepository {
   }
 
   /** A failed file goes back to the queue's start (retry); false when it was not failed any more. */
-  async markRetried(q: Queryable, scope: Scope, id: string): Promise<boolean> {
+  /** Back to received, from failed (a retry) or held (released): false when it was not in that status. */
+  async markRetried(q: Queryable, scope: Scope, id: string, from: 'failed' | 'held' = 'failed'): Promise<boolean> {
     const w = scopeWhereId(scope, id);
     const rows = await q.query(
       `with r as (
-         update intake_records t set status = 'received', reason = null, reason_code = null, reason_params = null, updated_at = now() where ${w.sql} and t.status = 'failed' and t.deleted_at is null returning ${CHANGED}
+         update intake_records t set status = 'received', reason = null, reason_code = null, reason_params = null, updated_at = now() where ${w.sql} and t.status = '${from}' and t.deleted_at is null returning ${CHANGED}
        )
        ${HISTORY} returning intake_id`,
       w.params,

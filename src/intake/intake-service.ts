@@ -65,11 +65,14 @@ export class IntakeService implements IntakeReceiver {
   private toNew(file: IncomingFile, disabled: boolean, archiveId: string | null = null): NewIntake {
     const name = normaliseFileName(file.filename);
     const sniffed = name.ok && !unreadArchiveKind(file.filename, file.bytes) ? sniffPdf(file.bytes) : undefined;
-    const reason = disabled ? DISABLED : (unreadArchiveReason(file.filename, file.bytes) ?? (!name.ok ? name.reason : sniffed && !sniffed.ok ? sniffed.reason : null));
+    const refused = disabled ? DISABLED : (unreadArchiveReason(file.filename, file.bytes) ?? (!name.ok ? name.reason : sniffed && !sniffed.ok ? sniffed.reason : null));
+    // a held file keeps its bytes and gets no job until an owner releases it; a refusal comes first
+    const reason = refused ?? file.hold ?? null;
+    const status = refused ? 'failed' : file.hold ? 'held' : 'received';
     return {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
-      content: reason ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null, messageFiles: file.messageFiles ?? null,
-      status: reason ? 'failed' : 'received', matchName: name.ok ? name.matchName : null, reason, archiveId, senderVerdict: file.senderVerdict ?? null,
+      content: refused ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null, messageFiles: file.messageFiles ?? null,
+      status, matchName: name.ok ? name.matchName : null, reason, archiveId, senderVerdict: file.senderVerdict ?? null,
     };
   }
 

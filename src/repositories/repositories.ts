@@ -12,6 +12,7 @@ import { InvoiceRepository } from './invoice-repository.ts';
 import { MailMessageViewRepository } from './mail-message-view.ts';
 import { MaintenanceRepository } from './maintenance-repository.ts';
 import { PaymentRepository } from './payment-repository.ts';
+import { SenderPolicyRepository } from './sender-policy-repository.ts';
 import { SshKeyRepository } from './ssh-key-repository.ts';
 import { UserRepository } from './user-repository.ts';
 import { WebhookEventRepository } from './webhook-event-repository.ts';
@@ -28,6 +29,7 @@ export interface Repositories {
   mailMessages: MailMessageViewRepository;
   maintenance: MaintenanceRepository;
   payments: PaymentRepository;
+  senderPolicies: SenderPolicyRepository;
   sshKeys: SshKeyRepository;
   users: UserRepository;
   webhookEvents: WebhookEventRepository;
@@ -46,6 +48,7 @@ export function createRepositories(): Repositories {
     mailMessages: new MailMessageViewRepository(),
     maintenance: new MaintenanceRepository(),
     payments: new PaymentRepository(),
+    senderPolicies: new SenderPolicyRepository(),
     sshKeys: new SshKeyRepository(),
     users: new UserRepository(),
     webhookEvents: new WebhookEventRepository(),

@@ -5,8 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { archiveImports, invoicesNumbered, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
-import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+import { authenticated, invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+import type Mail from 'nodemailer/lib/mailer';
 
+/** Every sender here is authenticated by the mailbox's server (a reply goes to no one else). */
+const append = (m: Mail.Options, box?: string) => h.dovecot.append(authenticated(m), box);
 let h: MailHarness;
 let acct: MailAccount;
 let sink: SmtpSink;
@@ -15,6 +18,8 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   h = await startMailHarness({ mailRole: true, config: { smtpUrl: sink.url, mailReplyFrom: 'Invoice intake <no-reply@invoices.example>' } });
   acct = await h.account();
+  // its senders are listed: replies may say which invoice numbers exist
+  await h.request('PUT', '/v2/account/senders', { key: acct.liveKey, body: { policy: 'anyone', senders: ['@supplier.example'] } });
   await until(() => h.svc.mail!.poller.stats.connects > 0, 10_000, 'the poller to connect');
 });
 afterAll(async () => {
@@ -38,7 +43,7 @@ describe('ZIP attachments by e-mail', () => {
     const invoices = await invoicesNumbered(h.svc.container, acct.liveScope, 'MZ-', 50);
     const id = `<zip-${Date.now().toString(36)}@test.example>`;
     const zip = await makeZip(await pdfsNamed('MZ-', 50));
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'invoices-2026-03.zip', content: zip, contentType: 'application/zip' }], { messageId: id }));
+    await append(invoiceMail(acct.live, [{ filename: 'invoices-2026-03.zip', content: zip, contentType: 'application/zip' }], { messageId: id }));
     const row = await h.moved(id);
     expect(row).toMatchObject({ outcome: 'processed', account_id: acct.id, mode: 'live' });
     const [file] = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1', [row.id]);
@@ -63,7 +68,7 @@ describe('ZIP attachments by e-mail', () => {
     const from = `zip-${Date.now().toString(36)}@supplier.example`;
     const id = `<zip-reply-${Date.now().toString(36)}@test.example>`;
     const zip = await makeZip([...(await pdfsNamed('MR-', 1)), { name: 'notes.txt', bytes: Buffer.from('not an invoice') }]);
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'march.zip', content: zip }], { messageId: id, from }));
+    await append(invoiceMail(acct.live, [{ filename: 'march.zip', content: zip }], { messageId: id, from }));
     expect(await decidedReply(id)).toMatchObject({ state: 'sent', recipient: from });
     await until(() => sink.to(from).length === 1, 30_000, 'the reply at the SMTP server');
     const text = sink.to(from)[0].parsed.text ?? '';
@@ -79,7 +84,7 @@ describe('ZIP attachments by e-mail', () => {
     const box = 'LargeZip'; // its own mailbox, so only the poller with the low limits reads it
     const zip = await makeZip(await pdfsNamed('ML-', 3, 40_000));
     const tooLarge = await makeZip([{ name: 'X-1.pdf', bytes: randomBytes(1_200_000) }]);
-    await h.dovecot.append(invoiceMail(acct.live, [
+    await append(invoiceMail(acct.live, [
       { filename: 'small.zip', content: zip },
       { filename: 'video.mp4', content: randomBytes(300_000), contentType: 'video/mp4' },
       { filename: 'big.zip', content: tooLarge },

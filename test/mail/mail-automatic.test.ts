@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
-import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness, authenticated } from './mail-harness.ts';
 
 let h: MailHarness;
 let sink: SmtpSink;
@@ -77,7 +77,7 @@ describe('automatic mail', () => {
   it('sends no reply, while a person\'s mail without PDF from the same sender gets one', async () => {
     const from = 'ap@supplier.example';
     const id = `<human-${Date.now().toString(36)}@supplier.example>`;
-    await h.dovecot.append(invoiceMail(acct.live, [], { from, messageId: id, subject: 'Invoice without file' }));
+    await h.dovecot.append(authenticated(invoiceMail(acct.live, [], { from, messageId: id, subject: 'Invoice without file' })));
     await until(() => sink.received.length >= 1, 30_000, 'the reply to the person');
     // every automatic message's reply is decided (suppressed), none was sent
     const states = await h.db.query<{ state: string; reason: string }>(

@@ -67,6 +67,7 @@ export const MAIL_TEST_SETTINGS: Partial<Config> = {
   mailReconnectMaxMs: 1_000,
   mailClaimLeaseMs: 3_000,
   mailFeedbackIntervalMs: 200,
+  imapAuthservId: 'mx.test.example',
 };
 
 export async function startMailHarness(opts: {
@@ -184,6 +185,18 @@ const b64 = (b: Buffer) => b.toString('base64').replace(/(.{76})/g, '$1\r\n');
  * the test must control exactly.
  */
 export const rawPart = (partHeaders: string, pdf: Buffer) => ({ raw: `${partHeaders}\r\nContent-Transfer-Encoding: base64\r\n\r\n${b64(pdf)}\r\n` });
+
+/**
+ * The message as the mailbox's server delivers it after checking its sender: an
+ * Authentication-Results header of the authserv-id the harness trusts (MAIL_TEST_SETTINGS), with
+ * DMARC, SPF and DKIM passing for its From's domain. Without it a sender is not authenticated.
+ */
+export function authenticated(m: Mail.Options): Mail.Options {
+  const from = String(typeof m.from === 'object' && m.from && 'address' in m.from ? m.from.address : (m.from ?? 'accounts@supplier.example'));
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1]?.toLowerCase() ?? 'supplier.example';
+  const header = `${MAIL_TEST_SETTINGS.imapAuthservId}; spf=pass smtp.mailfrom=bounce@${domain}; dkim=pass header.d=${domain}; dmarc=pass header.from=${domain}`;
+  return { ...m, headers: { 'Authentication-Results': header, ...(m.headers as Record<string, string> | undefined) } };
+}
 
 /** A message with PDFs attached, as a mail client would send it. */
 export function invoiceMail(to: string, attachments: Mail.Attachment[], extra: Mail.Options = {}): Mail.Options {

@@ -4,8 +4,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MessageClaimRepository } from '../../src/channels/mail/message-claim-repository.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
-import { invoiceMail, startMailHarness, until, type MailHarness } from './mail-harness.ts';
+import { authenticated, invoiceMail, startMailHarness, until, type MailHarness } from './mail-harness.ts';
+import type Mail from 'nodemailer/lib/mailer';
 
+/** Every sender here is authenticated by the mailbox's server (a reply goes to no one else). */
+const append = (m: Mail.Options, box?: string) => h.dovecot.append(authenticated(m), box);
 let h: MailHarness;
 let sink: SmtpSink;
 
@@ -21,9 +24,10 @@ afterAll(async () => {
 it('hands over, attaches, moves and replies on PGlite', async () => {
   expect(h.db.kind).toBe('pglite');
   const acct = await h.account();
+  await h.request('PUT', '/v2/account/senders', { key: acct.liveKey, body: { policy: 'anyone', senders: ['@supplier.example'] } });
   const inv = await h.invoice(acct.liveKey);
   const pdf = await makePdf('pglite');
-  await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }, { filename: 'NOPE-PGLITE.pdf', content: pdf }], { from: 'lite@supplier.example' }));
+  await append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }, { filename: 'NOPE-PGLITE.pdf', content: pdf }], { from: 'lite@supplier.example' }));
   await until(async () => (await h.dovecot.count('Processed')) === 1, 45_000, 'the message to be moved');
   let records: Awaited<ReturnType<MailHarness['records']>> = [];
   await until(async () => {

@@ -4,8 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
-import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+import { authenticated, invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+import type Mail from 'nodemailer/lib/mailer';
 
+/** Every sender here is authenticated by the mailbox's server (a reply goes to no one else). */
+const append = (m: Mail.Options, box?: string) => h.dovecot.append(authenticated(m), box);
 let h: MailHarness;
 let sink: SmtpSink;
 let acct: MailAccount;
@@ -27,6 +30,8 @@ beforeAll(async () => {
     },
   });
   acct = await h.account();
+  // its senders are listed: replies may say which invoice numbers exist
+  await h.request('PUT', '/v2/account/senders', { key: acct.liveKey, body: { policy: 'anyone', senders: ['@supplier.example'] } });
   pdf = await makePdf('reply');
 });
 afterAll(async () => {
@@ -56,7 +61,7 @@ describe('replies', () => {
   it('answers a file that matched no invoice, in the thread, marked auto-replied, with the reason', async () => {
     const from = sender('unmatched');
     const id = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NO-SUCH-INVOICE-1.pdf', content: pdf }], { from, messageId: id, subject: 'Invoice 1' }));
+    await append(invoiceMail(acct.live, [{ filename: 'NO-SUCH-INVOICE-1.pdf', content: pdf }], { from, messageId: id, subject: 'Invoice 1' }));
     expect(await decidedReply(id)).toMatchObject({ state: 'sent', recipient: from });
     await until(() => sink.to(from).length === 1, 30_000, 'the reply at the SMTP server');
     const reply = sink.to(from)[0].parsed;
@@ -70,7 +75,7 @@ describe('replies', () => {
   it('answers a file that failed the PDF check', async () => {
     const from = sender('corrupt');
     const id = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'broken.pdf', content: Buffer.from('%PDF-1.4\nthis is not really a PDF at all\n') }], { from, messageId: id }));
+    await append(invoiceMail(acct.live, [{ filename: 'broken.pdf', content: Buffer.from('%PDF-1.4\nthis is not really a PDF at all\n') }], { from, messageId: id }));
     expect(await decidedReply(id)).toMatchObject({ state: 'sent' });
     await until(() => sink.to(from).length === 1, 30_000, 'the reply');
     expect(sink.to(from)[0].parsed.text).toMatch(/broken\.pdf: .*PDF/);
@@ -79,7 +84,7 @@ describe('replies', () => {
   it('answers a message without PDF', async () => {
     const from = sender('nopdf');
     const id = msgId();
-    await h.dovecot.append({ from, to: acct.live, subject: 'See attached', messageId: id, text: 'forgot the attachment' });
+    await append({ from, to: acct.live, subject: 'See attached', messageId: id, text: 'forgot the attachment' });
     expect(await decidedReply(id)).toMatchObject({ state: 'sent' });
     await until(() => sink.to(from).length === 1, 30_000, 'the reply');
     expect(sink.to(from)[0].parsed.text).toContain('No PDF attached');
@@ -89,13 +94,13 @@ describe('replies', () => {
     const inv = await h.invoice(acct.liveKey);
     const okFrom = sender('fine');
     const okId = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { from: okFrom, messageId: okId }));
+    await append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { from: okFrom, messageId: okId }));
     expect(await decidedReply(okId)).toMatchObject({ state: 'not_needed' });
 
     const inv2 = await h.invoice(acct.liveKey);
     const mixedFrom = sender('mixed');
     const mixedId = msgId();
-    await h.dovecot.append(
+    await append(
       invoiceMail(acct.live, [{ filename: `${inv2.invoiceNumber}.pdf`, content: pdf }, { filename: 'UNKNOWN-77.pdf', content: pdf }], { from: mixedFrom, messageId: mixedId }),
     );
     expect(await decidedReply(mixedId)).toMatchObject({ state: 'sent' });
@@ -110,7 +115,7 @@ describe('replies', () => {
     const from = sender('from');
     const replyTo = sender('replyto');
     const id = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NOPE-RT.pdf', content: pdf }], { from, replyTo, messageId: id }));
+    await append(invoiceMail(acct.live, [{ filename: 'NOPE-RT.pdf', content: pdf }], { from, replyTo, messageId: id }));
     expect(await decidedReply(id)).toMatchObject({ state: 'sent', recipient: replyTo });
     await until(() => sink.to(replyTo).length === 1, 30_000, 'the reply');
     expect(sink.to(from)).toHaveLength(0);
@@ -130,7 +135,7 @@ describe('never to auto-submitted mail', () => {
     const from = (extra as { from?: string }).from ?? sender('auto');
     const id = msgId();
     const filename = `NOPE-AUTO-${seq}.pdf`;
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename, content: pdf }], { from, messageId: id, ...(extra as object) }));
+    await append(invoiceMail(acct.live, [{ filename, content: pdf }], { from, messageId: id, ...(extra as object) }));
     const row = await decidedReply(id);
     expect(row.state).toBe('suppressed');
     expect(row.reason).toMatch(reason);
@@ -140,7 +145,7 @@ describe('never to auto-submitted mail', () => {
     expect(record).toBeDefined();
     const control = sender('control');
     const controlId = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NOPE-CONTROL.pdf', content: pdf }], { from: control, messageId: controlId }));
+    await append(invoiceMail(acct.live, [{ filename: 'NOPE-CONTROL.pdf', content: pdf }], { from: control, messageId: controlId }));
     await until(() => sink.to(control).length === 1, 45_000, 'the control reply');
     expect((await h.svc.container.intake.get(acct.liveScope, record!.id)).status).toBe('failed');
     expect(sink.to(from)).toHaveLength(0);
@@ -152,7 +157,7 @@ describe('reply limit', () => {
     const from = sender('flood');
     const ids = [msgId(), msgId(), msgId(), msgId()];
     for (const [i, id] of ids.entries()) {
-      await h.dovecot.append(invoiceMail(acct.live, [{ filename: `FLOOD-${i}.pdf`, content: pdf }], { from: from.toUpperCase(), messageId: id }));
+      await append(invoiceMail(acct.live, [{ filename: `FLOOD-${i}.pdf`, content: pdf }], { from: from.toUpperCase(), messageId: id }));
     }
     const rows = await Promise.all(ids.map((id) => decidedReply(id)));
     expect(rows.filter((r) => r.state === 'sent')).toHaveLength(2);
@@ -174,7 +179,7 @@ describe('reply limit', () => {
     // a message sent after the flood is answered: the feedback loop has run past the flood, and
     // still sent it two replies only
     const control = sender('control');
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'FLOOD-CONTROL.pdf', content: pdf }], { from: control, messageId: msgId() }));
+    await append(invoiceMail(acct.live, [{ filename: 'FLOOD-CONTROL.pdf', content: pdf }], { from: control, messageId: msgId() }));
     await until(() => sink.to(control).length === 1, 45_000, 'the control reply');
     expect(sink.to(from)).toHaveLength(2);
   });

@@ -19,6 +19,7 @@ const OWNS: Record<string, string[]> = {
   'mail-message-service.ts': ['mailMessages'],
   'maintenance-service.ts': ['maintenance'],
   'payment-service.ts': ['payments'],
+  'sender-policy-service.ts': ['senderPolicies'],
   'ssh-key-service.ts': ['sshKeys'],
   'user-service.ts': ['users'],
   'webhook-service.ts': ['webhooks', 'webhookEvents'],

@@ -98,7 +98,7 @@ export class MailFeedback {
       await this.repos.replies.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
       return false;
     }
-    const problems = outcomes.filter(({ r }) => r.status === 'failed').map(({ filename, r }) => ({ filename, reason: r.reason ?? 'could not be processed' }));
+    const problems = outcomes.filter(({ r }) => r.status === 'failed').map(({ filename, r }) => ({ filename, reason: r.reason ?? 'could not be processed', code: r.reasonCode }));
     if (!problems.length) return this.repos.replies.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
 
     let nextAt: Date | undefined;
@@ -131,6 +131,7 @@ export class MailFeedback {
       originalMessageId: reply.in_reply_to ?? undefined,
       originalReferences: reply.refs ? reply.refs.split(' ').filter(Boolean) : [],
       problems,
+      facts: reply.facts,
     });
     try {
       await this.sender.send(message);

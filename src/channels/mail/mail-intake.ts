@@ -11,9 +11,11 @@ import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { ImportRecord } from '../../domain/intake.ts';
 import { imapHeaderVerdict } from '../../domain/authentication-results.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
-import { automaticMessage, autoReplySuppression, replyAddress, type AutomaticMail } from './auto-reply-rules.ts';
-import { senderKey } from './reply-rate-limit.ts';
-import type { ClaimResult, FileRow, MessageOutcome, MessageRow, StageInput, StageReply } from './message-claim-repository.ts';
+import { senderStanding, type SenderPolicy, type SenderStanding } from '../../domain/sender-policy.ts';
+import { intakeReason } from '../../domain/intake-reasons.ts';
+import { automaticMessage, type AutomaticMail } from './auto-reply-rules.ts';
+import { replyFor } from './reply-decision.ts';
+import type { ClaimResult, FileRow, MessageOutcome, MessageRow, StageInput } from './message-claim-repository.ts';
 import type { MailRepositories } from './mail-repositories.ts';
 import { incomingFile, planImports } from './message-imports.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
@@ -37,6 +39,8 @@ export interface MailIntakeOptions {
   ownAddresses: string[];
   /** mail read by IMAP: the authserv-id whose Authentication-Results header is believed (unset: none) */
   authservId?: string;
+  /** who may send to an account (unset: anyone) */
+  senderPolicy?: (scope: Scope) => Promise<SenderPolicy>;
   /** how many recent intake records to search when a resumed claim looks for its own files */
   adoptWindow?: number;
   /** told of each automatic message that was ignored (the operator's metric) */
@@ -58,7 +62,7 @@ export interface PlannedMessage {
 }
 
 /** A message read, with who sent it as far as anyone checked. */
-type CheckedMessage = ParsedMessage & { verdict: SenderVerdict };
+type CheckedMessage = ParsedMessage & { verdict: SenderVerdict; standing?: SenderStanding };
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -197,6 +201,9 @@ export class MailIntake {
     }
     const scope = route.scope;
     const sender = parsed.from || 'unknown';
+    // the account's sender policy: a sender it does not allow has its files held for an owner
+    parsed.standing = senderStanding((await this.opts.senderPolicy?.(scope)) ?? { policy: 'anyone', senders: [] }, verdict);
+    const hold = parsed.standing === 'unlisted' ? intakeReason('held_sender_not_listed', { sender }) : parsed.standing === 'unauthenticated' ? intakeReason('held_sender_not_authenticated', { sender }) : undefined;
     const plan = await planImports(parsed, content, sha256);
     if (automatic && plan.nothing) return this.ignore(row, parsed, scope, automatic, log);
     // a fresh claim has no files yet; a resumed one may have some
@@ -212,7 +219,7 @@ export class MailIntake {
     };
     const send = async (item: (typeof plan.items)[number]): Promise<ImportRecord> => {
       const { file, filename } = item;
-      if (file) return (await adopt(filename, item.sha256!)) ?? this.intake.receive(incomingFile(file, { scope, sender, traceId, subject: parsed.subject, messageFiles: plan.messageFiles, senderVerdict: verdict }));
+      if (file) return (await adopt(filename, item.sha256!)) ?? this.intake.receive(incomingFile(file, { scope, sender, traceId, subject: parsed.subject, messageFiles: plan.messageFiles, senderVerdict: verdict, hold }));
       return this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId, senderVerdict: verdict }, item.reason!);
     };
     // each file is noted as handed over right after; the last one with the staging itself
@@ -264,16 +271,7 @@ export class MailIntake {
     files: FileRow[],
     count = 0,
   ): PlannedMessage {
-    let reply: StageReply | undefined;
-    if (this.opts.replies && scope && parsed) {
-      const suppressed = autoReplySuppression(parsed.header, this.opts.ownAddresses);
-      reply = {
-        recipient: senderKey(replyAddress(parsed.header) ?? ''),
-        refs: parsed.references,
-        state: suppressed ? 'suppressed' : 'pending',
-        reason: suppressed,
-      };
-    }
+    const reply = this.opts.replies && scope && parsed ? replyFor(parsed.header, parsed.verdict, parsed.standing ?? 'allowed', this.opts.ownAddresses, parsed.references) : undefined;
     return {
       result: { id: row.id, outcome, reason, scope, files: count },
       stage: {

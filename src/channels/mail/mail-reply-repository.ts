@@ -17,6 +17,8 @@ export interface ReplyRow {
   state: ReplyState;
   reason: string | null;
   attempts: number;
+  /** the reply may say invoice facts: its sender is listed */
+  facts: boolean;
   created_at: Date;
   sent_at: Date | null;
 }

@@ -54,6 +54,8 @@ export interface StageReply {
   refs?: string[];
   state: 'pending' | 'suppressed';
   reason?: string;
+  /** it may say invoice facts (totals, which numbers exist): the sender is listed */
+  facts?: boolean;
 }
 
 export interface StageInput {
@@ -229,8 +231,8 @@ export class MessageClaimRepository {
            from s, unnest($10::text[], $11::text[], $12::text[], $13::text[], $18::text[]) as x(slot, intake_id, filename, sha256, origin)
          on conflict (message_id, slot) do nothing returning 1
        ), r as (
-         insert into mail_replies (message_id, account_id, mode, recipient, subject, in_reply_to, refs, state, reason)
-         select s.id, $5::text, $6::text, $14, $8, $9, $15, $16::text, $17 from s where $16::text is not null
+         insert into mail_replies (message_id, account_id, mode, recipient, subject, in_reply_to, refs, state, reason, facts)
+         select s.id, $5::text, $6::text, $14, $8, $9, $15, $16::text, $17, $20::boolean from s where $16::text is not null
          on conflict (message_id) do nothing returning 1
        )
        select count(*)::int as n from s`,
@@ -239,7 +241,7 @@ export class MessageClaimRepository {
         input.headerMessageId?.slice(0, 1000) ?? null,
         input.files.map((f) => f.slot), input.files.map((f) => f.intake_id), input.files.map((f) => f.filename), input.files.map((f) => f.sha256),
         input.reply?.recipient ?? null, input.reply?.refs?.join(' ') ?? null, input.reply?.state ?? null, input.reply?.reason ?? null,
-        input.files.map((f) => f.origin ?? null), input.verdict ? JSON.stringify(input.verdict) : null,
+        input.files.map((f) => f.origin ?? null), input.verdict ? JSON.stringify(input.verdict) : null, input.reply?.facts === true,
       ],
     );
     return rows[0]?.n === 1;

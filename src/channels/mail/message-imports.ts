@@ -68,6 +68,6 @@ export async function planImports(parsed: ParsedMessage, content: MessageContent
  * What the pipeline gets for one file found in a message: the one place a mail file becomes an
  * IncomingFile. Its origin (container, signature) is noted in mail_message_files and logged.
  */
-export function incomingFile(file: NumberedFile, m: { scope: Scope; sender: string; traceId: string; subject?: string; messageFiles: number; senderVerdict?: SenderVerdict }): IncomingFile {
-  return { scope: m.scope, channel: 'mail', sender: m.sender, filename: file.filename, bytes: file.bytes, traceId: m.traceId, subject: m.subject, messageFiles: m.messageFiles, senderVerdict: m.senderVerdict };
+export function incomingFile(file: NumberedFile, m: { scope: Scope; sender: string; traceId: string; subject?: string; messageFiles: number; senderVerdict?: SenderVerdict; hold?: IntakeReason }): IncomingFile {
+  return { scope: m.scope, channel: 'mail', sender: m.sender, filename: file.filename, bytes: file.bytes, traceId: m.traceId, subject: m.subject, messageFiles: m.messageFiles, senderVerdict: m.senderVerdict, hold: m.hold };
 }

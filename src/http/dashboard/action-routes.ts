@@ -39,6 +39,25 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     return act(req, reply, req.params.id, { key: 'file.attached', params: { number: invoice } }, () => c.importActions.attach(signed(req).scope, req.params.id, invoice));
   });
 
+  // an owner's: a held file (its sender was not allowed) goes on to matching, its sender listed if ticked
+  app.post<IdRoute>('/dashboard/files/:id/release', onlySignedIn, async (req, reply) => {
+    if (!signed(req).owner) throw DomainError.notFound('page', req.url);
+    const add = req.body?.addSender === 'yes';
+    return act(req, reply, req.params.id, { key: add ? 'file.releasedAdded' : 'file.released' }, () => c.importActions.release(signed(req).scope, req.params.id, add));
+  });
+
+  app.post<{ Body: Form }>('/dashboard/settings/senders', onlySignedIn, async (req, reply) => {
+    if (!signed(req).owner) throw DomainError.notFound('page', req.url);
+    const senders = (req.body?.senders ?? '').split(/[\s,;]+/).filter(Boolean);
+    try {
+      await c.senderPolicies.set(signed(req).scope, { policy: req.body?.policy, senders });
+    } catch (e) {
+      if (e instanceof DomainError && e.kind === 'invalid') return redirectWith(c.users, req, reply, '/dashboard/settings#senders-title', { error: { text: e.detail } });
+      throw e;
+    }
+    return redirectWith(c.users, req, reply, '/dashboard/settings#senders-title', { notice: { key: 'settings.sendersSaved' } });
+  });
+
   app.post<IdRoute>('/dashboard/files/:id/discard', onlySignedIn, async (req, reply) => {
     if (req.body?.confirm !== 'yes') return back(req, reply, req.params.id, { error: { key: 'file.tickDiscard' } });
     await c.importActions.discard(signed(req).scope, req.params.id).catch((e) => {

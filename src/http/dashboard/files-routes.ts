@@ -33,10 +33,11 @@ function filterOf(q: Query, limit = PAGE_SIZE): { filter: IntakeFilter; values: 
 
 const queryString = (values: Query) => new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => Boolean(e[1]))).toString();
 
-/** What can be done to a file: retry and assign need its bytes; an attached file is done. */
-export function fileActions(file: ImportRecord, content: Buffer | undefined) {
+/** What can be done to a file: retry and assign need its bytes; an attached file is done; a held one is an owner's to release. */
+export function fileActions(file: ImportRecord, content: Buffer | undefined, owner = false) {
   const open = file.status !== 'attached';
-  return { retry: (file.status === 'failed' || file.status === 'waiting') && !!content, assign: open && !!content, discard: open };
+  const held = file.status === 'held';
+  return { retry: (file.status === 'failed' || file.status === 'waiting') && !!content, assign: open && !held && !!content, discard: open && (!held || owner), release: held && owner };
 }
 
 /** One CSV field; a leading = + - @ is defused so a spreadsheet never runs it as a formula. */

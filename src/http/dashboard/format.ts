@@ -3,7 +3,7 @@
 import type { IntakeChannel, IntakeCount, IntakeStatus } from '../../domain/intake.ts';
 
 export const CHANNELS: IntakeChannel[] = ['ftp', 'sftp', 'mail', 'http'];
-export const STATUSES: IntakeStatus[] = ['attached', 'waiting', 'received', 'failed'];
+export const STATUSES: IntakeStatus[] = ['attached', 'waiting', 'received', 'failed', 'held'];
 
 export interface ChartBar {
   channel: IntakeChannel;

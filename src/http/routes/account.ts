@@ -6,6 +6,7 @@ import { Type } from '../schemas/typebox.ts';
 import type { FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import type { Scope } from '../../domain/scope.ts';
+import { MAX_SENDERS, SENDER_POLICIES, type SenderPolicy } from '../../domain/sender-policy.ts';
 import { scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Nullable, security } from '../schemas/common.ts';
 
@@ -71,4 +72,28 @@ export const accountRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (
   app.get('/v2/account', {
     schema: { tags: ['account'], security, summary: "The key's account and mode, FTP/FTPS connection details and import address (never a key)", response: { 200: AccountSchema, ...commonErrors() } },
   }, async (req, reply) => reply.type(HAL).send(await accountDetails(c, scopeOf(req), hostName(req))));
+
+  const senders = { tags: ['account'], security };
+  app.get('/v2/account/senders', {
+    schema: { ...senders, summary: "Who may send this mode's e-mail: anyone, or listed senders only (docs/mail.md, \"Who may send\")", response: { 200: SendersSchema, ...commonErrors() } },
+  }, async (req, reply) => reply.type(HAL).send(presentSenders(await c.senderPolicies.get(scopeOf(req)))));
+
+  app.put('/v2/account/senders', {
+    schema: {
+      ...senders, body: SendersBody, response: { 200: SendersSchema, ...commonErrors() },
+      summary: "Set who may send this mode's e-mail",
+      description: 'policy anyone: every sender (as before); listed: only the addresses and domains in senders, and only when the mail is authenticated for its From (DMARC pass, or SPF or DKIM aligned). Files from anyone else are held (status held) until an owner releases (POST /v2/imports/{id}/release) or discards them. 400 with field policy or senders for anything else.',
+    },
+  }, async (req, reply) => reply.type(HAL).send(presentSenders(await c.senderPolicies.set(scopeOf(req), req.body))));
 };
+
+const SendersSchema = Type.Object({
+  resource: Type.Literal('senders'),
+  policy: Type.String({ enum: [...SENDER_POLICIES] }),
+  senders: Type.Array(Type.String(), { description: 'Addresses (a@b.example) and domains (@b.example), lower-cased and sorted' }),
+}, { $id: 'Senders' });
+const SendersBody = Type.Object({
+  policy: Type.String({ enum: [...SENDER_POLICIES], description: 'anyone or listed' }),
+  senders: Type.Optional(Type.Array(Type.String({ maxLength: 254 }), { maxItems: MAX_SENDERS, description: 'Addresses (a@b.example) and domains (@b.example); replaces the list' })),
+});
+const presentSenders = (p: SenderPolicy) => ({ resource: 'senders' as const, policy: p.policy, senders: p.senders });

@@ -23,7 +23,7 @@ export const ImportSchema = Type.Object(
     sha256: Type.String(),
     status: Type.String({
       enum: [...INTAKE_STATUSES],
-      description: 'waiting: no invoice with that id or number yet; the file is retried until the match window ends. unpacked: a ZIP archive whose files became imports of their own (their archive field names it)',
+      description: 'waiting: no invoice with that id or number yet; the file is retried until the match window ends. unpacked: a ZIP archive whose files became imports of their own (their archive field names it). held: from an e-mail sender the account does not allow (GET /v2/account/senders), until released (POST /v2/imports/{id}/release) or discarded',
     }),
     invoice: Nullable(Type.String({ description: 'The invoice it was matched to' })),
     document: Nullable(Type.String({ description: 'The document it became' })),
@@ -106,7 +106,7 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
 
   listRoute(app, c.config.publicUrl, {
     path: '/v2/imports', key: 'imports', item: ImportSchema, tags, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
-    filter: { name: 'status', description: 'received, waiting, attached, failed or unpacked' }, list: (scope, page, status) => c.intake.list(scope, page, status), present: presentImport,
+    filter: { name: 'status', description: 'received, waiting, attached, failed, unpacked or held' }, list: (scope, page, status) => c.intake.list(scope, page, status), present: presentImport,
   });
 
   app.get('/v2/imports/:import_id', {
@@ -130,6 +130,19 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
       description: `Attaches through the same path as POST /v2/documents; the invoice's document is replaced. 404 with field invoice when no such invoice exists; 422 when the file is not a usable PDF; 409 ${conflict}.`,
     },
   }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.importActions.attach(scopeOf(req), req.params.import_id, req.body.invoice))));
+
+  app.post('/v2/imports/:import_id/release', {
+    // no body at all is {}: release without adding the sender
+    preValidation: async (req) => {
+      req.body ??= {};
+    },
+    schema: {
+      tags, security, params: Params, response: { 200: ImportSchema, ...commonErrors(404, 409, 410) },
+      body: Type.Object({ addSender: Type.Optional(Type.Boolean({ description: "true: put the file's sender on the list of senders (GET /v2/account/senders) in the same step" })) }),
+      summary: 'Release a held file (its sender was not allowed): it is matched like any file',
+      description: 'A file from a sender the account\'s policy does not allow is held; released, it goes on to matching. With {"AddSender": true} the sender\'s address is listed too, so its next authenticated mail is not held. 409 when the file is not held. Discard a held file with DELETE /v2/imports/{id}.',
+    },
+  }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.importActions.release(scopeOf(req), req.params.import_id, req.body?.addSender === true))));
 
   app.delete('/v2/imports/:import_id', {
     schema: {

@@ -31,7 +31,7 @@ export const de: Messages = {
     mailSubject: 'Ihre Einladung zum invoice-intake-Dashboard',
     mailText: 'Sie wurden zum invoice-intake-Dashboard eingeladen.\n\nLegen Sie hier Ihr Passwort fest (der Link gilt einmal, {{hours}} Stunden lang):\n\n{{url}}\n\nHaben Sie das nicht erwartet, ignorieren Sie diese Nachricht.\n',
   },
-  status: { attached: 'zugeordnet', waiting: 'wartet', received: 'empfangen', failed: 'fehlgeschlagen' },
+  status: { attached: 'zugeordnet', waiting: 'wartet', received: 'empfangen', failed: 'fehlgeschlagen', held: "zurückgehalten" },
   channel: { ftp: 'FTP', sftp: 'SFTP', mail: 'E-Mail', http: 'Upload / API' },
   sender: { api: 'API (Ihr eigenes System)', dashboard: 'Upload im Dashboard von {{who}}', from: '{{channel}} von {{who}}' },
   overview: {
@@ -54,7 +54,7 @@ export const de: Messages = {
     discarded: 'Die Datei wurde verworfen.',
   },
   file: {
-    back: 'Empfangene Dateien', invoice: 'Rechnung', channel: 'Kanal', sender: 'Absender', size: 'Größe', checksum: 'SHA-256', status: 'Status', reason: 'Grund', received: 'Empfangen', senderCheck: 'Absenderprüfung',
+    back: 'Empfangene Dateien', invoice: 'Rechnung', channel: 'Kanal', sender: 'Absender', size: 'Größe', checksum: 'SHA-256', status: 'Status', reason: 'Grund', received: 'Empfangen', senderCheck: 'Absenderprüfung', releaseHint: "Der Absender darf keine Dateien senden (Verbindungseinstellungen, Absender). Geben Sie sie frei, um sie wie jede Datei zuzuordnen.", releaseAdd: "{{sender}} künftig auch erlauben", release: "Freigeben", released: "Die Datei wurde freigegeben und wird zugeordnet.", releasedAdded: "Die Datei wurde freigegeben und der Absender steht jetzt auf der Liste.",
     download: 'Datei herunterladen', history: 'Verlauf', receivedBy: 'empfangen per {{channel}} von {{sender}}', again: 'wird erneut zugeordnet', attachedTo: 'der Rechnung {{number}} zugeordnet',
     fix: 'Beheben', retryHint: 'Jetzt erneut zuordnen: sobald die Rechnung existiert.', retry: 'Erneut versuchen', assignLabel: 'Der Rechnung mit der Nummer zuordnen', assign: 'Zuordnen',
     discardConfirm: 'Ja, diese Datei verwerfen', discard: 'Verwerfen',
@@ -76,6 +76,7 @@ export const de: Messages = {
   },
   settings: {
     newKey: 'Ihr neuer {{mode}}-API-Schlüssel', newKeyHint: 'Nur jetzt sichtbar: kopieren und sicher aufbewahren. Der alte {{mode}}-Schlüssel funktioniert nicht mehr.', copy: 'Kopieren', copied: 'Kopiert',
+    senders: "Wer E-Mails senden darf ({{mode}}-Modus)", sendersHint: "Wer eine Importadresse kennt, kann dorthin senden, und jeder kann jeden Absender eintragen. Absender auf der Liste zählen nur, wenn ihre Mail bestätigt ist (DMARC, SPF oder DKIM). Dateien anderer werden zurückgehalten, bis ein Inhaber sie freigibt oder verwirft.", sendersPolicy: "Dateien annehmen von", policyAnyone: "Allen (Absender auf der Liste erhalten Antworten, die Rechnungen nennen)", policyListed: "Nur Absendern auf der Liste", sendersList: "Adressen und Domains, eine pro Zeile (billing@supplier.example, @supplier.example)", sendersSave: "Absender speichern", sendersSaved: "Die Liste der Absender ist gespeichert.",
     keyShown: 'Der neue Schlüssel wurde schon einmal angezeigt und wird nicht aufbewahrt. Er funktioniert weiter. Haben Sie ihn nicht kopiert, ersetzen Sie den Schlüssel erneut.',
     keys: 'API-Schlüssel', keysCaption: 'Die ersten und letzten Zeichen der API-Schlüssel', liveKey: 'Live-Schlüssel', testKey: 'Testschlüssel',
     ownersRotate: 'Nur die Inhaber des Kontos erneuern Schlüssel.',

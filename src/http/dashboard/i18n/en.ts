@@ -30,7 +30,7 @@ export const en = {
     mailSubject: 'Your invoice-intake dashboard invite',
     mailText: 'You were invited to the invoice-intake dashboard.\n\nSet your password here (the link works once, for {{hours}} hours):\n\n{{url}}\n\nIf you did not expect this, ignore this message.\n',
   },
-  status: { attached: 'attached', waiting: 'waiting', received: 'received', failed: 'failed' },
+  status: { attached: 'attached', waiting: 'waiting', received: 'received', failed: 'failed', held: "held" },
   channel: { ftp: 'FTP', sftp: 'SFTP', mail: 'E-mail', http: 'Upload / API' },
   sender: { api: 'API (your back-end)', dashboard: 'Dashboard upload by {{who}}', from: '{{channel}} from {{who}}' },
   overview: {
@@ -53,7 +53,7 @@ export const en = {
     discarded: 'The file was discarded.',
   },
   file: {
-    back: 'Received files', invoice: 'Invoice', channel: 'Channel', sender: 'Sender', size: 'Size', checksum: 'SHA-256', status: 'Status', reason: 'Reason', received: 'Received', senderCheck: 'Sender check',
+    back: 'Received files', invoice: 'Invoice', channel: 'Channel', sender: 'Sender', size: 'Size', checksum: 'SHA-256', status: 'Status', reason: 'Reason', received: 'Received', senderCheck: 'Sender check', releaseHint: "Its sender is not allowed to send files (connection settings, senders). Release it to match it like any file.", releaseAdd: "Also allow {{sender}} from now on", release: "Release", released: "The file was released and is being matched.", releasedAdded: "The file was released and its sender added to the list.",
     download: 'Download the file', history: 'History', receivedBy: 'received by {{channel}} from {{sender}}', again: 'to be matched again', attachedTo: 'attached to invoice {{number}}',
     fix: 'Fix it', retryHint: 'Match it again now: use this once its invoice exists.', retry: 'Retry', assignLabel: 'Assign to the invoice with number', assign: 'Assign',
     discardConfirm: 'Yes, discard this file', discard: 'Discard',
@@ -75,6 +75,7 @@ export const en = {
   },
   settings: {
     newKey: 'Your new {{mode}} API key', newKeyHint: 'Shown only now: copy it and store it safely. The old {{mode}} key stopped working.', copy: 'Copy', copied: 'Copied',
+    senders: "Who may send e-mail ({{mode}} mode)", sendersHint: "Anyone who knows an import address can send to it, and anyone can write any From. Listed senders count only when their mail is authenticated (DMARC, SPF or DKIM). Files from anyone else are held until an owner releases or discards them.", sendersPolicy: "Accept files from", policyAnyone: "Anyone (listed senders get replies that name invoices)", policyListed: "Listed senders only", sendersList: "Addresses and domains, one per line (billing@supplier.example, @supplier.example)", sendersSave: "Save senders", sendersSaved: "The list of senders is saved.",
     keyShown: 'The new key was already shown, once, and is not kept. It still works. If you did not copy it, rotate the key again.',
     keys: 'API keys', keysCaption: "The API keys' first and last characters", liveKey: 'Live key', testKey: 'Test key',
     ownersRotate: "Only the account's owners rotate keys.",

@@ -31,7 +31,7 @@ export const nl: Messages = {
     mailSubject: 'Uw uitnodiging voor het invoice-intake-dashboard',
     mailText: 'U bent uitgenodigd voor het invoice-intake-dashboard.\n\nStel hier uw wachtwoord in (de link werkt één keer, {{hours}} uur lang):\n\n{{url}}\n\nVerwachtte u dit niet, negeer dan dit bericht.\n',
   },
-  status: { attached: 'gekoppeld', waiting: 'wacht', received: 'ontvangen', failed: 'mislukt' },
+  status: { attached: 'gekoppeld', waiting: 'wacht', received: 'ontvangen', failed: 'mislukt', held: "vastgehouden" },
   channel: { ftp: 'FTP', sftp: 'SFTP', mail: 'E-mail', http: 'Upload / API' },
   sender: { api: 'API (uw eigen systeem)', dashboard: 'Upload in het dashboard door {{who}}', from: '{{channel}} van {{who}}' },
   overview: {
@@ -54,7 +54,7 @@ export const nl: Messages = {
     discarded: 'Het bestand is verwijderd.',
   },
   file: {
-    back: 'Ontvangen bestanden', invoice: 'Factuur', channel: 'Kanaal', sender: 'Afzender', size: 'Grootte', checksum: 'SHA-256', status: 'Status', reason: 'Reden', received: 'Ontvangen', senderCheck: 'Afzendercontrole',
+    back: 'Ontvangen bestanden', invoice: 'Factuur', channel: 'Kanaal', sender: 'Afzender', size: 'Grootte', checksum: 'SHA-256', status: 'Status', reason: 'Reden', received: 'Ontvangen', senderCheck: 'Afzendercontrole', releaseHint: "De afzender mag geen bestanden sturen (verbindingsinstellingen, afzenders). Geef het vrij om het als elk bestand te koppelen.", releaseAdd: "Sta {{sender}} voortaan ook toe", release: "Vrijgeven", released: "Het bestand is vrijgegeven en wordt gekoppeld.", releasedAdded: "Het bestand is vrijgegeven en de afzender staat nu op de lijst.",
     download: 'Bestand downloaden', history: 'Geschiedenis', receivedBy: 'ontvangen via {{channel}} van {{sender}}', again: 'opnieuw te koppelen', attachedTo: 'gekoppeld aan factuur {{number}}',
     fix: 'Oplossen', retryHint: 'Nu opnieuw koppelen: gebruik dit zodra de factuur bestaat.', retry: 'Opnieuw proberen', assignLabel: 'Koppelen aan de factuur met nummer', assign: 'Koppelen',
     discardConfirm: 'Ja, verwijder dit bestand', discard: 'Verwijderen',
@@ -76,6 +76,7 @@ export const nl: Messages = {
   },
   settings: {
     newKey: 'Uw nieuwe {{mode}}-API-sleutel', newKeyHint: 'Alleen nu zichtbaar: kopieer hem en bewaar hem veilig. De oude {{mode}}-sleutel werkt niet meer.', copy: 'Kopiëren', copied: 'Gekopieerd',
+    senders: "Wie e-mail mag sturen ({{mode}}-modus)", sendersHint: "Iedereen die een importadres kent, kan ernaar sturen, en iedereen kan elke afzender invullen. Afzenders op de lijst tellen alleen als hun mail geverifieerd is (DMARC, SPF of DKIM). Bestanden van anderen worden vastgehouden tot een eigenaar ze vrijgeeft of weggooit.", sendersPolicy: "Bestanden aannemen van", policyAnyone: "Iedereen (afzenders op de lijst krijgen antwoorden die facturen noemen)", policyListed: "Alleen afzenders op de lijst", sendersList: "Adressen en domeinen, één per regel (billing@supplier.example, @supplier.example)", sendersSave: "Afzenders opslaan", sendersSaved: "De lijst van afzenders is opgeslagen.",
     keyShown: 'De nieuwe sleutel is al één keer getoond en wordt niet bewaard. Hij werkt nog. Hebt u hem niet gekopieerd, vervang de sleutel dan opnieuw.',
     keys: 'API-sleutels', keysCaption: 'De eerste en laatste tekens van de API-sleutels', liveKey: 'Live-sleutel', testKey: 'Testsleutel',
     ownersRotate: 'Alleen de eigenaars van het account vervangen sleutels.',

@@ -100,6 +100,8 @@ export const reasonsDe: ReasonWords = {
     attachment_damaged: '{{name}} lässt sich nicht lesen ({{error}})',
     attachment_unopenable: '{{name}} lässt sich nicht öffnen: {{error}}',
     no_pdf_attached: 'Kein PDF angehängt',
+    held_sender_not_listed: 'Zurückgehalten: {{sender}} steht nicht auf der Liste der Absender, die Dateien senden dürfen; ein Inhaber kann sie freigeben (und den Absender hinzufügen) oder verwerfen',
+    held_sender_not_authenticated: 'Zurückgehalten: {{sender}} steht auf der Liste der Absender, aber nichts zeigt, dass die Mail von dort kommt (kein DMARC-, SPF- oder DKIM-Pass für die Domain); ein Inhaber kann sie freigeben oder verwerfen',
     archive_not_read: '{{kind}}-Archive werden nicht gelesen: senden Sie die PDFs oder ein ZIP',
   },
   awaited: { einvoiceNumber: 'die Nummer {{number}} aus der E-Rechnung' },

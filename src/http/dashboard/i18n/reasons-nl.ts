@@ -100,6 +100,8 @@ export const reasonsNl: ReasonWords = {
     attachment_damaged: '{{name}} is niet te lezen ({{error}})',
     attachment_unopenable: '{{name}} is niet te openen: {{error}}',
     no_pdf_attached: 'Geen pdf bijgevoegd',
+    held_sender_not_listed: 'Vastgehouden: {{sender}} staat niet op de lijst van afzenders die bestanden mogen sturen; een eigenaar kan het vrijgeven (en de afzender toevoegen) of weggooien',
+    held_sender_not_authenticated: 'Vastgehouden: {{sender}} staat op de lijst van afzenders, maar niets toont dat de mail van die afzender komt (geen DMARC-, SPF- of DKIM-pass voor het domein); een eigenaar kan het vrijgeven of weggooien',
     archive_not_read: "{{kind}}-archieven worden niet gelezen: stuur de pdf's of een ZIP",
   },
   awaited: { einvoiceNumber: 'het nummer {{number}} uit de e-factuur' },
