@@ -25,6 +25,7 @@ import { InvoiceService } from '../services/invoice-service.ts';
 import { MaintenanceService } from '../services/maintenance-service.ts';
 import { PaymentService } from '../services/payment-service.ts';
 import { SshKeyService } from '../services/ssh-key-service.ts';
+import { TrailService } from '../services/trail-service.ts';
 import { EventOutbox } from '../services/event-outbox.ts';
 import { WebhookService } from '../services/webhook-service.ts';
 import { eventPresenter } from '../http/event-presenter.ts';
@@ -199,6 +200,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
       onPause: (point) => log.warn({ point }, 'idempotency paused (IDEMPOTENCY_PAUSE_AT)'),
     }),
     maintenance: new MaintenanceService(db, repos, config.testDataRetentionDays),
+    trail: new TrailService(db, repos, config.trailRetentionDays),
     queues,
     intakeQueue,
     outbox,

@@ -32,6 +32,7 @@ export function periodicIntervals(config: Config): Record<PeriodicTaskName, numb
     'webhooks.sweep': config.webhookDispatchIntervalMs,
     'statistics.analyze': config.analyzeIntervalMs,
     'mail.smtp-reconcile': config.reconcileIntervalMs,
+    'trail.purge': config.purgeIntervalMs,
   };
 }
 
@@ -73,6 +74,8 @@ export async function startPeriodicWork(c: Container): Promise<PeriodicWork> {
     'mail-claims.purge': task(async () => (await c.mailRepos.claims.purgeMoved(c.db, config.mailRetentionDays)) + (await c.mailRepos.smtp.purgeProcessed(c.db, config.mailRetentionDays))),
     'webhooks.sweep': task(() => c.dispatcher.sweep(config.webhookRequeueAfterMs)),
     'statistics.analyze': task(() => c.maintenance.refreshStatistics()),
+    // trail entries past TRAIL_RETENTION_DAYS (10 years by default)
+    'trail.purge': task(() => c.trail.purgeExpired()),
     // SMTP messages committed but not processed a while later (their job lost with Redis, or never queued)
     'mail.smtp-reconcile': task(async () => {
       const ids = await c.mailRepos.smtp.unprocessed(c.db, SMTP_RECONCILE_AFTER_MS, 1000);

@@ -63,6 +63,8 @@ const schema = {
   // webhook change still counts on every node within 1 s
   keyCacheMs: { env: 'KEY_CACHE_MS', parse: int(0, 60_000), fallback: 30_000 },
   testDataRetentionDays: { env: 'TEST_DATA_RETENTION_DAYS', parse: int(1, 3650), fallback: 30 },
+  // the trail's entries (who changed what) are kept this long, then purged by the periodic job
+  trailRetentionDays: { env: 'TRAIL_RETENTION_DAYS', parse: int(1, 36500), fallback: 3650 },
   idempotencyTtlHours: { env: 'IDEMPOTENCY_TTL_HOURS', parse: int(1, 720), fallback: 24 },
   // a request whose Idempotency-Key another running request holds waits this long for its outcome, then 409
   idempotencyWaitMs: { env: 'IDEMPOTENCY_WAIT_MS', parse: int(0, 60_000), fallback: 5000 },

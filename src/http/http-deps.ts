@@ -16,6 +16,7 @@ import type { InvoiceService } from '../services/invoice-service.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { PaymentService } from '../services/payment-service.ts';
 import type { SshKeyService } from '../services/ssh-key-service.ts';
+import type { TrailService } from '../services/trail-service.ts';
 import type { WebhookService } from '../services/webhook-service.ts';
 import type { UserService } from '../services/user-service.ts';
 import type { IntakeHistoryService } from '../services/intake-history-service.ts';
@@ -54,6 +55,8 @@ export interface HttpDeps {
   signInThrottle: SignInThrottle;
   /** e-mails invites when SMTP_URL is set */
   inviteMailer?: InviteMailer;
+  /** who changed what outside the per-file flow (issue 44): recorded by the changes, read by owners and operators */
+  trail: TrailService;
   /** in-process domain events (the dashboard's live updates listen to intakeStatus) */
   events: DomainEvents;
 }

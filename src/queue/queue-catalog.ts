@@ -16,7 +16,7 @@ export const JOBS = {
   periodic: {
     reconcile: 'intake.reconcile', retention: 'intake.retention', testDataPurge: 'test-data.purge', idempotencyPurge: 'idempotency.purge',
     sessionsPurge: 'sessions.purge', mailClaimsPurge: 'mail-claims.purge', webhooksSweep: 'webhooks.sweep', analyze: 'statistics.analyze',
-    smtpReconcile: 'mail.smtp-reconcile',
+    smtpReconcile: 'mail.smtp-reconcile', trailPurge: 'trail.purge',
   },
 } as const;
 

@@ -14,6 +14,7 @@ import { MaintenanceRepository } from './maintenance-repository.ts';
 import { PaymentRepository } from './payment-repository.ts';
 import { SenderPolicyRepository } from './sender-policy-repository.ts';
 import { SshKeyRepository } from './ssh-key-repository.ts';
+import { TrailRepository } from './trail-repository.ts';
 import { UserRepository } from './user-repository.ts';
 import { WebhookEventRepository } from './webhook-event-repository.ts';
 import { WebhookRepository } from './webhook-repository.ts';
@@ -31,6 +32,7 @@ export interface Repositories {
   payments: PaymentRepository;
   senderPolicies: SenderPolicyRepository;
   sshKeys: SshKeyRepository;
+  trail: TrailRepository;
   users: UserRepository;
   webhookEvents: WebhookEventRepository;
   webhooks: WebhookRepository;
@@ -50,6 +52,7 @@ export function createRepositories(): Repositories {
     payments: new PaymentRepository(),
     senderPolicies: new SenderPolicyRepository(),
     sshKeys: new SshKeyRepository(),
+    trail: new TrailRepository(),
     users: new UserRepository(),
     webhookEvents: new WebhookEventRepository(),
     webhooks: new WebhookRepository(),

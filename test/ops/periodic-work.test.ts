@@ -9,7 +9,7 @@ import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redi
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
 import { pollFor } from '../../testkit/wait.ts';
 
-const TASKS = ['intake.reconcile', 'intake.retention', 'test-data.purge', 'idempotency.purge', 'sessions.purge', 'mail-claims.purge', 'webhooks.sweep', 'statistics.analyze'];
+const TASKS = ['intake.reconcile', 'intake.retention', 'test-data.purge', 'idempotency.purge', 'sessions.purge', 'mail-claims.purge', 'webhooks.sweep', 'statistics.analyze', 'trail.purge'];
 const EVERY_MS = 1000;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 let redis: PrivateRedis;

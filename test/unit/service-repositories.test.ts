@@ -21,6 +21,7 @@ const OWNS: Record<string, string[]> = {
   'payment-service.ts': ['payments'],
   'sender-policy-service.ts': ['senderPolicies'],
   'ssh-key-service.ts': ['sshKeys'],
+  'trail-service.ts': ['trail'],
   'user-service.ts': ['users'],
   'webhook-service.ts': ['webhooks', 'webhookEvents'],
   'webhook-subscriptions.ts': ['webhooks'],
