@@ -191,9 +191,9 @@ export const INTAKE_REASONS = {
   attachment_damaged: { en: '{{name}} could not be read ({{error}})', params: { name: 'text', error: 'text' } },
   attachment_unopenable: { en: '{{name}} could not be opened: {{error}}', params: { name: 'text', error: 'text' } },
   no_pdf_attached: { en: 'No PDF attached' },
-  held_sender_not_listed: { en: 'Held: {{sender}} is not on the list of senders who may send files; an owner can release it (and add the sender) or discard it', params: { sender: 'text' } },
+  held_sender_not_listed: { en: '{{sender}} is not on the list of senders who may send files; an owner can release it (and add the sender) or discard it', params: { sender: 'text' } },
   held_sender_not_authenticated: {
-    en: "Held: {{sender}} is on the list of senders, but nothing shows the mail came from it (no DMARC, SPF or DKIM pass for its domain); an owner can release it or discard it",
+    en: "{{sender}} is on the list of senders, but nothing shows the mail came from it (no DMARC, SPF or DKIM pass for its domain); an owner can release it or discard it",
     params: { sender: 'text' },
   },
   archive_not_read: { en: '{{kind}} archives are not read: send the PDFs or a ZIP', params: { kind: 'text' } },

@@ -141,7 +141,7 @@ describe('who may send, and who gets a reply', () => {
     for (const stranger of ['ceo@supplier.example', 'untrusted@supplier.example', 'billing@stranger.example', 'ar@supplier.example', 'mailer-daemon@supplier.example']) expect(sink.to(stranger), stranger).toEqual([]);
 
     const held = (await recordOf2(listedAcct, unlisted)).record;
-    expect(held).toMatchObject({ status: 'held', reasonCode: 'held_sender_not_listed', reason: expect.stringMatching(/^Held: billing@stranger.example is not on the list of senders/) });
+    expect(held).toMatchObject({ status: 'held', reasonCode: 'held_sender_not_listed', reason: expect.stringMatching(/^billing@stranger.example is not on the list of senders/) });
     const notAligned = (await recordOf2(listedAcct, unaligned)).record;
     expect(notAligned).toMatchObject({ status: 'held', reasonCode: 'held_sender_not_authenticated' });
     // anyone may still send to the account that did not choose: the forged From's file went to matching
