@@ -21,6 +21,8 @@ import { DocumentService } from '../services/document-service.ts';
 import { DomainEvents } from '../services/domain-events.ts';
 import { IdempotencyService } from '../services/idempotency-service.ts';
 import { KeyCache } from '../services/key-cache.ts';
+import { UploadKeyService } from '../services/upload-key-service.ts';
+import type { KeyScope } from '../domain/upload-keys.ts';
 import { InvoiceService } from '../services/invoice-service.ts';
 import { MaintenanceService } from '../services/maintenance-service.ts';
 import { PaymentService } from '../services/payment-service.ts';
@@ -142,7 +144,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   // (auto-pipelining: concurrent requests' commands share one socket write)
   const gateRedis = openRedis(config, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, enableAutoPipelining: true });
   gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
-  const keyCache = new KeyCache(config.keyCacheMs);
+  // API keys and upload keys: one cache, one way revocations reach every node
+  const keyCache = new KeyCache<KeyScope>(config.keyCacheMs);
   const subRedis = openRedis(config, { autoResubscribe: false }); // the gate subscribes again itself
   subRedis.on('error', () => {});
   const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
@@ -155,7 +158,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     return memo;
   };
   const subscriptions = new WebhookSubscriptions(repos, remembered('webhooks-changed', 'webhook'));
-  const accounts = new AccountService(db, repos, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account') });
+  const uploadKeys = new UploadKeyService(db, repos, { cache: keyCache, revocations: gate });
+  const accounts = new AccountService(db, repos, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account'), uploadKeyHashes: (id, tx) => uploadKeys.activeHashes(id, tx) });
   // every process that commits events queues them at once; the worker role sweeps for the rest
   const outbox = new EventOutbox(db, repos, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
   const senderPolicies = new SenderPolicyService(db, repos, config.mailSenderPolicyDefault);
@@ -189,6 +193,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     pdfPool,
     accounts,
     sshKeys: new SshKeyService(db, repos, accounts),
+    uploadKeys,
     customers,
     invoices,
     documents,

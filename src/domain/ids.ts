@@ -24,7 +24,7 @@ export function randomToken(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'acc' | 'cst' | 'inv' | 'pay' | 'doc' | 'imp' | 'msg' | 'ssk' | 'whk' | 'evt' | 'dlv' | 'usr' | 'trl';
+export type IdPrefix = 'acc' | 'cst' | 'inv' | 'pay' | 'doc' | 'imp' | 'msg' | 'ssk' | 'whk' | 'evt' | 'dlv' | 'usr' | 'trl' | 'upk';
 
 /** Prefixed ids of 24 characters, well under the spec's 36. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${randomToken(20)}`;

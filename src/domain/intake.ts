@@ -34,6 +34,8 @@ export interface ImportRecord {
   matchedBy: MatchedBy | null;
   /** mail only: who sent the message, as far as anyone checked (null or absent: not mail, or from before verdicts) */
   senderVerdict?: SenderVerdict | null;
+  /** the upload key the file came with (issue 44), null for the API key, mail and SSH keys */
+  uploadKeyId?: string | null;
 }
 
 /** What the dashboard's list of received files filters on. */

@@ -17,6 +17,7 @@ import type { DomainEvents } from '../services/domain-events.ts';
 import type { PaymentService } from '../services/payment-service.ts';
 import type { SshKeyService } from '../services/ssh-key-service.ts';
 import type { TrailService } from '../services/trail-service.ts';
+import type { UploadKeyService } from '../services/upload-key-service.ts';
 import type { WebhookService } from '../services/webhook-service.ts';
 import type { UserService } from '../services/user-service.ts';
 import type { IntakeHistoryService } from '../services/intake-history-service.ts';
@@ -34,6 +35,8 @@ export interface HttpDeps {
   idempotency: IdempotencyService;
   /** SSH public keys registered for SFTP logins (admin API) */
   sshKeys: SshKeyService;
+  /** upload keys (issue 44): made by owners, open only the upload routes */
+  uploadKeys: UploadKeyService;
   /** the per-key rate limit, and whether the key cache hears revocations */
   gate: RequestGate;
   /** the intake pipeline behind /v2/imports */

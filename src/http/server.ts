@@ -15,6 +15,7 @@ import { registerInputGuard } from './plugins/input-guard.ts';
 import { lowercaseKeys, registerFieldNames } from './plugins/field-names.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { accountRoutes } from './routes/account.ts';
+import { uploadKeyRoutes } from './routes/upload-keys.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { documentRoutes } from './routes/documents.ts';
@@ -115,7 +116,7 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
   await app.register(homeRoute);
   await app.register(async (v2) => {
     await registerApiAuth(v2, c);
-    for (const routes of [accountRoutes(c), customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {
+    for (const routes of [accountRoutes(c), uploadKeyRoutes(c), customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {
       await v2.register(routes);
     }
   });

@@ -24,6 +24,8 @@ export interface IncomingFile {
   senderVerdict?: SenderVerdict;
   /** mail only: the sender policy holds the file (status `held`, this reason) until an owner releases it */
   hold?: IntakeReason;
+  /** the upload key the channel's client presented (kept on the record: that key lists only its own files) */
+  uploadKeyId?: string;
 }
 
 

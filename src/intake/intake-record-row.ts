@@ -10,7 +10,7 @@ export const CHANGED = 't.id, t.account_id, t.mode, t.status, t.reason, t.reason
 export const source: ScopedSource = {
   table: 'intake_records',
   columns: `t.id, s.channel, s.sender, s.filename, s.size, s.sha256, t.status, t.invoice_id, t.document_id, t.reason, t.reason_code, t.reason_params,
-    s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by, s.archive_id, s.sender_verdict`,
+    s.received_at, t.updated_at, t.attached_at, t.match_name, t.matched_by, s.archive_id, s.sender_verdict, t.upload_key_id`,
   joins: 'join intake_staging s on s.id = t.id',
   // discarded files (DELETE /v2/imports/{id}) keep a tombstone
   tombstones: true,
@@ -30,6 +30,7 @@ export interface IntakeRecordRow extends Pick<ImportRecord, 'id' | 'channel' | '
   matched_by: MatchedBy | null;
   archive_id: string | null;
   sender_verdict?: SenderVerdict | null;
+  upload_key_id?: string | null;
 }
 
 export const toRecord = (r: IntakeRecordRow): ImportRecord => ({
@@ -38,4 +39,5 @@ export const toRecord = (r: IntakeRecordRow): ImportRecord => ({
   receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
   matchedBy: r.matched_by ?? null,
   senderVerdict: r.sender_verdict ?? null,
+  uploadKeyId: r.upload_key_id ?? null,
 });

@@ -30,6 +30,7 @@ export interface NewIntake extends Pick<ImportRecord, 'id' | 'channel' | 'sender
   subject: string | null;
   /** mail only: who sent the message */
   senderVerdict?: SenderVerdict | null;
+  uploadKeyId?: string | null;
 }
 
 /** A row of loadStaged: `content` or `has_content`, and `invoice_by_number` when asked for. */
@@ -121,8 +122,9 @@ export class IntakeRepository {
     return { items, ...(rows.length > req.limit ? { next: rows[req.limit].id } : {}) };
   }
 
-  async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus): Promise<Page<ImportRecord>> {
-    const page = await pageScoped<IntakeRecordRow>(q, source, scope, req, { status });
+  /** `uploadKeyId`: only the files that upload key brought */
+  async page(q: Queryable, scope: Scope, req: PageRequest, status?: IntakeStatus, uploadKeyId?: string): Promise<Page<ImportRecord>> {
+    const page = await pageScoped<IntakeRecordRow>(q, source, scope, req, { status, upload_key_id: uploadKeyId });
     return { ...page, items: page.items.map(toRecord) };
   }
 

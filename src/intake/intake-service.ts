@@ -73,6 +73,7 @@ export class IntakeService implements IntakeReceiver {
       id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
       content: refused ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null, messageFiles: file.messageFiles ?? null,
       status, matchName: name.ok ? name.matchName : null, reason, archiveId, senderVerdict: file.senderVerdict ?? null,
+      uploadKeyId: file.uploadKeyId ?? null,
     };
   }
 
@@ -144,8 +145,9 @@ export class IntakeService implements IntakeReceiver {
     return found.record;
   }
 
-  list(scope: Scope, req: PageRequest, status?: string): Promise<Page<ImportRecord>> {
-    return this.repos.intake.page(this.db, scope, req, parseIntakeStatus(status));
+  /** `uploadKeyId`: only what that upload key brought (an upload key lists nothing else) */
+  list(scope: Scope, req: PageRequest, status?: string, uploadKeyId?: string): Promise<Page<ImportRecord>> {
+    return this.repos.intake.page(this.db, scope, req, parseIntakeStatus(status), uploadKeyId);
   }
 
   search(scope: Scope, filter: IntakeFilter): Promise<IntakeListItem[]> {

@@ -15,6 +15,7 @@ import { PaymentRepository } from './payment-repository.ts';
 import { SenderPolicyRepository } from './sender-policy-repository.ts';
 import { SshKeyRepository } from './ssh-key-repository.ts';
 import { TrailRepository } from './trail-repository.ts';
+import { UploadKeyRepository } from './upload-key-repository.ts';
 import { UserRepository } from './user-repository.ts';
 import { WebhookEventRepository } from './webhook-event-repository.ts';
 import { WebhookRepository } from './webhook-repository.ts';
@@ -33,6 +34,7 @@ export interface Repositories {
   senderPolicies: SenderPolicyRepository;
   sshKeys: SshKeyRepository;
   trail: TrailRepository;
+  uploadKeys: UploadKeyRepository;
   users: UserRepository;
   webhookEvents: WebhookEventRepository;
   webhooks: WebhookRepository;
@@ -53,6 +55,7 @@ export function createRepositories(): Repositories {
     senderPolicies: new SenderPolicyRepository(),
     sshKeys: new SshKeyRepository(),
     trail: new TrailRepository(),
+    uploadKeys: new UploadKeyRepository(),
     users: new UserRepository(),
     webhookEvents: new WebhookEventRepository(),
     webhooks: new WebhookRepository(),

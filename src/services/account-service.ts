@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import { generateKey, hashKey, keyHint, keyMode } from '../domain/api-keys.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -6,6 +6,7 @@ import { newId, randomToken } from '../domain/ids.ts';
 import type { AccountView } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
+import type { KeyScope } from '../domain/upload-keys.ts';
 import type { AccountRow } from '../repositories/account-repository.ts';
 import type { AnnouncedMemo } from './announced-memo.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
@@ -16,7 +17,7 @@ export class AccountService {
     private readonly repos: Pick<Repositories, 'accounts'>,
     private readonly importAddress: string,
     /** the key cache and how revocations reach every node; `disabled`: each node's memory of which accounts are disabled */
-    private readonly keys: { cache?: KeyCache; revocations?: KeyRevocations; disabled?: AnnouncedMemo<boolean> } = {},
+    private readonly keys: { cache?: KeyCache<KeyScope>; revocations?: KeyRevocations; disabled?: AnnouncedMemo<boolean>; uploadKeyHashes?: (accountId: string, tx: Queryable) => Promise<string[]> } = {},
   ) {}
 
   /** Whether the account is disabled (every received file asks: remembered per node, told of changes). */
@@ -77,7 +78,8 @@ export class AccountService {
     const row = await this.db.transaction(async (tx) => {
       const row = await this.repos.accounts.setDisabled(tx, id, disabled);
       if (!row) throw DomainError.notFound('account', id);
-      if (disabled) revoked = [...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })), ...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' }))];
+      // the upload keys too: the nodes' caches must forget them as well
+      if (disabled) revoked = [...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })), ...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' })), ...((await this.keys.uploadKeyHashes?.(id, tx)) ?? [])];
       await this.announceRevoked(revoked);
       return row;
     });
@@ -117,7 +119,7 @@ export class AccountService {
    * undefined when it must be looked up (authenticate). Only for a hash of a well-formed key, and only
    * while the caller trusts the cache (revocations reach it): a revoked key was forgotten here.
    */
-  cachedScope(hash: string): Scope | undefined {
+  cachedScope(hash: string): KeyScope | undefined {
     return this.keys.cache?.get(hash);
   }
 

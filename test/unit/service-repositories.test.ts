@@ -22,6 +22,7 @@ const OWNS: Record<string, string[]> = {
   'sender-policy-service.ts': ['senderPolicies'],
   'ssh-key-service.ts': ['sshKeys'],
   'trail-service.ts': ['trail'],
+  'upload-key-service.ts': ['uploadKeys'],
   'user-service.ts': ['users'],
   'webhook-service.ts': ['webhooks', 'webhookEvents'],
   'webhook-subscriptions.ts': ['webhooks'],

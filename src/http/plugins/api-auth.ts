@@ -1,10 +1,12 @@
 // Every /v2 route: the per-key rate limit (the request gate), then the Bearer key (from the
 // node's cache while the gate says revocations reach it, otherwise from the database), then
-// Idempotency-Key handling for POST. The limit comes first so that floods of bad keys are
+// Idempotency-Key handling for POST. An upload key (issue 44) opens only POST and GET /v2/imports,
+// from its networks; every other route answers 403. The limit comes first so that floods of bad keys are
 // throttled (by address) before they cost a key lookup.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { hashKey, keyMode } from '../../domain/api-keys.ts';
+import { uploadKeyMode, type KeyScope } from '../../domain/upload-keys.ts';
 import { ApiError } from '../api-error.ts';
 import { IdempotencyService, type IdempotencyClaim } from '../../services/idempotency-service.ts';
 import { bearerToken } from './admin-auth.ts';
@@ -17,6 +19,9 @@ declare module 'fastify' {
     idempotencyClaim?: IdempotencyClaim;
   }
 }
+
+/** What an upload key opens of the API: `METHOD route` */
+export const UPLOAD_KEY_ROUTES = new Set(['POST /v2/imports', 'GET /v2/imports']);
 
 const invalidKey = () => ApiError.unauthorized('The API key is invalid or has been replaced');
 
@@ -35,7 +40,7 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
     // The key is hashed on every request rather than remembered by its raw text: no raw key
     // outlives its request in this node's memory (a heap dump holds none).
     const key = bearerToken(req.headers.authorization);
-    const hash = key !== undefined && keyMode(key) !== undefined ? hashKey(key) : undefined;
+    const hash = key !== undefined && (keyMode(key) !== undefined || uploadKeyMode(key) !== undefined) ? hashKey(key) : undefined;
     // one budget per key; requests without a usable key share their address's budget. The slice
     // this node holds answers at once; only the request that takes the next one waits for Redis.
     const bucket = hash ? `k:${hash}` : `ip:${req.ip}`;
@@ -55,15 +60,20 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
     // the node's cache answers only while revocations are known to reach it (the gate's heartbeat)
     const trusted = c.gate.cacheTrusted();
     const cached = trusted ? c.accounts.cachedScope(hash) : undefined;
-    if (cached) {
-      req.scope = cached;
-      return done();
+    if (cached) return admit(req, cached, done);
+    const lookup = uploadKeyMode(key) ? c.uploadKeys.authenticate(key, trusted, hash) : c.accounts.authenticate(key, trusted, hash);
+    lookup.then((scope) => (scope ? admit(req, scope, done) : done(invalidKey())), done);
+  };
+
+  const admit = (req: FastifyRequest, scope: KeyScope, done: (err?: Error) => void) => {
+    const up = scope.uploadKey;
+    if (up) {
+      if (!c.uploadKeys.allows(up, req.ip)) return done(new ApiError(403, `This upload key may not be used from ${req.ip}: it is limited to the networks it was made for`));
+      if (!UPLOAD_KEY_ROUTES.has(`${req.method} ${req.routeOptions.url}`)) return done(new ApiError(403, 'An upload key opens only POST /v2/imports and GET /v2/imports; this needs the API key'));
+      c.uploadKeys.noteUse(up, req.ip, 'http');
     }
-    c.accounts.authenticate(key, trusted, hash).then((scope) => {
-      if (!scope) return done(invalidKey());
-      req.scope = scope;
-      done();
-    }, done);
+    req.scope = scope;
+    done();
   };
 
   // Idempotency-Key: only POST routes carry these hooks, so reads pay nothing for them, and

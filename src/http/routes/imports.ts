@@ -10,6 +10,7 @@ import { linkBase, scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/common.ts';
 import { contentBytes, MAX_CONTENT_CHARS } from './documents.ts';
 import { listRoute } from './list-route.ts';
+import type { KeyScope } from '../../domain/upload-keys.ts';
 
 const Time = Type.String({ format: 'date-time' });
 export const ImportSchema = Type.Object(
@@ -43,6 +44,7 @@ export const ImportSchema = Type.Object(
       enum: [...MATCHED_BY],
       description: 'The strongest evidence that found the attached file\'s invoice (docs/matching.md): its name is the invoice id or number, its e-invoice (inside the PDF, or the XML itself), a number inside its name, the e-mail subject, the number and total in the PDF\'s text, or assigned by a person',
     })),
+    uploadKey: Nullable(Type.String({ description: 'The upload key (upk_...) the file came with; null for the API key, SSH keys and mail' })),
     senderCheck: Nullable(Type.String({
       description: 'E-mail only: who sent the message, as far as anyone checked, in words (English): "Sender authenticated (From a@b.example): DMARC pass, SPF pass (b.example), DKIM pass (b.example); checked on receipt". Null for the other channels (docs/mail.md, "Who sent it")',
     })),
@@ -70,6 +72,7 @@ export const presentImport = (base: string, r: ImportRecord) => ({
   updatedAt: r.updatedAt.toISOString(),
   attachedAt: r.attachedAt ? r.attachedAt.toISOString() : null,
   matchedBy: r.matchedBy,
+  uploadKey: r.uploadKeyId ?? null,
   senderCheck: r.senderVerdict ? verdictInWords(r.senderVerdict) : null,
   _links: {
     self: { href: `${base}/v2/imports/${r.id}`, type: HAL } as const,
@@ -98,15 +101,15 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
       description: 'Answers 202 with the import record once the file is stored and queued. A file that is refused at once (not a PDF, empty, a name with path parts) is recorded with status failed and its reason. A ZIP archive answers 202 once every file in it is stored and queued: its record has status unpacked (or failed, with the reason, when the archive as a whole is refused) and each file is an import of its own whose archive field names it. Poll GET /v2/imports/{id} for the outcome.',
     },
   }, async (req, reply) => {
-    const scope = scopeOf(req);
+    const scope: KeyScope = scopeOf(req);
     const bytes = contentBytes(req.body.content);
-    const record = await c.intake.receive({ scope, channel: 'http', sender: `api:${scope.accountId}`, filename: req.body.filename, bytes, traceId: req.id });
+    const record = await c.intake.receive({ scope, channel: 'http', sender: `api:${scope.accountId}`, filename: req.body.filename, bytes, traceId: req.id, uploadKeyId: scope.uploadKey?.id });
     return reply.code(202).type(HAL).send(presentImport(base(req), record));
   });
 
   listRoute(app, c.config.publicUrl, {
     path: '/v2/imports', key: 'imports', item: ImportSchema, tags, summary: 'List received files (FTP, e-mail, POST /v2/imports), newest first',
-    filter: { name: 'status', description: 'received, waiting, attached, failed, unpacked or held' }, list: (scope, page, status) => c.intake.list(scope, page, status), present: presentImport,
+    filter: { name: 'status', description: 'received, waiting, attached, failed, unpacked or held' }, list: (scope: KeyScope, page, status) => c.intake.list(scope, page, status, scope.uploadKey?.id), present: presentImport,
   });
 
   app.get('/v2/imports/:import_id', {
