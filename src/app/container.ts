@@ -158,7 +158,8 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     return memo;
   };
   const subscriptions = new WebhookSubscriptions(repos, remembered('webhooks-changed', 'webhook'));
-  const uploadKeys = new UploadKeyService(db, repos, { cache: keyCache, revocations: gate });
+  const trail = new TrailService(db, repos, config.trailRetentionDays);
+  const uploadKeys = new UploadKeyService(db, repos, { cache: keyCache, revocations: gate }, trail);
   const accounts = new AccountService(db, repos, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account'), uploadKeyHashes: (id, tx) => uploadKeys.activeHashes(id, tx) });
   // every process that commits events queues them at once; the worker role sweeps for the rest
   const outbox = new EventOutbox(db, repos, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
@@ -205,7 +206,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
       onPause: (point) => log.warn({ point }, 'idempotency paused (IDEMPOTENCY_PAUSE_AT)'),
     }),
     maintenance: new MaintenanceService(db, repos, config.testDataRetentionDays),
-    trail: new TrailService(db, repos, config.trailRetentionDays),
+    trail,
     queues,
     intakeQueue,
     outbox,

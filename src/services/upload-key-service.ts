@@ -9,7 +9,9 @@ import { newId } from '../domain/ids.ts';
 import type { Scope } from '../domain/scope.ts';
 import { generateUploadKey, MAX_UPLOAD_KEY_NAME, uploadKeyHint, uploadKeyMode, type KeyScope, type UploadKeyRef, type UploadKeyView } from '../domain/upload-keys.ts';
 import type { UploadKeyRow } from '../repositories/upload-key-repository.ts';
+import type { TrailActor } from '../domain/trail.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
+import type { TrailService } from './trail-service.ts';
 import { allowedFrom, normalizeNetworks } from './upload-key-networks.ts';
 
 const view = (r: UploadKeyRow): UploadKeyView => ({
@@ -20,6 +22,12 @@ const view = (r: UploadKeyRow): UploadKeyView => ({
 /** How often one node writes a key's last use for the same address and channel (not on every request). */
 const USE_WRITE_MS = 60_000;
 
+/** Who makes or revokes a key, and from where: the trail's entry. */
+export interface KeyChangeBy {
+  actor: TrailActor;
+  address: string | null;
+}
+
 export class UploadKeyService {
   private readonly written = new Map<string, number>();
 
@@ -27,15 +35,21 @@ export class UploadKeyService {
     private readonly db: Database,
     private readonly repos: Pick<Repositories, 'uploadKeys'>,
     private readonly keys: { cache?: KeyCache<KeyScope>; revocations?: KeyRevocations } = {},
+    /** records who made and revoked each key (in the change's transaction) */
+    private readonly trail?: Pick<TrailService, 'record'>,
   ) {}
 
   /** A new key for the scope's mode: the key itself is in this answer only. */
-  async create(scope: Scope, name: unknown, networks?: unknown): Promise<UploadKeyView & { key: string }> {
+  async create(scope: Scope, by: KeyChangeBy, name: unknown, networks?: unknown): Promise<UploadKeyView & { key: string }> {
     const trimmed = typeof name === 'string' ? name.trim() : '';
     if (!trimmed || trimmed.length > MAX_UPLOAD_KEY_NAME) throw DomainError.invalid(`Field name must be 1 to ${MAX_UPLOAD_KEY_NAME} characters`, 'name');
     const nets = normalizeNetworks(networks);
     const key = generateUploadKey(scope.mode);
-    const row = await this.repos.uploadKeys.insert(this.db, { id: newId('upk'), account_id: scope.accountId, mode: scope.mode, name: trimmed, hash: hashKey(key), hint: uploadKeyHint(key), networks: nets });
+    const row = await this.db.transaction(async (tx) => {
+      const row = await this.repos.uploadKeys.insert(tx, { id: newId('upk'), account_id: scope.accountId, mode: scope.mode, name: trimmed, hash: hashKey(key), hint: uploadKeyHint(key), networks: nets });
+      await this.trail?.record({ scope, ...by, action: 'upload_key.created', target: row.id, detail: { name: row.name, hint: row.hint, networks: row.networks } }, tx);
+      return row;
+    });
     return { ...view(row), key };
   }
 
@@ -44,12 +58,13 @@ export class UploadKeyService {
   }
 
   /** Revokes one key: it stops working on every node within a second (as a rotated API key). */
-  async revoke(scope: Scope, id: string): Promise<UploadKeyView> {
+  async revoke(scope: Scope, by: KeyChangeBy, id: string): Promise<UploadKeyView> {
     const { cache, revocations } = this.keys;
     const announce = (hash: string) => (cache && cache.ttlMs > 0 && revocations ? revocations.announceRevoked([hash]) : Promise.resolve());
     const row = await this.db.transaction(async (tx) => {
       const row = await this.repos.uploadKeys.revoke(tx, scope, id);
       if (!row) throw DomainError.notFound('upload key', id);
+      await this.trail?.record({ scope, ...by, action: 'upload_key.revoked', target: row.id, detail: { name: row.name, hint: row.hint } }, tx);
       // before the commit, so that when the other nodes cannot be told, nothing changes
       await announce(row.hash);
       return row;

@@ -70,6 +70,15 @@ describe('upload keys: made, listed, revoked', () => {
     expect((await t.request('DELETE', `/v2/account/upload-keys/${made.id}`, { key: a.liveKey })).status).toBe(204);
     expectError(await t.request('DELETE', `/v2/account/upload-keys/${made.id}`, { key: a.liveKey }), 404);
     expect((await t.request('GET', '/v2/account/upload-keys', { key: a.liveKey })).body.uploadKeys.map((k: { id: string }) => k.id)).not.toContain(made.id);
+
+    // the trail: who made and revoked it, from where, never the key
+    const trail = await t.c.trail.page({ accountId: a.id, action: 'upload_key' }, { limit: 10 });
+    const mine = trail.items.filter((e) => e.target === made.id);
+    expect(mine.map((e) => e.action).sort()).toEqual(['upload_key.created', 'upload_key.revoked']);
+    for (const e of mine) {
+      expect(e).toMatchObject({ mode: 'live', actor: { kind: 'api_key', id: null, label: 'API key (live)' }, address: '127.0.0.1', detail: { name: 'Exact export job', hint: made.hint } });
+      expect(JSON.stringify(e)).not.toContain(made.key.slice(8));
+    }
   });
 
   it('refuses a missing or long name and a network that is no CIDR block (400 with the field), and no key (401)', async () => {

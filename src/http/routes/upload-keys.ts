@@ -3,6 +3,7 @@
 // creation's answer only.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '../schemas/typebox.ts';
+import type { FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { MAX_UPLOAD_KEY_NAME, MAX_UPLOAD_KEY_NETWORKS, type UploadKeyView } from '../../domain/upload-keys.ts';
 import { scopeOf } from '../request-context.ts';
@@ -22,6 +23,9 @@ const fields = {
 const UploadKey = Type.Object(fields, { $id: 'UploadKey' });
 const CreatedUploadKey = Type.Object({ ...fields, key: Type.String({ description: 'The key itself (live_up_... or test_up_...): shown in this answer only, stored hashed' }) });
 
+/** The trail's actor of a request with the API key (upload keys never reach these routes). */
+const byApiKey = (req: FastifyRequest) => ({ actor: { kind: 'api_key' as const, id: null, label: `API key (${scopeOf(req).mode})` }, address: req.ip });
+
 const present = <K extends UploadKeyView>(k: K) => ({ resource: 'upload-key' as const, ...k });
 
 export const uploadKeyRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
@@ -36,7 +40,7 @@ export const uploadKeyRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async
         networks: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: MAX_UPLOAD_KEY_NETWORKS, description: 'CIDR blocks ("192.0.2.0/24", "2001:db8::/32"); a bare address is one host' })),
       }),
     },
-  }, async (req, reply) => reply.code(201).type(HAL).send(present(await c.uploadKeys.create(scopeOf(req), req.body.name, req.body.networks))));
+  }, async (req, reply) => reply.code(201).type(HAL).send(present(await c.uploadKeys.create(scopeOf(req), byApiKey(req), req.body.name, req.body.networks))));
 
   app.get('/v2/account/upload-keys', {
     schema: { tags, security, summary: "This mode's active upload keys, oldest first (never the keys themselves)", response: { 200: Type.Object({ uploadKeys: Type.Array(UploadKey) }), ...commonErrors(403) } },
@@ -48,7 +52,7 @@ export const uploadKeyRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async
       summary: 'Revoke an upload key: it stops working on every node within a second, open SFTP sessions included',
     },
   }, async (req, reply) => {
-    await c.uploadKeys.revoke(scopeOf(req), req.params.key_id);
+    await c.uploadKeys.revoke(scopeOf(req), byApiKey(req), req.params.key_id);
     return reply.code(204).send(null);
   });
 };
