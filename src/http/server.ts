@@ -16,6 +16,7 @@ import { lowercaseKeys, registerFieldNames } from './plugins/field-names.ts';
 import { registerMethodNotAllowed } from './plugins/method-not-allowed.ts';
 import { accountRoutes } from './routes/account.ts';
 import { uploadKeyRoutes } from './routes/upload-keys.ts';
+import { trailRoutes } from './routes/trail.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { documentRoutes } from './routes/documents.ts';
@@ -116,7 +117,7 @@ export async function buildServer(c: HttpDeps, opts: ServerOptions = {}): Promis
   await app.register(homeRoute);
   await app.register(async (v2) => {
     await registerApiAuth(v2, c);
-    for (const routes of [accountRoutes(c), uploadKeyRoutes(c), customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {
+    for (const routes of [accountRoutes(c), uploadKeyRoutes(c), trailRoutes(c), customerRoutes(c), invoiceRoutes(c), documentRoutes(c), paymentRoutes(c), ...(opts.apiRoutes ?? [])]) {
       await v2.register(routes);
     }
   });

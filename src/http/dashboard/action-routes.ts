@@ -12,6 +12,7 @@ import { redirectWith, type Flash } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
 import { reasonWords } from './reason-words.ts';
 import { allowed } from './roles.ts';
+import { recordChange } from '../trail-actors.ts';
 
 type Form = Record<string, string | undefined>;
 type IdRoute = { Params: { id: string }; Body: Form };
@@ -31,26 +32,36 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
   };
 
   app.post<IdRoute>('/dashboard/files/:id/retry', onlySignedIn, async (req, reply) =>
-    act(req, reply, req.params.id, { key: 'file.retried' }, () => c.importActions.retry(signed(req).scope, req.params.id)));
+    act(req, reply, req.params.id, { key: 'file.retried' }, async () => {
+      const r = await c.importActions.retry(signed(req).scope, req.params.id);
+      await recordChange(c, req, { scope: signed(req).scope, action: 'import.retried', target: r.id, detail: { filename: r.filename } });
+    }));
 
   app.post<IdRoute>('/dashboard/files/:id/assign', onlySignedIn, async (req, reply) => {
     const invoice = req.body?.invoice?.trim();
     if (!invoice) return back(req, reply, req.params.id, { error: { key: 'file.enterNumber' } });
-    return act(req, reply, req.params.id, { key: 'file.attached', params: { number: invoice } }, () => c.importActions.attach(signed(req).scope, req.params.id, invoice));
+    return act(req, reply, req.params.id, { key: 'file.attached', params: { number: invoice } }, async () => {
+      const r = await c.importActions.attach(signed(req).scope, req.params.id, invoice);
+      await recordChange(c, req, { scope: signed(req).scope, action: 'import.assigned', target: r.id, detail: { filename: r.filename, invoice } });
+    });
   });
 
   // an owner's: a held file (its sender was not allowed) goes on to matching, its sender listed if ticked
   app.post<IdRoute>('/dashboard/files/:id/release', onlySignedIn, async (req, reply) => {
     if (!signed(req).owner) throw DomainError.notFound('page', req.url);
     const add = req.body?.addSender === 'yes';
-    return act(req, reply, req.params.id, { key: add ? 'file.releasedAdded' : 'file.released' }, () => c.importActions.release(signed(req).scope, req.params.id, add));
+    return act(req, reply, req.params.id, { key: add ? 'file.releasedAdded' : 'file.released' }, async () => {
+      const r = await c.importActions.release(signed(req).scope, req.params.id, add);
+      await recordChange(c, req, { scope: signed(req).scope, action: 'import.released', target: r.id, detail: { filename: r.filename, sender: r.sender, addSender: add } });
+    });
   });
 
   app.post<{ Body: Form }>('/dashboard/settings/senders', onlySignedIn, async (req, reply) => {
     if (!signed(req).owner) throw DomainError.notFound('page', req.url);
     const senders = (req.body?.senders ?? '').split(/[\s,;]+/).filter(Boolean);
     try {
-      await c.senderPolicies.set(signed(req).scope, { policy: req.body?.policy, senders });
+      const p = await c.senderPolicies.set(signed(req).scope, { policy: req.body?.policy, senders });
+      await recordChange(c, req, { scope: signed(req).scope, action: 'senders.changed', detail: { policy: p.policy, senders: p.senders } });
     } catch (e) {
       if (e instanceof DomainError && e.kind === 'invalid') return redirectWith(c.users, req, reply, '/dashboard/settings#senders-title', { error: { text: e.detail } });
       throw e;
@@ -60,9 +71,11 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
 
   app.post<IdRoute>('/dashboard/files/:id/discard', onlySignedIn, async (req, reply) => {
     if (req.body?.confirm !== 'yes') return back(req, reply, req.params.id, { error: { key: 'file.tickDiscard' } });
-    await c.importActions.discard(signed(req).scope, req.params.id).catch((e) => {
+    const discarded = await c.importActions.discard(signed(req).scope, req.params.id).then(() => true, (e) => {
       if (!(e instanceof DomainError && e.kind === 'conflict')) throw e;
+      return false;
     });
+    if (discarded) await recordChange(c, req, { scope: signed(req).scope, action: 'import.discarded', target: req.params.id });
     return redirectWith(c.users, req, reply, '/dashboard/files', { notice: { key: 'files.discarded' } });
   });
 
@@ -83,6 +96,7 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     if (req.body?.confirm !== 'yes') return redirectWith(c.users, req, reply, '/dashboard/settings', { error: { key: 'settings.tickRotate', params: { mode } } });
     const key = await c.accounts.rotateKey(signed(req).scope.accountId, mode);
     req.log.info({ mode, userId: signed(req).userId }, 'API key rotated from the dashboard');
+    await recordChange(c, req, { scope: { accountId: signed(req).scope.accountId, mode }, action: 'api_key.rotated', target: mode, detail: { via: 'dashboard' } });
     // held in the session for the next view only: a reload of that page never rotates again
     return redirectWith(c.users, req, reply, '/dashboard/settings#new-key-title', { newKey: { mode, key } });
   });

@@ -9,6 +9,7 @@ import { mailInvite } from './invite-mail.ts';
 import { redirectWith, takeFlash, type Flash } from './flash.ts';
 import { allowed } from './roles.ts';
 import { signed } from './session.ts';
+import { recordChange } from '../trail-actors.ts';
 
 type Form = Record<string, string | undefined>;
 const PAGE = '/dashboard/people';
@@ -40,6 +41,7 @@ export async function peopleRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     const url = `${c.config.links.base}/dashboard/invite/${invited.token}`;
     if (c.inviteMailer) await mailInvite(c.inviteMailer, req.lang, invited.email, url).catch((err) => req.log.warn({ err: (err as Error).message, userId: invited.id }, 'invite e-mail not sent'));
     req.log.info({ userId: invited.id, by: signed(req).userId }, 'colleague invited from the dashboard');
+    await recordChange(c, req, { scope: { accountId: scope.accountId, mode: null }, action: 'user.invited', target: invited.email, detail: { userId: invited.id, role: invited.role } });
     // the link is a secret: shown on the next view only
     return redirectWith(c.users, req, reply, PAGE, { invited: { email: invited.email, url } });
   });
@@ -52,6 +54,7 @@ export async function peopleRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     if (!person) throw DomainError.notFound('user', req.params.id);
     await c.users.remove(scope.accountId, person.id);
     req.log.info({ userId: person.id, by: userId }, 'colleague removed from the dashboard');
+    await recordChange(c, req, { scope: { accountId: scope.accountId, mode: null }, action: 'user.removed', target: person.email, detail: { userId: person.id } });
     return redirectWith(c.users, req, reply, PAGE, { notice: { key: 'people.removed', params: { email: person.email } } });
   });
 }

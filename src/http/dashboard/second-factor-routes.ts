@@ -8,6 +8,7 @@ import { MIN_PASSWORD_LENGTH } from '../../services/passwords.ts';
 import { isTotpSecret, newTotpSecret } from '../../services/second-factor.ts';
 import { redirectWith } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
+import { recordChange } from '../trail-actors.ts';
 
 type Form = Record<string, string | undefined>;
 const SECTION = '/dashboard/settings#second-factor-title';
@@ -42,6 +43,7 @@ export async function secondFactorRoutes(app: FastifyInstance, c: HttpDeps): Pro
       return redirectWith(c.users, req, reply, SECTION, { totpSetup: { secret: isTotpSecret(secret) ? secret : newTotpSecret(), error: 'settings.codeWrong' } });
     }
     req.log.info({ userId }, 'two-step sign-in turned on');
+    await recordChange(c, req, { scope: { accountId: signed(req).scope.accountId, mode: null }, action: 'second_factor.enabled', target: signed(req).email });
     return redirectWith(c.users, req, reply, SECTION, { notice: { key: 'settings.on' }, recoveryCodes });
   });
 
@@ -54,6 +56,7 @@ export async function secondFactorRoutes(app: FastifyInstance, c: HttpDeps): Pro
       return redirectWith(c.users, req, reply, SECTION, { error: { key: 'settings.codeWrong' } });
     }
     req.log.info({ userId }, 'two-step sign-in turned off');
+    await recordChange(c, req, { scope: { accountId: signed(req).scope.accountId, mode: null }, action: 'second_factor.disabled', target: signed(req).email });
     return redirectWith(c.users, req, reply, SECTION, { notice: { key: 'settings.off' } });
   });
 }

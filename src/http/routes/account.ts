@@ -9,6 +9,7 @@ import type { Scope } from '../../domain/scope.ts';
 import { MAX_SENDERS, SENDER_POLICIES, type SenderPolicy } from '../../domain/sender-policy.ts';
 import { scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Nullable, security } from '../schemas/common.ts';
+import { recordChange } from '../trail-actors.ts';
 
 export const AccountSchema = Type.Object(
   {
@@ -84,7 +85,11 @@ export const accountRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (
       summary: "Set who may send this mode's e-mail",
       description: 'policy anyone: every sender (as before); listed: only the addresses and domains in senders, and only when the mail is authenticated for its From (DMARC pass, or SPF or DKIM aligned). Files from anyone else are held (status held) until an owner releases (POST /v2/imports/{id}/release) or discards them. 400 with field policy or senders for anything else.',
     },
-  }, async (req, reply) => reply.type(HAL).send(presentSenders(await c.senderPolicies.set(scopeOf(req), req.body))));
+  }, async (req, reply) => {
+    const policy = await c.senderPolicies.set(scopeOf(req), req.body);
+    await recordChange(c, req, { scope: scopeOf(req), action: 'senders.changed', detail: { policy: policy.policy, senders: policy.senders } });
+    return reply.type(HAL).send(presentSenders(policy));
+  });
 };
 
 const SendersSchema = Type.Object({

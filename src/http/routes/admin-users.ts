@@ -8,6 +8,7 @@ import { commonErrors } from '../schemas/common.ts';
 import { INVITE_HOURS } from '../../services/user-service.ts';
 import { LANGUAGES, negotiate } from '../dashboard/i18n/i18n.ts';
 import { mailInvite } from '../dashboard/invite-mail.ts';
+import { OPERATOR, recordChange } from '../trail-actors.ts';
 
 const User = Type.Object({ id: Type.String(), email: Type.String(), status: Type.String({ enum: ['invited', 'active'] }), createdAt: Type.String() });
 const Invited = Type.Object({ id: Type.String(), email: Type.String(), inviteUrl: Type.String({ description: `Where the person sets a password; works once, for ${INVITE_HOURS} hours` }) });
@@ -29,6 +30,7 @@ export const adminUserRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async
   }, async (req, reply) => {
     const user = await c.users.invite(req.params.id, req.body.email);
     const inviteUrl = `${c.config.links.base}/dashboard/invite/${user.token}`;
+    await recordChange(c, req, { actor: OPERATOR, scope: { accountId: req.params.id, mode: null }, action: 'user.invited', target: user.email, detail: { userId: user.id, role: user.role } });
     if (c.inviteMailer) {
       // the link is in the answer either way: a mail failure is logged, not fatal
       const { lang } = negotiate(req.body.language, req.headers['accept-language']);
@@ -48,7 +50,9 @@ export const adminUserRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async
       response: { 204: Type.Null(), ...commonErrors(404) },
     },
   }, async (req, reply) => {
+    const person = (await c.users.list(req.params.id)).find((p) => p.id === req.params.user_id);
     await c.users.remove(req.params.id, req.params.user_id);
+    await recordChange(c, req, { actor: OPERATOR, scope: { accountId: req.params.id, mode: null }, action: 'user.removed', target: person?.email ?? req.params.user_id, detail: { userId: req.params.user_id } });
     return reply.code(204).send(null);
   });
 };

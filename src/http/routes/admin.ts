@@ -8,6 +8,8 @@ import { INTAKE_STATUSES } from '../../domain/intake.ts';
 import { MAIL_OUTCOMES } from '../../services/mail-message-service.ts';
 import { commonErrors, PageQuery } from '../schemas/common.ts';
 import { adminUserRoutes } from './admin-users.ts';
+import { adminTrailRoute } from './trail.ts';
+import { OPERATOR, recordChange } from '../trail-actors.ts';
 
 
 const Account = Type.Object({
@@ -93,6 +95,7 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
   }, async (req) => {
     const account = await c.accounts.setDisabled(req.params.id, req.body.disabled);
     if (req.body.disabled) await c.users.endAccountSessions(req.params.id); // its dashboard too
+    await recordChange(c, req, { actor: OPERATOR, scope: { accountId: req.params.id, mode: null }, action: req.body.disabled ? 'account.disabled' : 'account.enabled', target: req.params.id });
     return account;
   });
 
@@ -137,7 +140,11 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
       params: Type.Object({ id: Type.String({ maxLength: 36 }), mode: Mode }),
       response: { 201: Type.Object({ key: Type.String() }), ...commonErrors(404) },
     },
-  }, async (req, reply) => reply.code(201).send({ key: await c.accounts.rotateKey(req.params.id, req.params.mode) }));
+  }, async (req, reply) => {
+    const key = await c.accounts.rotateKey(req.params.id, req.params.mode);
+    await recordChange(c, req, { actor: OPERATOR, scope: { accountId: req.params.id, mode: req.params.mode }, action: 'api_key.rotated', target: req.params.mode, detail: { via: 'admin API' } });
+    return reply.code(201).send({ key });
+  });
 
   app.post('/admin/accounts/:id/ssh-keys/:mode', {
     schema: {
@@ -160,4 +167,5 @@ export const adminRoutes = (c: HttpDeps, token: string, opts: AdminRouteOptions 
   });
 
   await app.register(adminUserRoutes(c));
+  await app.register(adminTrailRoute(c));
 };

@@ -11,6 +11,7 @@ import { commonErrors, HAL, Id, Link, Nullable, security } from '../schemas/comm
 import { contentBytes, MAX_CONTENT_CHARS } from './documents.ts';
 import { listRoute } from './list-route.ts';
 import type { KeyScope } from '../../domain/upload-keys.ts';
+import { recordChange } from '../trail-actors.ts';
 
 const Time = Type.String({ format: 'date-time' });
 export const ImportSchema = Type.Object(
@@ -123,7 +124,11 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
       summary: 'Match a failed file again now (its invoice may exist by now); a waiting one runs at once',
       description: `The match window is not extended: a file whose invoice still does not exist fails again. 409 ${conflict}.`,
     },
-  }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.importActions.retry(scopeOf(req), req.params.import_id))));
+  }, async (req, reply) => {
+    const record = await c.importActions.retry(scopeOf(req), req.params.import_id);
+    await recordChange(c, req, { scope: scopeOf(req), action: 'import.retried', target: record.id, detail: { filename: record.filename } });
+    return reply.type(HAL).send(presentImport(base(req), record));
+  });
 
   app.post('/v2/imports/:import_id/attach', {
     schema: {
@@ -132,7 +137,11 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
       summary: 'Attach a waiting or failed file to an invoice by hand',
       description: `Attaches through the same path as POST /v2/documents; the invoice's document is replaced. 404 with field invoice when no such invoice exists; 422 when the file is not a usable PDF; 409 ${conflict}.`,
     },
-  }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.importActions.attach(scopeOf(req), req.params.import_id, req.body.invoice))));
+  }, async (req, reply) => {
+    const record = await c.importActions.attach(scopeOf(req), req.params.import_id, req.body.invoice);
+    await recordChange(c, req, { scope: scopeOf(req), action: 'import.assigned', target: record.id, detail: { filename: record.filename, invoice: req.body.invoice } });
+    return reply.type(HAL).send(presentImport(base(req), record));
+  });
 
   app.post('/v2/imports/:import_id/release', {
     // no body at all is {}: release without adding the sender
@@ -145,7 +154,12 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
       summary: 'Release a held file (its sender was not allowed): it is matched like any file',
       description: 'A file from a sender the account\'s policy does not allow is held; released, it goes on to matching. With {"AddSender": true} the sender\'s address is listed too, so its next authenticated mail is not held. 409 when the file is not held. Discard a held file with DELETE /v2/imports/{id}.',
     },
-  }, async (req, reply) => reply.type(HAL).send(presentImport(base(req), await c.importActions.release(scopeOf(req), req.params.import_id, req.body?.addSender === true))));
+  }, async (req, reply) => {
+    const addSender = req.body?.addSender === true;
+    const record = await c.importActions.release(scopeOf(req), req.params.import_id, addSender);
+    await recordChange(c, req, { scope: scopeOf(req), action: 'import.released', target: record.id, detail: { filename: record.filename, sender: record.sender, addSender } });
+    return reply.type(HAL).send(presentImport(base(req), record));
+  });
 
   app.delete('/v2/imports/:import_id', {
     schema: {
@@ -155,6 +169,7 @@ export const importRoutes = (c: HttpDeps): FastifyPluginAsyncTypebox => async (a
     },
   }, async (req, reply) => {
     await c.importActions.discard(scopeOf(req), req.params.import_id);
+    await recordChange(c, req, { scope: scopeOf(req), action: 'import.discarded', target: req.params.import_id });
     return reply.code(204).send(null);
   });
 };
