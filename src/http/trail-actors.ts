@@ -2,12 +2,15 @@
 // request's mode, or the operator (admin API and CLI); and from which address (after TRUST_PROXY).
 import type { FastifyRequest } from 'fastify';
 import type { TrailActor, TrailEntryInput } from '../domain/trail.ts';
+import type { KeyScope } from '../domain/upload-keys.ts';
 import type { HttpDeps } from './http-deps.ts';
 
 export const OPERATOR: TrailActor = { kind: 'operator', id: null, label: 'operator' };
 
 export function requestActor(req: FastifyRequest): TrailActor {
   if (req.signed) return { kind: 'person', id: req.signed.userId, label: req.signed.email };
+  const key = (req.scope as KeyScope | null)?.uploadKey;
+  if (key) return { kind: 'upload_key', id: key.id, label: key.name };
   if (req.scope) return { kind: 'api_key', id: null, label: `API key (${req.scope.mode})` };
   return OPERATOR;
 }

@@ -108,5 +108,11 @@ describe('the trail records each change and shows it to the owner and the operat
     expect((await t.request('GET', '/admin/accounts/acc_nosuchaccount/trail', { key: admin(t) })).status).toBe(404);
     expect((await t.request('GET', `/admin/accounts/${acct.id}/trail`, { key })).status).toBe(401);
     expect((await t.request('GET', '/v2/account/trail')).status).toBe(401);
+    // an upload key opens no trail: 403 with the error body
+    const made = await t.request('POST', '/v2/account/upload-keys', { key, body: { Name: 'Scanner' } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const refused = await t.request('GET', '/v2/account/trail', { key: made.body.key });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ status: 403 });
   });
 });
