@@ -24,6 +24,7 @@ import { liveUpdates } from './live-updates.ts';
 import { pageRoutes } from './page-routes.ts';
 import { NotYourRole, permissions } from './roles.ts';
 import { secondFactorRoutes } from './second-factor-routes.ts';
+import { trailRoutes } from './trail-routes.ts';
 import { COOKIE_PATH, loadSession } from './session.ts';
 
 declare module 'fastify' {
@@ -85,6 +86,7 @@ export const dashboard = (c: HttpDeps): FastifyPluginAsync => async (app) => {
   await filesRoutes(app, c);
   await invoiceRoutes(app, c);
   await peopleRoutes(app, c);
+  await trailRoutes(app, c);
   await resetRoutes(app, c);
   formAddresses(app);
   liveUpdates(app, c);

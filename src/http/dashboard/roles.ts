@@ -12,6 +12,8 @@ const ACTIONS = {
   rotateKeys: ['owner'],
   /** see the account's people, invite, remove */
   managePeople: ['owner'],
+  /** read the account's trail (who changed what), and download it */
+  seeTrail: ['owner'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Action = keyof typeof ACTIONS;

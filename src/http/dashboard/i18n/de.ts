@@ -5,7 +5,7 @@ import { reasonsDe } from './reasons-de.ts';
 export const de: Messages = {
   ...reasonsDe,
   app: { name: 'invoice-intake', skip: 'Zum Inhalt', back: 'Zurück zum Dashboard' },
-  nav: { main: 'Hauptmenü', overview: 'Übersicht', files: 'Empfangene Dateien', invoices: 'Rechnungen ohne Dokument', settings: 'Verbindungseinstellungen', people: 'Personen' },
+  nav: { main: 'Hauptmenü', overview: 'Übersicht', files: 'Empfangene Dateien', invoices: 'Rechnungen ohne Dokument', settings: 'Verbindungseinstellungen', people: 'Personen', trail: 'Protokoll' },
   mode: { legend: 'Angezeigte Daten', live: 'Live', test: 'Test', testBanner: 'Testmodus: Sie sehen Testdaten.' },
   /** the mode inside a sentence */
   modeWord: { live: 'Live', test: 'Test' },
@@ -104,6 +104,18 @@ export const de: Messages = {
     linkShown: 'Der Einladungslink wurde schon einmal angezeigt und wird nicht aufbewahrt. Verloren? Entfernen Sie die Person und laden Sie sie erneut ein.',
     removeConfirm: 'Ja, {{email}} entfernen', remove: 'Entfernen', removed: '{{email}} hat keinen Zugang mehr.',
     exists: '{{email}} hat schon Zugang.', badEmail: 'Geben Sie eine E-Mail-Adresse ein.', notYourself: 'Sie können sich nicht selbst entfernen.', tickRemove: 'Setzen Sie das Häkchen, um das Entfernen zu bestätigen.',
+  },
+  trail: {
+    title: 'Protokoll', intro: 'Wer was in diesem Konto geändert hat: Schlüssel, Personen, Absenderlisten, von Hand bearbeitete Dateien. Einträge lassen sich weder ändern noch löschen.', caption: 'Änderungen, neueste zuerst',
+    when: 'Wann', who: 'Wer', where: 'Von', what: 'Was', target: 'Betrifft', filter: 'Filtern', all: 'Alle', actor: 'Ausgeführt von', since: 'Ab Tag', until: 'Bis Tag', csv: 'Als CSV herunterladen', empty: 'Keine passenden Änderungen.', next: 'Älter', previous: 'Neuer', pages: 'Seiten des Protokolls', wholeAccount: 'ganzes Konto',
+    families: { api_key: 'API-Schlüssel', upload_key: 'Upload-Schlüssel', senders: 'Absenderlisten', import: 'Dateien von Hand', user: 'Personen', second_factor: 'Zwei-Schritt-Anmeldung', account: 'Konto' },
+    kinds: { person: 'Person', api_key: 'API-Schlüssel', upload_key: 'Upload-Schlüssel', operator: 'Betreiber' },
+    actions: {
+      api_key: { rotated: 'API-Schlüssel ersetzt' }, upload_key: { created: 'Upload-Schlüssel erstellt', revoked: 'Upload-Schlüssel widerrufen' }, senders: { changed: 'Absenderliste geändert' },
+      import: { assigned: 'Datei von Hand zugeordnet', retried: 'Datei erneut versucht', released: 'Zurückgehaltene Datei freigegeben', discarded: 'Datei verworfen' },
+      user: { invited: 'Person eingeladen', removed: 'Person entfernt', role_changed: 'Rolle geändert' }, second_factor: { enabled: 'Zwei-Schritt-Anmeldung an', disabled: 'Zwei-Schritt-Anmeldung aus' },
+      account: { disabled: 'Konto deaktiviert', enabled: 'Konto aktiviert' },
+    },
   },
   reset: {
     title: 'Passwort vergessen?', intro: 'Geben Sie die E-Mail-Adresse ein, mit der Sie sich anmelden. Hat sie Zugang, erhält sie einen Link für ein neues Passwort; er gilt einmal, eine Stunde lang.',

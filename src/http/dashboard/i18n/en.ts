@@ -4,7 +4,7 @@ import { reasonsEn } from './reasons-en.ts';
 export const en = {
   ...reasonsEn,
   app: { name: 'invoice-intake', skip: 'Skip to content', back: 'Back to the dashboard' },
-  nav: { main: 'Main', overview: 'Overview', files: 'Received files', invoices: 'Invoices without a document', settings: 'Connection settings', people: 'People' },
+  nav: { main: 'Main', overview: 'Overview', files: 'Received files', invoices: 'Invoices without a document', settings: 'Connection settings', people: 'People', trail: 'Trail' },
   mode: { legend: 'Data shown', live: 'Live', test: 'Test', testBanner: 'Test mode: you are looking at test data.' },
   /** the mode inside a sentence */
   modeWord: { live: 'live', test: 'test' },
@@ -103,6 +103,18 @@ export const en = {
     linkShown: 'The invite link was already shown, once, and is not kept. If it got lost, remove the person and invite them again.',
     removeConfirm: 'Yes, remove {{email}}', remove: 'Remove', removed: '{{email}} no longer has access.',
     exists: '{{email}} has access already.', badEmail: 'Enter an e-mail address.', notYourself: 'You cannot remove yourself.', tickRemove: 'Tick the box to confirm the removal.',
+  },
+  trail: {
+    title: 'Trail', intro: 'Who changed what in this account: keys, people, sender lists, files handled by hand. Entries cannot be changed or deleted.', caption: 'Changes, newest first',
+    when: 'When', who: 'Who', where: 'From', what: 'What', target: 'About', filter: 'Filter', all: 'All', actor: 'Made by', since: 'From day', until: 'To day', csv: 'Download as CSV', empty: 'No changes match.', next: 'Older', previous: 'Newer', pages: 'Pages of the trail', wholeAccount: 'whole account',
+    families: { api_key: 'API keys', upload_key: 'Upload keys', senders: 'Sender lists', import: 'Files by hand', user: 'People', second_factor: 'Two-step sign-in', account: 'Account' },
+    kinds: { person: 'person', api_key: 'API key', upload_key: 'upload key', operator: 'operator' },
+    actions: {
+      api_key: { rotated: 'API key replaced' }, upload_key: { created: 'Upload key made', revoked: 'Upload key revoked' }, senders: { changed: 'Sender list changed' },
+      import: { assigned: 'File assigned by hand', retried: 'File retried', released: 'Held file released', discarded: 'File discarded' },
+      user: { invited: 'Person invited', removed: 'Person removed', role_changed: 'Role changed' }, second_factor: { enabled: 'Two-step sign-in on', disabled: 'Two-step sign-in off' },
+      account: { disabled: 'Account disabled', enabled: 'Account enabled' },
+    },
   },
   reset: {
     title: 'Forgot your password?', intro: 'Enter the e-mail address you sign in with. If it has access, a link to set a new password is sent to it; it works once, for an hour.',

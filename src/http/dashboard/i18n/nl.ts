@@ -5,7 +5,7 @@ import { reasonsNl } from './reasons-nl.ts';
 export const nl: Messages = {
   ...reasonsNl,
   app: { name: 'invoice-intake', skip: 'Naar de inhoud', back: 'Terug naar het dashboard' },
-  nav: { main: 'Hoofdmenu', overview: 'Overzicht', files: 'Ontvangen bestanden', invoices: 'Facturen zonder document', settings: 'Verbindingsinstellingen', people: 'Personen' },
+  nav: { main: 'Hoofdmenu', overview: 'Overzicht', files: 'Ontvangen bestanden', invoices: 'Facturen zonder document', settings: 'Verbindingsinstellingen', people: 'Personen', trail: 'Logboek' },
   mode: { legend: 'Getoonde gegevens', live: 'Live', test: 'Test', testBanner: 'Testmodus: u bekijkt testgegevens.' },
   /** the mode inside a sentence */
   modeWord: { live: 'live', test: 'test' },
@@ -104,6 +104,18 @@ export const nl: Messages = {
     linkShown: 'De uitnodigingslink is al één keer getoond en wordt niet bewaard. Kwijt? Verwijder de persoon en nodig opnieuw uit.',
     removeConfirm: 'Ja, verwijder {{email}}', remove: 'Verwijderen', removed: '{{email}} heeft geen toegang meer.',
     exists: '{{email}} heeft al toegang.', badEmail: 'Vul een e-mailadres in.', notYourself: 'U kunt uzelf niet verwijderen.', tickRemove: 'Vink het vakje aan om het verwijderen te bevestigen.',
+  },
+  trail: {
+    title: 'Logboek', intro: 'Wie wat heeft veranderd in dit account: sleutels, personen, afzenderlijsten, bestanden met de hand behandeld. Regels kunnen niet worden gewijzigd of verwijderd.', caption: 'Wijzigingen, nieuwste eerst',
+    when: 'Wanneer', who: 'Wie', where: 'Vanaf', what: 'Wat', target: 'Waarover', filter: 'Filteren', all: 'Alle', actor: 'Gedaan door', since: 'Vanaf dag', until: 'Tot en met dag', csv: 'Downloaden als CSV', empty: 'Geen wijzigingen gevonden.', next: 'Ouder', previous: 'Nieuwer', pages: 'Pagina’s van het logboek', wholeAccount: 'heel het account',
+    families: { api_key: 'API-sleutels', upload_key: 'Uploadsleutels', senders: 'Afzenderlijsten', import: 'Bestanden met de hand', user: 'Personen', second_factor: 'Tweestapsaanmelding', account: 'Account' },
+    kinds: { person: 'persoon', api_key: 'API-sleutel', upload_key: 'uploadsleutel', operator: 'beheerder' },
+    actions: {
+      api_key: { rotated: 'API-sleutel vervangen' }, upload_key: { created: 'Uploadsleutel gemaakt', revoked: 'Uploadsleutel ingetrokken' }, senders: { changed: 'Afzenderlijst gewijzigd' },
+      import: { assigned: 'Bestand met de hand gekoppeld', retried: 'Bestand opnieuw geprobeerd', released: 'Vastgehouden bestand vrijgegeven', discarded: 'Bestand weggegooid' },
+      user: { invited: 'Persoon uitgenodigd', removed: 'Persoon verwijderd', role_changed: 'Rol gewijzigd' }, second_factor: { enabled: 'Tweestapsaanmelding aan', disabled: 'Tweestapsaanmelding uit' },
+      account: { disabled: 'Account uitgeschakeld', enabled: 'Account ingeschakeld' },
+    },
   },
   reset: {
     title: 'Wachtwoord vergeten?', intro: 'Vul het e-mailadres in waarmee u zich aanmeldt. Heeft het toegang, dan krijgt het een link om een nieuw wachtwoord in te stellen; die werkt één keer, een uur lang.',
