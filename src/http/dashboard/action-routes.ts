@@ -101,6 +101,24 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     return redirectWith(c.users, req, reply, '/dashboard/settings#new-key-title', { newKey: { mode, key } });
   });
 
+  // upload keys (issue 44): an owner's; the new key is held in the session for the next view only
+  const byPerson = (req: FastifyRequest) => ({ actor: { kind: 'person' as const, id: signed(req).userId, label: signed(req).email }, address: req.ip });
+  const keysSection = '/dashboard/settings#upload-keys-title';
+  app.post<{ Body: Form }>('/dashboard/settings/upload-keys', allowed('manageUploadKeys'), async (req, reply) => {
+    const networks = (req.body?.networks ?? '').split(/[\s,;]+/).filter(Boolean);
+    try {
+      const made = await c.uploadKeys.create(signed(req).scope, byPerson(req), req.body?.name, networks);
+      return redirectWith(c.users, req, reply, '/dashboard/settings#new-upload-key-title', { newUploadKey: { name: made.name, key: made.key } });
+    } catch (e) {
+      if (e instanceof DomainError && e.kind === 'invalid') return redirectWith(c.users, req, reply, keysSection, { error: { text: e.detail } });
+      throw e;
+    }
+  });
+  app.post<IdRoute>('/dashboard/settings/upload-keys/:id/revoke', allowed('manageUploadKeys'), async (req, reply) => {
+    const revoked = await c.uploadKeys.revoke(signed(req).scope, byPerson(req), req.params.id);
+    return redirectWith(c.users, req, reply, keysSection, { notice: { key: 'settings.uploadKeyRevoked', params: { name: revoked.name } } });
+  });
+
   app.post<{ Body: Form }>('/dashboard/mode', onlySignedIn, async (req, reply) => {
     const mode = req.body?.mode;
     if (mode === 'live' || mode === 'test') await c.users.setMode(signed(req).token, mode);

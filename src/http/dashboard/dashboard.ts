@@ -102,6 +102,8 @@ const FORM_PAGES: [string, (p: Record<string, string>) => string][] = [
   ['/dashboard/files/bulk', () => '/dashboard/files'],
   ['/dashboard/people/:id/remove', () => '/dashboard/people'],
   ['/dashboard/settings/keys/:mode', () => '/dashboard/settings'],
+  ['/dashboard/settings/upload-keys', () => '/dashboard/settings'],
+  ['/dashboard/settings/upload-keys/:id/revoke', () => '/dashboard/settings'],
   ['/dashboard/settings/second-factor', () => '/dashboard/settings'],
   ['/dashboard/settings/password', () => '/dashboard/settings'],
   ['/dashboard/settings/second-factor/setup', () => '/dashboard/settings'],

@@ -13,6 +13,8 @@ export interface Flash {
   notice?: FlashMessage;
   error?: FlashMessage;
   newKey?: { mode: 'live' | 'test'; key: string };
+  /** an upload key just made (issue 44): shown on the next view only */
+  newUploadKey?: { name: string; key: string };
   totpSetup?: { secret: string; error?: string };
   /** a colleague's invite link, right after the invite */
   invited?: { email: string; url: string };
@@ -32,7 +34,7 @@ export async function redirectWith(users: UserService, req: FastifyRequest, repl
 export const takeFlash = (users: UserService) => async (req: FastifyRequest, reply: FastifyReply) => {
   if (!req.signed?.hasFlash || req.headers['hx-request']) return;
   const flash = ((await users.takeFlash(req.signed.token)) ?? {}) as Flash;
-  const shown = flash.newKey ? 'key' : flash.totpSetup ? 'totp' : flash.recoveryCodes ? 'codes' : flash.invited ? 'invite' : undefined;
+  const shown = flash.newKey || flash.newUploadKey ? 'key' : flash.totpSetup ? 'totp' : flash.recoveryCodes ? 'codes' : flash.invited ? 'invite' : undefined;
   if (shown) await users.addFlash(req.signed.token, { shown });
   reply.locals = { ...reply.locals, flash };
 };

@@ -10,6 +10,8 @@ type Role = 'owner' | 'member';
 const ACTIONS = {
   /** rotate the live or test API key (the new key is shown in full once) */
   rotateKeys: ['owner'],
+  /** make and revoke upload keys (the new key is shown in full once) */
+  manageUploadKeys: ['owner'],
   /** see the account's people, invite, remove */
   managePeople: ['owner'],
   /** read the account's trail (who changed what), and download it */
