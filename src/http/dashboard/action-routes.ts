@@ -12,7 +12,7 @@ import { redirectWith, type Flash } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
 import { reasonWords } from './reason-words.ts';
 import { allowed } from './roles.ts';
-import { recordChange } from '../trail-actors.ts';
+import { recordChange, requestActor } from '../trail-actors.ts';
 
 type Form = Record<string, string | undefined>;
 type IdRoute = { Params: { id: string }; Body: Form };
@@ -102,7 +102,7 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
   });
 
   // upload keys (issue 44): an owner's; the new key is held in the session for the next view only
-  const byPerson = (req: FastifyRequest) => ({ actor: { kind: 'person' as const, id: signed(req).userId, label: signed(req).email }, address: req.ip });
+  const byPerson = (req: FastifyRequest) => ({ actor: requestActor(req), address: req.ip });
   const keysSection = '/dashboard/settings#upload-keys-title';
   app.post<{ Body: Form }>('/dashboard/settings/upload-keys', allowed('manageUploadKeys'), async (req, reply) => {
     const networks = (req.body?.networks ?? '').split(/[\s,;]+/).filter(Boolean);

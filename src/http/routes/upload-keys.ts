@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '../schemas/typebox.ts';
 import type { FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
+import { requestActor } from '../trail-actors.ts';
 import { MAX_UPLOAD_KEY_NAME, MAX_UPLOAD_KEY_NETWORKS, type UploadKeyView } from '../../domain/upload-keys.ts';
 import { scopeOf } from '../request-context.ts';
 import { commonErrors, HAL, Id, Nullable, security } from '../schemas/common.ts';
@@ -23,8 +24,8 @@ const fields = {
 const UploadKey = Type.Object(fields, { $id: 'UploadKey' });
 const CreatedUploadKey = Type.Object({ ...fields, key: Type.String({ description: 'The key itself (live_up_... or test_up_...): shown in this answer only, stored hashed' }) });
 
-/** The trail's actor of a request with the API key (upload keys never reach these routes). */
-const byApiKey = (req: FastifyRequest) => ({ actor: { kind: 'api_key' as const, id: null, label: `API key (${scopeOf(req).mode})` }, address: req.ip });
+/** The trail's actor of a request (the API key: upload keys never reach these routes). */
+const byApiKey = (req: FastifyRequest) => ({ actor: requestActor(req), address: req.ip });
 
 const present = <K extends UploadKeyView>(k: K) => ({ resource: 'upload-key' as const, ...k });
 
