@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formClient } from './form-client.ts';
 import path from 'node:path';
-import { SHOTS, startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { SHOTS, startDashboardApp, totp, type DashboardApp } from './dashboard-harness.ts';
+import { intakeReason } from '../../src/domain/intake-reasons.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 
 let t: DashboardApp;
@@ -78,6 +79,37 @@ describe('the trail in the dashboard', () => {
       expect(lines.slice(1).every((l) => /,user\.(invited|removed),/.test(l))).toBe(true);
     });
   }
+
+  it('two-step sign-in on and off, a sender list saved and a held file released: each by the person, from the dashboard', async () => {
+    const other = await t.account();
+    const who = await t.person(other.id, await (await t.browser.newContext()).newPage());
+    const f = formClient(t.url);
+    expect((await f.signIn(who)).status).toBe(303);
+    await f.get('/dashboard/settings');
+    await f.post('/dashboard/settings/second-factor/setup');
+    const page = String((await f.get('/dashboard/settings')).body);
+    const secret = /id="totp-secret"[^>]*>([A-Z2-7]+)</.exec(page)![1];
+    expect((await f.post('/dashboard/settings/second-factor', { secret, code: totp(secret) })).status).toBe(303);
+    await f.get('/dashboard/settings');
+    // a code of the next step: each code is accepted once
+    expect((await f.post('/dashboard/settings/second-factor/off', { code: totp(secret, Date.now() + 30_000) })).status).toBe(303);
+    await f.get('/dashboard/settings');
+    expect((await f.post('/dashboard/settings/senders', { policy: 'listed', senders: '@known.example' })).status).toBe(303);
+    const held = await t.svc.container.intake.receive({
+      scope: { accountId: other.id, mode: 'live' }, channel: 'mail', sender: 'ap@new.example', filename: 'held.pdf', bytes: await makePdf('held'),
+      hold: intakeReason('held_sender_not_listed', { sender: 'ap@new.example' }),
+    });
+    expect(held.status).toBe('held');
+    await f.get(`/dashboard/files/${held.id}`);
+    expect((await f.post(`/dashboard/files/${held.id}/release`, { addSender: 'yes' })).status).toBe(303);
+    const trail = (await t.api('GET', `/admin/accounts/${other.id}/trail?actor=person`, { auth: 'admin' })).body.trail;
+    expect(trail.map((e: { action: string; mode: string | null }) => [e.action, e.mode])).toEqual([
+      ['import.released', 'live'], ['senders.changed', 'live'], ['second_factor.disabled', null], ['second_factor.enabled', null],
+    ]);
+    expect(trail[0]).toMatchObject({ target: held.id, detail: { sender: 'ap@new.example', addSender: true }, actor: { label: who.email } });
+    expect(trail[1].detail).toEqual({ policy: 'listed', senders: ['@known.example'] });
+    expect(JSON.stringify(trail)).not.toContain(secret);
+  });
 
   it('a member gets the 403 page and no trail link', async () => {
     const f = formClient(t.url);
