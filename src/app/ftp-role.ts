@@ -8,7 +8,7 @@ import type { IntakeReceiver } from '../intake/intake-port.ts';
 import { FtpChannel } from '../channels/ftp/ftp-channel.ts';
 import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 import { ftpTlsPolicy } from '../channels/ftp/ftp-tls-policy.ts';
-import { startListening, transferDeps } from './transfer-role-parts.ts';
+import { sessionKey, startListening, transferDeps, transferLogin } from './transfer-role-parts.ts';
 import { ensureSelfSignedCert } from '../channels/ftp/self-signed-cert.ts';
 
 /** PASV answers with an IPv4 address (ftp-srv needs an IP): a host name is resolved once at start. */
@@ -68,10 +68,10 @@ export async function startFtpRole(
     },
     {
       accounts: {
-        authenticateFtp: (username, password) => c.accounts.authenticateFtp(username, password),
+        authenticateFtp: transferLogin(c, 'ftp'),
         // a session's key, checked again at every file: from the node's memory while the gate
         // hears revocations (as the API does), so a key rotated elsewhere fails here within 1 s
-        authenticate: (key) => c.accounts.authenticate(key, c.gate.cacheTrusted()),
+        authenticate: sessionKey(c),
       },
       ...transferDeps(c, receiver, opts.metrics, log),
     },

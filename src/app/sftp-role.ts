@@ -5,7 +5,7 @@ import type { Container } from './container.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
 import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
-import { startListening, transferDeps } from './transfer-role-parts.ts';
+import { sessionStamp, startListening, transferDeps, transferLogin } from './transfer-role-parts.ts';
 import { ensureHostKeys, type HostKeys } from '../channels/sftp/host-keys.ts';
 import { SftpChannel } from '../channels/sftp/sftp-channel.ts';
 
@@ -31,9 +31,9 @@ export async function startSftpRole(
     },
     {
       accounts: {
-        authenticatePassword: (user, password) => c.accounts.authenticateFtp(user, password),
+        authenticatePassword: transferLogin(c, 'sftp'),
         authenticatePublicKey: (user, blob) => c.sshKeys.findForLogin(user, blob),
-        keyStamp: (scope) => c.accounts.keyStamp(scope),
+        keyStamp: sessionStamp(c),
         sshKeyRegistered: (id) => c.sshKeys.stillRegistered(id),
       },
       ...transferDeps(c, receiver, opts.metrics, log),

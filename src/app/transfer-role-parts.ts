@@ -1,5 +1,6 @@
 // What the ftp and sftp roles build alike (kept apart from ftp-role.ts, which loads ftp-srv).
 import type { Container } from './container.ts';
+import { uploadKeyMode, type KeyScope } from '../domain/upload-keys.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -11,6 +12,27 @@ import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
  * A channel's receiver, counters and log, the login lockout FTP and SFTP share (failures on either
  * add up), and its limits before login (TRANSFER_*, the same settings, counted per protocol).
  */
+/**
+ * The FTP/FTPS/SFTP password check: the account's FTP user name with its live or test API key, or
+ * with one of its upload keys (used from its networks). `address`: the client's.
+ */
+export const transferLogin = (c: Container, channel: 'ftp' | 'sftp') => async (username: string, password: string, address: string | null): Promise<KeyScope | undefined> => {
+  if (!uploadKeyMode(password)) return c.accounts.authenticateFtp(username, password);
+  const accountId = await c.accounts.ftpAccountId(username);
+  return accountId ? c.uploadKeys.authenticateLogin(accountId, password, address, channel, c.gate.cacheTrusted()) : undefined;
+};
+
+/** A session's key checked again (at each FTP file): an API key or an upload key, from the node's cache while it hears revocations. */
+export const sessionKey = (c: Container) => (key: string): Promise<KeyScope | undefined> =>
+  uploadKeyMode(key) ? c.uploadKeys.authenticate(key, c.gate.cacheTrusted()) : c.accounts.authenticate(key, c.gate.cacheTrusted());
+
+/** The SFTP session's stamp: the API key's hash, or an upload key's id while it is active. */
+export const sessionStamp = (c: Container) => async (scope: KeyScope): Promise<string | undefined> => {
+  const up = scope.uploadKey;
+  if (!up) return c.accounts.keyStamp(scope);
+  return (await c.uploadKeys.stillActive(up.id)) ? up.id : undefined;
+};
+
 export function transferDeps(c: Container, receiver: IntakeReceiver, metrics: TransferMetrics, log: Logger) {
   const { config } = c;
   const lockout = new LoginLockout(c.redis, config.redisPrefix, { attempts: config.ftpLockoutAttempts, lockoutMs: config.ftpLockoutMs });

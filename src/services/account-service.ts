@@ -146,6 +146,12 @@ export class AccountService {
     return scope && scope.accountId === account.id ? scope : undefined;
   }
 
+  /** The id of the enabled account with this FTP user name (an upload key's login). */
+  async ftpAccountId(username: string): Promise<string | undefined> {
+    const account = await this.repos.accounts.findByFtpUsername(this.db, username);
+    return account && !account.disabled_at ? account.id : undefined;
+  }
+
   /** A stamp of the scope's active API key that changes when it is rotated, none while the account is disabled (SFTP sessions end then). */
   keyStamp(scope: Scope): Promise<string | undefined> {
     return this.repos.accounts.activeKeyHash(this.db, scope);

@@ -94,6 +94,17 @@ export class UploadKeyService {
     return scope;
   }
 
+  /**
+   * An FTP/FTPS/SFTP login with an upload key as password: the key must be the account's (the
+   * FTP user name's), used from its networks. The use is noted (last used).
+   */
+  async authenticateLogin(accountId: string, key: string, address: string | null, channel: 'ftp' | 'sftp', cached = false): Promise<KeyScope | undefined> {
+    const scope = await this.authenticate(key, cached).catch(() => undefined);
+    if (!scope?.uploadKey || scope.accountId !== accountId || !this.allows(scope.uploadKey, address)) return undefined;
+    this.noteUse(scope.uploadKey, address, channel);
+    return scope;
+  }
+
   /** Whether the key may be used from this address (its networks). */
   allows(ref: UploadKeyRef, address: string | null | undefined): boolean {
     return allowedFrom(ref.networks, address);

@@ -40,7 +40,8 @@ export interface FtpChannelOptions extends TransferServerOptions {
 
 export interface FtpChannelDeps {
   accounts: {
-    authenticateFtp(username: string, password: string): Promise<Scope | undefined>;
+    /** the account's FTP user with an API key or an upload key (checked against `address`) */
+    authenticateFtp(username: string, password: string, address: string | null): Promise<Scope | undefined>;
     authenticate(key: string): Promise<Scope | undefined>;
   };
   receiver: IntakeReceiver;
@@ -237,7 +238,7 @@ export class FtpChannel {
         deps.log.warn({ session: session.id, address, username: user, subject: locked }, 'ftp login refused: locked out');
         throw new LoginRefused('Too many failed logins: locked out for a while, try again later');
       }
-      scope = await deps.accounts.authenticateFtp(username, password);
+      scope = await deps.accounts.authenticateFtp(username, password, address);
       if (!scope) {
         deps.metrics.inc('loginsFailed');
         const { counts, locked: nowLocked } = await deps.lockout.recordFailure(address, username);

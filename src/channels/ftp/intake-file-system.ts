@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import { FileSystem, type FtpConnection } from 'ftp-srv';
 import type { Scope } from '../../domain/scope.ts';
+import type { KeyScope } from '../../domain/upload-keys.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { ImportRecord } from '../../domain/intake.ts';
 import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
@@ -194,7 +195,7 @@ export class IntakeFileSystem extends FileSystem {
 
   private receive(filename: string, bytes: Buffer): Promise<ImportRecord> {
     const { scope, username, address, traceId } = this.identity;
-    return this.opts.receiver.receive({ scope, channel: 'ftp', sender: `${username}@${address}`, filename, bytes, traceId });
+    return this.opts.receiver.receive({ scope, channel: 'ftp', sender: `${username}@${address}`, filename, bytes, traceId, uploadKeyId: (scope as KeyScope).uploadKey?.id });
   }
 
   private async entries(): Promise<DirectoryEntry[]> {

@@ -52,7 +52,7 @@ export async function authenticate(ctx: AuthContext, session: SftpSession, lc: L
       return ctx.reject(METHODS);
     }
     if (ctx.method === 'password') {
-      const scope = await accounts.authenticatePassword(ctx.username, ctx.password);
+      const scope = await accounts.authenticatePassword(ctx.username, ctx.password, session.address);
       const keyStamp = scope && (await accounts.keyStamp(scope));
       if (scope && keyStamp) login = { scope, username: ctx.username, keyStamp };
     } else {

@@ -3,8 +3,8 @@
 import type { Scope } from '../../domain/scope.ts';
 
 export interface SftpAccounts {
-  /** the FTP login: the account's ftpUsername with its live or test key */
-  authenticatePassword(username: string, password: string): Promise<Scope | undefined>;
+  /** the FTP login: the account's ftpUsername with its live or test key, or an upload key (checked against `address`) */
+  authenticatePassword(username: string, password: string, address: string | null): Promise<Scope | undefined>;
   /** the account and mode a public key (its blob) registered for this user opens, and the key's id */
   authenticatePublicKey(username: string, blob: Buffer): Promise<{ scope: Scope; keyId: string } | undefined>;
   /** a stamp of the scope's API key that changes when the key is rotated (undefined: none) */

@@ -4,6 +4,7 @@
 // the listing is the account-and-mode's recent records with their `.error.txt` files
 // (directory-listing.ts, shared with FTP). Nothing is stored on disk.
 import type { Scope } from '../../domain/scope.ts';
+import type { KeyScope } from '../../domain/upload-keys.ts';
 import type { ImportRecord } from '../../domain/intake.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
@@ -104,6 +105,6 @@ export class UploadDirectory {
 
   private receive(filename: string, bytes: Buffer): Promise<ImportRecord> {
     const { scope, sender, traceId } = this.who;
-    return this.deps.receiver.receive({ scope, channel: 'sftp', sender, filename, bytes, traceId });
+    return this.deps.receiver.receive({ scope, channel: 'sftp', sender, filename, bytes, traceId, uploadKeyId: (scope as KeyScope).uploadKey?.id });
   }
 }
