@@ -70,7 +70,7 @@ describe('screenshots and accessibility', () => {
       await p.waitForURL(/\/dashboard$/);
       await expect.poll(async () => (await p.locator('body').getAttribute('data-tz')) || '').not.toBe('');
       await expect.poll(async () => (await t.api('GET', `/v2/imports/${failedId}`, { auth: acct.liveKey })).body.status).toBe('failed');
-      for (const [name, url] of [['overview', '/dashboard'], ['files', '/dashboard/files'], ['file', `/dashboard/files/${failedId}`], ['invoice', `/dashboard/invoices/${invoiceId}`], ['invoices', '/dashboard/invoices'], ['settings', '/dashboard/settings'], ['people', '/dashboard/people'], ['not-found', '/dashboard/nothing-here']] as const) {
+      for (const [name, url] of [['overview', '/dashboard'], ['files', '/dashboard/files'], ['file', `/dashboard/files/${failedId}`], ['invoice', `/dashboard/invoices/${invoiceId}`], ['invoices', '/dashboard/invoices'], ['settings', '/dashboard/settings'], ['people', '/dashboard/people'], ['trail', '/dashboard/trail'], ['not-found', '/dashboard/nothing-here']] as const) {
         await p.goto(`${t.url}${url}`);
         if (name === 'invoice') await expect.poll(() => p.locator('#preview').evaluate((e: HTMLImageElement) => e.complete && e.naturalWidth)).toBeGreaterThan(0);
         await shoot(name);

@@ -64,7 +64,7 @@ describe('the trail in the dashboard', () => {
       await expect.poll(() => p.locator('table.trail tbody tr').count()).toBeGreaterThanOrEqual(3);
       expect(await p.locator('table.trail').textContent()).toContain(invited);
       expect(await p.locator('table.trail').textContent()).not.toMatch(/\d{4}-\d{2}-\d{2}T/); // no ISO timestamps for people
-      await p.screenshot({ path: path.join(SHOTS, locale.slice(0, 2), 'trail.png'), fullPage: true });
+      await p.screenshot({ path: path.join(SHOTS, locale.slice(0, 2), 'trail-changes.png'), fullPage: true });
       await p.locator('#trail-action').selectOption({ label: family });
       await p.locator('form.trail-filter button[type=submit]').click();
       await p.waitForURL(/action=user/);
