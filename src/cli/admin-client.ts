@@ -14,6 +14,16 @@ export interface SshKeyView {
   createdAt: string;
 }
 
+export interface TrailEntryView {
+  id: string;
+  at: string;
+  mode: 'live' | 'test' | null;
+  actor: { kind: string; id: string | null; label: string };
+  address: string | null;
+  action: string;
+  target: string | null;
+}
+
 export interface Paged<T> {
   items: T[];
   /** `from` of the next page, or null on the last */
@@ -76,6 +86,12 @@ export class AdminClient {
 
   listImports(opts: { status?: string; from?: string; limit?: number } = {}): Promise<Paged<AdminImport>> {
     return this.call('GET', `/admin/imports${query(opts)}`);
+  }
+
+  /** The account's trail (who changed what), newest first; the list envelope of GET /admin/accounts/{id}/trail. */
+  async trail(id: string, opts: { from?: string } = {}): Promise<Paged<TrailEntryView>> {
+    const r = await this.call<{ trail: TrailEntryView[]; links: { next: { href: string } | null } }>('GET', `/admin/accounts/${encodeURIComponent(id)}/trail${query(opts)}`);
+    return { items: r.trail, next: r.links.next ? new URL(r.links.next.href).searchParams.get('from') : null };
   }
 
   async rotateKey(id: string, mode: 'live' | 'test'): Promise<string> {

@@ -23,6 +23,7 @@ Commands:
   disable-account <id>           Refuse the account's keys, FTP/SFTP logins and mail at once
   enable-account <id>            Let a disabled account in again
   failed-imports [--from <id>]   Files that failed, across every account (refused ones included)
+  trail <id> [--from <id>]       Who changed what in the account (keys, people, files by hand), newest first
 
 Settings (environment):
   ADMIN_URL     the service's address (default http://127.0.0.1:$PORT, PORT default 8080)
@@ -166,6 +167,13 @@ async function runAdmin(argv: string[], env: Record<string, string | undefined>,
       const page = await client.listImports({ status: 'failed', from });
       if (json) out(JSON.stringify(page, null, 2));
       else out(table(page.items.map((r) => [r.receivedAt.slice(0, 19).replace('T', ' '), r.id, r.account, r.mode, r.channel, r.filename, r.reason ?? '']), ['RECEIVED', 'ID', 'ACCOUNT', 'MODE', 'CHANNEL', 'FILE', 'REASON'], page.next, command));
+      return 0;
+    }
+    case 'trail': {
+      need(1, 'an account id');
+      const page = await client.trail(rest[0], { from });
+      if (json) out(JSON.stringify(page, null, 2));
+      else out(table(page.items.map((e) => [e.at.slice(0, 19).replace('T', ' '), e.mode ?? 'account', e.action, e.target ?? '', `${e.actor.kind}:${e.actor.label}`, e.address ?? '']), ['AT', 'MODE', 'ACTION', 'TARGET', 'BY', 'FROM'], page.next, `${command} ${rest[0]}`));
       return 0;
     }
     default:

@@ -87,6 +87,12 @@ describe('admin CLI', () => {
     expect(await apiStatus(created.liveKey)).toBe(401);
     expect(await apiStatus(key!)).toBe(200);
     expect(await apiStatus(created.testKey)).toBe(200);
+    // the rotation is in the account's trail, by the operator
+    const trail = await cli(['trail', created.id], { ADMIN_URL: url, DATA_DIR: config.dataDir });
+    expect(trail.code).toBe(0);
+    expect(trail.stdout).toMatch(/^AT\s+MODE\s+ACTION\s+TARGET\s+BY\s+FROM/m);
+    expect(trail.stdout).toMatch(/ live\s+api_key\.rotated\s+live\s+operator:operator\s+127\.0\.0\.1/);
+    expect(trail.stdout).not.toContain(key!);
   });
 
   it('works through npm run admin with ADMIN_TOKEN and PORT only', async () => {
