@@ -17,7 +17,11 @@ import type { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
  * with one of its upload keys (used from its networks). `address`: the client's.
  */
 export const transferLogin = (c: Container, channel: 'ftp' | 'sftp') => async (username: string, password: string, address: string | null): Promise<KeyScope | undefined> => {
-  if (!uploadKeyMode(password)) return c.accounts.authenticateFtp(username, password);
+  if (!uploadKeyMode(password)) {
+    const scope = await c.accounts.authenticateFtp(username, password);
+    if (scope) c.accounts.noteKeyUse(scope, channel, address);
+    return scope;
+  }
   const accountId = await c.accounts.ftpAccountId(username);
   return accountId ? c.uploadKeys.authenticateLogin(accountId, password, address, channel, c.gate.cacheTrusted()) : undefined;
 };

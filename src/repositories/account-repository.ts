@@ -82,6 +82,19 @@ export class AccountRepository {
     return rows[0] && { accountId: rows[0].account_id, mode: rows[0].mode, disabled: rows[0].disabled };
   }
 
+  async noteKeyUse(q: Queryable, scope: Scope, channel: string, address: string): Promise<void> {
+    await q.query(
+      `insert into api_key_uses (account_id, mode, channel, address) values ($1, $2, $3, $4)
+       on conflict (account_id, mode, channel, address) do update set last_used_at = now()`,
+      [scope.accountId, scope.mode, channel, address],
+    );
+  }
+
+  /** The scope's API key uses since `since`, newest first (at most 20). */
+  async keyUses(q: Queryable, scope: Scope, since: Date): Promise<{ channel: string; address: string; last_used_at: Date }[]> {
+    return q.query('select channel, address, last_used_at from api_key_uses where account_id = $1 and mode = $2 and last_used_at >= $3 order by last_used_at desc limit 20', [scope.accountId, scope.mode, since]);
+  }
+
   async isDisabled(q: Queryable, id: string): Promise<boolean> {
     // prepared: every received file asks
     return (await q.query('select 1 from accounts where id = $1 and disabled_at is not null', [id], { prepare: true })).length > 0;

@@ -12,6 +12,8 @@ import type { AnnouncedMemo } from './announced-memo.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
 
 export class AccountService {
+  private readonly usesWritten = new Map<string, number>();
+
   constructor(
     private readonly db: Database,
     private readonly repos: Pick<Repositories, 'accounts'>,
@@ -144,6 +146,22 @@ export class AccountService {
     if (!account || account.disabled_at) return undefined;
     const scope = await this.authenticate(password).catch(() => undefined);
     return scope && scope.accountId === account.id ? scope : undefined;
+  }
+
+  /** Notes that the scope's API key was used over `channel` from `address` (at most once a minute per node and row). */
+  noteKeyUse(scope: Scope, channel: 'http' | 'ftp' | 'sftp', address: string | null): void {
+    const k = `${scope.accountId} ${scope.mode} ${channel} ${address}`;
+    const now = Date.now();
+    if (!address || (this.usesWritten.get(k) ?? 0) > now - 60_000) return;
+    if (this.usesWritten.size > 10_000) this.usesWritten.clear();
+    this.usesWritten.set(k, now);
+    this.repos.accounts.noteKeyUse(this.db, scope, channel, address).catch(() => this.usesWritten.delete(k));
+  }
+
+  /** Which integrations used the scope's API key in the last 30 days: channel, address, when. */
+  async keyUses(scope: Scope): Promise<{ channel: string; address: string; at: string }[]> {
+    const rows = await this.repos.accounts.keyUses(this.db, scope, new Date(Date.now() - 30 * 86_400_000));
+    return rows.map((r) => ({ channel: r.channel, address: r.address, at: r.last_used_at.toISOString() }));
   }
 
   /** The id of the enabled account with this FTP user name (an upload key's login). */

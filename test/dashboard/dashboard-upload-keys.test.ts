@@ -69,6 +69,13 @@ describe('upload keys in the dashboard', () => {
     ]);
   });
 
+  it("says where the mode's API key was used (channel and address), so its integrations can be moved", async () => {
+    const before = await owner.get('/dashboard/settings');
+    expect(before.body).not.toMatch(/<ul id="key-uses">[\s\S]*\(http\)/);
+    expect((await t.api('GET', '/v2/customers', { auth: acct.liveKey })).status).toBe(200);
+    await expect.poll(async () => /<ul id="key-uses">([\s\S]*?)<\/ul>/.exec((await owner.get('/dashboard/settings')).body)?.[1]).toMatch(/ from 127\.0\.0\.1 \(http\)/);
+  });
+
   it('refuses a network that is no CIDR block on the page, saying why', async () => {
     await owner.get('/dashboard/settings');
     await owner.post('/dashboard/settings/upload-keys', { name: 'Bad', networks: 'not-a-network' });

@@ -48,6 +48,8 @@ describe('an upload key as the FTP and SFTP password', () => {
     const listed = (await setup.app.request('GET', '/v2/imports', { key: up.key })).body.imports.map((r: { filename: string }) => r.filename).sort();
     expect(listed).toEqual(['by-ftps.pdf', 'by-sftp.pdf']);
     expect(await usedBy(up.id)).toMatchObject({ address: '127.0.0.1', channel: expect.stringMatching(/^(ftp|sftp|http)$/) });
+    // the API key's own use is noted too, per channel and address (the dashboard lists it)
+    await expect.poll(async () => (await setup.app.svc.container.accounts.keyUses({ accountId: setup.account.id, mode: 'live' })).map((u) => `${u.channel} ${u.address}`)).toContain('ftp 127.0.0.1');
   });
 
   it('refuses a key from outside its networks, a revoked key and another account\'s key, over FTPS and SFTP', async () => {

@@ -62,8 +62,8 @@ async function settingsView(c: HttpDeps, req: FastifyRequest, flash: Flash) {
     c.accounts.get(scope.accountId), accountDetails(c, scope, req.hostname), c.accounts.keyHints(scope.accountId),
     c.webhooks.list(scope, { limit: 100 }), c.users.hasSecondFactor(userId), c.users.recoveryCodesLeft(userId), c.senderPolicies.get(scope),
   ]);
-  const uploadKeys = await c.uploadKeys.list(scope);
+  const [uploadKeys, keyUses] = await Promise.all([c.uploadKeys.list(scope), c.accounts.keyUses(scope)]);
   const uri = flash.totpSetup && totpUri(flash.totpSetup.secret, signed(req).email);
   const totpSetup = flash.totpSetup && uri ? { ...flash.totpSetup, uri, qr: renderSVG(uri, { border: 2 }) } : undefined;
-  return { title: req.t('nav.settings'), account, details, hints, webhooks: hooks.items, secondFactor, newKey: flash.newKey, totpSetup, shown: flash.shown, recoveryCodes: flash.recoveryCodes, codesLeft, minPassword: MIN_PASSWORD_LENGTH, senders, uploadKeys, newUploadKey: flash.newUploadKey };
+  return { title: req.t('nav.settings'), account, details, hints, webhooks: hooks.items, secondFactor, newKey: flash.newKey, totpSetup, shown: flash.shown, recoveryCodes: flash.recoveryCodes, codesLeft, minPassword: MIN_PASSWORD_LENGTH, senders, uploadKeys, keyUses, newUploadKey: flash.newUploadKey };
 }

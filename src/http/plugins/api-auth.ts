@@ -71,7 +71,7 @@ export async function registerApiAuth(app: FastifyInstance, c: HttpDeps): Promis
       if (!c.uploadKeys.allows(up, req.ip)) return done(new ApiError(403, `This upload key may not be used from ${req.ip}: it is limited to the networks it was made for`));
       if (!UPLOAD_KEY_ROUTES.has(`${req.method} ${req.routeOptions.url}`)) return done(new ApiError(403, 'An upload key opens only POST /v2/imports and GET /v2/imports; this needs the API key'));
       c.uploadKeys.noteUse(up, req.ip, 'http');
-    }
+    } else c.accounts.noteKeyUse(scope, 'http', req.ip);
     req.scope = scope;
     done();
   };
