@@ -45,6 +45,9 @@ describe('the trail in the dashboard', () => {
       ['api_key.rotated', 'live', 'live'],
     ]);
     for (const e of trail) expect(e.actor).toMatchObject({ kind: 'person', label: owner.email });
+    // a filter typed into the address bar wrong: a 400 page, never a 500
+    for (const q of ['since=nonsense', 'actor=robot', 'from=trl_nosuchentry']) expect((await f.get(`/dashboard/trail?${q}`)).status, q).toBe(400);
+    expect((await f.get('/dashboard/trail.csv?until=2026-13-01')).status).toBe(400);
     expect(trail[0].address).toMatch(/127\.0\.0\.1/);
     // the operator's invite of the owner is in the trail too, and the test key sees the account-wide entries
     const seen = (await t.api('GET', '/v2/account/trail', { auth: acct.testKey })).body.trail.map((e: { action: string }) => e.action);
