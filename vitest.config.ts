@@ -17,7 +17,7 @@ export default defineConfig({
       { test: { ...shared, name: 'sftp', include: ['test/sftp/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
       { test: { ...shared, name: 'webhooks', include: ['test/webhooks/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
       { test: { ...shared, name: 'ops', include: ['test/ops/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
-      // browser tests: playwright-core driving Debian's /usr/bin/chromium (installed by .ci/run)
+      // browser tests: playwright-core driving Debian's /usr/bin/chromium (installed by test/machine-setup.sh)
       { test: { ...shared, name: 'dashboard', include: ['test/dashboard/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
     ],
   },
