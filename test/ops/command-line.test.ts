@@ -20,12 +20,12 @@ describe('the command line', () => {
     const { code, stderr } = await main('--rol', 'api');
     expect(code).toBe(2);
     expect(stderr).toContain("Unknown option '--rol'");
-    expect(stderr).toContain('Usage: npm start -- [--role api|ftp|sftp|mail|worker ...]');
+    expect(stderr).toContain('Usage: npm start -- [--role api|ftp|sftp|mail|smtp|worker ...]');
   });
 
   it('refuses a role that does not exist, as the ROLES setting would', async () => {
     const { code, stderr } = await main('--role', 'api', '--role', 'printer');
     expect(code).toBe(2);
-    expect(stderr).toMatch(/ROLES must list roles among api, ftp, sftp, mail, worker, got "api,printer"/);
+    expect(stderr).toMatch(/ROLES must list roles among api, ftp, sftp, mail, smtp, worker, got "api,printer"/);
   });
 });
