@@ -5,7 +5,7 @@ import { reasonsDe } from './reasons-de.ts';
 export const de: Messages = {
   ...reasonsDe,
   app: { name: 'invoice-intake', skip: 'Zum Inhalt', back: 'Zurück zum Dashboard' },
-  nav: { main: 'Hauptmenü', overview: 'Übersicht', files: 'Empfangene Dateien', invoices: 'Rechnungen ohne Dokument', settings: 'Verbindungseinstellungen', people: 'Personen', trail: 'Protokoll' },
+  nav: { main: 'Hauptmenü', overview: 'Übersicht', files: 'Empfangene Dateien', invoices: 'Rechnungen ohne Dokument', settings: 'Einstellungen', people: 'Personen', trail: 'Protokoll' },
   mode: { legend: 'Angezeigte Daten', live: 'Live', test: 'Test', testBanner: 'Testmodus: Sie sehen Testdaten.' },
   /** the mode inside a sentence */
   modeWord: { live: 'Live', test: 'Test' },
