@@ -1,7 +1,8 @@
 // An FTP session's key is checked again at every command that reads or hands in files; that check
 // comes from the node's memory while the node hears key revocations over Redis pub/sub (as the
 // API's does), not from the database. Two FTP nodes share one database and one Redis prefix: a key
-// rotated on node A ends a session on node B within 1 s.
+// rotated on node A ends a session on node B within 1 s, and so does an upload key (issue 44)
+// revoked there, while another upload key's session of the same account goes on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'basic-ftp';
 import { randomToken } from '../../src/domain/ids.ts';
@@ -59,6 +60,32 @@ describe('an FTP session on another node', () => {
     } finally {
       live.close();
       test.close();
+    }
+  });
+});
+
+describe('an FTPS session with an upload key on another node', () => {
+  it('ends within 1 s when the key is revoked on node A; another upload key goes on', async () => {
+    const acct = await a.ftpAccount();
+    const make = async (name: string) => (await a.request('POST', '/v2/account/upload-keys', { key: acct.liveKey, body: { name } })).body as { id: string; key: string };
+    const first = await make('Scanner');
+    const second = await make('Export job');
+    const s1 = await connectFtp(b.port, acct.ftpUsername, first.key);
+    const s2 = await connectFtp(b.port, acct.ftpUsername, second.key);
+    try {
+      expect((await upload(s1, 'before.pdf', await makePdf('before'))).code).toBe(226);
+      expect(await sizeCode(s1)).toBe(550);
+      expect((await a.request('DELETE', `/v2/account/upload-keys/${first.id}`, { key: acct.liveKey })).status).toBe(204);
+      const revoked = performance.now();
+      let code = await sizeCode(s1);
+      while (code === 550 && performance.now() - revoked < 2000) code = await sizeCode(s1);
+      expect(code).toBe(530);
+      expect(performance.now() - revoked).toBeLessThan(1000);
+      expect(await sizeCode(s2)).toBe(550);
+      expect(await ftpCode(connectFtp(b.port, acct.ftpUsername, first.key))).toBe(530);
+    } finally {
+      s1.close();
+      s2.close();
     }
   });
 });
