@@ -2,6 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 // The API suite runs twice: on embedded PGlite and on the machine's PostgreSQL.
 const shared = { testTimeout: 60_000, hookTimeout: 120_000 };
+// The intake, API and channel files that run once more on each document store other than the
+// database (TEST_STORE, test/helpers/test-store.ts): every path that writes or reads bytes, not every file.
+const STORE_MATRIX = [
+  'test/api/documents.test.ts', 'test/api/large-content.test.ts', 'test/api/account-imports.test.ts', 'test/api/maintenance.test.ts',
+  'test/intake/receive.test.ts', 'test/intake/matching.test.ts', 'test/intake/archives.test.ts', 'test/intake/attach-follow-up.test.ts',
+  'test/ftp/ftp-plain.test.ts', 'test/ftp/ftp-evidence.test.ts', 'test/sftp/sftp-evidence.test.ts',
+  'test/mail/smtp-receiver.test.ts', 'test/mail/mail-containers.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -11,6 +19,10 @@ export default defineConfig({
       { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { test: { ...shared, name: 'api-pglite', include: ['test/api/**/*.test.ts'], env: { TEST_DB: 'pglite' } } },
       { test: { ...shared, name: 'api-postgres', include: ['test/api/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+      // the document store's drivers (test/storage/document-store-contract.test.ts) and their faults
+      { test: { ...shared, name: 'storage', include: ['test/storage/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
+      { test: { ...shared, name: 'store-directory', include: STORE_MATRIX, env: { TEST_DB: 'postgres', TEST_STORE: 'directory' }, testTimeout: 120_000 } },
+      { test: { ...shared, name: 'store-s3', include: STORE_MATRIX, env: { TEST_DB: 'postgres', TEST_STORE: 's3' }, globalSetup: ['test/helpers/s3-global-setup.ts'], testTimeout: 120_000 } },
       { test: { ...shared, name: 'intake', include: ['test/intake/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },
       { test: { ...shared, name: 'mail', include: ['test/mail/**/*.test.ts'], env: { TEST_DB: 'postgres' }, testTimeout: 120_000 } },
       { test: { ...shared, name: 'ftp', include: ['test/ftp/**/*.test.ts'], env: { TEST_DB: 'postgres' } } },

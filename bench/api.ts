@@ -21,7 +21,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../testkit/ports.ts';
 import { benchPdf, buildService, cpuMs, postgresCpuMeter, runBench, stopChild, waitUntilReady } from './bench-kit.ts';
-import { ensureWrk, runWrk, type WrkResult } from './wrk.ts';
+import { budget, load, median, type Row, type Started } from './api-budget.ts';
+import { ensureWrk, runWrk } from './wrk.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -31,14 +32,11 @@ const CONNECTIONS = 64;
 const ONLY = process.env.BENCH_ONLY?.split(','); // while profiling one path
 const BUDGET = Boolean(process.env.BENCH_BUDGET);
 const BEFORE = process.env.BENCH_BEFORE; // another build's dist directory, run as a second service
-// the budget's levels: each adds the next of bare-server.ts's BARE_WITH steps to the one before
-const STEPS = ['id', 'key', 'gate', 'guard', 'schema', 'metrics', 'sql', 'wake'];
 const children: ChildProcess[] = [];
 
 const rand = () => Math.random().toString(36).slice(2, 10);
 const dbName = `ii_bench_${rand()}`;
 const admin = new pg.Client({ connectionString: PG_ADMIN_URL }); // creates the database, then reads its backends' CPU
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 function start(name: string, args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -57,8 +55,6 @@ async function json(url: string, init: RequestInit & { body?: string } = {}) {
   return body as any;
 }
 
-type Row = WrkResult & { name: string; /** server CPU per request, µs */ cpuUs: number; /** PostgreSQL's backends' CPU per request, µs */ pgUs: number };
-
 async function measure(name: string, pid: number, url: string, o: { headers?: Record<string, string>; body?: (run: string) => string } = {}): Promise<Row> {
   const run = (seconds: number) => runWrk(url, { seconds, connections: CONNECTIONS, headers: o.headers, body: o.body?.(rand()) });
   await run(1); // warm-up (JIT, pools, prepared statements)
@@ -75,52 +71,6 @@ async function measure(name: string, pid: number, url: string, o: { headers?: Re
   return row;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-interface BudgetCase { key: string; what: string; barePath?: string; body?: (run: string) => string; service: () => Promise<Row> }
-type Started = { pid: number; url: string };
-
-/**
- * The budget: a bare server per level, each with one more of the service's promises than the one
- * before (BARE_WITH), and the service, all alternating in every round (the order flips each round).
- * Prints each level's req/s against the bare server's in the same round and its server CPU per request.
- */
-async function budget(cases: BudgetCase[], startBare: (port: number, steps?: string) => Promise<Started>, auth: Record<string, string>) {
-  const levels = ['', ...STEPS.map((_, i) => STEPS.slice(0, i + 1).join(','))];
-  const servers: (Started & { name: string; steps: string })[] = [];
-  for (const steps of levels) servers.push({ steps, name: steps ? `+${steps.split(',').at(-1)}` : 'bare', ...(await startBare(await freePort(), steps)) });
-  console.log(`\nbudget: ${CONNECTIONS} connections, ${DURATION} s per measurement, ${ROUNDS} rounds, ${os.cpus().length} CPUs, load average ${load()}`);
-  for (const c of cases) {
-    const runs = [
-      // wake only follows an insert
-      ...servers.filter((s) => c.key === 'post' || !s.steps.endsWith('wake')).map((s) => ({
-        name: s.name, run: () => measure(`${c.what} ${s.name}`, s.pid, `${s.url}${c.barePath}`, { headers: auth, body: c.body }),
-      })),
-      { name: 'service', run: c.service },
-    ];
-    const rows: Row[][] = runs.map(() => []);
-    for (let round = 1; round <= ROUNDS; round++) {
-      console.log(`${c.what} round ${round}`);
-      const order = runs.map((_, i) => i);
-      if (round % 2 === 0) order.reverse();
-      for (const i of order) rows[i].push(await runs[i].run());
-    }
-    console.log(`\n${c.what} budget (median of ${ROUNDS} rounds; each level adds one promise to the level above; load average now ${load()})`);
-    console.log(`  ${'level'.padEnd(10)} ${'req/s'.padStart(7)} ${'ratio'.padStart(6)} ${'CPU µs/req'.padStart(11)} ${'added'.padStart(6)} ${'PostgreSQL µs/req'.padStart(18)}`);
-    let before: number | undefined;
-    for (const [i, r] of runs.entries()) {
-      const cpu = median(rows[i].map((x) => x.cpuUs));
-      const ratio = median(rows[i].map((x, round) => x.rps / rows[0][round].rps));
-      const added = before === undefined ? '' : (cpu - before).toFixed(0);
-      console.log(`  ${r.name.padEnd(10)} ${median(rows[i].map((x) => x.rps)).toFixed(0).padStart(7)} ${ratio.toFixed(2).padStart(6)} ${cpu.toFixed(0).padStart(11)} ${added.padStart(6)} ${median(rows[i].map((x) => x.pgUs)).toFixed(0).padStart(18)}`);
-      before = cpu;
-    }
-  }
-}
-
 async function main() {
   ensureWrk();
   await admin.connect();
@@ -132,8 +82,15 @@ async function main() {
     const [servicePort, barePort] = await Promise.all([freePort(), freePort()]);
     const adminToken = `adm_${rand()}${rand()}`;
     const serviceProcess = start('service', buildService(), {
-      ROLES: 'api', PORT: String(servicePort), HOST: '127.0.0.1', DATABASE_URL: dbUrl.toString(), DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      ADMIN_TOKEN: adminToken, REDIS_PREFIX: `iibench${rand()}`, RATE_LIMIT_MAX: '1000000000',
+      ROLES: 'api',
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      DATABASE_URL: dbUrl.toString(),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ADMIN_TOKEN: adminToken,
+      REDIS_PREFIX: `iibench${rand()}`,
+      RATE_LIMIT_MAX: '1000000000',
     });
     const service = `http://127.0.0.1:${servicePort}`;
     await waitUntilReady(async () => (await fetch(`${service}/readyz`)).status < 500, `${service}/readyz`, 60_000);
@@ -142,8 +99,15 @@ async function main() {
       ? await (async () => {
           const port = await freePort();
           const child = start('before', [...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(BEFORE, 'main.js')], {
-            ROLES: 'api', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl.toString(), DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-')), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-            ADMIN_TOKEN: adminToken, REDIS_PREFIX: `iibench${rand()}`, RATE_LIMIT_MAX: '1000000000',
+            ROLES: 'api',
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            DATABASE_URL: dbUrl.toString(),
+            DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-')),
+            LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+            ADMIN_TOKEN: adminToken,
+            REDIS_PREFIX: `iibench${rand()}`,
+            RATE_LIMIT_MAX: '1000000000',
           });
           const url = `http://127.0.0.1:${port}`;
           await waitUntilReady(async () => (await fetch(`${url}/readyz`)).status < 500, `${url}/readyz`, 60_000);
@@ -151,51 +115,105 @@ async function main() {
         })()
       : undefined;
     const startBare = async (port: number, steps = '') => {
-      const child = start(`bare${steps && `+${steps}`}`, [...(process.env.BARE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(port), DATABASE_URL: dbUrl.toString(), BARE_WITH: steps, ...(BUDGET ? { BARE_IDLE_MS: '1000' } : {}) });
+      const child = start(
+        `bare${steps && `+${steps}`}`,
+        [...(process.env.BARE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'bench/bare-server.ts'],
+        { PORT: String(port), DATABASE_URL: dbUrl.toString(), BARE_WITH: steps, ...(BUDGET ? { BARE_IDLE_MS: '1000' } : {}) },
+      );
       const url = `http://127.0.0.1:${port}`;
       await waitUntilReady(async () => (await fetch(`${url}/documents/none/content`)).status < 500, `${url}/documents/none/content`, 60_000);
       return { pid: child.pid!, url };
     };
     const { pid: barePid, url: bare } = await startBare(barePort);
 
-    const account = await json(`${service}/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ name: 'bench' }) });
+    const account = await json(`${service}/admin/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ name: 'bench' }),
+    });
     const auth = { authorization: `Bearer ${account.liveKey}`, 'content-type': 'application/json' };
     const customer = await json(`${service}/v2/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ customerCode: 'B-1', name: 'Bench BV' }) });
     const invoice = await json(`${service}/v2/invoices`, {
-      method: 'POST', headers: auth,
+      method: 'POST',
+      headers: auth,
       body: JSON.stringify({ customer: customer.id, invoiceNumber: 'B-0001', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '480.00' }),
     });
     // a 1 MB document on it: its download against the bare server's whole-bytea read
     const document = await json(`${service}/v2/documents`, {
-      method: 'POST', headers: auth,
-      body: JSON.stringify({ invoice: invoice.id, filename: 'bench.pdf', mediatype: 'application/pdf', content: (await benchPdf(1024 * 1024)).toString('base64') }),
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        invoice: invoice.id,
+        filename: 'bench.pdf',
+        mediatype: 'application/pdf',
+        content: (await benchPdf(1024 * 1024)).toString('base64'),
+      }),
     });
     // every request a new invoice number: "<n>" becomes the wrk thread and its count
-    const postBody = (extra: Record<string, string> = {}) => (run: string) =>
-      JSON.stringify({ customer: customer.id, invoiceNumber: `${run}-<n>`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '480.00', ...extra });
+    const postBody =
+      (extra: Record<string, string> = {}) =>
+      (run: string) =>
+        JSON.stringify({
+          customer: customer.id,
+          invoiceNumber: `${run}-<n>`,
+          invoiceDate: '01-02-2026',
+          invoiceDuedate: '01-03-2026',
+          invoiceTotal: '480.00',
+          ...extra,
+        });
 
-    console.log(`\nPostgreSQL ${dbName}, wrk with ${CONNECTIONS} connections (1 thread), ${DURATION} s per measurement, ${ROUNDS} rounds, ${os.cpus().length} CPUs, load average ${load()}`);
+    console.log(
+      `\nPostgreSQL ${dbName}, wrk with ${CONNECTIONS} connections (1 thread), ${DURATION} s per measurement, ${ROUNDS} rounds, ${os.cpus().length} CPUs, load average ${load()}`,
+    );
     const svcPid = serviceProcess.pid!;
     const cases = [
-      { key: 'get', what: 'GET ', target: 0.9, barePath: `/invoices/${invoice.id}`, body: undefined,
+      {
+        key: 'get',
+        what: 'GET ',
+        target: 0.9,
+        barePath: `/invoices/${invoice.id}`,
+        body: undefined,
         bare: () => measure('bare    GET /invoices/{id}', barePid, `${bare}/invoices/${invoice.id}`),
         service: () => measure('service GET /v2/invoices/{id}', svcPid, `${service}/v2/invoices/${invoice.id}`, { headers: auth }),
-        before: (b: Started) => measure('before  GET /v2/invoices/{id}', b.pid, `${b.url}/v2/invoices/${invoice.id}`, { headers: auth }) },
-      { key: 'post', what: 'POST', target: 0.8, barePath: '/invoices', body: postBody({ account: account.id }),
-        bare: () => measure('bare    POST /invoices', barePid, `${bare}/invoices`, { headers: { 'content-type': 'application/json' }, body: postBody({ account: account.id }) }),
+        before: (b: Started) => measure('before  GET /v2/invoices/{id}', b.pid, `${b.url}/v2/invoices/${invoice.id}`, { headers: auth }),
+      },
+      {
+        key: 'post',
+        what: 'POST',
+        target: 0.8,
+        barePath: '/invoices',
+        body: postBody({ account: account.id }),
+        bare: () =>
+          measure('bare    POST /invoices', barePid, `${bare}/invoices`, {
+            headers: { 'content-type': 'application/json' },
+            body: postBody({ account: account.id }),
+          }),
         service: () => measure('service POST /v2/invoices', svcPid, `${service}/v2/invoices`, { headers: auth, body: postBody() }),
-        before: (b: Started) => measure('before  POST /v2/invoices', b.pid, `${b.url}/v2/invoices`, { headers: auth, body: postBody() }) },
-      { key: 'content', what: 'GET content (1 MB)',
+        before: (b: Started) => measure('before  POST /v2/invoices', b.pid, `${b.url}/v2/invoices`, { headers: auth, body: postBody() }),
+      },
+      {
+        key: 'content',
+        what: 'GET content (1 MB)',
         bare: () => measure('bare    GET /documents/{id}/content', barePid, `${bare}/documents/${document.id}/content`),
-        service: () => measure('service GET /v2/documents/{id}/content', svcPid, `${service}/v2/documents/${document.id}/content`, { headers: auth }) },
+        service: () => measure('service GET /v2/documents/{id}/content', svcPid, `${service}/v2/documents/${document.id}/content`, { headers: auth }),
+      },
     ].filter((c) => !ONLY || ONLY.includes(c.key));
-    if (BUDGET) return await budget(cases.filter((c) => c.key !== 'content'), startBare, auth);
+    if (BUDGET)
+      return await budget(
+        cases.filter((c) => c.key !== 'content'),
+        startBare,
+        auth,
+        { measure, connections: CONNECTIONS, duration: DURATION, rounds: ROUNDS },
+      );
     const rows = cases.map(() => ({ bare: [] as Row[], service: [] as Row[], before: [] as Row[] }));
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}`);
       // bare and service (and the other build) alternate, and which goes first flips every round
       for (const [i, c] of cases.entries()) {
-        const runs: [Row[], () => Promise<Row>][] = [[rows[i].bare, c.bare], [rows[i].service, c.service]];
+        const runs: [Row[], () => Promise<Row>][] = [
+          [rows[i].bare, c.bare],
+          [rows[i].service, c.service],
+        ];
         if (beforeStarted && 'before' in c && c.before) runs.push([rows[i].before, () => c.before!(beforeStarted)]);
         if (round % 2 === 0) runs.reverse();
         for (const [into, run] of runs) into.push(await run());
@@ -210,12 +228,21 @@ async function main() {
       // the targets hold in every round, each round's service against the bare server beside it
       const rounds = rows[i].service.map((s, r) => ({ ratio: s.rps / rows[i].bare[r].rps, p99: s.p99 / rows[i].bare[r].p99 }));
       const met = rounds.filter((r) => target !== undefined && r.ratio >= target && r.p99 <= 2).length;
-      const verdict = target === undefined ? 'no target' : `target ratio >= ${target} and p99 within 2x in every round: ${met === ROUNDS ? 'met' : `MISSED (${met} of ${ROUNDS})`}`;
-      console.log(`  ${what} ratio by round ${rounds.map((r) => r.ratio.toFixed(2)).join(' ')}, p99 against bare ${rounds.map((r) => `${r.p99.toFixed(1)}x`).join(' ')} (${verdict})`);
-      console.log(`       median: bare ${med('bare', 'rps').toFixed(0)} req/s p99 ${med('bare', 'p99').toFixed(1)} ms, service ${med('service', 'rps').toFixed(0)} req/s p99 ${med('service', 'p99').toFixed(1)} ms; server CPU bare ${med('bare', 'cpuUs').toFixed(0)} µs/req, service ${med('service', 'cpuUs').toFixed(0)} µs/req; PostgreSQL bare ${med('bare', 'pgUs').toFixed(0)} µs/req, service ${med('service', 'pgUs').toFixed(0)} µs/req`);
+      const verdict =
+        target === undefined
+          ? 'no target'
+          : `target ratio >= ${target} and p99 within 2x in every round: ${met === ROUNDS ? 'met' : `MISSED (${met} of ${ROUNDS})`}`;
+      console.log(
+        `  ${what} ratio by round ${rounds.map((r) => r.ratio.toFixed(2)).join(' ')}, p99 against bare ${rounds.map((r) => `${r.p99.toFixed(1)}x`).join(' ')} (${verdict})`,
+      );
+      console.log(
+        `       median: bare ${med('bare', 'rps').toFixed(0)} req/s p99 ${med('bare', 'p99').toFixed(1)} ms, service ${med('service', 'rps').toFixed(0)} req/s p99 ${med('service', 'p99').toFixed(1)} ms; server CPU bare ${med('bare', 'cpuUs').toFixed(0)} µs/req, service ${med('service', 'cpuUs').toFixed(0)} µs/req; PostgreSQL bare ${med('bare', 'pgUs').toFixed(0)} µs/req, service ${med('service', 'pgUs').toFixed(0)} µs/req`,
+      );
       if (rows[i].before.length) {
         const cpu = (side: 'service' | 'before') => rows[i][side].map((r, k) => (r.cpuUs / rows[i].bare[k].cpuUs).toFixed(2)).join(' ');
-        console.log(`       ${BEFORE}: ${med('before', 'rps').toFixed(0)} req/s, ratio by round ${rows[i].before.map((b, k) => (b.rps / rows[i].bare[k].rps).toFixed(2)).join(' ')}; server CPU ${med('before', 'cpuUs').toFixed(0)} µs/req, PostgreSQL ${med('before', 'pgUs').toFixed(0)} µs/req; CPU against bare by round: service ${cpu('service')}, ${BEFORE} ${cpu('before')}`);
+        console.log(
+          `       ${BEFORE}: ${med('before', 'rps').toFixed(0)} req/s, ratio by round ${rows[i].before.map((b, k) => (b.rps / rows[i].bare[k].rps).toFixed(2)).join(' ')}; server CPU ${med('before', 'cpuUs').toFixed(0)} µs/req, PostgreSQL ${med('before', 'pgUs').toFixed(0)} µs/req; CPU against bare by round: service ${cpu('service')}, ${BEFORE} ${cpu('before')}`,
+        );
       }
     }
     console.log(`  non-2xx or errors: ${failures}\n`);

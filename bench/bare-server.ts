@@ -7,7 +7,8 @@
 // budget (`BENCH_BUDGET=1 npm run bench:api`): what each costs on top of the bare server.
 //   id      Fastify's logger (pino at warn, the lazy child), a request id (x-request-id) and its header
 //   key     the Bearer key checked: pattern, SHA-256 hash, the scope from the key cache (database on a miss)
-//   gate    the rate limit (RequestGate in Redis, taken in slices) and its three headers
+//   gate    the rate limit (ApiRateLimiter in Redis, taken in slices) and its three headers, and
+//           the announcements that say whether the key cache may answer
 //   guard   the NUL guard on params and body, field names matched case-insensitively (POST)
 //   schema  route schemas (params, body) and the response schema, the HAL presenter and media type
 //   metrics the HTTP request counter and latency histogram (onResponse)
@@ -26,10 +27,11 @@ import { lazyChildLogger } from '../src/http/log-serializers.ts';
 import { bearerToken } from '../src/http/plugins/admin-auth.ts';
 import { registerFieldNames } from '../src/http/plugins/field-names.ts';
 import { registerInputGuard } from '../src/http/plugins/input-guard.ts';
-import { presentInvoice } from '../src/http/presenters.ts';
-import { RequestGate } from '../src/http/request-gate.ts';
+import { presentInvoice } from '../src/http/resources/invoices/presenter.ts';
+import { ApiRateLimiter } from '../src/http/rate-limiter.ts';
+import { Announcements } from '../src/queue/announcements.ts';
 import { HAL } from '../src/http/schemas/common.ts';
-import { InvoiceSchema } from '../src/http/schemas/resources.ts';
+import { InvoiceSchema } from '../src/http/resources/invoices/schema.ts';
 import { HttpRequestMetrics } from '../src/ops/http-request-metrics.ts';
 import { KeyCache } from '../src/services/key-cache.ts';
 
@@ -39,10 +41,15 @@ for (const s of WITH) if (!BARE_STEPS.includes(s)) throw new Error(`BARE_WITH: u
 if (WITH.has('sql') && !WITH.has('key')) throw new Error('BARE_WITH: sql needs key (the scope comes from the key)');
 
 // BARE_IDLE_MS: the budget runs nine of these; idle pools let go soon, within PostgreSQL's max_connections
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 20), idleTimeoutMillis: Number(process.env.BARE_IDLE_MS ?? 10_000) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+  idleTimeoutMillis: Number(process.env.BARE_IDLE_MS ?? 10_000),
+});
 const app: FastifyInstance = WITH.has('id')
   ? (Fastify({
-      loggerInstance: pino({ level: 'warn' }), childLoggerFactory: lazyChildLogger,
+      loggerInstance: pino({ level: 'warn' }),
+      childLoggerFactory: lazyChildLogger,
       genReqId: (req: import('node:http').IncomingMessage) => {
         const given = req.headers['x-request-id'];
         return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
@@ -57,7 +64,10 @@ const READ = `select t.id, t.status, t.invoice_number, t.invoice_date::text as i
 const INSERT = `insert into invoices (id, account_id, mode, customer_id, invoice_number, invoice_date, invoice_duedate, total_cents, balance_cents, status)
   values ($1, $2, 'live', $3, $4, $5, $6, 48000, 48000, 'open') returning id, invoice_number`;
 // the service's statements (repositories/invoice-repository.ts), as they reach PostgreSQL
-const SCOPED_READ = READ.replace('select t.id', 'select t.deleted_at, t.id').replace('where t.id = $1', "where t.id = $1 and t.account_id || '' = $2 and t.mode = $3");
+const SCOPED_READ = READ.replace('select t.id', 'select t.deleted_at, t.id').replace(
+  'where t.id = $1',
+  "where t.id = $1 and t.account_id || '' = $2 and t.mode = $3",
+);
 const CTE_INSERT = `with c as (
     select id, customer_code, name from customers t where t.id = $3 and t.account_id || '' = $2 and t.mode = 'live' and t.deleted_at is null for key share
   ), ins as (
@@ -84,21 +94,30 @@ if (WITH.has('id')) {
 }
 if (WITH.has('key') || WITH.has('gate')) {
   const keys = new KeyCache(30_000);
-  const gate = WITH.has('gate')
-    ? new RequestGate(new Redis({ enableOfflineQueue: false }), new Redis({ autoResubscribe: false }), `iibare${process.pid}`, { max: 1e9, windowMs: 60_000 })
-    : undefined;
-  if (gate) gate.listen('key-revoked', keys);
+  const prefix = `iibare${process.pid}`;
+  const fast = WITH.has('gate') ? new Redis({ enableOfflineQueue: false }) : undefined;
+  const limiter = fast && new ApiRateLimiter(fast, prefix, { max: 1e9, windowMs: 60_000 });
+  const announcements = fast && new Announcements(fast, new Redis({ autoResubscribe: false }), prefix);
+  announcements?.listen('key-revoked', keys);
   app.addHook('onRequest', async (req, reply) => {
     const key = bearerToken(req.headers.authorization);
     const hash = WITH.has('key') && key !== undefined && keyMode(key) !== undefined ? hashKey(key) : undefined;
-    const allowed = await gate?.consume(hash ? `k:${hash}` : `ip:${req.ip}`);
-    if (allowed) reply.header('x-ratelimit-limit', 1e9).header('x-ratelimit-remaining', allowed.remaining).header('x-ratelimit-reset', Math.ceil(allowed.resetMs / 1000));
+    const allowed = await limiter?.consume(hash ? `k:${hash}` : `ip:${req.ip}`);
+    if (allowed)
+      reply
+        .header('x-ratelimit-limit', 1e9)
+        .header('x-ratelimit-remaining', allowed.remaining)
+        .header('x-ratelimit-reset', Math.ceil(allowed.resetMs / 1000));
     if (!WITH.has('key')) return;
-    const trusted = gate ? gate.cacheTrusted() : true;
+    const trusted = announcements ? announcements.cacheTrusted() : true;
     let scope = trusted && hash ? keys.get(hash) : undefined;
     if (!scope && hash) {
       const since = keys.generation;
-      const { rows } = await pool.query({ name: 'find_key', text: 'select k.account_id, k.mode from api_keys k join accounts a on a.id = k.account_id where k.hash = $1 and k.revoked_at is null', values: [hash] });
+      const { rows } = await pool.query({
+        name: 'find_key',
+        text: 'select k.account_id, k.mode from api_keys k join accounts a on a.id = k.account_id where k.hash = $1 and k.revoked_at is null',
+        values: [hash],
+      });
       if (rows[0]) keys.set(hash, (scope = { accountId: rows[0].account_id, mode: rows[0].mode }), since);
     }
     if (!scope) return reply.code(401).send({ status: 401 });
@@ -117,24 +136,41 @@ if (WITH.has('metrics')) {
 type Body = Record<string, string>;
 const schema = WITH.has('schema');
 const Params = { type: 'object', properties: { id: { type: 'string', maxLength: 36 } }, required: ['id'] };
-const CreateBody = { type: 'object', properties: Object.fromEntries(['customer', 'invoiceNumber', 'invoiceDate', 'invoiceDuedate', 'invoiceTotal', 'account'].map((k) => [k, { type: 'string', maxLength: 100 }])), required: ['customer', 'invoiceNumber'] };
+const CreateBody = {
+  type: 'object',
+  properties: Object.fromEntries(
+    ['customer', 'invoiceNumber', 'invoiceDate', 'invoiceDuedate', 'invoiceTotal', 'account'].map((k) => [k, { type: 'string', maxLength: 100 }]),
+  ),
+  required: ['customer', 'invoiceNumber'],
+};
 const base = (req: { protocol: string; host: string }) => `${req.protocol}://${req.host}`;
 const invoiceOf = (r: Record<string, any>, customer = { id: r.customer_id, number: r.customer_code, name: r.customer_name }) => ({
-  id: r.id, status: r.status, invoiceNumber: r.invoice_number, invoiceDate: r.invoice_date, invoiceDuedate: r.invoice_duedate,
-  totalCents: Number(r.total_cents), balanceCents: Number(r.balance_cents), document: r.document ?? null, customer,
+  id: r.id,
+  status: r.status,
+  invoiceNumber: r.invoice_number,
+  invoiceDate: r.invoice_date,
+  invoiceDuedate: r.invoice_duedate,
+  totalCents: Number(r.total_cents),
+  balanceCents: Number(r.balance_cents),
+  document: r.document ?? null,
+  customer,
 });
 
-app.get<{ Params: { id: string } }>('/invoices/:id', schema ? { schema: { params: Params, response: { 200: { $ref: 'Invoice#' } } } } : {}, async (req, reply) => {
-  const s = req.benchScope;
-  const { rows } = WITH.has('sql')
-    ? await pool.query({ name: 'read_scoped', text: SCOPED_READ, values: [req.params.id, s!.accountId, s!.mode] })
-    : await pool.query({ name: 'read_invoice', text: READ, values: [req.params.id] });
-  if (!rows[0]) return reply.code(404).send({ status: 404 });
-  return schema ? reply.type(HAL).send(presentInvoice(base(req), invoiceOf(rows[0]))) : rows[0];
-});
+app.get<{ Params: { id: string } }>(
+  '/invoices/:id',
+  schema ? { schema: { params: Params, response: { 200: { $ref: 'Invoice#' } } } } : {},
+  async (req, reply) => {
+    const s = req.benchScope;
+    const { rows } = WITH.has('sql')
+      ? await pool.query({ name: 'read_scoped', text: SCOPED_READ, values: [req.params.id, s!.accountId, s!.mode] })
+      : await pool.query({ name: 'read_invoice', text: READ, values: [req.params.id] });
+    if (!rows[0]) return reply.code(404).send({ status: 404 });
+    return schema ? reply.type(HAL).send(presentInvoice(base(req), invoiceOf(rows[0]))) : rows[0];
+  },
+);
 
 // a document's bytes, read whole as node-postgres reads a bytea (the service reads them in pieces)
-const CONTENT = 'select coalesce(t.content, s.content) as content from documents t left join intake_staging s on s.id = t.staged_id where t.id = $1';
+const CONTENT = 'select o.content from documents t join document_objects o on o.sha256 = t.content_sha256 where t.id = $1';
 app.get<{ Params: { id: string } }>('/documents/:id/content', async (req, reply) => {
   const { rows } = await pool.query({ name: 'read_content', text: CONTENT, values: [req.params.id] });
   if (!rows[0]) return reply.code(404).send({ status: 404 });
@@ -152,10 +188,29 @@ app.post<{ Body: Body }>('/invoices', schema ? { schema: { body: CreateBody, res
   if (!rows[0]) return reply.code(409).send({ status: 409 });
   if (WITH.has('wake')) void pool.query({ name: 'waiting', text: WAITING, values: [account, values[0], b.invoiceNumber] }).catch(() => {});
   if (!schema) return reply.code(201).send(rows[0]);
-  const r = { id: values[0], status: 'open', invoice_number: b.invoiceNumber, invoice_date: values[4], invoice_duedate: values[5], total_cents: 48000, balance_cents: 48000 };
-  return reply.code(201).type(HAL).send(presentInvoice(base(req), invoiceOf(r, { id: b.customer, number: rows[0].customer_code ?? '', name: rows[0].name ?? '' })));
+  const r = {
+    id: values[0],
+    status: 'open',
+    invoice_number: b.invoiceNumber,
+    invoice_date: values[4],
+    invoice_duedate: values[5],
+    total_cents: 48000,
+    balance_cents: 48000,
+  };
+  return reply
+    .code(201)
+    .type(HAL)
+    .send(presentInvoice(base(req), invoiceOf(r, { id: b.customer, number: rows[0].customer_code ?? '', name: rows[0].name ?? '' })));
 });
 
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`listening ${address}\n`);
-for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+for (const sig of ['SIGTERM', 'SIGINT'] as const)
+  process.on(
+    sig,
+    () =>
+      void app
+        .close()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );

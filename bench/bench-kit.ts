@@ -2,6 +2,7 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pMap from 'p-map';
@@ -19,13 +20,40 @@ export function buildService(): string[] {
   return [...(process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'];
 }
 
+/** The settings every bench gives the service it starts (with the caller's own added): loopback, quiet logs, no rate limit. */
+export function benchServiceEnv(o: {
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  adminToken: string;
+  dataDir: string;
+  redisPrefix?: string;
+}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PORT: String(o.port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: o.databaseUrl,
+    REDIS_URL: o.redisUrl,
+    REDIS_PREFIX: o.redisPrefix ?? 'iibench',
+    ADMIN_TOKEN: o.adminToken,
+    DATA_DIR: o.dataDir,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: '1000000',
+  };
+}
+
 /** The p-th percentile of an ascending array (nearest rank). */
 export const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 export const ms = (n: number) => `${n.toFixed(0)} ms`;
 
 /** Runs fn(0..n-1) with at most `width` at a time. */
 export async function pool(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
-  await pMap(Array.from({ length: n }, (_, i) => i), fn, { concurrency: width });
+  await pMap(
+    Array.from({ length: n }, (_, i) => i),
+    fn,
+    { concurrency: width },
+  );
 }
 
 /** A one-page PDF of about `size` bytes: the padding is random bytes in an embedded file, so incompressible. */
@@ -63,7 +91,8 @@ function statCpuMs(file: string): number {
  * last reading (new ones start from zero).
  */
 export function postgresCpuMeter(sql: { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> }, dbName: string): () => Promise<number> {
-  const backends = async () => (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
+  const backends = async () =>
+    (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
   const first = new Map<number, number>();
   const last = new Map<number, number>();
   let started = false;
@@ -101,7 +130,9 @@ export async function storeInPostgres(url: string, files: Buffer[], connections:
     await Promise.all(Array.from({ length: connections }, () => pool.query('select 1'))); // every connection open before the clock
     const pgCpu = postgresCpuMeter(meter, new URL(url).pathname.slice(1));
     const t0 = performance.now();
-    await pMap(files, (bytes, i) => pool.query({ name: 'floor', text: 'insert into bench_floor (id, content) values ($1, $2)', values: [`f${i}`, bytes] }), { concurrency: connections });
+    await pMap(files, (bytes, i) => pool.query({ name: 'floor', text: 'insert into bench_floor (id, content) values ($1, $2)', values: [`f${i}`, bytes] }), {
+      concurrency: connections,
+    });
     const seconds = (performance.now() - t0) / 1000;
     return { perSecond: files.length / seconds, pgMsPerFile: (await pgCpu()) / files.length };
   } finally {
@@ -131,12 +162,16 @@ export function apiCaller(base: string) {
  * the string afresh each time, V8 large objects), a quarter of the machine taken from the service.
  */
 export function bodyPoster(base: string, token: string, connections: number) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  // https when the service serves it (TLS_CERT set, as for FTPS), with the tests' self-signed certificate
+  const tls = base.startsWith('https:');
+  const agent = tls
+    ? new https.Agent({ keepAlive: true, maxSockets: connections, rejectUnauthorized: false })
+    : new http.Agent({ keepAlive: true, maxSockets: connections });
   const { hostname, port } = new URL(base);
   const post = (p: string, body: Buffer) =>
     new Promise<void>((resolve, reject) => {
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length };
-      const req = http.request({ hostname, port, path: p, method: 'POST', agent, headers }, (res) => {
+      const req = (tls ? https : http).request({ hostname, port, path: p, method: 'POST', agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => (res.statusCode! < 300 ? resolve() : reject(new Error(`POST ${p}: ${res.statusCode} ${Buffer.concat(chunks)}`))));
@@ -165,9 +200,11 @@ process.on('exit', () => {
 
 /** Runs a benchmark's main and exits: 0 when it finished, 1 with the error printed. */
 export function runBench(main: () => Promise<void>): void {
-  main().then(() => process.exit(), (err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  main().then(
+    () => process.exit(),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }
-

@@ -29,7 +29,11 @@ export const CORPUS_FOLDERS = ['pdf-matching/einv', 'pdf-matching/other', 'einvo
 const CREDIT_CODES = new Set(['81', '83', '261', '262', '296', '308', '381', '396', '420', '458', '532']);
 const ROOTS = /^<(?:[\w.-]+:)?(CrossIndustryInvoice|CrossIndustryDocument|Invoice|CreditNote)[\s>]/;
 
-interface XmlFacts { number: string; total: string | null; credit: boolean }
+interface XmlFacts {
+  number: string;
+  total: string | null;
+  credit: boolean;
+}
 
 /** One XML e-invoice's facts, or undefined for XML that is no invoice (metadata, an order). */
 export function xmlFacts(bytes: Buffer): XmlFacts | undefined {
@@ -53,7 +57,8 @@ export function xmlFacts(bytes: Buffer): XmlFacts | undefined {
 
 /** Every stream of the PDF, uncompressed by qpdf (a damaged file: what qpdf recovers). */
 function pdfStreams(file: string): Buffer[] {
-  const out = spawnSync('qpdf', ['--qdf', '--object-streams=disable', '--decode-level=all', file, '-'], { maxBuffer: 256 * 1024 * 1024 }).stdout ?? Buffer.alloc(0);
+  const out =
+    spawnSync('qpdf', ['--qdf', '--object-streams=disable', '--decode-level=all', file, '-'], { maxBuffer: 256 * 1024 * 1024 }).stdout ?? Buffer.alloc(0);
   const text = out.toString('latin1');
   const streams: Buffer[] = [];
   // qpdf writes the keyword on a line of its own (never "octet-stream" at the end of a dictionary line)
@@ -69,7 +74,9 @@ function expectation(file: string): Omit<CorpusFile, 'file' | 'bytes' | 'sha256'
     return { expected: f?.number ?? null, kind: 'xml', otherNumbers: [], total: f?.total ?? null, attachable: Boolean(f) };
   }
   if (/\.tnef$/i.test(file)) return { expected: null, kind: 'not-pdf', otherNumbers: [], total: null, attachable: false };
-  const facts = pdfStreams(file).map(xmlFacts).filter((f): f is XmlFacts => f !== undefined);
+  const facts = pdfStreams(file)
+    .map(xmlFacts)
+    .filter((f): f is XmlFacts => f !== undefined);
   const numbers = [...new Set(facts.map((f) => f.number))];
   if (numbers.length > 1) return { expected: null, kind: 'several-xml', otherNumbers: numbers, total: null, attachable: false };
   if (numbers.length === 1) return { expected: numbers[0], kind: 'einvoice', otherNumbers: [], total: facts[0].total, attachable: true };
@@ -97,4 +104,5 @@ export function readSharedCorpora(root: string): CorpusFile[] {
 }
 
 /** What a library says (pdf-lib, the ZIP and ASN.1 readers, Node): never in a reason a person reads. */
-export const LIBRARY_MESSAGE = /is not a function|_this\.|Cannot read propert|undefined|TypeError|RangeError|SyntaxError|Error:|Invalid object ref|PDFDict|End of central directory|not valid BER|ENOENT|ECONN/;
+export const LIBRARY_MESSAGE =
+  /is not a function|_this\.|Cannot read propert|undefined|TypeError|RangeError|SyntaxError|Error:|Invalid object ref|PDFDict|End of central directory|not valid BER|ENOENT|ECONN/;

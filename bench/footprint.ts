@@ -18,18 +18,30 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const IDLE_MS = Number(process.env.FOOTPRINT_IDLE_MS ?? 60_000);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-footprint-'));
 const MB = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 /** Every process below `pid`, as `ps` lists them. */
 function descendants(pid: number): number[] {
-  const pairs = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const pairs = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number));
   const below = (p: number): number[] => pairs.filter(([, parent]) => parent === p).flatMap(([child]) => [child, ...below(child)]);
   return below(pid);
 }
 
 function status(pid: number): Record<string, string> {
   try {
-    return Object.fromEntries(fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').map((l) => l.split(/:\s+/, 2)));
+    return Object.fromEntries(
+      fs
+        .readFileSync(`/proc/${pid}/status`, 'utf8')
+        .split('\n')
+        .map((l) => l.split(/:\s+/, 2)),
+    );
   } catch {
     return {};
   }
@@ -59,18 +71,32 @@ async function startAndWait(cmd: string, args: string[], env: Record<string, str
   // RSS every 20 ms from /proc; the tree itself (a `ps` run) every 200 ms
   const timer = setInterval(() => {
     if (tick++ % 10 === 0) known = [proc.pid!, ...descendants(proc.pid!)];
-    peakKb = Math.max(peakKb, known.reduce((s, p) => s + kb(status(p).VmRSS), 0));
+    peakKb = Math.max(
+      peakKb,
+      known.reduce((s, p) => s + kb(status(p).VmRSS), 0),
+    );
   }, 20);
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${cmd} ${args.join(' ')} exited with ${proc.exitCode}`);
-    const ok = await fetch(url).then((r) => r.status === 200, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     await sleep(20);
   }
   const readyMs = performance.now() - t0;
   const tree = [proc.pid!, ...descendants(proc.pid!)];
   const readyKb = tree.reduce((s, p) => s + kb(status(p).VmRSS), 0);
-  return { proc, readyMs, peakKb: 0, cpuAtReadyMs: cpuMs(tree), readyKb, load: os.loadavg()[0].toFixed(1), sampling: { stop: () => (clearInterval(timer), peakKb) } };
+  return {
+    proc,
+    readyMs,
+    peakKb: 0,
+    cpuAtReadyMs: cpuMs(tree),
+    readyKb,
+    load: os.loadavg()[0].toFixed(1),
+    sampling: { stop: () => (clearInterval(timer), peakKb) },
+  };
 }
 
 async function stopTree(s: Started): Promise<number> {
@@ -90,8 +116,14 @@ execFileSync('npm', ['run', '--silent', 'prestart'], { cwd: ROOT, stdio: 'inheri
 const port = await freePort();
 const adminToken = `adm_footprint_${Date.now()}`;
 const env = {
-  PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? work, DATA_DIR: path.join(work, 'data'), PORT: String(port),
-  FTP_PORT: String(await freePort()), SFTP_PORT: String(await freePort()), ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn',
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? work,
+  DATA_DIR: path.join(work, 'data'),
+  PORT: String(port),
+  FTP_PORT: String(await freePort()),
+  SFTP_PORT: String(await freePort()),
+  ADMIN_TOKEN: adminToken,
+  LOG_LEVEL: 'warn',
   REDIS_DEFAULT_URL: `redis://127.0.0.1:${await freePort()}`,
 };
 const readyz = `http://127.0.0.1:${port}/readyz`;
@@ -100,26 +132,49 @@ const readyz = `http://127.0.0.1:${port}/readyz`;
 const bare = await startAndWait(process.execPath, ['-e', `require('http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1')`], env, readyz);
 await stopTree(bare);
 // with the V8 flag the service sets for it (src/main.ts)
-const pgliteAlone = await startAndWait(process.execPath, ['--liftoff-only', '--input-type=module', '-e', `
+const pgliteAlone = await startAndWait(
+  process.execPath,
+  [
+    '--liftoff-only',
+    '--input-type=module',
+    '-e',
+    `
   import http from 'node:http';
   import { openPglite } from './dist/db/pglite.js';
   const db = await openPglite(${JSON.stringify(path.join(work, 'pglite-alone'))});
   await db.query('select 1');
   http.createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1');
-  process.on('SIGTERM', () => db.close().then(() => process.exit(0)));`], env, readyz);
+  process.on('SIGTERM', () => db.close().then(() => process.exit(0)));`,
+  ],
+  env,
+  readyz,
+);
 await stopTree(pgliteAlone);
 // every module a start of all roles loads (start-service, its roles, the libraries), nothing started
-const modulesAlone = await startAndWait(process.execPath, ['--input-type=module', '-e', `
+const modulesAlone = await startAndWait(
+  process.execPath,
+  [
+    '--input-type=module',
+    '-e',
+    `
   import http from 'node:http';
   await Promise.all(['start-service', 'start-up-summary', 'ftp-role', 'sftp-role'].map((m) => import('./dist/app/' + m + '.js')));
   await import('./dist/channels/sftp/host-keys.js');
-  http.createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1');`], env, readyz);
+  http.createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1');`,
+  ],
+  env,
+  readyz,
+);
 await stopTree(modulesAlone);
 
 const first = await startAndWait('npm', ['start'], env, readyz);
 const firstStopMs = await stopTree(first);
 const again = await startAndWait('npm', ['start'], env, readyz);
-const res = await fetch(`http://127.0.0.1:${port}/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'footprint' }) });
+const res = await fetch(`http://127.0.0.1:${port}/admin/accounts`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'footprint' }),
+});
 if (res.status !== 201) throw new Error(`creating the account: ${res.status} ${await res.text()}`);
 await sleep(IDLE_MS);
 const tree = [again.proc.pid!, ...descendants(again.proc.pid!)];
@@ -158,6 +213,8 @@ restart, no source change                ready ${s(again.readyMs)}  (target <= 3
 idle ${IDLE_MS / 1000} s after one account       RSS of the tree, each page once ${onceKb === undefined ? 'unknown (pagemap needs root)' : MB(onceKb)}  (target <= 200 MB: ${onceKb === undefined ? 'unknown' : verdict(onceKb <= 200 * 1024)}); summed over the processes ${MB(idleKb)} (${verdict(idleKb <= 200 * 1024)}); the service's tree without npm's own process ${MB(serviceTreeKb)}  ${at(idleLoad)}
   ${parts.map((p) => `${p.name} ${MB(p.rssKb)} (${p.threads} threads)`).join(';  ')}
   service: V8 heap ${MB(heapKb)} (used ${MB(metric('nodejs_heap_size_used_bytes'))}), PGlite (WASM code and heap, as it adds to bare node) ~${MB(pgliteKb)}, Node itself ~${MB(bare.readyKb)}, the rest (code of the libraries, buffers) ~${MB(serviceKb - heapKb - pgliteKb - bare.readyKb)}
-  service threads: ${Object.entries(threadNames.reduce<Record<string, number>>((m, n) => ((m[n] = (m[n] ?? 0) + 1), m), {})).map(([n, c]) => `${n} x${c}`).join(', ')}
+  service threads: ${Object.entries(threadNames.reduce<Record<string, number>>((m, n) => ((m[n] = (m[n] ?? 0) + 1), m), {}))
+    .map(([n, c]) => `${n} x${c}`)
+    .join(', ')}
 stop (SIGTERM to npm)                    ${s(firstStopMs)} and ${s(againStopMs)}
 bench's own CPU ${s((process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1000)};  load now ${load()}`);

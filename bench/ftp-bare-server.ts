@@ -58,18 +58,31 @@ class Session {
         this.listen(secure);
         return;
       }
-      case 'USER': return this.reply(331, 'password please');
-      case 'PASS': return this.reply(230, 'logged in');
-      case 'FEAT': return void this.socket.write(`${FEATURES}\r\n`);
-      case 'PBSZ': case 'PROT': case 'TYPE': case 'STRU': case 'OPTS': return this.reply(200, 'ok');
-      case 'EPSV': return this.reply(229, `Entering Extended Passive Mode (|||${await this.passive()}|)`);
+      case 'USER':
+        return this.reply(331, 'password please');
+      case 'PASS':
+        return this.reply(230, 'logged in');
+      case 'FEAT':
+        return void this.socket.write(`${FEATURES}\r\n`);
+      case 'PBSZ':
+      case 'PROT':
+      case 'TYPE':
+      case 'STRU':
+      case 'OPTS':
+        return this.reply(200, 'ok');
+      case 'EPSV':
+        return this.reply(229, `Entering Extended Passive Mode (|||${await this.passive()}|)`);
       case 'PASV': {
         const port = await this.passive();
         return this.reply(227, `Entering Passive Mode (127,0,0,1,${port >> 8},${port & 255})`);
       }
-      case 'STOR': return this.store(arg);
-      case 'QUIT': this.reply(221, 'bye'); return void this.socket.end();
-      default: return this.reply(502, 'not implemented');
+      case 'STOR':
+        return this.store(arg);
+      case 'QUIT':
+        this.reply(221, 'bye');
+        return void this.socket.end();
+      default:
+        return this.reply(502, 'not implemented');
     }
   }
 
@@ -95,7 +108,10 @@ class Session {
     this.reply(150, 'send');
     const chunks: Buffer[] = [];
     await new Promise<void>((resolve, reject) => {
-      socket.on('data', (c: Buffer) => chunks.push(c)).once('end', resolve).once('error', reject);
+      socket
+        .on('data', (c: Buffer) => chunks.push(c))
+        .once('end', resolve)
+        .once('error', reject);
     });
     socket.end();
     await intake.stage(name, Buffer.concat(chunks));

@@ -13,7 +13,14 @@ async function connect() {
   for (let attempt = 1; ; attempt++) {
     const c = new Client(5000);
     try {
-      await c.access({ host: '127.0.0.1', port: target.port, user: target.user, password: target.password, secure: true, secureOptions: { rejectUnauthorized: false } });
+      await c.access({
+        host: '127.0.0.1',
+        port: target.port,
+        user: target.user,
+        password: target.password,
+        secure: true,
+        secureOptions: { rejectUnauthorized: false },
+      });
       if (target.dir) await c.cd(target.dir);
       return c;
     } catch (e) {
@@ -34,25 +41,27 @@ parentPort.on('message', async (m) => {
   }
   let next = 0;
   try {
-    await Promise.all(clients.map(async (_, k) => {
-      while (next < m.upload.length) {
-        const { i, name } = m.upload[next++];
-        const bytes = contents[i];
-        const send = () => clients[k].uploadFrom(Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]), name);
-        await send().catch(async (e) => {
-          // vsftpd, beside the measured servers, now and then fails a data connection's TLS
-          // ("wrong version number"): its connection is opened again and the file sent once more
-          if (!target.retryOnce) throw new Error(`${what}: upload of ${name} failed: ${e.message}`);
-          parentPort.postMessage({ retried: name, why: e.message });
-          clients[k].close();
-          clients[k] = await connect();
-          await send().catch((e2) => {
-            throw new Error(`${what}: upload of ${name} failed twice: ${e2.message}`);
+    await Promise.all(
+      clients.map(async (_, k) => {
+        while (next < m.upload.length) {
+          const { i, name } = m.upload[next++];
+          const bytes = contents[i];
+          const send = () => clients[k].uploadFrom(Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]), name);
+          await send().catch(async (e) => {
+            // vsftpd, beside the measured servers, now and then fails a data connection's TLS
+            // ("wrong version number"): its connection is opened again and the file sent once more
+            if (!target.retryOnce) throw new Error(`${what}: upload of ${name} failed: ${e.message}`);
+            parentPort.postMessage({ retried: name, why: e.message });
+            clients[k].close();
+            clients[k] = await connect();
+            await send().catch((e2) => {
+              throw new Error(`${what}: upload of ${name} failed twice: ${e2.message}`);
+            });
           });
-        });
-        parentPort.postMessage({ done: i, at: Date.now() });
-      }
-    }));
+          parentPort.postMessage({ done: i, at: Date.now() });
+        }
+      }),
+    );
     parentPort.postMessage({ finished: true });
   } catch (e) {
     parentPort.postMessage({ error: e.message });

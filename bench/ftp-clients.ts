@@ -45,26 +45,30 @@ export class FtpClients {
     const doneAt: number[] = [];
     const cpu0 = process.cpuUsage();
     const t0 = Date.now();
-    await Promise.all(this.threads.map((w, t) => {
-      const upload = indexes.map((i, k) => ({ i, name: names[k] })).filter((_, k) => k % this.threads.length === t);
-      const finished = next(w, (m) => {
-        if ('done' in m) doneAt[m.done] = m.at;
-        if ('retried' in m) console.error(`upload of ${m.retried} sent again on a new connection after: ${m.why}`);
-        return 'finished' in m;
-      });
-      w.postMessage({ upload } satisfies ToThread);
-      return finished;
-    }));
+    await Promise.all(
+      this.threads.map((w, t) => {
+        const upload = indexes.map((i, k) => ({ i, name: names[k] })).filter((_, k) => k % this.threads.length === t);
+        const finished = next(w, (m) => {
+          if ('done' in m) doneAt[m.done] = m.at;
+          if ('retried' in m) console.error(`upload of ${m.retried} sent again on a new connection after: ${m.why}`);
+          return 'finished' in m;
+        });
+        w.postMessage({ upload } satisfies ToThread);
+        return finished;
+      }),
+    );
     const cpu = process.cpuUsage(cpu0);
     return { doneAt, seconds: (Date.now() - t0) / 1000, clientCpuMs: (cpu.user + cpu.system) / 1000 };
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.threads.map((w) => {
-      const exited = new Promise((r) => w.once('exit', r));
-      w.postMessage({ close: true } satisfies ToThread);
-      return exited;
-    }));
+    await Promise.all(
+      this.threads.map((w) => {
+        const exited = new Promise((r) => w.once('exit', r));
+        w.postMessage({ close: true } satisfies ToThread);
+        return exited;
+      }),
+    );
   }
 }
 

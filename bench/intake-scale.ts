@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { queuePrefix } from '../src/queue/queue-catalog.ts';
+import { queuePrefix } from '../src/queue/job-definition.ts';
 import { randomToken } from '../src/domain/ids.ts';
 import { makePdf } from '../testkit/pdf.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
@@ -55,8 +55,14 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
   const db = await createPgDatabase();
   const adminToken = `adm_${randomToken(24)}`;
   const env = {
-    DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: `iibench${randomToken(6)}`, ADMIN_TOKEN: adminToken,
-    DATA_DIR: `/tmp/ii-bench-${randomToken(6)}`, LOG_LEVEL: 'warn', INTAKE_CONCURRENCY: values['worker-concurrency']!, RATE_LIMIT_MAX: '1000000',
+    DATABASE_URL: db.url,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: `iibench${randomToken(6)}`,
+    ADMIN_TOKEN: adminToken,
+    DATA_DIR: `/tmp/ii-bench-${randomToken(6)}`,
+    LOG_LEVEL: 'warn',
+    INTAKE_CONCURRENCY: values['worker-concurrency']!,
+    RATE_LIMIT_MAX: '1000000',
   };
   const procs: ServiceProcess[] = [];
   const client = new pg.Client({ connectionString: db.url });
@@ -81,7 +87,13 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
     const numbers: string[] = [];
     await pool(FILES, 16, async (i) => {
       const n = `BENCH-${i}`;
-      await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: n, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
+      await call('POST', '/v2/invoices', key, {
+        customer: customer.id,
+        invoiceNumber: n,
+        invoiceDate: '01-02-2026',
+        invoiceDuedate: '01-03-2026',
+        invoiceTotal: '100.00',
+      });
       numbers[i] = n;
     });
     const post = bodyPoster(base, key, CONCURRENCY);
@@ -106,14 +118,22 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
     await queue.close();
     connection.disconnect();
     for (;;) {
-      const [{ attached, failed }] = (await client.query(`select count(*) filter (where status = 'attached')::int as attached, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
+      const [{ attached, failed }] = (
+        await client.query(
+          `select count(*) filter (where status = 'attached')::int as attached, count(*) filter (where status = 'failed')::int as failed from intake_records`,
+        )
+      ).rows;
       if (failed > 0) throw new Error(`${failed} files failed`);
       if (attached >= FILES) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const done = performance.now();
     const cpu = { workers: (cpuMs(workerPids) - workers0) / FILES, pg: (await pgMeter()) / FILES };
-    const lat = (await client.query(`select extract(epoch from (t.attached_at - s.received_at)) * 1000 as ms from intake_records t join intake_staging s on s.id = t.id order by 1`)).rows.map((r) => Number(r.ms));
+    const lat = (
+      await client.query(
+        `select extract(epoch from (t.attached_at - s.received_at)) * 1000 as ms from intake_records t join intake_staging s on s.id = t.id order by 1`,
+      )
+    ).rows.map((r) => Number(r.ms));
     return {
       mode,
       workers,
@@ -133,19 +153,29 @@ async function run(mode: Mode, workers: number, pdfs: Buffer[]): Promise<RunResu
   }
 }
 
-
 buildService();
 const pdfs = await Promise.all(Array.from({ length: FILES }, (_, i) => makePdf(`Invoice BENCH-${i}`, SIZE)));
-console.log(`intake scale-out: ${FILES} files of ${(SIZE / 1024).toFixed(0)} KB via POST /v2/imports, ${CONCURRENCY} concurrent uploads, INTAKE_CONCURRENCY=${values['worker-concurrency']} per worker; load average before: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `intake scale-out: ${FILES} files of ${(SIZE / 1024).toFixed(0)} KB via POST /v2/imports, ${CONCURRENCY} concurrent uploads, INTAKE_CONCURRENCY=${values['worker-concurrency']} per worker; load average before: ${(
+    await import('node:os')
+  )
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 for (const mode of MODES) {
   const results: RunResult[] = [];
   for (const w of WORKER_COUNTS) {
     const r = await run(mode, w, pdfs);
     results.push(r);
-    const detail = mode === 'live'
-      ? `uploads done in ${r.uploadSeconds.toFixed(1)} s, all attached in ${r.totalSeconds.toFixed(1)} s, received->attached p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms`
-      : `queue filled while paused, then resumed: all attached ${r.totalSeconds.toFixed(1)} s after the first upload`;
-    console.log(`${mode}: ${w} worker process(es): ${r.filesPerSecond.toFixed(1)} files/s attached (${detail}); CPU per file: the workers ${r.cpu.workers.toFixed(1)} ms, PostgreSQL ${r.cpu.pg.toFixed(1)} ms${mode === 'live' ? ' (with the uploads)' : ''}`);
+    const detail =
+      mode === 'live'
+        ? `uploads done in ${r.uploadSeconds.toFixed(1)} s, all attached in ${r.totalSeconds.toFixed(1)} s, received->attached p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms`
+        : `queue filled while paused, then resumed: all attached ${r.totalSeconds.toFixed(1)} s after the first upload`;
+    console.log(
+      `${mode}: ${w} worker process(es): ${r.filesPerSecond.toFixed(1)} files/s attached (${detail}); CPU per file: the workers ${r.cpu.workers.toFixed(1)} ms, PostgreSQL ${r.cpu.pg.toFixed(1)} ms${mode === 'live' ? ' (with the uploads)' : ''}`,
+    );
   }
-  if (results.length >= 2) console.log(`${mode}: ratio ${results[1].workers} / ${results[0].workers} workers: ${(results[1].filesPerSecond / results[0].filesPerSecond).toFixed(2)}`);
+  if (results.length >= 2)
+    console.log(`${mode}: ratio ${results[1].workers} / ${results[0].workers} workers: ${(results[1].filesPerSecond / results[0].filesPerSecond).toFixed(2)}`);
 }

@@ -8,6 +8,11 @@
 // PostgreSQL and its own prefix on the same private redis-server.
 //
 //   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rounds 3] [--rate 275] [--warmup 1000]
+//                           [--store database|directory|s3] [--own-postgres]
+//
+// --store picks the service's document store (s3: s3rver started here); every phase then prints
+// the WAL bytes, the database's growth and the store's per file (store-kit.ts). --own-postgres
+// runs every database on a PostgreSQL cluster of this run's own, so that the WAL is this run's.
 //
 // Imports run as fast as the clients go (throughput; files queue up when they arrive
 // faster than the workers attach them, so latency there is mostly time in the queue), then paced
@@ -25,10 +30,26 @@ import pg from 'pg';
 import { randomToken } from '../src/domain/ids.ts';
 import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
-import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
-import { apiCaller, benchPdf, bodyPoster, buildService, cpuMs, ms, pct, pool, postgresCpuMeter, waitUntilReady, runBench, stopChild, storeInPostgres } from './bench-kit.ts';
+import {
+  apiCaller,
+  benchPdf,
+  bodyPoster,
+  buildService,
+  cpuMs,
+  pool,
+  postgresCpuMeter,
+  waitUntilReady,
+  runBench,
+  stopChild,
+  storeInPostgres,
+  benchServiceEnv,
+} from './bench-kit.ts';
 import { leanProgress, startLeanServer } from './lean-intake.ts';
+import { printIntakeReport } from './intake-report.ts';
+import { invoiceBody } from './invoice-body.ts';
+import { intakeCounts, stagingGroups } from './service-readings.ts';
+import { benchPostgres, benchStore, storeMeter, storeName } from './store-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,6 +62,8 @@ const { values } = parseArgs({
     // imports (not measured, at most --files) through the paths the rounds measure, each to a fresh
     // invoice, so that V8 has compiled them first, as in a service that has run a while
     warmup: { type: 'string', default: '1000' },
+    store: { type: 'string', default: 'database' },
+    'own-postgres': { type: 'boolean', default: false },
   },
 });
 const FILES = Number(values.files);
@@ -49,33 +72,34 @@ const CONCURRENCY = Number(values.concurrency);
 const RATE = Number(values.rate);
 const ROUNDS = Number(values.rounds);
 const WARMUP = Math.min(Number(values.warmup), FILES);
-const TARGET = 250;
-const RATIO_TARGET = 0.8;
 /** CPU time of this process (the client) since `since`, in ms */
 const clientMs = (since: NodeJS.CpuUsage) => {
   const c = process.cpuUsage(since);
   return (c.user + c.system) / 1000;
 };
-const share = (cpuMs: number, seconds: number) => `${((100 * cpuMs) / (seconds * 1000 * os.cpus().length)).toFixed(0)} % of the machine`;
+const SETTINGS = { FILES, CONCURRENCY, ROUNDS, RATE, workerConcurrency: values['worker-concurrency']! };
 const pace = async (rate: number, t0: number, i: number) => {
   if (rate > 0) await new Promise((r) => setTimeout(r, Math.max(0, t0 + (i * 1000) / rate - Date.now())));
 };
 
 async function main() {
   const redis = await startPrivateRedis();
-  const db = await createPgDatabase();
-  const leanDb = await createPgDatabase();
+  const pgs = await benchPostgres(values['own-postgres']!);
+  const db = await pgs.create();
+  const leanDb = await pgs.create();
   const lean = await startLeanServer('lean-http-server.ts', [leanDb.url, redis.url, 'iilean'], process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean));
   const port = await freePort();
   const adminToken = `adm_${randomToken(24)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-'));
+  const store = await benchStore(storeName(values.store), dataDir);
   const service = spawn(process.execPath, buildService(), {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
-      ...process.env, ROLES: 'api,worker', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
-      REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
+      ...benchServiceEnv({ port, databaseUrl: db.url, redisUrl: redis.url, adminToken, dataDir }),
+      ROLES: 'api,worker',
       INTAKE_CONCURRENCY: values['worker-concurrency']!,
+      ...store.env,
     },
   });
   const sql = new pg.Client({ connectionString: db.url });
@@ -93,7 +117,7 @@ async function main() {
     const docInvoices: string[] = [];
     const DOCS = FILES * (ROUNDS + 1);
     await pool(DOCS + FILES, 16, async (i) => {
-      const inv = await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: `BENCH-${i}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' });
+      const inv = await call('POST', '/v2/invoices', key, invoiceBody(customer.id, `BENCH-${i}`, '100.00'));
       if (i >= DOCS) docInvoices[i - DOCS] = inv.id;
     });
     const template = await benchPdf(SIZE);
@@ -102,16 +126,19 @@ async function main() {
 
     // warm-up of both paths (JIT, pools, threads), not measured: imports WARM-<i>.pdf to invoices
     // WARM-<i> and the same bodies to the reference, as the rounds send them; then direct documents
-    const warm = await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: 'WARM', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' });
-    await pool(WARMUP, 16, (i) => call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: `WARM-${i}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' }));
+    const warm = await call('POST', '/v2/invoices', key, invoiceBody(customer.id, 'WARM', '1.00'));
+    await pool(WARMUP, 16, (i) => call('POST', '/v2/invoices', key, invoiceBody(customer.id, `WARM-${i}`, '1.00')));
     const warmNames = Array.from({ length: WARMUP }, (_, i) => `WARM-${i}.pdf`);
     const warmBodies = warmNames.map((name, i) => Buffer.from(JSON.stringify({ Filename: name, Content: contents[i] })));
     await pool(WARMUP, CONCURRENCY, (i) => post('/v2/imports', warmBodies[i]));
-    await pool(20, 8, (i) => call('POST', '/v2/documents', key, { Invoice: warm.id, Filename: 'w.pdf', Mediatype: 'application/pdf', Content: contents[(i * 11) % FILES] }));
+    await pool(20, 8, (i) =>
+      call('POST', '/v2/documents', key, { Invoice: warm.id, Filename: 'w.pdf', Mediatype: 'application/pdf', Content: contents[(i * 11) % FILES] }),
+    );
     const leanPost = bodyPoster(`http://127.0.0.1:${lean.port}`, 'none', CONCURRENCY);
     await pool(WARMUP, CONCURRENCY, (i) => leanPost('/imports', warmBodies[i]));
     await Promise.all([sql.connect(), leanSql.connect()]);
-    for (let p = await leanProgress(leanSql, warmNames); p.pending > 0 || p.staged < WARMUP; p = await leanProgress(leanSql, warmNames)) await new Promise((r) => setTimeout(r, 50));
+    for (let p = await leanProgress(leanSql, warmNames); p.pending > 0 || p.staged < WARMUP; p = await leanProgress(leanSql, warmNames))
+      await new Promise((r) => setTimeout(r, 50));
     for (;;) {
       const [{ n }] = (await sql.query(`select count(*)::int as n from intake_records where status in ('received', 'waiting')`)).rows;
       if (n === 0) break;
@@ -131,18 +158,12 @@ async function main() {
       };
     };
 
-    /** Staging groups so far (the service's intake_staging_batch_size: groups and the files in them; 0 before group commit). */
-    const groups = async () => {
-      const text = await (await fetch(`${base}/metrics`)).text();
-      const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
-      return { count: read('intake_staging_batch_size_count'), files: read('intake_staging_batch_size_sum') };
-    };
-
     /** Files `first` .. `first + FILES - 1` through POST /v2/imports, at `rate` files/s (0: full speed), until all are attached. */
     const runImports = async (first: number, rate: number) => {
       const bodies = contents.map((content, i) => Buffer.from(JSON.stringify({ Filename: `BENCH-${first + i}.pdf`, Content: content })));
       const cpu = meter();
-      const groups0 = await groups();
+      const cost = await storeMeter(sql, store);
+      const groups0 = await stagingGroups(base);
       const client0 = process.cpuUsage();
       const t0 = Date.now();
       await pool(FILES, CONCURRENCY, async (i) => {
@@ -151,18 +172,22 @@ async function main() {
       });
       const uploadedMs = Date.now() - t0;
       for (;;) {
-        const [{ pending, failed }] = (await sql.query(
-          `select count(*) filter (where status in ('received', 'waiting'))::int as pending, count(*) filter (where status = 'failed')::int as failed from intake_records`)).rows;
+        const { pending, failed } = await intakeCounts(sql);
         if (failed > 0) throw new Error(`${failed} files failed`);
         if (pending === 0) break;
         await new Promise((r) => setTimeout(r, 20));
       }
       const used = { ...(await cpu()), client: clientMs(client0) };
-      const groups1 = await groups();
-      const rows = (await sql.query(
-        `select extract(epoch from s.received_at) * 1000 as received, extract(epoch from r.attached_at) * 1000 as attached
+      const costs = await cost();
+      const groups1 = await stagingGroups(base);
+      const rows = (
+        await sql.query(
+          `select extract(epoch from s.received_at) * 1000 as received, extract(epoch from r.attached_at) * 1000 as attached
          from intake_records r join intake_staging s on s.id = r.id join invoices i on i.id = r.invoice_id
-         where r.status = 'attached' and i.invoice_number = any($1)`, [Array.from({ length: FILES }, (_, i) => `BENCH-${first + i}`)])).rows;
+         where r.status = 'attached' and i.invoice_number = any($1)`,
+          [Array.from({ length: FILES }, (_, i) => `BENCH-${first + i}`)],
+        )
+      ).rows;
       if (rows.length !== FILES) throw new Error(`expected ${FILES} attached, found ${rows.length}`);
       const lastAttached = Math.max(...rows.map((r) => Number(r.attached)));
       return {
@@ -171,6 +196,7 @@ async function main() {
         uploadedMs,
         latencies: rows.map((r) => Number(r.attached) - Number(r.received)).sort((a, b) => a - b),
         cpu: used,
+        costs,
         groups: { count: groups1.count - groups0.count, files: groups1.files - groups0.files },
       };
     };
@@ -196,25 +222,29 @@ async function main() {
       if (r % 2 === 0) floods.push(await runImports(r * FILES, 0)), leans.push(await runLean(r));
       else leans.push(await runLean(r)), floods.push(await runImports(r * FILES, 0));
       // CPU a file of every round, not only the median's: the figure to compare A/B runs by on a loaded machine
-      const cpuOf = (x: { service: number; pg: number }) => `${((x.service + x.pg) / FILES).toFixed(1)} (${(x.service / FILES).toFixed(1)} + ${(x.pg / FILES).toFixed(1)})`;
-      console.log(`round ${r + 1}: imports ${floods[r].rate.toFixed(1)} attached/s, reference ${leans[r].rate.toFixed(1)} done/s, ratio ${(floods[r].rate / leans[r].rate).toFixed(2)}; CPU a file ${cpuOf(floods[r].cpu)} against ${cpuOf(leans[r].cpu)} ms; load ${os.loadavg()[0].toFixed(1)}`);
+      const cpuOf = (x: { service: number; pg: number }) =>
+        `${((x.service + x.pg) / FILES).toFixed(1)} (${(x.service / FILES).toFixed(1)} + ${(x.pg / FILES).toFixed(1)})`;
+      console.log(
+        `round ${r + 1}: imports ${floods[r].rate.toFixed(1)} attached/s, reference ${leans[r].rate.toFixed(1)} done/s, ratio ${(floods[r].rate / leans[r].rate).toFixed(2)}; CPU a file ${cpuOf(floods[r].cpu)} against ${cpuOf(leans[r].cpu)} ms; load ${os.loadavg()[0].toFixed(1)}`,
+      );
     }
     leanPost.close();
-    // the median round of each side (the lower middle one when the rounds are even)
-    const mid = <T extends { rate: number }>(xs: T[]) => [...xs].sort((a, b) => a.rate - b.rate)[Math.floor((xs.length - 1) / 2)];
-    const flood = mid(floods);
-    const leanMedian = mid(leans);
-    const leanRate = leanMedian.rate;
     const paced = RATE > 0 ? await runImports(FILES * ROUNDS, RATE) : undefined;
-    const check = (await sql.query(`select count(*)::int as n from documents d join invoices i on i.id = d.invoice_id where i.invoice_number like 'BENCH-%' and d.deleted_at is null and d.source = 'http'`)).rows[0].n;
+    const check = (
+      await sql.query(
+        `select count(*)::int as n from documents d join invoices i on i.id = d.invoice_id where i.invoice_number like 'BENCH-%' and d.deleted_at is null and d.source = 'http'`,
+      )
+    ).rows[0].n;
     const imported = FILES * (ROUNDS + (paced ? 1 : 0));
     if (check !== imported) throw new Error(`expected ${imported} documents from imports, found ${check}`);
 
     // 2. the same files straight to POST /v2/documents, full speed
     const docLat: number[] = [];
     const docBodies = contents.map((content, i) =>
-      Buffer.from(JSON.stringify({ Invoice: docInvoices[i], Filename: `BENCH-${DOCS + i}.pdf`, Mediatype: 'application/pdf', Content: content })));
+      Buffer.from(JSON.stringify({ Invoice: docInvoices[i], Filename: `BENCH-${DOCS + i}.pdf`, Mediatype: 'application/pdf', Content: content })),
+    );
     const docMeter = meter();
+    const docCost = await storeMeter(sql, store);
     const docClient0 = process.cpuUsage();
     const t1 = Date.now();
     await pool(FILES, CONCURRENCY, async (i) => {
@@ -225,43 +255,23 @@ async function main() {
     const docSeconds = (Date.now() - t1) / 1000;
     post.close();
     const docCpu = { ...(await docMeter()), client: clientMs(docClient0) };
+    const docCosts = await docCost();
     docLat.sort((a, b) => a - b);
 
     // 3. what PostgreSQL alone takes to store the same files, the floor of staging them there
-    const floor = await storeInPostgres(db.url, contents.map((c) => Buffer.from(c, 'base64')), 8);
+    const floor = await storeInPostgres(
+      db.url,
+      contents.map((c) => Buffer.from(c, 'base64')),
+      8,
+    );
 
-    const docRate = FILES / docSeconds;
-    const latency = (l: number[]) => `p50 ${ms(pct(l, 50))}, p99 ${ms(pct(l, 99))}, max ${ms(l[l.length - 1])}`;
-    const perFile = (x: { service: number; pg: number }) => `${((x.service + x.pg) / FILES).toFixed(1)} ms (service ${(x.service / FILES).toFixed(1)}, PostgreSQL ${(x.pg / FILES).toFixed(1)})`;
-    console.log(`intake benchmark: ${FILES} PDFs of ${size} bytes, ${CONCURRENCY} concurrent clients, worker concurrency ${values['worker-concurrency']}, PostgreSQL, ${os.cpus().length} CPUs`);
-    console.log(`POST /v2/imports -> attached, full speed : ${flood.rate.toFixed(1)} files/s median of ${ROUNDS} rounds (${floods.map((f) => f.rate.toFixed(1)).join(', ')}; median round ${flood.seconds.toFixed(2)} s, uploads done in ${(flood.uploadedMs / 1000).toFixed(2)} s)`);
-    console.log(`  received -> attached                 : ${latency(flood.latencies)} (files wait in the queue while uploads outrun the workers)`);
-    if (paced) {
-      console.log(`POST /v2/imports -> attached, paced at ${RATE}/s : ${paced.rate.toFixed(1)} files/s (${paced.seconds.toFixed(2)} s)`);
-      console.log(`  received -> attached                 : ${latency(paced.latencies)}`);
-    }
-    console.log(`reference (bare Fastify, lean), done    : ${leanRate.toFixed(1)} files/s median (${leans.map((l) => l.rate.toFixed(1)).join(', ')})`);
-    console.log(`ratio imports / reference               : ${(flood.rate / leanRate).toFixed(2)} (rounds ${floods.map((f, r) => (f.rate / leans[r].rate).toFixed(2)).join(', ')}; target >= ${RATIO_TARGET}: ${flood.rate / leanRate >= RATIO_TARGET ? 'met' : 'MISSED'})`);
-    console.log(`POST /v2/documents (direct), full speed : ${docRate.toFixed(1)} files/s (${docSeconds.toFixed(2)} s), request p50 ${ms(pct(docLat, 50))}, p99 ${ms(pct(docLat, 99))}`);
-    console.log(`ratio imports / documents (full speed)  : ${(flood.rate / docRate).toFixed(2)}`);
-    console.log(`PostgreSQL alone, same files            : ${floor.perSecond.toFixed(1)} inserts/s with 8 connections, ${floor.pgMsPerFile.toFixed(1)} ms of PostgreSQL CPU each (the floor of staging in the database); ratio imports / that ${(flood.rate / floor.perSecond).toFixed(2)}`);
-    console.log(`target >= ${TARGET} files/s imported         : ${flood.rate >= TARGET ? 'met' : 'MISSED'} at full speed${paced ? `, ${paced.rate >= TARGET ? 'met' : 'MISSED'} paced` : ''}`);
-    console.log(`client CPU (this process)               : ${share(flood.cpu.client, flood.seconds)} at full speed, ${share(leanMedian.cpu.client, FILES / leanMedian.rate)} reference${paced ? `, ${share(paced.cpu.client, paced.seconds)} paced` : ''}, ${share(docCpu.client, docSeconds)} documents`);
-    console.log(`CPU per file, imports at full speed     : ${perFile(flood.cpu)}`);
-    console.log(`CPU per file, reference (median round)  : ${perFile(leanMedian.cpu)}`);
-    if (paced) console.log(`CPU per file, imports paced            : ${perFile(paced.cpu)}`);
-    const grouped = (g: { count: number; files: number }) => (g.count ? `${g.count} staging statements for ${g.files} files (${(g.files / g.count).toFixed(1)} a group)` : 'no group commit');
-    console.log(`staging groups (intake_staging_batch_size): full speed ${grouped(flood.groups)}${paced ? `, paced ${grouped(paced.groups)}` : ''}`);
-    console.log(`CPU per file, documents                 : ${perFile(docCpu)}`);
-    // the machine's CPUs divided by all the CPU a file takes (client included): the rate a run that saturates them cannot pass
-    const ceiling = (x: { service: number; pg: number; client: number }) => (os.cpus().length * 1000 * FILES) / (x.service + x.pg + x.client);
-    console.log(`CPU-bound ceiling                       : imports ${ceiling(flood.cpu).toFixed(0)} files/s, reference ${ceiling(leanMedian.cpu).toFixed(0)} files/s on ${os.cpus().length} CPUs (ratio ${(ceiling(flood.cpu) / ceiling(leanMedian.cpu)).toFixed(2)})`);
-    console.log(`machine load average                    : ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
+    printIntakeReport(SETTINGS, { floods, leans, paced, docSeconds, docLat, docCpu, docCosts, floor, size, store: store.kind, postgres: pgs.what });
   } finally {
     await Promise.all([sql.end(), leanSql.end()].map((p) => p.catch(() => {})));
     await Promise.all([stopChild(service), stopChild(lean.proc)]);
     await Promise.all([db.drop(), leanDb.drop()]);
-    await redis.stop();
+    await Promise.all([redis.stop(), store.stop()]);
+    await pgs.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -18,4 +18,12 @@ app.post<{ Body: { Filename: string; Content: string } }>('/imports', async (req
 
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 console.log(new URL(address).port);
-for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => void app.close().then(() => intake.close()).finally(() => process.exit(0)));
+for (const sig of ['SIGTERM', 'SIGINT'] as const)
+  process.on(
+    sig,
+    () =>
+      void app
+        .close()
+        .then(() => intake.close())
+        .finally(() => process.exit(0)),
+  );

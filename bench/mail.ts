@@ -23,7 +23,7 @@ import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
-import { apiCaller, benchPdf, buildService, cpuMs, ms, pct, waitUntilReady, runBench, stopChild } from './bench-kit.ts';
+import { apiCaller, benchPdf, benchServiceEnv, buildService, cpuMs, ms, pct, runBench, stopChild, waitUntilReady } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -37,9 +37,6 @@ const { values } = parseArgs({
 const N = Number(values.messages);
 const SIZE = Number(values.size);
 const RATE = Number(values.rate);
-
-
-
 
 /** Every process below `root` (Dovecot's imap and auth processes). */
 function descendants(root: number): number[] {
@@ -55,7 +52,11 @@ function descendants(root: number): number[] {
   }
   const out: number[] = [];
   for (const pid of parent.keys()) {
-    for (let p = parent.get(pid); p; p = parent.get(p)) if (p === root) { out.push(pid); break; }
+    for (let p = parent.get(pid); p; p = parent.get(p))
+      if (p === root) {
+        out.push(pid);
+        break;
+      }
   }
   return out;
 }
@@ -68,14 +69,20 @@ async function main() {
   const adminToken = `adm_${randomToken(24)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-mail-'));
   const env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
-    REDIS_PREFIX: 'iibench', ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000',
-    INTAKE_CONCURRENCY: values['worker-concurrency']!, IMAP_URL: dovecot.url('INBOX'), MAIL_IDLE_DELAY_MS: '100',
+    ...benchServiceEnv({ port, databaseUrl: db.url, redisUrl: redis.url, adminToken, dataDir }),
+    INTAKE_CONCURRENCY: values['worker-concurrency']!,
+    IMAP_URL: dovecot.url('INBOX'),
+    MAIL_IDLE_DELAY_MS: '100',
   };
   const main = buildService();
   const start = (roles: string) => spawn(process.execPath, main, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, ROLES: roles } });
   const services = values.split ? [start('api,worker'), start('mail')] : [start('api,worker,mail')];
-  console.log(`service: ${values.split ? 'two processes, ROLES=api,worker and ROLES=mail' : 'one process, ROLES=api,worker,mail'}; load average before: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `service: ${values.split ? 'two processes, ROLES=api,worker and ROLES=mail' : 'one process, ROLES=api,worker,mail'}; load average before: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const sql = new pg.Client({ connectionString: db.url });
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -87,18 +94,39 @@ async function main() {
     const customer = await call('POST', '/v2/customers', key, { customerCode: 'BENCH', name: 'Bench BV' });
     const numbers = Array.from({ length: 2 * N }, (_, i) => `MB-${i}`);
     let next = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < numbers.length) {
-        const n = numbers[next++];
-        await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: n, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < numbers.length) {
+          const n = numbers[next++];
+          await call('POST', '/v2/invoices', key, {
+            customer: customer.id,
+            invoiceNumber: n,
+            invoiceDate: '01-02-2026',
+            invoiceDuedate: '01-03-2026',
+            invoiceTotal: '10.00',
+          });
+        }
+      }),
+    );
     const pdf = await benchPdf(SIZE);
     const compose = (n: string) =>
-      new MailComposer({ from: 'billing@supplier.example', to, subject: `Invoice ${n}`, text: 'Invoice attached.', attachments: [{ filename: `${n}.pdf`, content: pdf }] }).compile().build();
+      new MailComposer({
+        from: 'billing@supplier.example',
+        to,
+        subject: `Invoice ${n}`,
+        text: 'Invoice attached.',
+        attachments: [{ filename: `${n}.pdf`, content: pdf }],
+      })
+        .compile()
+        .build();
     await sql.connect();
     const attached = async (prefix: string) =>
-      (await sql.query(`select count(*)::int as n from intake_records r join intake_staging s on s.id = r.id where r.status = 'attached' and s.filename like $1`, [`${prefix}%`])).rows[0].n as number;
+      (
+        await sql.query(
+          `select count(*)::int as n from intake_records r join intake_staging s on s.id = r.id where r.status = 'attached' and s.filename like $1`,
+          [`${prefix}%`],
+        )
+      ).rows[0].n as number;
     const failed = async () => (await sql.query(`select count(*)::int as n from intake_records where status = 'failed'`)).rows[0].n as number;
     const waitAll = async (prefix: string, count: number) => {
       for (;;) {
@@ -113,14 +141,20 @@ async function main() {
     // database, Dovecot, the private Redis), sampled every 200 ms so processes that end mid-phase
     // still count: a figure the other load on a shared machine distorts less than msgs/s
     const dbName = new URL(db.url).pathname.slice(1);
-    const redisPid = Number(/process_id:(\d+)/.exec(await new Promise<string>((resolve) => {
-      const r = spawn('redis-cli', ['-u', redis.url, 'info', 'server']);
-      let out = '';
-      r.stdout.on('data', (d) => (out += d));
-      r.on('close', () => resolve(out));
-    }))?.[1] ?? 0);
+    const redisPid = Number(
+      /process_id:(\d+)/.exec(
+        await new Promise<string>((resolve) => {
+          const r = spawn('redis-cli', ['-u', redis.url, 'info', 'server']);
+          let out = '';
+          r.stdout.on('data', (d) => (out += d));
+          r.on('close', () => resolve(out));
+        }),
+      )?.[1] ?? 0,
+    );
     const pids = async () => {
-      const pg = (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid as number);
+      const pg = (await sql.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map(
+        (r) => r.pid as number,
+      );
       const service = values.split ? { 'api+worker': [services[0].pid!], mail: [services[1].pid!] } : { service: [services[0].pid!] };
       return { ...service, pg, dovecot: [dovecot.pid, ...descendants(dovecot.pid)], redis: redisPid ? [redisPid] : [] };
     };
@@ -146,7 +180,9 @@ async function main() {
         const by: Record<string, number> = {};
         for (const [pid, { group, v }] of last) by[group] = (by[group] ?? 0) + v - (first.get(pid) ?? 0);
         const total = Object.values(by).reduce((a, b) => a + b, 0);
-        const parts = Object.entries(by).map(([g, v]) => `${g} ${(v / count).toFixed(1)}`).join(', ');
+        const parts = Object.entries(by)
+          .map(([g, v]) => `${g} ${(v / count).toFixed(1)}`)
+          .join(', ');
         return `${(total / count).toFixed(1)} ms (${parts}): on ${os.cpus().length} idle cores about ${((os.cpus().length * 1000) / (total / count)).toFixed(0)} msgs/s`;
       };
     };
@@ -185,18 +221,31 @@ async function main() {
     const appendedIn = Date.now() - start;
     const end = await waitAll('MB-', 2 * N);
     const liveCpu = await liveMeter(N);
-    const rows = (await sql.query(`select s.filename, r.attached_at from intake_records r join intake_staging s on s.id = r.id where s.filename = any($1::text[])`, [[...deliveredAt.keys()]])).rows;
+    const rows = (
+      await sql.query(`select s.filename, r.attached_at from intake_records r join intake_staging s on s.id = r.id where s.filename = any($1::text[])`, [
+        [...deliveredAt.keys()],
+      ])
+    ).rows;
     const lat = rows.map((r) => new Date(r.attached_at).getTime() - deliveredAt.get(r.filename)!).sort((a, b) => a - b);
-    const stagedRows = (await sql.query(`select s.filename, s.received_at from intake_staging s where s.filename = any($1::text[])`, [[...deliveredAt.keys()]])).rows;
+    const stagedRows = (await sql.query(`select s.filename, s.received_at from intake_staging s where s.filename = any($1::text[])`, [[...deliveredAt.keys()]]))
+      .rows;
     const staged = stagedRows.map((r) => new Date(r.received_at).getTime() - deliveredAt.get(r.filename)!).sort((a, b) => a - b);
-    console.log(`live (IDLE, ${RATE} msgs/s offered, delivered in ${ms(appendedIn)}): ${N} messages attached in ${ms(end - start)}: ${(N / ((end - start) / 1000)).toFixed(1)} msgs/s`);
+    console.log(
+      `live (IDLE, ${RATE} msgs/s offered, delivered in ${ms(appendedIn)}): ${N} messages attached in ${ms(end - start)}: ${(N / ((end - start) / 1000)).toFixed(1)} msgs/s`,
+    );
     console.log(`  new mail -> staged:   p50 ${ms(pct(staged, 50))}, p90 ${ms(pct(staged, 90))}, p99 ${ms(pct(staged, 99))}`);
     console.log(`  new mail -> attached: p50 ${ms(pct(lat, 50))}, p90 ${ms(pct(lat, 90))}, p99 ${ms(pct(lat, 99))}, max ${ms(lat[lat.length - 1])}`);
     console.log(`  CPU per message: ${liveCpu}`);
-    const dup = (await sql.query(`select count(*)::int as n from (select s.filename from intake_staging s group by s.filename having count(*) > 1) d`)).rows[0].n;
+    const dup = (await sql.query(`select count(*)::int as n from (select s.filename from intake_staging s group by s.filename having count(*) > 1) d`)).rows[0]
+      .n;
     const left = await dovecot.count('INBOX');
     console.log(`  checks: duplicate files ${dup}, messages left in INBOX ${left}, in Processed ${await dovecot.count('Processed')}`);
-    console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `load average after: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
     console.log(`targets: >= 50 msgs/s ${backlogRate >= 50 ? 'met' : 'MISSED'} (backlog), p50 < 1 s ${pct(lat, 50) < 1000 ? 'met' : 'MISSED'} (live)`);
   } finally {
     await sql.end().catch(() => {});

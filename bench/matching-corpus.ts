@@ -20,7 +20,6 @@
 // hold the same invoices: one per number of the corpus, plus short numbers that accounting systems
 // really use (2024, 0815, ...), so that names full of counters and dates meet numbers they could be
 // mistaken for.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +35,9 @@ import { spawnService } from '../testkit/service-process.ts';
 import { pollFor } from '../testkit/wait.ts';
 import { apiCaller, pool, runBench, waitUntilReady } from './bench-kit.ts';
 import { LIBRARY_MESSAGE, readSharedCorpora, type CorpusFile } from './corpus-expected.ts';
+import { asFile, counterName, DISTRACTORS, exactName, meaninglessNames } from './corpus-names.ts';
+import { tallyVerdicts, type Account, type Case, type Channel, type Upload } from './corpus-verdicts.ts';
+import { selfSignedCert } from './self-signed.ts';
 
 const { values } = parseArgs({
   options: {
@@ -54,42 +56,6 @@ for (const c of CHANNELS) if (c !== 'http' && c !== 'ftp') throw new Error(`unkn
 const WAIT_MS = Number(values['wait-ms']);
 const CONCURRENCY = Number(values.concurrency);
 
-/** Short numbers real accounting systems use, and numbers that names of the issue point at. */
-const DISTRACTORS = ['2024', '0815', '000123', '0001', '0123', 'INV-000123', 'RE/2024/0816'];
-
-type Channel = 'http' | 'ftp';
-type Case = 'meaningless' | 'conflict';
-interface Account { key: string; ftpUsername: string; invoiceOf: Map<string, string>; numberOf: Map<string, string> }
-interface Upload { file: CorpusFile; channel: Channel; case: Case; acct: Account; name: string; nameInvoice?: string; id?: string; record?: any }
-
-/** The names of file-names.tsv that are no evidence for any invoice of the account, as PDFs. */
-function meaninglessNames(file: string): string[] {
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'))
-    .filter(([, , meaningless]) => meaningless === 'yes').map(([name]) => (/\.pdf$/i.test(name) ? name : `${name.replace(/\.[^.]+$/, '')}.pdf`));
-}
-
-/** Names for the i-th file once the real ones are used up: scanner and camera counters, dates, words. */
-function counterName(i: number): string {
-  const n = i + 1;
-  const pad = (v: number, w: number) => String(v).padStart(w, '0');
-  const day = new Date(Date.UTC(2024, 10, 1 + (n % 28)));
-  const date = day.toISOString().slice(0, 10);
-  const words = ['Rechnung', 'Beleg', 'Dokument', 'facture', 'invoice', 'Scan', 'Kopie', 'signed'];
-  switch (n % 6) {
-    case 0: return `scan_${pad(n, 4)}.pdf`;
-    case 1: return `IMG_${pad(n, 4)}.pdf`;
-    case 2: return `DSC${pad(n, 5)}.pdf`;
-    case 3: return `Scan ${date} ${pad(8 + (n % 10), 2)}.${pad(n % 60, 2)}.pdf`;
-    case 4: return `${date}.pdf`;
-    default: return `${words[n % words.length]} ${words[(n * 3 + 1) % words.length]}.pdf`;
-  }
-}
-
-/** A name the FTP server can store as one file: the number, or the invoice id when the number has a slash. */
-/** An XML e-invoice of the corpus keeps its kind of name: `<name>.xml` (FTP takes no other name for it). */
-const asFile = (file: CorpusFile, name: string) => (/\.xml$/i.test(file.file) ? name.replace(/\.pdf$/i, '.xml') : name);
-const exactName = (number: string, id: string) => (/[/\\]/.test(number) || number.startsWith('.') ? `${id}.pdf` : `${number}.pdf`);
-
 const key = (c: string, channel: string, name: string, sha256: string) => `${c}|${channel}|${name.normalize('NFC')}|${sha256}`;
 
 runBench(async () => {
@@ -97,16 +63,26 @@ runBench(async () => {
   const redis = await startPrivateRedis();
   const pgdb = await createPgDatabase();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-corpus-'));
-  const cert = path.join(work, 'cert.pem');
-  const tlsKey = path.join(work, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', tlsKey, '-out', cert, '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  const { cert, key: tlsKey } = selfSignedCert(work);
   const [port, ftpPort] = [await freePort(), await freePort()];
   const pasv = 30_000 + Math.floor(Math.random() * 20_000);
   const adminToken = `adm_${randomToken(24)}`;
   const service = spawnService(['api', 'worker', 'ftp'], {
-    PORT: String(port), FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv}-${pasv + 49}`,
-    TLS_CERT: cert, TLS_KEY: tlsKey, DATABASE_URL: pgdb.url, REDIS_URL: redis.url, REDIS_PREFIX: `iicorpus${randomToken(6)}`,
-    ADMIN_TOKEN: adminToken, DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000', HOME: process.env.HOME ?? '/tmp',
+    PORT: String(port),
+    FTP_PORT: String(ftpPort),
+    FTP_HOST: '127.0.0.1',
+    FTP_PASV_URL: '127.0.0.1',
+    FTP_PASV_RANGE: `${pasv}-${pasv + 49}`,
+    TLS_CERT: cert,
+    TLS_KEY: tlsKey,
+    DATABASE_URL: pgdb.url,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: `iicorpus${randomToken(6)}`,
+    ADMIN_TOKEN: adminToken,
+    DATA_DIR: path.join(work, 'data'),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: '1000000',
+    HOME: process.env.HOME ?? '/tmp',
   });
   process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'; // the API serves HTTPS with the self-signed certificate
   const base = `https://127.0.0.1:${port}`;
@@ -129,7 +105,13 @@ runBench(async () => {
       const customer = await call('POST', '/v2/customers', acct.key, { customerCode: 'CORPUS-1', name: 'Corpus GmbH' });
       await pool(numbers.length, 8, async (i) => {
         try {
-          const inv = await call('POST', '/v2/invoices', acct.key, { customer: customer.id, invoiceNumber: numbers[i], invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: totalOf.get(numbers[i]) ?? '100.00' });
+          const inv = await call('POST', '/v2/invoices', acct.key, {
+            customer: customer.id,
+            invoiceNumber: numbers[i],
+            invoiceDate: '01-02-2026',
+            invoiceDuedate: '01-03-2026',
+            invoiceTotal: totalOf.get(numbers[i]) ?? '100.00',
+          });
           acct.invoiceOf.set(numbers[i], inv.id);
           acct.numberOf.set(inv.id, numbers[i]);
         } catch (e) {
@@ -165,20 +147,31 @@ runBench(async () => {
     for (const acct of Object.values(accounts)) {
       const ftp = uploads.filter((u) => u.channel === 'ftp' && u.acct === acct);
       if (!ftp.length) continue;
-      const clients = await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-        const c = new Client(30_000);
-        await c.access({ host: '127.0.0.1', port: ftpPort, user: acct.ftpUsername, password: acct.key, secure: true, secureOptions: { rejectUnauthorized: false } });
-        return c;
-      }));
+      const clients = await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          const c = new Client(30_000);
+          await c.access({
+            host: '127.0.0.1',
+            port: ftpPort,
+            user: acct.ftpUsername,
+            password: acct.key,
+            secure: true,
+            secureOptions: { rejectUnauthorized: false },
+          });
+          return c;
+        }),
+      );
       let next = 0;
-      await Promise.all(clients.map(async (c) => {
-        while (next < ftp.length) {
-          const u = ftp[next++];
-          // the 226 names the import record; when it does not, the record is found by name and bytes below
-          u.id = /\b(imp_[A-Za-z0-9]+)/.exec((await c.uploadFrom(Readable.from([u.file.bytes]), u.name)).message)?.[1];
-        }
-        c.close();
-      }));
+      await Promise.all(
+        clients.map(async (c) => {
+          while (next < ftp.length) {
+            const u = ftp[next++];
+            // the 226 names the import record; when it does not, the record is found by name and bytes below
+            u.id = /\b(imp_[A-Za-z0-9]+)/.exec((await c.uploadFrom(Readable.from([u.file.bytes]), u.name)).message)?.[1];
+          }
+          c.close();
+        }),
+      );
     }
     const uploadSeconds = (Date.now() - t0) / 1000;
 
@@ -204,66 +197,37 @@ runBench(async () => {
     const seconds = (Date.now() - t0) / 1000;
 
     // the verdicts
-    type Verdict = 'right' | 'wrong' | 'refused' | 'waiting' | 'unrefused';
-    const verdict = (u: Upload): Verdict => {
-      const r = u.record;
-      if (!r || r.status === 'received' || r.status === 'waiting') return 'waiting';
-      if (r.status !== 'attached') return 'refused';
-      const own = u.file.expected ? u.acct.invoiceOf.get(u.file.expected) : undefined;
-      if (u.case === 'meaningless') return r.invoice === own && own ? 'right' : 'wrong';
-      // conflict: the name is another invoice's exact number or id
-      if (own) return r.invoice === own ? 'unrefused' : 'wrong'; // name and XML disagree: refused is expected
-      // no readable invoice number inside: the name is the only evidence, unless the file is no PDF at all
-      return r.invoice === u.nameInvoice && u.file.attachable ? 'right' : 'wrong';
-    };
     const withNumber = corpus.filter((f) => f.expected && accounts.conflict.invoiceOf.has(f.expected)).length;
     const kinds = [...corpus.reduce((m, f) => m.set(f.kind, (m.get(f.kind) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${n} ${k}`).join(', ');
-    console.log(`matching corpus: ${corpus.length} files (${kinds}) from ${values.corpus} (${withNumber} with a readable invoice number of the account, ${corpus.filter((f) => Number(f.total) < 0).length} with a negative total), `
-      + `accounts of ${accounts.conflict.invoiceOf.size} invoices (${DISTRACTORS.length} short or separator distractors), channels ${CHANNELS.join(', ')}, ${os.cpus().length} CPUs`);
+    console.log(
+      `matching corpus: ${corpus.length} files (${kinds}) from ${values.corpus} (${withNumber} with a readable invoice number of the account, ${corpus.filter((f) => Number(f.total) < 0).length} with a negative total), ` +
+        `accounts of ${accounts.conflict.invoiceOf.size} invoices (${DISTRACTORS.length} short or separator distractors), channels ${CHANNELS.join(', ')}, ${os.cpus().length} CPUs`,
+    );
     if (refusedNumbers.size) console.log(`invoice numbers the API refused (their files count as having none): ${[...refusedNumbers].join('; ')}`);
     console.log('\nchannel  names         files  right  wrong  refused  waiting  unrefused   not to attach');
-    const wrong: string[] = [];
-    const missed: string[] = [];
-    let wrongCount = 0;
-    for (const channel of CHANNELS) {
-      for (const c of ['meaningless', 'conflict'] as Case[]) {
-        const rows = uploads.filter((u) => u.channel === channel && u.case === c);
-        const count: Record<Verdict, number> = { right: 0, wrong: 0, refused: 0, waiting: 0, unrefused: 0 };
-        for (const u of rows) {
-          const v = verdict(u);
-          count[v]++;
-          if (v === 'wrong' || v === 'unrefused') {
-            const to = u.record.invoice as string;
-            wrong.push(`  ${v === 'wrong' ? 'WRONG    ' : 'unrefused'} ${channel} ${c} "${u.name}" (${u.file.file}, XML number ${u.file.expected ?? 'none'}) -> ${u.acct.numberOf.get(to) ?? to} by ${u.record.matchedBy}`);
-          }
-        }
-        // meaningless names: a readable number that did not attach; conflicts: a file without one that did not attach by its name
-        const shouldHave = (x: Upload) => (x.case === 'meaningless' ? Boolean(x.file.expected && x.acct.invoiceOf.has(x.file.expected)) && !otherTotal(x.file) : !x.file.expected && x.file.attachable);
-        for (const u of rows.filter((x) => shouldHave(x) && x.record?.status !== 'attached')) {
-          missed.push(`  ${channel} ${c} "${u.name}" (${u.file.file}, XML number ${u.file.expected ?? 'none'}, ${u.file.kind}): ${u.record?.status ?? 'no record'}, ${String(u.record?.reason ?? '').slice(0, 140)}`);
-        }
-        wrongCount += count.wrong;
-        // files whose right outcome is not being attached: no readable number (meaningless names), name and XML disagreeing (conflict)
-        const notToAttach = rows.filter((u) => (c === 'meaningless' ? !(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || otherTotal(u.file) : Boolean(u.file.expected && u.acct.invoiceOf.has(u.file.expected)) || !u.file.attachable)).length;
-        const unref = c === 'conflict' ? String(count.unrefused) : '-';
-        console.log(`${channel.padEnd(8)} ${c.padEnd(12)} ${String(rows.length).padStart(6)} ${String(count.right).padStart(6)} ${String(count.wrong).padStart(6)} ${String(count.refused).padStart(8)} ${String(count.waiting).padStart(8)} ${unref.padStart(10)} ${String(notToAttach).padStart(15)}`);
-        // which evidence attached them (docs/matching.md): the kinds the corpus exercises
-        const by = new Map<string, number>();
-        for (const u of rows) if (u.record?.status === 'attached') by.set(u.record.matchedBy, (by.get(u.record.matchedBy) ?? 0) + 1);
-        if (by.size) console.log(`${' '.repeat(22)}attached by: ${[...by].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ')}`);
-      }
-    }
-    console.log('\nright: attached to the invoice the file belongs to (meaningless names: its XML\'s number; conflict names: the name\'s invoice when the file holds no readable number).');
-    console.log('wrong: attached to any other invoice. refused: failed with a reason. waiting: not settled ' + `${WAIT_MS / 1000} s after the last upload.`);
-    console.log('unrefused: name and XML point at different invoices and the file was attached to its XML\'s invoice instead of refused.');
-    console.log('not to attach: files of the row whose expected outcome is refused or waiting (no readable number; name and XML disagreeing; an e-invoice total that is not its invoice\'s).');
+    const { wrong, missed, wrongCount } = tallyVerdicts(uploads, CHANNELS, otherTotal);
+    console.log(
+      "\nright: attached to the invoice the file belongs to (meaningless names: its XML's number; conflict names: the name's invoice when the file holds no readable number).",
+    );
+    console.log(`wrong: attached to any other invoice. refused: failed with a reason. waiting: not settled ${WAIT_MS / 1000} s after the last upload.`);
+    console.log("unrefused: name and XML point at different invoices and the file was attached to its XML's invoice instead of refused.");
+    console.log(
+      "not to attach: files of the row whose expected outcome is refused or waiting (no readable number; name and XML disagreeing; an e-invoice total that is not its invoice's).",
+    );
     if (wrong.length) console.log(`\nwrong and unrefused:\n${wrong.join('\n')}`);
-    if (missed.length) console.log(`\nnot attached although they should be (meaningless: by the invoice their XML names; conflict: by their exact name, having no invoice number inside):\n${missed.join('\n')}`);
+    if (missed.length)
+      console.log(
+        `\nnot attached although they should be (meaningless: by the invoice their XML names; conflict: by their exact name, having no invoice number inside):\n${missed.join('\n')}`,
+      );
     const cpu = (clientCpu.user + clientCpu.system) / 1000;
-    console.log(`\n${uploads.length} uploads in ${uploadSeconds.toFixed(1)} s, settled or bounded after ${seconds.toFixed(1)} s; client CPU (this process) ${(cpu / 1000).toFixed(1)} s, `
-      + `${((100 * cpu) / (seconds * 1000 * os.cpus().length)).toFixed(1)} % of the machine`);
+    console.log(
+      `\n${uploads.length} uploads in ${uploadSeconds.toFixed(1)} s, settled or bounded after ${seconds.toFixed(1)} s; client CPU (this process) ${(cpu / 1000).toFixed(1)} s, ` +
+        `${((100 * cpu) / (seconds * 1000 * os.cpus().length)).toFixed(1)} % of the machine`,
+    );
     // a reason is for people: a library's message in one is a failure of its own
-    const leaked = uploads.filter((u) => u.record?.reason && LIBRARY_MESSAGE.test(u.record.reason)).map((u) => `  ${u.channel} "${u.name}" (${u.file.file}): ${u.record.reason}`);
+    const leaked = uploads
+      .filter((u) => u.record?.reason && LIBRARY_MESSAGE.test(u.record.reason))
+      .map((u) => `  ${u.channel} "${u.name}" (${u.file.file}): ${u.record.reason}`);
     if (leaked.length) console.log(`\nreasons holding a library's message:\n${[...new Set(leaked)].join('\n')}`);
     console.log(`\nverdict: ${wrongCount} wrong, ${missed.length} not attached although they should be, ${leaked.length} reasons with a library's message`);
     if (wrongCount > 0 || missed.length > 0 || leaked.length > 0) process.exitCode = 1;

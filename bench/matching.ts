@@ -31,7 +31,12 @@ const number = (i: number) => `2026-${String(i).padStart(7, '0')}`;
 
 runBench(async () => {
   const pgdb = await createPgDatabase();
-  const config = loadConfig({ DATABASE_URL: pgdb.url, REDIS_PREFIX: `iibench${randomToken(6)}`, DATA_DIR: path.join(os.tmpdir(), `ii-bench-${randomToken(6)}`), LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    DATABASE_URL: pgdb.url,
+    REDIS_PREFIX: `iibench${randomToken(6)}`,
+    DATA_DIR: path.join(os.tmpdir(), `ii-bench-${randomToken(6)}`),
+    LOG_LEVEL: 'warn',
+  });
   const c = await createContainer(config, createLogger('warn'));
   try {
     const { db } = c;
@@ -60,12 +65,29 @@ runBench(async () => {
       const id = newId('imp');
       const name = normaliseFileName(filename);
       await c.intakeRepos.intake.insert(db, scope, {
-        id, channel: 'http', sender: 'bench', filename, size: pdf.length, sha256, content: pdf, traceId: null, status: 'received',
-        matchName: name.ok ? name.matchName : null, reason: null, subject: null,
+        id,
+        channel: 'http',
+        sender: 'bench',
+        filename,
+        size: pdf.length,
+        sha256,
+        content: pdf,
+        traceId: null,
+        status: 'received',
+        matchName: name.ok ? name.matchName : null,
+        reason: null,
+        subject: null,
       });
       return { intakeId: id, accountId: scope.accountId, mode: scope.mode };
     };
-    const processor = new IntakeProcessor(db, c.intakeRepos, c.outbox, c.documents, c.invoices, { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true, pdfText: true });
+    const processor = new IntakeProcessor({
+      db,
+      repos: c.intakeRepos,
+      outbox: c.outbox,
+      documents: c.documents,
+      invoices: c.invoices,
+      rules: { windowMs: 3_600_000, einvoice: true, subject: true, nameToken: true, pdfText: true },
+    });
     const pick = () => 1 + Math.floor(Math.random() * INVOICES);
     type Kind = 'exact' | 'token' | 'token-small';
     const timings: Record<Kind, number[]> = { exact: [], token: [], 'token-small': [] };
@@ -96,13 +118,19 @@ runBench(async () => {
       await invoiceRepository.findByNumber(db, big, n);
       lookups.exact.push(performance.now() - t0);
       t0 = performance.now();
-      await invoiceRepository.findNumbers(db, big, tokenCandidates(`Factuur ${number(pick())} getekend`).map((x) => x.text));
+      await invoiceRepository.findNumbers(
+        db,
+        big,
+        tokenCandidates(`Factuur ${number(pick())} getekend`).map((x) => x.text),
+      );
       lookups.token.push(performance.now() - t0);
     }
 
     const row = (label: string, xs: number[]) => {
       const s = [...xs].sort((a, b) => a - b);
-      console.log(`${label.padEnd(48)} n=${String(s.length).padStart(5)}  p50 ${pct(s, 50).toFixed(2).padStart(7)} ms  p99 ${pct(s, 99).toFixed(2).padStart(7)} ms`);
+      console.log(
+        `${label.padEnd(48)} n=${String(s.length).padStart(5)}  p50 ${pct(s, 50).toFixed(2).padStart(7)} ms  p99 ${pct(s, 99).toFixed(2).padStart(7)} ms`,
+      );
       return pct(s, 99);
     };
     console.log(`\nper file (IntakeProcessor.process: load, match, PDF check, attach), ${os.cpus().length} CPUs`);

@@ -6,7 +6,9 @@ import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 16 });
-await pool.query('create table if not exists lean_smtp (id bigserial primary key, mail_from text, rcpt_to text[], raw bytea, received_at timestamptz not null default now())');
+await pool.query(
+  'create table if not exists lean_smtp (id bigserial primary key, mail_from text, rcpt_to text[], raw bytea, received_at timestamptz not null default now())',
+);
 const server = new SMTPServer({
   authOptional: true,
   disabledCommands: ['AUTH', 'STARTTLS'],
@@ -18,7 +20,13 @@ const server = new SMTPServer({
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
       const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-      pool.query('insert into lean_smtp (mail_from, rcpt_to, raw) values ($1, $2, $3)', [from, session.envelope.rcptTo.map((r) => r.address), Buffer.concat(chunks)]).then(() => callback(), callback);
+      pool
+        .query('insert into lean_smtp (mail_from, rcpt_to, raw) values ($1, $2, $3)', [
+          from,
+          session.envelope.rcptTo.map((r) => r.address),
+          Buffer.concat(chunks),
+        ])
+        .then(() => callback(), callback);
     });
   },
 });

@@ -18,7 +18,7 @@ import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
 import { until } from '../testkit/wait.ts';
-import { apiCaller, buildService, cpuMs, pct, pool, waitUntilReady, stopChild } from './bench-kit.ts';
+import { apiCaller, benchServiceEnv, buildService, cpuMs, pct, pool, stopChild, waitUntilReady } from './bench-kit.ts';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' } } });
 const EVENTS = Number(values.events);
@@ -50,7 +50,9 @@ async function paced(n: number, fn: (i: number) => Promise<void>): Promise<void>
 
 const summary = (label: string, lat: number[], cpu: number, seconds: number) => {
   lat.sort((a, b) => a - b);
-  console.log(`${label.padEnd(34)} p50 ${pct(lat, 50).toFixed(1).padStart(6)} ms   p99 ${pct(lat, 99).toFixed(1).padStart(6)} ms   max ${lat[lat.length - 1].toFixed(1).padStart(6)} ms   client CPU ${((cpu / 1000 / seconds) * 100).toFixed(1)} %`);
+  console.log(
+    `${label.padEnd(34)} p50 ${pct(lat, 50).toFixed(1).padStart(6)} ms   p99 ${pct(lat, 99).toFixed(1).padStart(6)} ms   max ${lat[lat.length - 1].toFixed(1).padStart(6)} ms   client CPU ${((cpu / 1000 / seconds) * 100).toFixed(1)} %`,
+  );
 };
 
 async function main() {
@@ -64,8 +66,15 @@ async function main() {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
-      ...process.env, ROLES: 'api,worker', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: 'iibench',
-      ADMIN_TOKEN: adminToken, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-')), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000', WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...benchServiceEnv({
+        port,
+        databaseUrl: db.url,
+        redisUrl: redis.url,
+        adminToken,
+        dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-')),
+      }),
+      ROLES: 'api,worker',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     },
   });
   const base = `http://127.0.0.1:${port}`;
@@ -78,7 +87,15 @@ async function main() {
     const warm = 50;
     const invoices: string[] = [];
     await pool(EVENTS + warm, 16, async (i) => {
-      invoices[i] = (await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: `WH-${i}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' })).id;
+      invoices[i] = (
+        await call('POST', '/v2/invoices', key, {
+          customer: customer.id,
+          invoiceNumber: `WH-${i}`,
+          invoiceDate: '01-02-2026',
+          invoiceDuedate: '01-03-2026',
+          invoiceTotal: '10.00',
+        })
+      ).id;
     });
     const pay = async (i: number) => {
       const p = await call('POST', '/v2/payments', key, { invoice: invoices[i], date: '02-02-2026', amount: '1.00' });
@@ -118,7 +135,12 @@ async function main() {
 
     console.log(`\nWebhook delivery latency, ${EVENTS} events at ${RATE}/s (${os.cpus().length} cores, PostgreSQL, one service process api+worker)`);
     summary('reference: bare POST -> receiver', bare, bareCpu, bareSeconds);
-    summary('change committed -> webhook', changes.map((c) => arrivals.get(c.id)! - c.committed), clientCpu, seconds);
+    summary(
+      'change committed -> webhook',
+      changes.map((c) => arrivals.get(c.id)! - c.committed),
+      clientCpu,
+      seconds,
+    );
     console.log(`service CPU during the webhook run: ${((svcCpu / 1000 / seconds) * 100).toFixed(1)} % of one core (API requests + outbox + delivery)`);
   } finally {
     await stopChild(service);

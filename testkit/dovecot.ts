@@ -53,13 +53,23 @@ export interface Dovecot {
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
     const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 
 async function waitForPort(port: number, child: ChildProcess, logFile: string, timeoutMs = 10_000): Promise<void> {
   // an exited child ends the wait at once
-  if (await pollFor(async () => child.exitCode === null && (await accepts(port)), (open) => open || child.exitCode !== null, { ms: timeoutMs, everyMs: 20 })) return;
+  if (
+    await pollFor(
+      async () => child.exitCode === null && (await accepts(port)),
+      (open) => open || child.exitCode !== null,
+      { ms: timeoutMs, everyMs: 20 },
+    )
+  )
+    return;
   const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-2000) : '';
   throw new Error(`dovecot did not open port ${port} (exit ${child.exitCode}):\n${log}`);
 }
@@ -74,13 +84,17 @@ ssl = no
 disable_plaintext_auth = no
 mail_location = maildir:${dir}/mail/%u
 mail_fsync = never
-${opts.oauth2 ? `auth_mechanisms = plain login ${opts.oauth2.mechanisms.join(' ')}
+${
+  opts.oauth2
+    ? `auth_mechanisms = plain login ${opts.oauth2.mechanisms.join(' ')}
 auth_verbose = yes
 passdb {
   driver = oauth2
   mechanisms = ${opts.oauth2.mechanisms.join(' ')}
   args = ${dir}/oauth2.conf.ext
-}` : ''}
+}`
+    : ''
+}
 ${opts.noIdle ? 'imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT THREAD=REFERENCES MULTIAPPEND UIDPLUS CHILDREN NAMESPACE UNSELECT MOVE' : ''}
 passdb {
   driver = passwd-file
@@ -111,7 +125,10 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
   fs.writeFileSync(path.join(dir, 'passwd'), `${user}:{PLAIN}${password}:65534:65534::${dir}/mail/${user}::\n`);
   const logFile = path.join(dir, 'dovecot.log');
   if (opts.oauth2) {
-    fs.writeFileSync(path.join(dir, 'oauth2.conf.ext'), `introspection_mode = post\nintrospection_url = ${opts.oauth2.introspectionUrl}\nforce_introspection = yes\nusername_attribute = username\nactive_attribute = active\nactive_value = true\n`);
+    fs.writeFileSync(
+      path.join(dir, 'oauth2.conf.ext'),
+      `introspection_mode = post\nintrospection_url = ${opts.oauth2.introspectionUrl}\nforce_introspection = yes\nusername_attribute = username\nactive_attribute = active\nactive_value = true\n`,
+    );
   }
 
   let child: ChildProcess | undefined;
@@ -139,7 +156,7 @@ export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> 
   };
   let shared: ImapFlow | undefined;
   const admin = async () => {
-    if (!shared || !shared.usable) shared = await client();
+    if (!shared?.usable) shared = await client();
     return shared;
   };
   const ensureMailbox = async (c: ImapFlow, mailbox: string) => {

@@ -14,7 +14,7 @@ export interface HttpReply {
   raw: Buffer;
 }
 
-export interface HttpRequestOptions {
+interface HttpRequestOptions {
   /** an API key or the admin token: sent as `Authorization: Bearer ...` */
   key?: string;
   /** sent as JSON (a string as it is) */

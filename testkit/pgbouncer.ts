@@ -26,22 +26,25 @@ export async function startPgBouncer(server: { host: string; port: number }, mod
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-pgbouncer-'));
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'userlist.txt'), '"postgres" ""\n');
-  fs.writeFileSync(path.join(dir, 'pgbouncer.ini'), [
-    '[databases]',
-    `* = host=${server.host} port=${server.port}`,
-    '[pgbouncer]',
-    'listen_addr = 127.0.0.1',
-    `listen_port = ${port}`,
-    "unix_socket_dir = ''",
-    'auth_type = trust',
-    `auth_file = ${dir}/userlist.txt`,
-    `pool_mode = ${mode}`,
-    'max_client_conn = 1000',
-    'default_pool_size = 10',
-    'ignore_startup_parameters = extra_float_digits,options',
-    `logfile = ${dir}/pgbouncer.log`,
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=${server.host} port=${server.port}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      "unix_socket_dir = ''",
+      'auth_type = trust',
+      `auth_file = ${dir}/userlist.txt`,
+      `pool_mode = ${mode}`,
+      'max_client_conn = 1000',
+      'default_pool_size = 10',
+      'ignore_startup_parameters = extra_float_digits,options',
+      `logfile = ${dir}/pgbouncer.log`,
+      '',
+    ].join('\n'),
+  );
   const asRoot = process.getuid?.() === 0;
   if (asRoot) fs.chmodSync(dir, 0o777);
   const cmd = asRoot ? ['runuser', '-u', 'postgres', '--', 'pgbouncer', `${dir}/pgbouncer.ini`] : ['pgbouncer', `${dir}/pgbouncer.ini`];

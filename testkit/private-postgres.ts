@@ -30,7 +30,8 @@ function asPostgres(cmd: string, args: string[]): Promise<{ stdout: string; stde
   return run(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args, { timeout: 120_000 });
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** `durable`: fsync on and the shared server's buffers, for benchmarks whose figures must compare with it. */
+export async function startPrivatePostgres({ durable = false }: { durable?: boolean } = {}): Promise<PrivatePostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-pg-'));
   fs.chmodSync(dir, 0o755);
   if (process.getuid?.() === 0) await run('chown', ['postgres:postgres', dir]);
@@ -39,7 +40,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   await asPostgres(`${BIN}/initdb`, ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   fs.appendFileSync(
     path.join(data, 'postgresql.conf'),
-    `port = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${dir}'\nfsync = off\nmax_connections = 200\nshared_buffers = 32MB\n`,
+    `port = ${port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${dir}'\nfsync = ${durable ? 'on' : 'off'}\nmax_connections = 200\nshared_buffers = ${durable ? '128MB' : '32MB'}\n`,
   );
   const ctl = (...args: string[]) => asPostgres(`${BIN}/pg_ctl`, ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', ...args]);
   await ctl('start');

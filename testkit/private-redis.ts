@@ -32,7 +32,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let proc: ChildProcess | undefined;
   const start = async () => {
-    const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+    const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: 'ignore',
+    });
     proc = p;
     const reap = () => p.kill('SIGKILL'); // never outlive the test process
     process.once('exit', reap);

@@ -16,7 +16,7 @@ export interface PrometheusOptions {
   interval: string;
 }
 
-export interface PromAlert {
+interface PromAlert {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   state: 'pending' | 'firing';
@@ -46,17 +46,26 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<Promethe
   };
   setTargets([]);
   fs.writeFileSync(path.join(dir, 'rules.yml'), opts.rules);
-  fs.writeFileSync(path.join(dir, 'prometheus.yml'), JSON.stringify({
-    global: { scrape_interval: opts.interval, scrape_timeout: opts.interval, evaluation_interval: opts.interval },
-    rule_files: [path.join(dir, 'rules.yml')],
-    scrape_configs: [{ job_name: opts.job, file_sd_configs: [{ files: [targetsFile], refresh_interval: opts.interval }] }],
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'prometheus.yml'),
+    JSON.stringify({
+      global: { scrape_interval: opts.interval, scrape_timeout: opts.interval, evaluation_interval: opts.interval },
+      rule_files: [path.join(dir, 'rules.yml')],
+      scrape_configs: [{ job_name: opts.job, file_sd_configs: [{ files: [targetsFile], refresh_interval: opts.interval }] }],
+    }),
+  );
   const port = await freePort();
   const logLines: string[] = [];
-  const child: ChildProcess = spawn('prometheus', [
-    `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    'prometheus',
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => logLines.push(chunk));
   const url = `http://127.0.0.1:${port}`;
   const api = async (p: string) => {
@@ -73,7 +82,11 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<Promethe
     }
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  const ready = await pollFor(async () => child.exitCode === null && (await fetch(`${url}/-/ready`)).ok, (ok) => ok || child.exitCode !== null, { ms: 30_000, everyMs: 100, tolerateErrors: true }).catch(() => false);
+  const ready = await pollFor(
+    async () => child.exitCode === null && (await fetch(`${url}/-/ready`)).ok,
+    (ok) => ok || child.exitCode !== null,
+    { ms: 30_000, everyMs: 100, tolerateErrors: true },
+  ).catch(() => false);
   if (!ready) {
     await stop();
     throw new Error(`prometheus did not become ready: ${logLines.join('')}`);

@@ -28,16 +28,43 @@ export async function startRedisCluster(primaries = 3): Promise<RedisCluster> {
   for (const port of ports) {
     const home = path.join(dir, String(port));
     fs.mkdirSync(home);
-    procs.push(spawn('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--dir', home, '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-      '--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--maxmemory-policy', 'noeviction',
-      // the cluster bus listens on port + 10000: a free port's neighbour may be taken, so name one
-      '--cluster-port', String(await freePort()),
-    ], { stdio: 'ignore' }));
+    procs.push(
+      spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          home,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-node-timeout',
+          '5000',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--daemonize',
+          'no',
+          '--maxmemory-policy',
+          'noeviction',
+          // the cluster bus listens on port + 10000: a free port's neighbour may be taken, so name one
+          '--cluster-port',
+          String(await freePort()),
+        ],
+        { stdio: 'ignore' },
+      ),
+    );
   }
   try {
     await until(async () => (await Promise.all(ports.map(answers))).every(Boolean), 10_000, 'three cluster nodes');
-    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 30_000,
+    });
     // formed once every node says so and knows every other
     const state = async (port: number) => {
       const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -50,7 +77,11 @@ export async function startRedisCluster(primaries = 3): Promise<RedisCluster> {
         r.disconnect();
       }
     };
-    await pollFor(() => Promise.all(ports.map(state)), (v) => v.every(Boolean), { ms: 30_000, everyMs: 200, tolerateErrors: true });
+    await pollFor(
+      () => Promise.all(ports.map(state)),
+      (v) => v.every(Boolean),
+      { ms: 30_000, everyMs: 200, tolerateErrors: true },
+    );
   } catch (err) {
     reap();
     throw err;
@@ -60,7 +91,9 @@ export async function startRedisCluster(primaries = 3): Promise<RedisCluster> {
     nodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
     async stop() {
       process.removeListener('exit', reap);
-      await Promise.all(procs.map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => (p.once('exit', r), p.kill('SIGKILL'))))));
+      await Promise.all(
+        procs.map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => (p.once('exit', r), p.kill('SIGKILL'))))),
+      );
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -38,13 +38,19 @@ export async function startSentinelSet(name = 'iimaster'): Promise<SentinelSet> 
   const sentinelPorts = [await freePort(), await freePort(), await freePort()];
   for (const port of sentinelPorts) {
     const conf = path.join(dir, `sentinel-${port}.conf`);
-    fs.writeFileSync(conf, [
-      `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
-      `sentinel monitor ${name} 127.0.0.1 ${primary} 2`,
-      `sentinel down-after-milliseconds ${name} 1000`,
-      `sentinel failover-timeout ${name} 5000`,
-      `sentinel parallel-syncs ${name} 1`, '',
-    ].join('\n'));
+    fs.writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${name} 127.0.0.1 ${primary} 2`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 5000`,
+        `sentinel parallel-syncs ${name} 1`,
+        '',
+      ].join('\n'),
+    );
     run(port, 'redis-sentinel', [conf]);
   }
   await until(async () => (await Promise.all(sentinelPorts.map(answers))).every(Boolean), 10_000, 'three sentinels');
@@ -62,7 +68,11 @@ export async function startSentinelSet(name = 'iimaster'): Promise<SentinelSet> 
     }
   };
   // ready when every sentinel knows the replica and the two other sentinels
-  await pollFor(() => Promise.all(sentinelPorts.map(ask)), (v) => v.every((x) => x.primary === primary && x.replicas === 1 && x.sentinels === 2), { ms: 30_000, everyMs: 200, tolerateErrors: true });
+  await pollFor(
+    () => Promise.all(sentinelPorts.map(ask)),
+    (v) => v.every((x) => x.primary === primary && x.replicas === 1 && x.sentinels === 2),
+    { ms: 30_000, everyMs: 200, tolerateErrors: true },
+  );
   const primaryPort = async () => (await ask(sentinelPorts[0])).primary;
   return {
     name,
@@ -77,7 +87,9 @@ export async function startSentinelSet(name = 'iimaster'): Promise<SentinelSet> 
     },
     async stop() {
       process.removeListener('exit', reap);
-      await Promise.all([...procs.values()].map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => (p.once('exit', r), p.kill('SIGKILL'))))));
+      await Promise.all(
+        [...procs.values()].map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => (p.once('exit', r), p.kill('SIGKILL'))))),
+      );
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -26,7 +26,18 @@ export function spawnService(roles: string[], env: Record<string, string>, entry
   const main = entry === 'sources' ? ['--import', 'tsx', 'src/main.ts'] : [path.join(entry.build, 'main.js')];
   const proc = spawn(process.execPath, [...main, ...roles.flatMap((r) => ['--role', r])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', OPS_PORT: '0', FTP_PORT: '0', SFTP_PORT: '0', SMTP_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '20000', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      OPS_PORT: '0',
+      FTP_PORT: '0',
+      SFTP_PORT: '0',
+      SMTP_LISTEN: '127.0.0.1:0',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: '20000',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, any>[] = [];
@@ -46,7 +57,7 @@ export function spawnService(roles: string[], env: Record<string, string>, entry
         line = { msg: text };
       }
       logs.push(line);
-      for (const w of waiters) if (w.match(line)) (waiters.delete(w), w.resolve(line));
+      for (const w of waiters) if (w.match(line)) waiters.delete(w), w.resolve(line);
     }
   });
   proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
@@ -64,11 +75,27 @@ export function spawnService(roles: string[], env: Record<string, string>, entry
         const w = { match, resolve: (l: Record<string, any>) => (clearTimeout(timer), resolve(l)) };
         const timer = setTimeout(() => {
           waiters.delete(w);
-          reject(new Error(`process ${roles.join(',')} did not log the awaited line in ${ms} ms; stderr: ${stderr.join('')}; last logs: ${logs.slice(-5).map((l) => l.msg).join(' | ')}`));
+          reject(
+            new Error(
+              `process ${roles.join(',')} did not log the awaited line in ${ms} ms; stderr: ${stderr.join('')}; last logs: ${logs
+                .slice(-5)
+                .map((l) => l.msg)
+                .join(' | ')}`,
+            ),
+          );
         }, ms);
         waiters.add(w);
         void exited.then(() => {
-          if (waiters.delete(w)) (clearTimeout(timer), reject(new Error(`process ${roles.join(',')} exited: ${stderr.join('')} ${logs.slice(-3).map((l) => JSON.stringify(l)).join(' ')}`)));
+          if (waiters.delete(w))
+            clearTimeout(timer),
+              reject(
+                new Error(
+                  `process ${roles.join(',')} exited: ${stderr.join('')} ${logs
+                    .slice(-3)
+                    .map((l) => JSON.stringify(l))
+                    .join(' ')}`,
+                ),
+              );
         });
       });
     },

@@ -1,20 +1,22 @@
 // The composition root: opens the database and Redis, builds every service once, and hands the
 // roles (app/*-role.ts, start-service.ts) the parts each one uses.
-import path from 'node:path';
-import { JobQueues, type Queue } from '../queue/job-queues.ts';
-import { queuePrefix } from '../queue/queue-catalog.ts';
+import { JobQueues } from '../queue/job-queues.ts';
+import { queuePrefix } from '../queue/job-definition.ts';
+import { QUEUE_TABLES } from './job-tables.ts';
 import { checkEvictionPolicy, describeRedis, openRedis, type RedisClient } from '../queue/redis-connection.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
-import { openPglite } from '../db/pglite.ts';
-import { afterCommit, currentUnit, withUnits, type UnitDatabase } from '../db/units.ts';
-import type { IntakeScheduler } from '../intake/intake-jobs.ts';
-import { structureFirst, type PdfChecker } from '../domain/pdf.ts';
+import { openDatabase } from './open-database.ts';
+import { afterCommitScheduler } from './after-commit-scheduler.ts';
+import { afterCommit, UnitOfWork, withUnits, type UnitDatabase } from '../db/units.ts';
+import type { PdfChecker } from '../domain/document-facts.ts';
+import { structureFirst } from '../formats/pdf.ts';
 import { IntakeActions } from '../intake/intake-actions.ts';
 import { IntakeService } from '../intake/intake-service.ts';
 import { createPdfCheckPool, readTextInProcess, renderInProcess, type PdfCheckPool } from '../intake/pdf-check-pool.ts';
-import { BullIntakeScheduler } from '../intake/queue/intake-queue.ts';
+import { QueuedIntakeScheduler } from '../intake/intake-queue.ts';
+import { IntakeReconciler } from '../intake/reconciler.ts';
 import { AccountService } from '../services/account-service.ts';
 import { CustomerService } from '../services/customer-service.ts';
 import { DocumentService } from '../services/document-service.ts';
@@ -32,10 +34,14 @@ import { EventOutbox } from '../services/event-outbox.ts';
 import { WebhookService } from '../services/webhook-service.ts';
 import { eventPresenter } from '../http/event-presenter.ts';
 import { OutboxDispatcher } from '../webhooks/dispatcher.ts';
-import { BullDeliveryScheduler } from '../webhooks/webhook-queue.ts';
+import { QueuedDeliveryScheduler } from '../webhooks/webhook-queue.ts';
+import { openDocumentStore } from '../storage/open-document-store.ts';
+import type { DocumentStore } from '../storage/document-store.ts';
+import { DocumentSweep } from '../services/document-sweep.ts';
 import { createRepositories, type Repositories } from '../repositories/repositories.ts';
 import { createIntakeRepositories, type IntakeRepositories } from '../intake/intake-repositories.ts';
 import { createMailRepositories, type MailRepositories } from '../channels/mail/mail-repositories.ts';
+import { MailUpkeep } from '../channels/mail/mail-upkeep.ts';
 import { UserService } from '../services/user-service.ts';
 import { AnnouncedMemo } from '../services/announced-memo.ts';
 import { WebhookSubscriptions } from '../services/webhook-subscriptions.ts';
@@ -48,14 +54,13 @@ import { connectionDetails } from './connection-details.ts';
 import { secretBox } from './secret-box-key.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { observePeriodicWork } from '../ops/periodic-metrics.ts';
-import { periodicSchedule } from './periodic-work.ts';
 import { StopSequence, type StopPhase, type Stopper } from '../ops/shutdown.ts';
-import { settledBefore, withTimeout } from '../platform/timeouts.ts';
+import { settledBefore } from '../platform/timeouts.ts';
 import type { HttpDeps } from '../http/http-deps.ts';
-import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { Logger } from '../platform/logger.ts';
 import { RepeatedWarnings } from '../platform/repeated-warnings.ts';
-import { RequestGate } from '../http/request-gate.ts';
+import { ApiRateLimiter } from '../http/rate-limiter.ts';
+import { Announcements } from '../queue/announcements.ts';
 
 export interface Container extends HttpDeps {
   db: UnitDatabase;
@@ -66,15 +71,21 @@ export interface Container extends HttpDeps {
   /** the mail channel's own (claims, replies): its role and the periodic purge use them */
   mailRepos: MailRepositories;
   redis: RedisClient;
+  /** where the bytes of files and documents live (DOCUMENT_STORE), rows point at them by SHA-256 */
+  store: DocumentStore;
+  /** removes the store's objects no row points at (the periodic documents.sweep) */
+  documentSweep: DocumentSweep;
   events: DomainEvents;
   checkPdf: PdfChecker;
   /** the worker-thread pool behind checkPdf (absent when a checker was given) */
   pdfPool?: PdfCheckPool;
   maintenance: MaintenanceService;
-  /** every queue (intake, webhooks, mail, periodic): producers here, workers started by the worker role */
-  queues: JobQueues;
-  /** queues.queue('intake'), which the roles and tests reach often */
-  intakeQueue: Queue;
+  /** the queue module, given every queue's table (job-tables.ts): producers here, workers started by the worker role */
+  jobs: JobQueues;
+  /** puts back the jobs of pending files that Redis lost (periodic work) */
+  reconciler: IntakeReconciler;
+  /** the mail channel's purges and lost SMTP jobs (periodic work) */
+  mailUpkeep: MailUpkeep;
   /** webhook events, written in the transactions of the changes they report */
   outbox: EventOutbox;
   /** what moves the outbox into the webhook queue */
@@ -95,23 +106,12 @@ export interface ContainerOptions {
   checkPdf?: PdfChecker;
 }
 
-export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
-  if (!config.databaseUrl) return openPglite(path.resolve(config.dataDir));
-  // loaded only here: the embedded default does not carry pg (about 0.1 s of a start)
-  const { openPostgres } = await import('../db/postgres.ts');
-  return openPostgres(config.databaseUrl, {
-    poolSize: config.databasePoolSize,
-    pooler: config.databasePooler,
-    // a restart cuts every pooled connection: one line each, and the next query connects again
-    onConnectionError: (err) => log?.warn({ err: err.message, code: (err as { code?: string }).code }, 'database connection lost'),
-  });
-}
-
 export async function createContainer(given: Config, log: Logger, opts: ContainerOptions = {}): Promise<Container> {
   // queries of a request inside a unit of work (an Idempotency-Key's transaction) go into it
   const db = withUnits(opts.db ?? (await openDatabase(given, log)), (err) => log.error({ err }, 'work after a commit failed'));
   const repos = createRepositories();
-  const intakeRepos = createIntakeRepositories();
+  const store = await openDocumentStore(given, db);
+  const intakeRepos = createIntakeRepositories(store);
   const applied = await migrate(db);
   if (applied.length) log.info({ applied, database: db.kind }, 'database migrated');
   // REDIS_PREFIX, or one unique to this installation (its database); on a Redis Cluster hash-tagged
@@ -125,19 +125,18 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   log.info({ redis: describeRedis(config), prefix: config.redisPrefix }, 'redis configured');
   void checkEvictionPolicy(redis, log);
   const events = new DomainEvents((err) => log.error({ err }, 'domain event listener failed'));
-  const pdfPool = opts.checkPdf ? undefined : createPdfCheckPool(config.pdfCheckThreads);
+  const pdfPool = opts.checkPdf ? undefined : createPdfCheckPool(config.pdfCheckThreads, { priority: config.pdfCheckPriority });
   const pdf = opts.checkPdf ?? pdfPool!.check;
   const closers: (() => Promise<void> | void)[] = [];
   const stops = new StopSequence();
-  const queues = new JobQueues(config, redis, log);
-  const intakeQueue = queues.queue('intake');
+  const jobs = new JobQueues(config, redis, log, QUEUE_TABLES);
   const metrics = new Metrics({ roles: config.roles });
-  for (const q of queues.all()) metrics.queues.watch(q);
+  for (const q of jobs.stats()) metrics.queues.watch(q);
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status, e.receivedAt));
-  observePeriodicWork(metrics.registry, () => periodicSchedule(queues, redis, config));
+  observePeriodicWork(metrics.registry, () => jobs.scheduledRuns('periodic'));
   metrics.webhooks.observeBacklog(() => repos.webhookEvents.oldestUndeliveredAgeSeconds(db));
   metrics.webhooks.observeFailingEndpoints(() => repos.webhooks.failingEndpoints(db));
-  const deliveries = new BullDeliveryScheduler(queues.queue('webhooks'));
+  const deliveries = new QueuedDeliveryScheduler(jobs);
   const dispatcher = new OutboxDispatcher(db, repos, deliveries, log.child({ part: 'webhook-dispatcher' }));
   // Its own connection fails fast when Redis is away, where the shared one (built for BullMQ)
   // would queue commands and hold requests.
@@ -146,81 +145,126 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   gateRedis.on('error', () => {}); // the shared connection already logs Redis trouble
   // API keys and upload keys: one cache, one way revocations reach every node
   const keyCache = new KeyCache<KeyScope>(config.keyCacheMs);
-  const subRedis = openRedis(config, { autoResubscribe: false }); // the gate subscribes again itself
+  const subRedis = openRedis(config, { autoResubscribe: false }); // the announcements subscribe again themselves
   subRedis.on('error', () => {});
-  const gate = new RequestGate(gateRedis, subRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
+  const announcements = new Announcements(gateRedis, subRedis, config.redisPrefix);
+  const rateLimiter = new ApiRateLimiter(gateRedis, config.redisPrefix, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
   // which keys open which scope, which event types each scope's webhooks want, which accounts are
-  // disabled: kept while this node hears every node's announcements (the gate's pub/sub)
-  gate.listen('key-revoked', { forget: (hashes) => hashes.split(',').forEach((h) => keyCache.forget(h)), clear: () => keyCache.clear() });
+  // disabled: kept while this node hears every node's announcements
+  announcements.listen('key-revoked', { forget: (hashes) => hashes.split(',').forEach((h) => keyCache.forget(h)), clear: () => keyCache.clear() });
   const remembered = <V>(topic: string, what: string) => {
-    const memo = new AnnouncedMemo<V>(config.keyCacheMs, () => gate.cacheTrusted(), (key) => gate.announce(topic, key, what));
-    gate.listen(topic, memo);
+    const memo = new AnnouncedMemo<V>(
+      config.keyCacheMs,
+      () => announcements.cacheTrusted(),
+      (key) => announcements.announce(topic, key, what),
+    );
+    announcements.listen(topic, memo);
     return memo;
   };
   const subscriptions = new WebhookSubscriptions(repos, remembered('webhooks-changed', 'webhook'));
   const trail = new TrailService(db, repos, config.trailRetentionDays);
-  const uploadKeys = new UploadKeyService(db, repos, { cache: keyCache, revocations: gate }, trail);
-  const accounts = new AccountService(db, repos, config.importAddress, { cache: keyCache, revocations: gate, disabled: remembered('account-changed', 'account'), uploadKeyHashes: (id, tx) => uploadKeys.activeHashes(id, tx) });
+  const uploadKeys = new UploadKeyService(db, repos, { cache: keyCache, revocations: announcements }, trail);
+  const accounts = new AccountService(db, repos, config.importAddress, {
+    cache: keyCache,
+    revocations: announcements,
+    disabled: remembered('account-changed', 'account'),
+    uploadKeyHashes: (id, tx) => uploadKeys.activeHashes(id, tx),
+  });
   // every process that commits events queues them at once; the worker role sweeps for the rest
-  const outbox = new EventOutbox(db, repos, eventPresenter(config), subscriptions, () => afterCommit(() => dispatcher.soon()));
-  const senderPolicies = new SenderPolicyService(db, repos, config.mailSenderPolicyDefault);
-  const scheduler = afterCommitScheduler(new BullIntakeScheduler(intakeQueue));
-  const intake = new IntakeService(db, intakeRepos, scheduler, outbox, accounts, log.child({ part: 'intake' }), events, { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes }, metrics.intake);
+  const units = new UnitOfWork(db);
+  const outbox = new EventOutbox({ db, units, repos, present: eventPresenter(config), subscriptions, onCommitted: () => afterCommit(() => dispatcher.soon()) });
+  const senderPolicies = new SenderPolicyService(db, repos, config.mailSenderPolicyDefault, remembered('sender-policy-changed', 'sender policy'));
+  const scheduler = afterCommitScheduler(new QueuedIntakeScheduler(jobs));
+  const intake = new IntakeService({
+    db,
+    repos: intakeRepos,
+    store,
+    scheduler,
+    outbox,
+    units,
+    accounts,
+    log: log.child({ part: 'intake' }),
+    events,
+    archiveLimits: { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxTotalBytes },
+    report: metrics.intake,
+  });
   // a document needs no e-invoice numbers: a sound structure spares it the full parse
-  const documents = new DocumentService(db, repos, structureFirst(pdf), outbox, pdfPool?.render ?? renderInProcess, pdfPool?.text ?? readTextInProcess);
+  const documents = new DocumentService({
+    db,
+    repos,
+    store,
+    checkPdf: structureFirst(pdf),
+    outbox,
+    units,
+    renderXml: pdfPool?.render ?? renderInProcess,
+    readText: pdfPool?.text ?? readTextInProcess,
+    // the staged bytes a document shares are intake's: freed by intake when the document is tombstoned
+    sharedBytes: intakeRepos.documentLinks,
+  });
   // a service reaches its neighbours' tables through their services, which join its transaction
   const customers = new CustomerService(db, repos);
-  const invoices = new InvoiceService(db, repos, { customers, documents }, config.maxAmountCents, events, outbox);
+  const invoices = new InvoiceService({ db, repos, neighbours: { customers, documents }, maxCents: config.maxAmountCents, events, outbox, units });
   // a file not woken (Redis away) still runs at its next backoff tick or by the reconciler
-  events.on('invoiceCreated', (e) => afterCommit(() => intake.wakeWaiting(e.scope, e.invoice).catch((err) => log.warn({ err: (err as Error).message }, 'could not wake the files waiting for a new invoice'))));
-  closers.push(() => gate.close());
-  stops.add('queues', 'intake queue', () => intakeQueue.close());
-  stops.add('queues', 'periodic queue', () => queues.queue('periodic').close());
-  stops.add('queues', 'mail queue', () => queues.queue('mail').close());
-  stops.add('queues', 'webhook queue', async () => {
+  events.on('invoiceCreated', (e) =>
+    afterCommit(() =>
+      intake.wakeWaiting(e.scope, e.invoice).catch((err) => log.warn({ err: (err as Error).message }, 'could not wake the files waiting for a new invoice')),
+    ),
+  );
+  closers.push(() => (announcements.close(), rateLimiter.close(), gateRedis.disconnect()));
+  stops.add('queues', 'queues', async () => {
     await dispatcher.idle();
-    await queues.queue('webhooks').close();
+    await jobs.close();
   });
+  const mailRepos = createMailRepositories(store);
   const c: Container = {
     config,
     log,
     db,
     repos,
     intakeRepos,
-    mailRepos: createMailRepositories(),
+    mailRepos,
     redis,
+    store,
+    documentSweep: new DocumentSweep(db, repos, store, config.documentSweepGraceHours * 3_600_000),
     events,
     checkPdf: pdf,
     pdfPool,
     accounts,
-    sshKeys: new SshKeyService(db, repos, accounts),
+    sshKeys: new SshKeyService({ db, repos, accounts, trail, uploadKeys }),
     uploadKeys,
     customers,
     invoices,
     documents,
-    payments: new PaymentService(db, repos, invoices, config.maxAmountCents, outbox),
-    webhooks: new WebhookService(db, repos, outbox, deliveries, { allowPrivate: config.webhookAllowPrivate }, subscriptions),
+    payments: new PaymentService({ db, repos, invoices, maxCents: config.maxAmountCents, outbox, units }),
+    webhooks: new WebhookService({ db, repos, outbox, scheduler: deliveries, policy: { allowPrivate: config.webhookAllowPrivate }, subscriptions }),
     idempotency: new IdempotencyService(db, repos, config.idempotencyTtlHours, {
       waitMs: config.idempotencyWaitMs,
       pauseAt: config.idempotencyPauseAt,
       onPause: (point) => log.warn({ point }, 'idempotency paused (IDEMPOTENCY_PAUSE_AT)'),
     }),
-    maintenance: new MaintenanceService(db, repos, config.testDataRetentionDays),
+    maintenance: new MaintenanceService(db, repos, config.testDataRetentionDays, [intakeRepos.testData]),
     trail,
-    queues,
-    intakeQueue,
+    jobs,
+    reconciler: new IntakeReconciler(db, intakeRepos, scheduler, log.child({ part: 'reconciler' })),
+    mailUpkeep: new MailUpkeep(db, mailRepos),
     outbox,
     dispatcher,
     intake,
-    importActions: new IntakeActions(db, intakeRepos, scheduler, documents, invoices, outbox, events, senderPolicies),
+    importActions: new IntakeActions({ db, repos: intakeRepos, scheduler, documents, invoices, outbox, events, senders: senderPolicies }),
     senderPolicies,
     connections: connectionDetails(config),
-    users: new UserService(db, repos, accounts, config.dashboardIdleMinutes, secretBox(config)),
+    users: new UserService({ db, repos, accounts, idleMinutes: config.dashboardIdleMinutes, box: secretBox(config) }),
     intakeHistory: new IntakeHistoryService(db, repos),
     mailMessages: new MailMessageService(db, repos),
-    signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, { attempts: config.dashboardSignInAttempts, ceiling: config.dashboardSignInCeiling, firstDelayMs: config.dashboardSignInDelayMs, windowMs: config.dashboardSignInWindowMs }),
+    signInThrottle: new SignInThrottle(gateRedis, config.redisPrefix, {
+      attempts: config.dashboardSignInAttempts,
+      ceiling: config.dashboardSignInCeiling,
+      firstDelayMs: config.dashboardSignInDelayMs,
+      windowMs: config.dashboardSignInWindowMs,
+    }),
     inviteMailer: config.smtpUrl ? smtpInviteMailer(config.smtpUrl, config.mailReplyFrom ?? config.importAddress) : undefined,
-    gate,
+    rateLimiter,
+    announcements,
     metrics,
     onStop: (phase, name, fn) => stops.add(phase, name, fn),
     onClose: (fn) => closers.push(fn),
@@ -236,32 +280,9 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
       // QUIT waits for replies still due; Redis down, it would wait for ever: bounded
       await settledBefore(redis.quit(), Date.now() + 1000);
       redis.disconnect();
+      await store.close?.();
       if (!opts.db) await db.close();
     },
   };
   return c;
-}
-
-/**
- * Jobs for files staged inside a unit of work are queued once it commits (before the response
- * goes out): a worker must not take a job whose record is not visible yet. Outside a unit, at once.
- */
-function afterCommitScheduler(s: IntakeScheduler): IntakeScheduler {
-  const later = (fn: () => Promise<void>) => (currentUnit() ? (afterCommit(fn), Promise.resolve()) : fn());
-  return {
-    enqueue: (ref) => later(() => s.enqueue(ref)),
-    enqueueMany: s.enqueueMany && ((refs) => later(() => s.enqueueMany!(refs))),
-    restore: (ref, state) => later(() => s.restore(ref, state)),
-    cancel: (id) => later(() => s.cancel(id)),
-    state: (id) => s.state(id),
-    promote: (id) => s.promote(id),
-  };
-}
-
-/** The checks every process's /readyz runs: its database and Redis answer. Roles add their own. */
-export function coreReadiness(c: Pick<Container, 'db' | 'redis'>): Map<string, ReadinessCheck> {
-  return new Map<string, ReadinessCheck>([
-    ['database', async () => void (await c.db.query('select 1'))],
-    ['redis', async () => void (await withTimeout(c.redis.ping(), 1000))],
-  ]);
 }

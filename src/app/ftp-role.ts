@@ -12,7 +12,7 @@ import { sessionKey, startListening, transferDeps, transferLogin } from './trans
 import { ensureSelfSignedCert } from '../channels/ftp/self-signed-cert.ts';
 
 /** PASV answers with an IPv4 address (ftp-srv needs an IP): a host name is resolved once at start. */
-export async function resolvePasvAddress(value: string): Promise<string> {
+async function resolvePasvAddress(value: string): Promise<string> {
   if (net.isIPv4(value)) return value;
   try {
     return (await lookup(value, { family: 4 })).address;
@@ -60,16 +60,16 @@ export async function startFtpRole(
       idleTimeoutMs: config.ftpIdleTimeoutMs,
       transferTimeoutMs: config.ftpTransferTimeoutMs,
       maxConnections: config.ftpMaxConnections,
-      maxConnectionsPerAccount: config.ftpMaxConnectionsPerAccount,
-      listLimit: config.ftpListLimit,
+      maxConnectionsPerAccount: config.transferMaxConnectionsPerAccount,
+      listLimit: config.transferListLimit,
       maxArchiveBytes: config.zipMaxTotalBytes,
-      tempUploadHoldMs: config.ftpTempUploadHoldMs,
+      tempUploadHoldMs: config.transferTempUploadHoldMs,
       libraryLogLevel: ['debug', 'trace'].includes(config.logLevel) ? 'debug' : 'silent',
     },
     {
       accounts: {
         authenticateFtp: transferLogin(c, 'ftp'),
-        // a session's key, checked again at every file: from the node's memory while the gate
+        // a session's key, checked again at every file: from the node's memory while the announcements
         // hears revocations (as the API does), so a key rotated elsewhere fails here within 1 s
         authenticate: sessionKey(c),
       },
@@ -85,7 +85,13 @@ export async function startFtpRole(
     });
   }
   log.info(
-    { url: channel.url, tls: Boolean(tls), requireTls: policy.requireTls, implicitFtpsPort: channel.implicitPort, pasv: `${config.ftpPasvUrl} ${config.ftpPasvRange.join('-')}` },
+    {
+      url: channel.url,
+      tls: Boolean(tls),
+      requireTls: policy.requireTls,
+      implicitFtpsPort: channel.implicitPort,
+      pasv: `${config.ftpPasvUrl} ${config.ftpPasvRange.join('-')}`,
+    },
     'ftp listening',
   );
   return channel;

@@ -9,7 +9,7 @@ import type { Logger } from '../platform/logger.ts';
 import { MailFeedback, type ReplySender } from '../channels/mail/mail-feedback.ts';
 import type { MailMetrics } from '../channels/mail/mail-metrics.ts';
 
-/** reads intake records (their final status decides the replies) */
+/** reads import records (their final status decides the replies) */
 export type RecordReader = { get(scope: Scope, id: string): Promise<ImportRecord>; archiveFiles(scope: Scope, archiveId: string): Promise<ImportRecord[]> };
 
 export function buildMailFeedback(c: Container, config: Config, records: RecordReader, sender: ReplySender, metrics: MailMetrics, log: Logger): MailFeedback {
@@ -22,13 +22,20 @@ export function buildMailFeedback(c: Container, config: Config, records: RecordR
     if (!record) return [];
     return record.status === 'unpacked' ? records.archiveFiles(scope, id) : [record];
   };
-  return new MailFeedback(c.db, c.mailRepos, readRecord, sender, {
-    from: config.mailReplyFrom ?? config.importAddress,
-    limitPerHour: config.mailReplyLimitPerHour,
-    intervalMs: config.mailFeedbackIntervalMs,
-    // a 24 h match window: look every minute; a short one (tests): every round
-    waitingRecheckMs: Math.min(60_000, Math.max(config.mailFeedbackIntervalMs, Math.floor(config.intakeMatchWindowMs / 20))),
-    expireAfterMs: config.intakeMatchWindowMs + 24 * 3_600_000,
-    onLimited: (first) => metrics.replySuppressed(first),
-  }, log);
+  return new MailFeedback({
+    db: c.db,
+    repos: c.mailRepos,
+    readRecord,
+    sender,
+    log,
+    settings: {
+      from: config.mailReplyFrom ?? config.importAddress,
+      limitPerHour: config.mailReplyLimitPerHour,
+      intervalMs: config.mailFeedbackIntervalMs,
+      // a 24 h match window: look every minute; a short one (tests): every round
+      waitingRecheckMs: Math.min(60_000, Math.max(config.mailFeedbackIntervalMs, Math.floor(config.intakeMatchWindowMs / 20))),
+      expireAfterMs: config.intakeMatchWindowMs + 24 * 3_600_000,
+      onLimited: (first) => metrics.replySuppressed(first),
+    },
+  });
 }

@@ -2,10 +2,19 @@
 // Runs only when IMAP_URL is set, and says so either way.
 import type { Container } from './container.ts';
 import type { Config } from '../config/config.ts';
+import { mailRuleProblems } from '../config/config-rules.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
 import { openMailboxSession } from '../channels/mail/imap-mailbox.ts';
 import { describeImapUrl, parseImapUrl } from '../channels/mail/imap-url.ts';
-import { GOOGLE_TOKEN_URL, isAuthenticationFailure, MICROSOFT_IMAP_SCOPE, microsoftTokenUrl, OAuthTokenSource, pemText, type ImapOAuthSettings } from '../channels/mail/imap-oauth.ts';
+import {
+  GOOGLE_TOKEN_URL,
+  isAuthenticationFailure,
+  MICROSOFT_IMAP_SCOPE,
+  microsoftTokenUrl,
+  OAuthTokenSource,
+  pemText,
+  type ImapOAuthSettings,
+} from '../channels/mail/imap-oauth.ts';
 import type { MailFeedback, ReplySender } from '../channels/mail/mail-feedback.ts';
 import { buildMailFeedback, type RecordReader } from './mail-feedback-part.ts';
 import { MailIntake } from '../channels/mail/mail-intake.ts';
@@ -24,7 +33,7 @@ export interface MailRole {
 export interface MailRoleDeps {
   /** where files go (the intake pipeline) */
   receiver: IntakeReceiver;
-  /** reads intake records (their final status decides the replies) */
+  /** reads import records (their final status decides the replies) */
   records: RecordReader;
   /** a reply transport other than SMTP_URL (tests) */
   sender?: ReplySender;
@@ -32,16 +41,10 @@ export interface MailRoleDeps {
   config?: Config;
 }
 
-/** Checks the mail settings that depend on each other; throws with every problem. */
+/** Checks the mail settings that depend on each other (config-rules.ts) and that the OAuth certificate can be read; throws with every problem. */
 export function checkMailConfig(config: Config): void {
   if (!config.imapUrl) return;
-  const s = parseImapUrl(config.imapUrl);
-  const problems: string[] = [];
-  for (const [name, box] of [['MAIL_PROCESSED_MAILBOX', config.mailProcessedMailbox], ['MAIL_FAILED_MAILBOX', config.mailFailedMailbox], ['MAIL_AUTOMATIC_MAILBOX', config.mailAutomaticMailbox]] as const) {
-    if (box === s.mailbox) problems.push(`${name} must differ from the mailbox in IMAP_URL (${s.mailbox})`);
-  }
-  if (config.mailReconnectMinMs > config.mailReconnectMaxMs) problems.push('MAIL_RECONNECT_MIN_MS must not exceed MAIL_RECONNECT_MAX_MS');
-  if (config.imapAuth !== 'password' && s.password) problems.push(`IMAP_URL must not carry a password with IMAP_AUTH=${config.imapAuth}: the OAuth token replaces it`);
+  const problems = mailRuleProblems(config);
   imapOAuthSettings(config, problems);
   if (problems.length) throw new Error(`Invalid mail configuration:\n  - ${problems.join('\n  - ')}`);
 }
@@ -49,17 +52,14 @@ export function checkMailConfig(config: Config): void {
 /**
  * IMAP_AUTH=xoauth2 (or oauthbearer): where and how to get tokens. A refresh token means that
  * flow (Gmail; default endpoint Google's); otherwise client credentials (Microsoft 365: the
- * tenant gives the endpoint, the scope defaults to Exchange Online's). Problems are listed.
+ * tenant gives the endpoint, the scope defaults to Exchange Online's). The rules between these
+ * settings are config-rules.ts's; a certificate that cannot be read is added to `problems`.
  */
-export function imapOAuthSettings(config: Config, problems: string[] = []): ImapOAuthSettings | undefined {
+function imapOAuthSettings(config: Config, problems: string[] = []): ImapOAuthSettings | undefined {
   if (config.imapAuth === 'password') return undefined;
-  const auth = `IMAP_AUTH=${config.imapAuth}`;
   const { imapOauthClientId: clientId, imapOauthRefreshToken: refreshToken, imapOauthClientCert: cert, imapOauthClientKey: key } = config;
-  if (!clientId) problems.push(`${auth} needs IMAP_OAUTH_CLIENT_ID`);
-  if (Boolean(cert) !== Boolean(key)) problems.push('IMAP_OAUTH_CLIENT_CERT and IMAP_OAUTH_CLIENT_KEY must be set together');
-  if (!refreshToken && !config.imapOauthClientSecret && !cert) problems.push(`${auth} needs IMAP_OAUTH_REFRESH_TOKEN, or IMAP_OAUTH_CLIENT_SECRET or IMAP_OAUTH_CLIENT_CERT (client credentials)`);
-  const tokenUrl = config.imapOauthTokenUrl ?? (config.imapOauthTenant ? microsoftTokenUrl(config.imapOauthTenant) : refreshToken ? GOOGLE_TOKEN_URL : undefined);
-  if (!tokenUrl) problems.push(`${auth} with client credentials needs IMAP_OAUTH_TENANT (Microsoft 365) or IMAP_OAUTH_TOKEN_URL`);
+  const tokenUrl =
+    config.imapOauthTokenUrl ?? (config.imapOauthTenant ? microsoftTokenUrl(config.imapOauthTenant) : refreshToken ? GOOGLE_TOKEN_URL : undefined);
   let clientCertificate: ImapOAuthSettings['clientCertificate'];
   try {
     if (cert && key) clientCertificate = { cert: pemText(cert), key: pemText(key) };
@@ -83,15 +83,18 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
   const replyFrom = config.mailReplyFrom ?? config.importAddress;
   const sender = deps.sender ?? (config.smtpUrl ? smtpReplySender(config.smtpUrl) : undefined);
   const metrics = new MailMetrics(c.metrics.registry);
-  const intake = new MailIntake(c.db, c.mailRepos, deps.receiver, (a) => c.accounts.findByImportAddress(a), log, {
-    onAutomatic: (category) => metrics.automaticMessage(category),
-    mailbox: imap.mailbox,
-    leaseMs: config.mailClaimLeaseMs,
-    replies: Boolean(sender),
-    ownAddresses: [...addressesIn(replyFrom), config.importAddress],
-    authservId: config.imapAuthservId,
-    senderPolicy: (scope) => c.senderPolicies.get(scope),
-  });
+  const intake = new MailIntake(
+    { db: c.db, repos: c.mailRepos, intake: deps.receiver, findByImportAddress: (a) => c.accounts.findByImportAddress(a), log },
+    {
+      onAutomatic: (category) => metrics.automaticMessage(category),
+      mailbox: imap.mailbox,
+      leaseMs: config.mailClaimLeaseMs,
+      replies: Boolean(sender),
+      ownAddresses: [...addressesIn(replyFrom), config.importAddress],
+      authservId: config.imapAuthservId,
+      senderPolicy: (scope) => c.senderPolicies.get(scope),
+    },
+  );
   const oauth = imapOAuthSettings(config);
   const tokens = oauth && new OAuthTokenSource(oauth, log);
   const openWith = async () =>
@@ -136,7 +139,10 @@ export function startMailRole(c: Container, deps: MailRoleDeps): MailRole | unde
   const feedback = sender ? buildMailFeedback(c, config, deps.records, sender, metrics, log) : undefined;
   poller.start();
   feedback?.start();
-  log.info({ imap: describeImapUrl(imap), auth: config.imapAuth, replies: Boolean(sender), processed: config.mailProcessedMailbox, failed: config.mailFailedMailbox }, 'mail role polling the import mailbox');
+  log.info(
+    { imap: describeImapUrl(imap), auth: config.imapAuth, replies: Boolean(sender), processed: config.mailProcessedMailbox, failed: config.mailFailedMailbox },
+    'mail role polling the import mailbox',
+  );
   return {
     poller,
     intake,

@@ -50,10 +50,30 @@ export async function privateRedisIfNeeded(config: Config, log: Logger): Promise
     );
   }
   if (await answers({ path: socket }, 'SHUTDOWN')) log.info({ socket }, 'stopped the private Redis an earlier run left behind');
-  const proc = spawn('redis-server', [
-    '--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', dir, '--logfile', 'redis.log',
-    '--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
-  ], { stdio: 'ignore', detached: true }); // its own process group: a Ctrl-C reaches the service, which stops it last
+  const proc = spawn(
+    'redis-server',
+    [
+      '--port',
+      '0',
+      '--unixsocket',
+      socket,
+      '--unixsocketperm',
+      '700',
+      '--dir',
+      dir,
+      '--logfile',
+      'redis.log',
+      '--appendonly',
+      'yes',
+      '--save',
+      '',
+      '--maxmemory-policy',
+      'noeviction',
+      '--daemonize',
+      'no',
+    ],
+    { stdio: 'ignore', detached: true },
+  ); // its own process group: a Ctrl-C reaches the service, which stops it last
   await new Promise<void>((resolve, reject) => {
     proc.once('spawn', resolve);
     proc.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new RedisMissingError(missingMessage(config)) : err));

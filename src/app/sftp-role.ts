@@ -12,7 +12,11 @@ import { SftpChannel } from '../channels/sftp/sftp-channel.ts';
 export async function startSftpRole(
   c: Container,
   receiver: IntakeReceiver,
-  opts: { readiness?: Map<string, ReadinessCheck>; metrics: TransferMetrics; /** being made or read already (start-service.ts); else read (or made) here */ hostKeys?: Promise<HostKeys> },
+  opts: {
+    readiness?: Map<string, ReadinessCheck>;
+    metrics: TransferMetrics /** being made or read already (start-service.ts); else read (or made) here */;
+    hostKeys?: Promise<HostKeys>;
+  },
 ): Promise<SftpChannel> {
   const { config } = c;
   const log = c.log.child({ role: 'sftp' });
@@ -24,15 +28,23 @@ export async function startSftpRole(
       hostKeys: hostKeys.keys,
       idleTimeoutMs: config.sftpIdleTimeoutMs,
       maxConnections: config.sftpMaxConnections,
-      maxConnectionsPerAccount: config.ftpMaxConnectionsPerAccount,
-      listLimit: config.ftpListLimit,
+      maxConnectionsPerAccount: config.transferMaxConnectionsPerAccount,
+      listLimit: config.transferListLimit,
       maxArchiveBytes: config.zipMaxTotalBytes,
-      tempUploadHoldMs: config.ftpTempUploadHoldMs,
+      tempUploadHoldMs: config.transferTempUploadHoldMs,
     },
     {
       accounts: {
         authenticatePassword: transferLogin(c, 'sftp'),
-        authenticatePublicKey: (user, blob) => c.sshKeys.findForLogin(user, blob),
+        // an upload key's SSH key (issue 44): that key's scope, from its networks only
+        authenticatePublicKey: async (user, blob, address) => {
+          const found = await c.sshKeys.findForLogin(user, blob);
+          const up = found?.scope.uploadKey;
+          return up && !c.uploadKeys.allows(up, address) ? undefined : found;
+        },
+        publicKeyLogin: (scope, address) => {
+          if (scope.uploadKey) c.uploadKeys.noteUse(scope.uploadKey, address, 'sftp');
+        },
         keyStamp: sessionStamp(c),
         sshKeyRegistered: (id) => c.sshKeys.stillRegistered(id),
       },

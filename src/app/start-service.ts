@@ -6,12 +6,10 @@ import type { Config, Role } from '../config/config.ts';
 import { isLoopback } from '../config/public-url.ts';
 import type { MailRole } from './mail-role.ts';
 import { buildServer } from '../http/server.ts';
-import { importRoutes } from '../http/routes/imports.ts';
 import { dashboard } from '../http/dashboard/dashboard.ts';
 import { startIntakeWorkers } from './intake-workers.ts';
 import { startWebhookWorkers } from './webhook-workers.ts';
 import { startPeriodicWork } from './periodic-work.ts';
-import { webhookRoutes } from '../http/routes/webhooks.ts';
 import { TransferMetrics } from '../channels/transfer/transfer-metrics.ts';
 import { metricsPlugin } from '../http/routes/metrics-route.ts';
 import { intakeRecordLink, intakeView } from '../http/routes/intake-view.ts';
@@ -22,7 +20,8 @@ import { queueDashboard } from '../http/plugins/queue-dashboard.ts';
 import { settledBefore } from '../platform/timeouts.ts';
 import { resolveAdminToken } from '../platform/admin-token.ts';
 import type { IntakeReceiver } from '../intake/intake-port.ts';
-import { coreReadiness, createContainer, type Container, type ContainerOptions } from './container.ts';
+import { createContainer, type Container, type ContainerOptions } from './container.ts';
+import { coreReadiness } from './core-readiness.ts';
 import type { Logger } from '../platform/logger.ts';
 
 export interface RunningService {
@@ -49,7 +48,10 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   const roles = new Set<Role>(config.roles);
   // the SFTP host keys (made once into DATA_DIR, in libuv's threads) while the database opens and
   // migrates; the API shows their fingerprints, the sftp role serves them
-  const hostKeys = roles.has('api') || roles.has('sftp') ? import('../channels/sftp/host-keys.ts').then((m) => m.ensureHostKeys({ dataDir: config.dataDir, hostKey: config.sftpHostKey })) : undefined;
+  const hostKeys =
+    roles.has('api') || roles.has('sftp')
+      ? import('../channels/sftp/host-keys.ts').then((m) => m.ensureHostKeys({ dataDir: config.dataDir, hostKey: config.sftpHostKey }))
+      : undefined;
   hostKeys?.catch(() => {}); // awaited by the role that needs them; a failed container start must not leave it unhandled
   const c = await createContainer(config, log, opts);
   const readiness = coreReadiness(c);
@@ -60,9 +62,14 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
   let stopping = false;
   // Every role asked for is reported, and not ready until it has started: the health listener
   // answers before the FTP and SFTP servers listen. Each role replaces its check once it runs.
-  const pending = [...roles].filter((r) => r === 'ftp' || r === 'sftp' || r === 'worker' || (r === 'mail' && config.imapUrl) || (r === 'smtp' && config.smtpListen !== 'off'));
+  const pending = [...roles].filter(
+    (r) => r === 'ftp' || r === 'sftp' || r === 'worker' || (r === 'mail' && config.imapUrl) || (r === 'smtp' && config.smtpListen !== 'off'),
+  );
   if (roles.has('ftp') && config.ftpsImplicitPort !== undefined) pending.push('ftps-implicit' as Role);
-  for (const name of pending) readiness.set(name, async () => { throw new Error('starting'); });
+  for (const name of pending)
+    readiness.set(name, async () => {
+      throw new Error('starting');
+    });
   // A draining process answers /readyz with 503 so load balancers stop sending it work.
   readiness.set('lifecycle', async () => {
     if (stopping) throw new Error('shutting down');
@@ -84,15 +91,19 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
         // so users can verify what their client shows
         sftpHostKeys: (await hostKeys!).fingerprints,
         readiness,
-        apiRoutes: [importRoutes(c), webhookRoutes(c)],
         // registered only when the admin API is on; each guards itself with the admin token
-        adminPlugins: adminToken ? [queueDashboard({ queues: () => c.queues.all(), adminToken, publicUrl: c.config.publicUrl, jobLink: intakeRecordLink }), intakeView(c, adminToken)] : [],
+        adminPlugins: adminToken
+          ? [queueDashboard({ jobs: c.jobs, adminToken, publicUrl: c.config.publicUrl, jobLink: intakeRecordLink }), intakeView(c, adminToken)]
+          : [],
         plugins: [metricsPlugin(c.metrics, config.metricsToken), dashboard(c)],
       });
       apiUrl = httpUrl = await app.listen({ port: config.port, host: config.host });
       config.links.listening(apiUrl); // without PUBLIC_URL (loopback only), links name the port PORT=0 got
       if (!config.tlsCert && !isLoopback(config.host)) {
-        log.warn({ host: config.host }, `HOST=${config.host} serves the API over plain HTTP beyond this machine: API keys travel in clear unless a TLS-terminating proxy stands in front (or set TLS_CERT and TLS_KEY)`);
+        log.warn(
+          { host: config.host },
+          `HOST=${config.host} serves the API over plain HTTP beyond this machine: API keys travel in clear unless a TLS-terminating proxy stands in front (or set TLS_CERT and TLS_KEY)`,
+        );
       }
       c.onStop('intake', 'api', (deadline) => closeHttp(app, deadline));
       log.info({ url: apiUrl, database: c.db.kind }, 'api listening');
@@ -108,7 +119,7 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
     }
     if (roles.has('worker')) {
       const workers = await startIntakeWorkers(c);
-      c.metrics.queues.observeWorker(workers.worker);
+      c.metrics.queues.observeWorker(workers.events);
       const webhookWorkers = startWebhookWorkers(c);
       // reconciler, purges, webhook sweep, ANALYZE: once per installation (BullMQ job schedulers)
       const periodic = await startPeriodicWork(c);
@@ -123,11 +134,12 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       const { startSmtpWorkers } = await import('./smtp-workers.ts');
       const smtpWorkers = startSmtpWorkers(c);
       c.onStop('workers', 'smtp message workers', async (deadline) => {
-        if (!(await settledBefore(smtpWorkers.close(), deadline))) log.warn('smtp message jobs still running at the end of the grace period; left to another worker');
+        if (!(await settledBefore(smtpWorkers.close(), deadline)))
+          log.warn('smtp message jobs still running at the end of the grace period; left to another worker');
         await smtpWorkers.release();
       });
       readiness.set('worker', async () => {
-        if (!workers.worker.isRunning()) throw new Error('the intake worker is not running');
+        if (!workers.isRunning()) throw new Error('the intake worker is not running');
       });
       c.onStop('workers', 'intake workers', async (deadline) => {
         // in-flight jobs finish; at the deadline they are left to BullMQ's stalled-job check,
@@ -136,7 +148,10 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       });
     }
     if (roles.has('mail') && config.imapUrl && /@example\.com$/i.test(config.importAddress)) {
-      log.warn({ importAddress: config.importAddress }, 'IMPORT_ADDRESS is still the example invoices@example.com: accounts get import addresses nobody can mail to; set IMPORT_ADDRESS to the mailbox IMAP_URL reads');
+      log.warn(
+        { importAddress: config.importAddress },
+        'IMPORT_ADDRESS is still the example invoices@example.com: accounts get import addresses nobody can mail to; set IMPORT_ADDRESS to the mailbox IMAP_URL reads',
+      );
     }
     if (roles.has('mail') && !config.imapUrl) log.child({ role: 'mail' }).info('mail role is off: IMAP_URL is not set');
     else if (roles.has('mail')) {
@@ -164,7 +179,10 @@ export async function startService(config: Config, log: Logger, opts: ContainerO
       // stops accepting; running uploads finish (staged and acknowledged) until the deadline
       if (ftp) c.onStop('intake', 'ftp', (deadline) => ftp.stop(Math.max(0, deadline - Date.now())));
       // asked for but refused to start (no certificate and plain FTP not allowed): not ready
-      else readiness.set('ftp', async () => { throw new Error('the FTP server did not start: set TLS_CERT and TLS_KEY, or FTP_ALLOW_PLAIN=true'); });
+      else
+        readiness.set('ftp', async () => {
+          throw new Error('the FTP server did not start: set TLS_CERT and TLS_KEY, or FTP_ALLOW_PLAIN=true');
+        });
       ftpPort = ftp?.port;
     }
     if (roles.has('sftp')) {

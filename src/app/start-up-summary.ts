@@ -26,7 +26,12 @@ export function startUpSummary(config: Config, svc: RunningService, privateRedis
     // the links people follow are PUBLIC_URL's (the same as the ones the service mails); where it listens is said beside them
     const base = config.links.base;
     const listens = config.links.configured ? `listening on ${svc.apiUrl}, ` : '';
-    add('api', 'API', `${base}/v2`, listens + (config.tlsCert ? 'HTTPS' : `plain HTTP${isLoopback(config.host) ? ', this machine only' : ': put a TLS-terminating proxy in front'}`));
+    add(
+      'api',
+      'API',
+      `${base}/v2`,
+      listens + (config.tlsCert ? 'HTTPS' : `plain HTTP${isLoopback(config.host) ? ', this machine only' : ': put a TLS-terminating proxy in front'}`),
+    );
     add('docs', 'API docs', `${base}/docs`);
     add('dashboard', 'Dashboard', `${base}/dashboard`, 'account holders sign in after an invite');
     const token = config.adminToken === 'disabled' ? 'off (ADMIN_TOKEN=disabled)' : config.adminToken ? 'ADMIN_TOKEN, as set' : adminTokenFile(config.dataDir);
@@ -40,19 +45,43 @@ export function startUpSummary(config: Config, svc: RunningService, privateRedis
   }
   if (svc.sftpPort !== undefined) add('sftp', 'SFTP', at(config.sftpHost, svc.sftpPort));
   if (svc.mail && config.imapUrl) add('mail', 'E-mail', describeImapUrl(parseImapUrl(config.imapUrl)), `files mailed to ${config.importAddress}`);
-  else if (roles.has('mail')) add('mail', 'E-mail', 'IMAP off', svc.smtpPort !== undefined ? 'mail comes in by SMTP below; set IMAP_URL to read a mailbox too' : 'set IMAP_URL to read a mailbox');
+  else if (roles.has('mail'))
+    add(
+      'mail',
+      'E-mail',
+      'IMAP off',
+      svc.smtpPort !== undefined ? 'mail comes in by SMTP below; set IMAP_URL to read a mailbox too' : 'set IMAP_URL to read a mailbox',
+    );
   if (svc.smtpPort !== undefined && config.smtpListen !== 'off') {
     add('smtp', 'SMTP', at(config.smtpListen.host, svc.smtpPort), config.tlsCert ? 'STARTTLS with TLS_CERT' : 'STARTTLS with a self-signed certificate');
-    add('smtpExample', 'First mail', `swaks --server ${at(config.smtpListen.host, svc.smtpPort)} --to <an account's import address> --attach @<invoice number>.pdf`, 'GET /v2/account shows the address');
+    add(
+      'smtpExample',
+      'First mail',
+      `swaks --server ${at(config.smtpListen.host, svc.smtpPort)} --to <an account's import address> --attach @<invoice number>.pdf`,
+      'GET /v2/account shows the address',
+    );
   } else if (roles.has('smtp')) add('smtp', 'SMTP', 'off', 'SMTP_LISTEN=off');
   if (roles.has('worker')) add('worker', 'Workers', 'matching imported files to invoices');
   add('database', 'Database', config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`);
-  if (privateRedis) add('redis', 'Redis', `private redis-server on ${privateRedis.socket}`, `started and stopped with the service: REDIS_URL unset and none on ${config.redisDefaultUrl}`);
-  else add('redis', 'Redis', config.redisUrlIsDefault ? config.redisDefaultUrl : 'REDIS_URL, as set', config.redisUrlIsDefault ? 'REDIS_URL unset: the one on the default address' : '');
+  if (privateRedis)
+    add(
+      'redis',
+      'Redis',
+      `private redis-server on ${privateRedis.socket}`,
+      `started and stopped with the service: REDIS_URL unset and none on ${config.redisDefaultUrl}`,
+    );
+  else
+    add(
+      'redis',
+      'Redis',
+      config.redisUrlIsDefault ? config.redisDefaultUrl : 'REDIS_URL, as set',
+      config.redisUrlIsDefault ? 'REDIS_URL unset: the one on the default address' : '',
+    );
 
-  const next = svc.apiUrl && config.adminToken !== 'disabled'
-    ? 'Next: create an account with `npm run admin -- create-account "Your company"`; it prints the account\'s API keys once. Then read the API docs.'
-    : 'Next: start the api role somewhere (ROLES=api) to create accounts and reach the docs.';
+  const next =
+    svc.apiUrl && config.adminToken !== 'disabled'
+      ? 'Next: create an account with `npm run admin -- create-account "Your company"`; it prints the account\'s API keys once. Then read the API docs.'
+      : 'Next: start the api role somewhere (ROLES=api) to create accounts and reach the docs.';
   const width = Math.max(...rows.map(([l]) => l.length));
   const text = [`invoice-intake is running (roles: ${config.roles.join(', ')})`, ...rows.map(([l, v]) => `  ${l.padEnd(width)}  ${v}`), next].join('\n');
   return { text, fields };

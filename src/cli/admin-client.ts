@@ -46,13 +46,20 @@ export interface AdminImport {
 }
 
 const query = (o: Record<string, string | number | undefined>) => {
-  const q = new URLSearchParams(Object.entries(o).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+  const q = new URLSearchParams(
+    Object.entries(o)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, String(v)]),
+  );
   return q.size ? `?${q}` : '';
 };
 
 /** The admin API answered with an error; `detail` is its text for people. */
 export class AdminApiError extends Error {
-  constructor(readonly status: number, readonly detail: string) {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
     super(detail);
   }
 }
@@ -90,7 +97,10 @@ export class AdminClient {
 
   /** The account's trail (who changed what), newest first; the list envelope of GET /admin/accounts/{id}/trail. */
   async trail(id: string, opts: { from?: string } = {}): Promise<Paged<TrailEntryView>> {
-    const r = await this.call<{ trail: TrailEntryView[]; links: { next: { href: string } | null } }>('GET', `/admin/accounts/${encodeURIComponent(id)}/trail${query(opts)}`);
+    const r = await this.call<{ trail: TrailEntryView[]; links: { next: { href: string } | null } }>(
+      'GET',
+      `/admin/accounts/${encodeURIComponent(id)}/trail${query(opts)}`,
+    );
     return { items: r.trail, next: r.links.next ? new URL(r.links.next.href).searchParams.get('from') : null };
   }
 
@@ -132,6 +142,7 @@ export class AdminClient {
           res.setEncoding('utf8');
           res.on('data', (chunk) => (text += chunk));
           res.on('end', () => {
+            // biome-ignore lint/suspicious/noExplicitAny: the admin API answers JSON of any shape; it is printed, not read
             let parsed: any;
             try {
               parsed = text ? JSON.parse(text) : undefined;

@@ -5,6 +5,8 @@ import { adminTokenFile } from '../platform/admin-token.ts';
 import { ConfigError, loadConfig, type Config } from '../config/config.ts';
 import { AdminApiError, AdminClient, AdminUnreachableError, readCa, type NewAccount, type SshKeyView } from './admin-client.ts';
 import type { AccountView } from '../domain/models.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const USAGE = `Usage: npm run admin -- <command> [--json]
 
@@ -24,6 +26,11 @@ Commands:
   enable-account <id>            Let a disabled account in again
   failed-imports [--from <id>]   Files that failed, across every account (refused ones included)
   trail <id> [--from <id>]       Who changed what in the account (keys, people, files by hand), newest first
+  move-documents --to database|directory|s3 [--from <store>] [--restart]
+                                 Copy every stored file from the store in use (DOCUMENT_STORE, or --from)
+                                 to another, verifying each by its SHA-256; resumes a pass cut short
+                                 (--restart: from the beginning). Needs DATABASE_URL and the target's
+                                 settings (DOCUMENT_STORE_DIR, S3_*). See docs/operations.md.
 
 Settings (environment):
   ADMIN_URL     the service's address (default http://127.0.0.1:$PORT, PORT default 8080)
@@ -66,10 +73,22 @@ function modeArg(command: string, mode: string): 'live' | 'test' {
 }
 
 function printNewAccount(a: NewAccount, out: (s: string) => void): void {
-  out(['', `Account "${a.name}" created.`, '', `  Live API key:        ${a.liveKey}`, `  Test API key:        ${a.testKey}`, '', ...accountLines(a), '',
-    'These keys are shown only now; the service keeps no copy. Store them safely.',
-    'Use them as:  Authorization: Bearer <key>',
-    `A lost key can be replaced:  npm run admin -- rotate-key ${a.id} live|test`, ''].join('\n'));
+  out(
+    [
+      '',
+      `Account "${a.name}" created.`,
+      '',
+      `  Live API key:        ${a.liveKey}`,
+      `  Test API key:        ${a.testKey}`,
+      '',
+      ...accountLines(a),
+      '',
+      'These keys are shown only now; the service keeps no copy. Store them safely.',
+      'Use them as:  Authorization: Bearer <key>',
+      `A lost key can be replaced:  npm run admin -- rotate-key ${a.id} live|test`,
+      '',
+    ].join('\n'),
+  );
 }
 
 /** Aligned columns for people, with how to get the next page. */
@@ -82,7 +101,19 @@ function table(rows: string[][], head: string[], next: string | null, command: s
   return lines.join('\n');
 }
 
+function runMoveDocuments(args: string[], env: Record<string, string | undefined>): Promise<number> {
+  const entry = fileURLToPath(new URL('../app/move-documents.ts', import.meta.url));
+  const child = spawn(process.execPath, [...process.execArgv, entry, ...args], { env, stdio: 'inherit' });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => resolve(code ?? 1));
+  });
+}
+
 async function runAdmin(argv: string[], env: Record<string, string | undefined>, out: (s: string) => void): Promise<number> {
+  // the one command that works on the database and the stores themselves, not through the admin API:
+  // composed in app/ (it builds repositories), run as a process of its own with this one's flags
+  if (argv[0] === 'move-documents') return runMoveDocuments(argv.slice(1), env);
   const json = argv.includes('--json');
   // --from <id> pages on (the previous page's last line says which)
   const fromAt = argv.indexOf('--from');
@@ -117,7 +148,18 @@ async function runAdmin(argv: string[], env: Record<string, string | undefined>,
       const mode = modeArg(command, rest[1]);
       const key = await client.rotateKey(rest[0], mode);
       if (json) out(JSON.stringify({ key }, null, 2));
-      else out(['', `New ${mode} API key for ${rest[0]}:`, '', `  ${key}`, '', `The old ${mode} key stopped working now. This key is shown only once; store it safely.`, ''].join('\n'));
+      else
+        out(
+          [
+            '',
+            `New ${mode} API key for ${rest[0]}:`,
+            '',
+            `  ${key}`,
+            '',
+            `The old ${mode} key stopped working now. This key is shown only once; store it safely.`,
+            '',
+          ].join('\n'),
+        );
       return 0;
     }
     case 'add-ssh-key': {
@@ -143,37 +185,83 @@ async function runAdmin(argv: string[], env: Record<string, string | undefined>,
       need(2, 'an account id and an e-mail address, e.g. invite acc_... ann@example.com');
       const u = await client.invite(rest[0], rest[1]);
       if (json) out(JSON.stringify(u, null, 2));
-      else out(['', `Invited ${u.email} (${u.id}) to the dashboard of ${rest[0]}.`, '', `  ${u.inviteUrl}`, '', 'The link sets a password; it works once, for 24 hours.', ''].join('\n'));
+      else
+        out(
+          [
+            '',
+            `Invited ${u.email} (${u.id}) to the dashboard of ${rest[0]}.`,
+            '',
+            `  ${u.inviteUrl}`,
+            '',
+            'The link sets a password; it works once, for 24 hours.',
+            '',
+          ].join('\n'),
+        );
       return 0;
     }
     case 'list-accounts': {
       if (rest.length > 1) throw new UsageError(`list-accounts takes at most one search text.\n\n${USAGE}`);
       const page = await client.listAccounts({ search: rest[0], from });
       if (json) out(JSON.stringify(page, null, 2));
-      else out(table(page.items.map((a) => [a.id, a.disabled ? 'disabled' : 'active', a.ftpUsername, a.createdAt.slice(0, 10), a.name]), ['ID', 'STATE', 'FTP USER', 'CREATED', 'NAME'], page.next, command));
+      else
+        out(
+          table(
+            page.items.map((a) => [a.id, a.disabled ? 'disabled' : 'active', a.ftpUsername, a.createdAt.slice(0, 10), a.name]),
+            ['ID', 'STATE', 'FTP USER', 'CREATED', 'NAME'],
+            page.next,
+            command,
+          ),
+        );
       return 0;
     }
     case 'disable-account':
     case 'enable-account': {
       need(1, 'an account id');
       const a = await client.setDisabled(rest[0], command === 'disable-account');
-      out(json ? JSON.stringify(a, null, 2) : a.disabled
-        ? `Account ${a.id} ("${a.name}") is disabled: its API keys get 401, FTP/SFTP logins 530, and mail to its addresses is recorded as failed.`
-        : `Account ${a.id} ("${a.name}") is enabled again.`);
+      out(
+        json
+          ? JSON.stringify(a, null, 2)
+          : a.disabled
+            ? `Account ${a.id} ("${a.name}") is disabled: its API keys get 401, FTP/SFTP logins 530, and mail to its addresses is recorded as failed.`
+            : `Account ${a.id} ("${a.name}") is enabled again.`,
+      );
       return 0;
     }
     case 'failed-imports': {
       if (rest.length) throw new UsageError(`failed-imports takes no argument.\n\n${USAGE}`);
       const page = await client.listImports({ status: 'failed', from });
       if (json) out(JSON.stringify(page, null, 2));
-      else out(table(page.items.map((r) => [r.receivedAt.slice(0, 19).replace('T', ' '), r.id, r.account, r.mode, r.channel, r.filename, r.reason ?? '']), ['RECEIVED', 'ID', 'ACCOUNT', 'MODE', 'CHANNEL', 'FILE', 'REASON'], page.next, command));
+      else
+        out(
+          table(
+            page.items.map((r) => [r.receivedAt.slice(0, 19).replace('T', ' '), r.id, r.account, r.mode, r.channel, r.filename, r.reason ?? '']),
+            ['RECEIVED', 'ID', 'ACCOUNT', 'MODE', 'CHANNEL', 'FILE', 'REASON'],
+            page.next,
+            command,
+          ),
+        );
       return 0;
     }
     case 'trail': {
       need(1, 'an account id');
       const page = await client.trail(rest[0], { from });
       if (json) out(JSON.stringify(page, null, 2));
-      else out(table(page.items.map((e) => [e.at.slice(0, 19).replace('T', ' '), e.mode ?? 'account', e.action, e.target ?? '', `${e.actor.kind}:${e.actor.label}`, e.address ?? '']), ['AT', 'MODE', 'ACTION', 'TARGET', 'BY', 'FROM'], page.next, `${command} ${rest[0]}`));
+      else
+        out(
+          table(
+            page.items.map((e) => [
+              e.at.slice(0, 19).replace('T', ' '),
+              e.mode ?? 'account',
+              e.action,
+              e.target ?? '',
+              `${e.actor.kind}:${e.actor.label}`,
+              e.address ?? '',
+            ]),
+            ['AT', 'MODE', 'ACTION', 'TARGET', 'BY', 'FROM'],
+            page.next,
+            `${command} ${rest[0]}`,
+          ),
+        );
       return 0;
     }
     default:
@@ -192,7 +280,7 @@ async function main(): Promise<void> {
       console.error(e.message);
       process.exitCode = 2;
     } else if (e instanceof AdminApiError) {
-      const hint = e.status === 401 ? ' (the admin token was refused: use the service\'s ADMIN_TOKEN or its DATA_DIR/admin-token)' : '';
+      const hint = e.status === 401 ? " (the admin token was refused: use the service's ADMIN_TOKEN or its DATA_DIR/admin-token)" : '';
       console.error(`Error ${e.status}: ${e.detail}${hint}`);
       process.exitCode = 1;
     } else if (e instanceof AdminUnreachableError) {

@@ -17,7 +17,9 @@ interface Listening {
 /** The start-up rule: an API that listens beyond this machine needs PUBLIC_URL. */
 export function publicUrlProblems(c: Listening): string[] {
   if (c.publicUrl || !c.roles?.includes('api') || isLoopback(c.host)) return []; // roles unreadable: said already
-  return [`PUBLIC_URL must be set when the API listens beyond this machine (HOST=${c.host}): the links the service e-mails and shows (invites, password resets, webhook payloads) are built from it, never from a request's Host header. Set it to the address people open, e.g. PUBLIC_URL=https://invoices.example.com`];
+  return [
+    `PUBLIC_URL must be set when the API listens beyond this machine (HOST=${c.host}): the links the service e-mails and shows (invites, password resets, webhook payloads) are built from it, never from a request's Host header. Set it to the address people open, e.g. PUBLIC_URL=https://invoices.example.com`,
+  ];
 }
 
 /** The base of the links the service sends (no trailing slash). Shared by reference, so it follows the API's real port. */

@@ -1,6 +1,7 @@
 // One small interface over PostgreSQL (pg) and embedded PGlite: the same SQL runs on both.
 import { DomainError } from '../domain/errors.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: rows are typed by each query's generic; this is the default
 export type Row = Record<string, any>;
 
 export interface QueryOptions {
@@ -29,7 +30,7 @@ export interface Database extends Queryable {
 }
 
 /** bytea comes back as Buffer from pg and as Uint8Array from PGlite. */
-export function toBuffer(v: Uint8Array | Buffer | null): Buffer | null {
+function toBuffer(v: Uint8Array | Buffer | null): Buffer | null {
   if (v == null) return null;
   return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }

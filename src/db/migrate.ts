@@ -28,4 +28,8 @@ export async function migrate(db: Database, upTo?: string): Promise<string[]> {
 }
 
 /** The migration files, in the order they apply. */
-export const migrationFiles = () => fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+export const migrationFiles = () =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Database, Row } from './database.ts';
 import { SHIPPED_DATABASE, unpackDatabase } from './shipped-database.ts';
 
@@ -34,6 +35,8 @@ export async function openPglite(dataDir: string | undefined, shipped = SHIPPED_
   }
   const pg = await PGlite.create(pgdata, {
     parsers: { 20: (v: string) => Number(v) },
+    // the search's trigram indexes (migration 0027)
+    extensions: PGLITE_EXTENSIONS,
     // PostgreSQL's 128 MB of shared buffers sit in the WASM heap from the start (about 130 MB of
     // an idle process's memory); the files it reads are in the OS page cache anyway
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
@@ -43,6 +46,9 @@ export async function openPglite(dataDir: string | undefined, shipped = SHIPPED_
   if (unpacked) await pg.exec(NEW_INSTALLATION_ID);
   return pgliteDatabase(pg, releaseLock);
 }
+
+/** The extensions the migrations create, for every PGlite the service opens (and the shipped database's build). */
+export const PGLITE_EXTENSIONS = { pg_trgm };
 
 const NEW_INSTALLATION_ID = `do $$ begin
   if to_regclass('installation') is not null then

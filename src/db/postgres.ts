@@ -15,6 +15,7 @@ const statementName = (sql: string) => {
 
 // int8 (counts, sums) as numbers: every value we store fits in 2^53.
 const types = {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's type-parser typings do not name the override's format argument
   getTypeParser: (oid: number, format?: any) => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)),
 };
 
@@ -30,7 +31,9 @@ export function databaseAway(e: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '')) return true;
   // pg's own words for a connection that ended under a query, or a client already broken
-  return /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect/i.test(err.message ?? '');
+  return /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect/i.test(
+    err.message ?? '',
+  );
 }
 
 const translate = (e: unknown) => (databaseAway(e) ? new DatabaseUnavailable(e) : e);
@@ -73,6 +76,7 @@ function objects<T extends Row>(result: pg.QueryArrayResult): T[] {
 /** `options` as a number is the pool size, with no pooler in front. */
 export function openPostgres(url: string, options: number | PostgresOptions): Database {
   const opts: PostgresOptions = typeof options === 'number' ? { poolSize: options } : options;
+  // biome-ignore lint/suspicious/noExplicitAny: pg's type-parser typings do not name the override's format argument
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize, types: types as any });
   const onError = opts.onConnectionError ?? (() => {});
   // pg-pool listens for an idle client's error; a checked-out client between two queries (inside a

@@ -8,14 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { migrate } from './migrate.ts';
-import { pgliteDatabase } from './pglite.ts';
+import { PGLITE_EXTENSIONS, pgliteDatabase } from './pglite.ts';
 
 /** Where the build puts the dump: beside this module (dist/db/); running from the sources there is none. */
 export const SHIPPED_DATABASE = fileURLToPath(new URL('./empty-database.tar.gz', import.meta.url));
 
 /** Makes the dump: a fresh in-memory database, migrated up to `upTo` (a migration file name; default: all). */
 export async function writeEmptyDatabase(file: string, upTo?: string): Promise<void> {
-  const pg = await PGlite.create();
+  const pg = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   try {
     await migrate(pgliteDatabase(pg), upTo);
     const dump = await pg.dumpDataDir('gzip');

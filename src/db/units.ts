@@ -1,9 +1,13 @@
-// A unit of work: one database transaction that spans a whole request (an Idempotency-Key's claim,
-// the request's effects, its stored response), opened and committed by different hooks. While code
-// runs inside a unit (AsyncLocalStorage), the database handed to every service sends its queries
-// into the unit's transaction: services stay as they are, and commit together or not at all.
-// Work that must wait for the commit (queueing a job, waking a dispatcher) is deferred with
-// afterCommit(); a crash before it runs is covered by the reconcilers, as for any lost enqueue.
+// Units of work. `UnitOfWork.transaction()` is every service's: one transaction in which each
+// repository writes its own tables (the transaction client is handed to each), and the
+// participants (the event outbox: services/event-outbox.ts) add their rows and what must wait for
+// the commit. A request's unit (`Unit`) is one database transaction that spans a whole request
+// (an Idempotency-Key's claim, the request's effects, its stored response), opened and committed
+// by different hooks. While code runs inside a unit (AsyncLocalStorage), the database handed to
+// every service sends its queries into the unit's transaction (a service's transaction becomes a
+// savepoint of it): services stay as they are, and commit together or not at all. Work that must
+// wait for the commit (queueing a job, waking a dispatcher) is deferred with afterCommit(); a crash
+// before it runs is covered by the reconcilers, as for any lost enqueue.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database, Queryable, QueryOptions, Row, Transaction } from './database.ts';
 
@@ -107,6 +111,17 @@ export function afterCommit(fn: () => unknown): void {
   else void fn();
 }
 
+/**
+ * Runs `fn` once the current unit commits (dropped by its rollback), or now, awaited, when there
+ * is none: what tells other nodes or processes of a change (a revocation's second announcement, a
+ * queued job) must not reach them before they can read the change.
+ */
+export async function whenCommitted(fn: () => unknown): Promise<void> {
+  const unit = currentUnit();
+  if (unit) unit.afterCommit(fn);
+  else await fn();
+}
+
 export interface UnitDatabase extends Database {
   /** Opens a unit: a transaction held open until commit() or rollback(). */
   begin(): Promise<Unit>;
@@ -151,4 +166,26 @@ export function withUnits(db: Database, onDeferredError: (err: unknown) => void 
   };
 }
 
-export type { Queryable };
+/** A service's transaction: its statements, and what must wait for its commit. */
+export interface UnitTransaction extends Queryable {
+  /** Runs once the transaction commits (inside a request's unit, once that commits); dropped by a rollback. */
+  afterCommit(fn: () => unknown): void;
+}
+
+/** The unit of work of every service (see the top of this file); `db` is the database of withUnits. */
+export class UnitOfWork {
+  constructor(private readonly db: Database) {}
+
+  /** Runs fn in one transaction: it commits when fn resolves, rolls back when it throws; then what it deferred runs. */
+  async transaction<T>(fn: (tx: UnitTransaction) => Promise<T>): Promise<T> {
+    const deferred: (() => unknown)[] = [];
+    const result = await this.db.transaction((tx) =>
+      fn({
+        query: <R extends Row>(sql: string, params?: unknown[], opts?: QueryOptions) => tx.query<R>(sql, params, opts),
+        afterCommit: (f) => void deferred.push(f),
+      }),
+    );
+    for (const f of deferred) await whenCommitted(f);
+    return result;
+  }
+}

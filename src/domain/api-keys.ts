@@ -8,5 +8,5 @@ export const generateKey = (mode: Mode) => `${mode}_${randomToken(40)}`;
 export const hashKey = (key: string) => hash('sha256', key, 'hex'); // one-shot: a third of createHash's cost
 /** What a page may show of a key: its prefix and first and last 4 characters (32 of its 238 random bits) */
 export const keyHint = (key: string) => `${key.slice(0, 9)}...${key.slice(-4)}`;
-export const KEY_PATTERN = /^(live|test)_[0-9A-Za-z]{40}$/;
+const KEY_PATTERN = /^(live|test)_[0-9A-Za-z]{40}$/;
 export const keyMode = (key: string): Mode | undefined => (KEY_PATTERN.test(key) ? (key.slice(0, 4) as Mode) : undefined);

@@ -3,10 +3,10 @@
 // (intake/zip-reader.ts) hands over what the central directory declares, and yauzl makes sure an
 // entry never inflates past its declared size.
 import { intakeReason, type IntakeReason } from './intake-reasons.ts';
-import { MAX_DOCUMENT_BYTES } from './pdf.ts';
+import { MAX_DOCUMENT_BYTES } from './document-facts.ts';
 
 /** Above this, an entry is refused as a zip bomb: PDFs rarely compress better than 2:1. */
-export const MAX_COMPRESSION_RATIO = 100;
+const MAX_COMPRESSION_RATIO = 100;
 
 export interface ArchiveLimits {
   maxEntries: number;
@@ -36,8 +36,15 @@ const UNREAD_MAGIC: [string, number[], number][] = [
   ['TAR', [0x75, 0x73, 0x74, 0x61, 0x72], 257],
 ];
 const UNREAD_NAMES: [string, RegExp][] = [
-  ['7z', /\.7z(\.\d+)?$/i], ['RAR', /\.(rar|r\d\d)$/i], ['TAR', /\.(tar|tgz|tar\.(gz|bz2|xz))$/i], ['gzip', /\.gz$/i], ['bzip2', /\.bz2$/i],
-  ['xz', /\.xz$/i], ['CAB', /\.cab$/i], ['ARJ', /\.arj$/i], ['LZH', /\.(lzh|lha)$/i],
+  ['7z', /\.7z(\.\d+)?$/i],
+  ['RAR', /\.(rar|r\d\d)$/i],
+  ['TAR', /\.(tar|tgz|tar\.(gz|bz2|xz))$/i],
+  ['gzip', /\.gz$/i],
+  ['bzip2', /\.bz2$/i],
+  ['xz', /\.xz$/i],
+  ['CAB', /\.cab$/i],
+  ['ARJ', /\.arj$/i],
+  ['LZH', /\.(lzh|lha)$/i],
 ];
 /** The names FTP and SFTP take as final uploads (to record them as refused, not to turn them away unrecorded). */
 export const isUnreadArchiveName = (name: string): boolean => UNREAD_NAMES.some(([, re]) => re.test(name.trim()));

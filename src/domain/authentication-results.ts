@@ -4,7 +4,7 @@
 // below a header of another server, is ignored. Pure.
 import { uncheckedVerdict, type AuthResult, type SenderVerdict } from './sender-verdict.ts';
 
-export interface AuthMethodResult {
+interface AuthMethodResult {
   method: string;
   result: AuthResult;
   /** ptype.property=value, e.g. `smtp.mailfrom`, `header.d`, `header.from`; keys lower-cased */
@@ -121,12 +121,20 @@ export function imapHeaderVerdict(headers: string[], from: string, trustedId: st
   const firstOf = (method: string) => trusted.find((r) => r.method === method);
   const spf = firstOf('spf');
   const spfDomain = spf ? domainOf(spf.props['smtp.mailfrom'] ?? spf.props['smtp.helo'] ?? '') : '';
-  const dkimPassDomains = [...new Set(trusted.filter((r) => r.method === 'dkim' && r.result === 'pass').map((r) => domainOf(r.props['header.d'] ?? r.props['header.i'] ?? '')).filter(Boolean))];
+  const dkimPassDomains = [
+    ...new Set(
+      trusted
+        .filter((r) => r.method === 'dkim' && r.result === 'pass')
+        .map((r) => domainOf(r.props['header.d'] ?? r.props['header.i'] ?? ''))
+        .filter(Boolean),
+    ),
+  ];
   const dmarc = firstOf('dmarc');
   // a DMARC pass counts for the From it was checked against (header.from), when the header says it
   const dmarcFor = dmarc?.props['header.from']?.toLowerCase();
   const dmarcPass = dmarc?.result === 'pass' && (!dmarcFor || dmarcFor === fromDomain);
-  const authenticated = Boolean(fromDomain) && (dmarcPass || (spf?.result === 'pass' && aligned(spfDomain, fromDomain)) || dkimPassDomains.some((d) => aligned(d, fromDomain)));
+  const authenticated =
+    Boolean(fromDomain) && (dmarcPass || (spf?.result === 'pass' && aligned(spfDomain, fromDomain)) || dkimPassDomains.some((d) => aligned(d, fromDomain)));
   return {
     source: 'imap-header',
     from: none.from,

@@ -11,11 +11,13 @@ export function checkBalance(totalCents: number, balanceCents: number): void {
   const field = 'invoicebalance';
   if (totalCents >= 0) {
     if (balanceCents > totalCents) throw DomainError.unprocessable('The balance is higher than the invoice total', field);
-    if (balanceCents < 0) throw DomainError.unprocessable(`The balance is below 0.00; only an invoice with a negative total (a credit note) has a negative balance`, field);
+    if (balanceCents < 0)
+      throw DomainError.unprocessable(`The balance is below 0.00; only an invoice with a negative total (a credit note) has a negative balance`, field);
     return;
   }
   if (balanceCents < totalCents) throw DomainError.unprocessable(`The balance is below the credit note's total ${formatCents(totalCents)}`, field);
-  if (balanceCents > 0) throw DomainError.unprocessable(`The balance of a credit note (total ${formatCents(totalCents)}) lies between its total and 0.00`, field);
+  if (balanceCents > 0)
+    throw DomainError.unprocessable(`The balance of a credit note (total ${formatCents(totalCents)}) lies between its total and 0.00`, field);
 }
 
 /**
@@ -27,11 +29,21 @@ export function balanceAfterPayment(totalCents: number, balanceCents: number, am
   if (amountCents === 0) throw DomainError.unprocessable('The amount must not be 0.00', 'amount');
   const credit = totalCents < 0 || balanceCents < 0;
   if (credit && amountCents > 0) {
-    throw DomainError.unprocessable(`The invoice is a credit note (total ${formatCents(totalCents)}): a refund is a negative amount, such as -${formatCents(-balanceCents)}`, 'amount');
+    throw DomainError.unprocessable(
+      `The invoice is a credit note (total ${formatCents(totalCents)}): a refund is a negative amount, such as -${formatCents(-balanceCents)}`,
+      'amount',
+    );
   }
-  if (!credit && amountCents < 0) throw DomainError.unprocessable('The amount must be more than 0.00; only a credit note (an invoice with a negative total) takes negative amounts', 'amount');
+  if (!credit && amountCents < 0)
+    throw DomainError.unprocessable(
+      'The amount must be more than 0.00; only a credit note (an invoice with a negative total) takes negative amounts',
+      'amount',
+    );
   if (Math.abs(amountCents) > Math.abs(balanceCents)) {
-    throw DomainError.unprocessable(credit ? `The refund is more than the credit note's balance ${formatCents(balanceCents)}` : 'The amount is higher than the invoice balance', 'amount');
+    throw DomainError.unprocessable(
+      credit ? `The refund is more than the credit note's balance ${formatCents(balanceCents)}` : 'The amount is higher than the invoice balance',
+      'amount',
+    );
   }
   return balanceCents - amountCents;
 }

@@ -8,7 +8,9 @@ export function parseDate(raw: unknown, field: string): string {
   const m = typeof raw === 'string' ? DMY.exec(raw.trim()) : null;
   if (!m) throw DomainError.wrongFormat(field);
   const [, d, mo, y] = m;
-  const day = Number(d), month = Number(mo), year = Number(y);
+  const day = Number(d),
+    month = Number(mo),
+    year = Number(y);
   const probe = new Date(Date.UTC(year, month - 1, day));
   if (year < 1 || month < 1 || month > 12 || probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) {
     throw DomainError.wrongFormat(field);

@@ -1,8 +1,9 @@
-// An intake record: what happened to one received file, as every channel and the API show it.
+// An import record: what happened to one received file, as every channel and the API show it.
+import type { IntakeChannel } from './channels.ts';
 import type { ReasonCode, ReasonParams } from './intake-reasons.ts';
 import type { SenderVerdict } from './sender-verdict.ts';
 
-export type IntakeChannel = 'ftp' | 'sftp' | 'mail' | 'http';
+export type { IntakeChannel };
 /** `unpacked`: a ZIP archive whose files became records of their own (domain/archive.ts); `held`: from a sender the account's policy does not allow, until an owner releases or discards it */
 export const INTAKE_STATUSES = ['received', 'waiting', 'attached', 'failed', 'unpacked', 'held'] as const;
 export type IntakeStatus = (typeof INTAKE_STATUSES)[number];

@@ -30,7 +30,11 @@ export interface FoundInvoice {
  * (migration 0015: translate(lower(invoice_number), ...)), so keep SEPARATORS in step with it.
  */
 export const SEPARATORS = '_./ ';
-export const matchKey = (s: string): string => s.normalize('NFC').toLowerCase().replace(/[_./ ]/g, '-');
+export const matchKey = (s: string): string =>
+  s
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[_./ ]/g, '-');
 
 /**
  * Every whole token of the text: a run of letters and digits, or several runs with what stood
@@ -66,12 +70,19 @@ const DATES: [RegExp, (m: RegExpExecArray) => boolean][] = [
   [/^(\d{4})$/, (m) => year(m[1])],
 ];
 /** what scanners, cameras, phones and copiers name their files: a word and a counter (not `DOC-2024-17`) */
-const COUNTER = /(?<![\p{L}\p{N}])(?:img|dsc[nf]?|pxl|pic|photo|image|bild|foto|scan|scanned|scn|doc|document|dokument|page|seite|capture|screenshot|vid|wa)[-_ ]?(\d{2,})(?!\p{N}|[-_./]\p{N})/giu;
+const COUNTER =
+  /(?<![\p{L}\p{N}])(?:img|dsc[nf]?|pxl|pic|photo|image|bild|foto|scan|scanned|scn|doc|document|dokument|page|seite|capture|screenshot|vid|wa)[-_ ]?(\d{2,})(?!\p{N}|[-_./]\p{N})/giu;
 
 /** A date, a year alone, or a scanner's or camera's counter: never an invoice number on its own. */
 export function notANumber(token: string): boolean {
   const t = token.normalize('NFC');
-  if (DATES.some(([re, valid]) => { const m = re.exec(t); return m !== null && valid(m); })) return true;
+  if (
+    DATES.some(([re, valid]) => {
+      const m = re.exec(t);
+      return m !== null && valid(m);
+    })
+  )
+    return true;
   COUNTER.lastIndex = 0;
   const m = COUNTER.exec(t);
   return m !== null && m.index === 0 && m[0].length === t.length;
@@ -91,7 +102,12 @@ function dayAt(s: string, runs: Span[], i: number): number {
   if (one && year(one[1]) && month(one[2]) && day(one[3]) && (!one[4] || validTime(one[4], one[5], one[6]))) return i;
   if (i + 2 >= runs.length || !joined(s, runs[i], runs[i + 1]) || !joined(s, runs[i + 1], runs[i + 2])) return -1;
   const text = s.slice(runs[i].start, runs[i + 2].end);
-  return DATES.slice(0, 2).some(([re, valid]) => { const m = re.exec(text); return m !== null && valid(m); }) ? i + 2 : -1;
+  return DATES.slice(0, 2).some(([re, valid]) => {
+    const m = re.exec(text);
+    return m !== null && valid(m);
+  })
+    ? i + 2
+    : -1;
 }
 /** the time right after a day, as cameras and scanners write it: `0815`, `081533`, `081533123`, `08-15`, `08-15-33` */
 function timeAfter(s: string, runs: Span[], i: number): number {
@@ -122,7 +138,8 @@ export function dateTimeSpans(text: string): Span[] {
 }
 
 /** the words scanners, cameras, phones and copiers start their file names with */
-const DEVICE_WORD = /^(?:img|dsc[nf]?|pxl|pic|photo|image|bild|foto|scan|scanned(?:[-_ ]?(?:document|image))?|scn|doc|document|dokument|page|seite|capture|screenshot|screen[-_ ]?shot|vid|wa|mvimg)(?=[-_ ]|\d)/iu;
+const DEVICE_WORD =
+  /^(?:img|dsc[nf]?|pxl|pic|photo|image|bild|foto|scan|scanned(?:[-_ ]?(?:document|image))?|scn|doc|document|dokument|page|seite|capture|screenshot|screen[-_ ]?shot|vid|wa|mvimg)(?=[-_ ]|\d)/iu;
 /**
  * A name a device gave (docs/matching.md, "Scanner and camera names"): a device's word with a
  * counter (`scan_0042`, `IMG_1234`, `DSC01234`, `doc00042120241125`), or with a date and time

@@ -3,7 +3,7 @@ import { DomainError } from './errors.ts';
 
 const AMOUNT = /^(-)?(\d+)(?:[.,](\d{1,2}))?$/;
 /** The spec's Limits table: amounts are at most 10 characters ("9999999.99"). */
-export const MAX_AMOUNT_CHARS = 10;
+const MAX_AMOUNT_CHARS = 10;
 
 /**
  * Parses "480", "480.5", "480.50", "480,50", "-233.47" (or a JSON number) into cents. Syntax

@@ -4,18 +4,38 @@
 import { dateTimeSpans, notANumber, type Candidate } from './match-names.ts';
 
 /** Labels that introduce an invoice's number, in English, Dutch, German and French (case-insensitive). */
-export const NUMBER_LABELS: { language: string; label: string }[] = [
-  { language: 'en', label: 'invoice number' }, { language: 'en', label: 'invoice no' }, { language: 'en', label: 'invoice #' }, { language: 'en', label: 'invoice nr' },
-  { language: 'en', label: 'invoice id' }, { language: 'en', label: 'invoice' },
-  { language: 'nl', label: 'factuurnummer' }, { language: 'nl', label: 'factuurnr' }, { language: 'nl', label: 'factuur nr' }, { language: 'nl', label: 'factuur nummer' }, { language: 'nl', label: 'factuur' },
-  { language: 'de', label: 'rechnungsnummer' }, { language: 'de', label: 'rechnungs-nr' }, { language: 'de', label: 'rechnung nr' }, { language: 'de', label: 'rechnungsnr' }, { language: 'de', label: 'rechnung' },
-  { language: 'fr', label: 'numéro de facture' }, { language: 'fr', label: 'n° de facture' }, { language: 'fr', label: 'no de facture' }, { language: 'fr', label: 'facture n°' }, { language: 'fr', label: 'facture no' }, { language: 'fr', label: 'facture' },
+const NUMBER_LABELS: { language: string; label: string }[] = [
+  { language: 'en', label: 'invoice number' },
+  { language: 'en', label: 'invoice no' },
+  { language: 'en', label: 'invoice #' },
+  { language: 'en', label: 'invoice nr' },
+  { language: 'en', label: 'invoice id' },
+  { language: 'en', label: 'invoice' },
+  { language: 'nl', label: 'factuurnummer' },
+  { language: 'nl', label: 'factuurnr' },
+  { language: 'nl', label: 'factuur nr' },
+  { language: 'nl', label: 'factuur nummer' },
+  { language: 'nl', label: 'factuur' },
+  { language: 'de', label: 'rechnungsnummer' },
+  { language: 'de', label: 'rechnungs-nr' },
+  { language: 'de', label: 'rechnung nr' },
+  { language: 'de', label: 'rechnungsnr' },
+  { language: 'de', label: 'rechnung' },
+  { language: 'fr', label: 'numéro de facture' },
+  { language: 'fr', label: 'n° de facture' },
+  { language: 'fr', label: 'no de facture' },
+  { language: 'fr', label: 'facture n°' },
+  { language: 'fr', label: 'facture no' },
+  { language: 'fr', label: 'facture' },
 ];
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s*');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s*');
 // longest labels first, so "invoice number" is read before "invoice"
 const LABEL = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${[...NUMBER_LABELS].sort((a, b) => b.label.length - a.label.length).map((l) => escape(l.label)).join('|')})\\.?\\s*(?:(?:no|nr|n°|nº|#)\\.?\\s*)?[:#]?\\s*([\\p{L}\\p{N}][\\p{L}\\p{N}\\-_./]*[\\p{L}\\p{N}]|\\p{N})`,
+  `(?<![\\p{L}\\p{N}])(?:${[...NUMBER_LABELS]
+    .sort((a, b) => b.label.length - a.label.length)
+    .map((l) => escapeRegExp(l.label))
+    .join('|')})\\.?\\s*(?:(?:no|nr|n°|nº|#)\\.?\\s*)?[:#]?\\s*([\\p{L}\\p{N}][\\p{L}\\p{N}\\-_./]*[\\p{L}\\p{N}]|\\p{N})`,
   'giu',
 );
 /** at most this much text is read: a number and a total are on an invoice's first pages */
@@ -45,7 +65,15 @@ export function amountNotations(cents: number): string[] {
   const whole = String(Math.floor(Math.abs(cents) / 100));
   const frac = String(Math.abs(cents) % 100).padStart(2, '0');
   const grouped = (sep: string) => whole.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
-  const forms = new Set([`${whole}.${frac}`, `${whole},${frac}`, `${grouped('.')},${frac}`, `${grouped(',')}.${frac}`, `${grouped(' ')},${frac}`, `${grouped(' ')}.${frac}`, `${grouped("'")}.${frac}`]);
+  const forms = new Set([
+    `${whole}.${frac}`,
+    `${whole},${frac}`,
+    `${grouped('.')},${frac}`,
+    `${grouped(',')}.${frac}`,
+    `${grouped(' ')},${frac}`,
+    `${grouped(' ')}.${frac}`,
+    `${grouped("'")}.${frac}`,
+  ]);
   return [...forms].map((f) => sign + f);
 }
 

@@ -3,7 +3,7 @@
 // language; only the lead and the checker are translated. Pure.
 import type { SenderVerdict } from './sender-verdict.ts';
 
-export type VerdictLead = 'authenticated' | 'not_authenticated' | 'not_checked';
+type VerdictLead = 'authenticated' | 'not_authenticated' | 'not_checked';
 
 export interface VerdictSummary {
   lead: VerdictLead;

@@ -1,6 +1,6 @@
 // SSH public keys as people paste them (`ssh-ed25519 AAAA... comment`) and as SSH carries them
 // (the key blob): which algorithms we accept, and the SHA-256 fingerprint OpenSSH shows. Reading
-// a key line takes ssh2, an I/O library: services/ssh-key-parser.ts does that.
+// a key line takes ssh2, an I/O library: formats/ssh-key-parser.ts does that.
 import { createHash } from 'node:crypto';
 
 /** Key types an account may register; RSA keys must sign with SHA-2 (rsa-sha2-256/512). */

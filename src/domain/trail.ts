@@ -14,7 +14,7 @@ export interface TrailActor {
 }
 
 /** Where an entry belongs: one mode of an account, or (mode null) the whole account. */
-export interface TrailScope {
+interface TrailScope {
   readonly accountId: string;
   readonly mode: Mode | null;
 }
@@ -48,6 +48,8 @@ export const TRAIL_ACTIONS = [
   'api_key.rotated',
   'upload_key.created',
   'upload_key.revoked',
+  'upload_key.ssh_key_added',
+  'upload_key.ssh_key_removed',
   'senders.changed',
   'import.assigned',
   'import.retried',

@@ -5,7 +5,7 @@ import { randomToken } from './ids.ts';
 import type { Mode, Scope } from './scope.ts';
 
 export const generateUploadKey = (mode: Mode) => `${mode}_up_${randomToken(40)}`;
-export const UPLOAD_KEY_PATTERN = /^(live|test)_up_[0-9A-Za-z]{40}$/;
+const UPLOAD_KEY_PATTERN = /^(live|test)_up_[0-9A-Za-z]{40}$/;
 export const uploadKeyMode = (key: string): Mode | undefined => (UPLOAD_KEY_PATTERN.test(key) ? (key.slice(0, 4) as Mode) : undefined);
 /** What a page may show of an upload key: its prefix and first and last 4 characters */
 export const uploadKeyHint = (key: string) => `${key.slice(0, 12)}...${key.slice(-4)}`;

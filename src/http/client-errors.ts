@@ -21,7 +21,7 @@ const REASONS: Record<string, [number, string]> = {
   HPE_INVALID_CONTENT_LENGTH: [400, 'The Content-Length header is not valid'],
 };
 
-export function clientErrorResponse(code: string | undefined): string {
+function clientErrorResponse(code: string | undefined): string {
   const [status, detail] = REASONS[code ?? ''] ?? [400, 'The request is not valid HTTP'];
   const body = JSON.stringify(errorBody(new ApiError(status, detail)));
   return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/hal+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;

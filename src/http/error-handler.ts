@@ -4,15 +4,17 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError } from '../domain/errors.ts';
 import { ApiError, errorBody } from './api-error.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: ajv's params differ per keyword
 type AjvError = { instancePath: string; keyword: string; params: Record<string, any>; message?: string };
 
 /** Turns a schema violation into the spec's 400 naming the field. */
-export function validationError(errors: AjvError[], context: string | undefined): ApiError {
+function validationError(errors: AjvError[], context: string | undefined): ApiError {
   const e = errors[0];
   // an array item's fault is its field's: events/0 -> events
   const path = e.instancePath.split('/').filter((p) => p && !/^\d+$/.test(p));
   const field = e.keyword === 'required' ? e.params.missingProperty : path[path.length - 1];
-  if (!field) return ApiError.badRequest(context === 'body' ? 'The request body must be a JSON object or form-encoded fields' : `Invalid ${context ?? 'request'}`);
+  if (!field)
+    return ApiError.badRequest(context === 'body' ? 'The request body must be a JSON object or form-encoded fields' : `Invalid ${context ?? 'request'}`);
   switch (e.keyword) {
     case 'required':
       return ApiError.badRequest(`Field ${field} is required`, field);
@@ -57,7 +59,13 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
 
 export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
   // a person's browser gets a page; API clients the spec's JSON body
-  if (wantsHtmlError(reply.request)) return reply.code(e.status).headers(e.headers).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(errorPage(reply.request, e.status, e.detail));
+  if (wantsHtmlError(reply.request))
+    return reply
+      .code(e.status)
+      .headers(e.headers)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(errorPage(reply.request, e.status, e.detail));
   return reply.code(e.status).headers(e.headers).type('application/hal+json').send(errorBody(e));
 }
 

@@ -2,9 +2,11 @@
 // (an event has no request to take a host from), else the API's own loopback address.
 import type { Config } from '../config/config.ts';
 import type { EventPresenter } from '../domain/webhooks.ts';
-import { presentDocument, presentInvoice, presentPaymentItem } from './presenters.ts';
-import { presentImport } from './routes/imports.ts';
-import { presentWebhook } from './routes/webhooks.ts';
+import { presentDocument } from './resources/documents/presenter.ts';
+import { presentInvoice } from './resources/invoices/presenter.ts';
+import { presentPaymentItem } from './resources/payments/presenter.ts';
+import { presentImport } from './resources/imports/presenter.ts';
+import { presentWebhook } from './resources/webhooks/presenter.ts';
 
 export function eventPresenter(config: Pick<Config, 'links'>): EventPresenter {
   return (s) => {

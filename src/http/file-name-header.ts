@@ -4,7 +4,7 @@
 // 500 (decodeURIComponent throws on bad escapes) and never a silently shortened name.
 import { ApiError } from './api-error.ts';
 
-export const FILE_NAME_HEADER = 'X-Filename';
+const FILE_NAME_HEADER = 'X-Filename';
 const MAX_NAME = 250;
 
 const refused = (detail: string) => ApiError.badRequest(`Header ${FILE_NAME_HEADER} ${detail}`, FILE_NAME_HEADER);

@@ -5,7 +5,7 @@
 // and downloads say attachment. Only the dashboard's preview PNG is shown inline (an <img>).
 import type { FastifyReply } from 'fastify';
 
-export const FILE_CSP = "default-src 'none'; sandbox";
+const FILE_CSP = "default-src 'none'; sandbox";
 
 /** `inline` or `attachment` with an ASCII fallback name and the real one in UTF-8 (RFC 6266). */
 function contentDisposition(filename: string, kind: 'inline' | 'attachment'): string {

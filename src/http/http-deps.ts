@@ -7,7 +7,8 @@ import type { IntakeService } from '../intake/intake-service.ts';
 import type { InviteMailer } from '../notifications/invite-mailer.ts';
 import type { SignInThrottle } from './dashboard/sign-in-throttle.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { RequestGate } from './request-gate.ts';
+import type { Announcements } from '../queue/announcements.ts';
+import type { ApiRateLimiter } from './rate-limiter.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { CustomerService } from '../services/customer-service.ts';
 import type { DocumentService } from '../services/document-service.ts';
@@ -37,16 +38,18 @@ export interface HttpDeps {
   sshKeys: SshKeyService;
   /** upload keys (issue 44): made by owners, open only the upload routes */
   uploadKeys: UploadKeyService;
-  /** the per-key rate limit, and whether the key cache hears revocations */
-  gate: RequestGate;
+  /** the per-key rate limit */
+  rateLimiter: ApiRateLimiter;
+  /** announcements between nodes: whether this node's caches hear every revocation and change */
+  announcements: Announcements;
   /** the intake pipeline behind /v2/imports */
   intake: IntakeService;
   webhooks: WebhookService;
   /** retry, assign, discard a received file (POST /v2/imports/{id}/..., the dashboard) */
   importActions: IntakeActions;
-  /** FTP/FTPS (and later SFTP) connection details for GET /v2/account and the dashboard */
+  /** FTP/FTPS and SFTP connection details for GET /v2/account and the dashboard */
   connections: () => ConnectionDetails;
-  /** every status an intake record went through (the dashboard's history of a file) */
+  /** every status an import record went through (the dashboard's history of a file) */
   intakeHistory: IntakeHistoryService;
   /** the import mailbox's messages and their outcomes, across accounts (GET /admin/mail-messages) */
   mailMessages: MailMessageService;

@@ -37,12 +37,24 @@ class LazyChild {
   private log(level: Level, args: unknown[]): void {
     if (this.parent.isLevelEnabled(level)) (this.logger[level] as (...a: unknown[]) => void)(...args);
   }
-  fatal(...args: unknown[]) { this.log('fatal', args); }
-  error(...args: unknown[]) { this.log('error', args); }
-  warn(...args: unknown[]) { this.log('warn', args); }
-  info(...args: unknown[]) { this.log('info', args); }
-  debug(...args: unknown[]) { this.log('debug', args); }
-  trace(...args: unknown[]) { this.log('trace', args); }
+  fatal(...args: unknown[]) {
+    this.log('fatal', args);
+  }
+  error(...args: unknown[]) {
+    this.log('error', args);
+  }
+  warn(...args: unknown[]) {
+    this.log('warn', args);
+  }
+  info(...args: unknown[]) {
+    this.log('info', args);
+  }
+  debug(...args: unknown[]) {
+    this.log('debug', args);
+  }
+  trace(...args: unknown[]) {
+    this.log('trace', args);
+  }
   silent() {}
   child(bindings: Record<string, unknown>, opts?: Record<string, unknown>) {
     return this.logger.child(bindings, opts);

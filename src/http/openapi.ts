@@ -10,6 +10,7 @@ type Params = { properties: Record<string, unknown>; required?: string[] };
 
 declare module 'fastify' {
   interface FastifyInstance {
+    // biome-ignore lint/suspicious/noExplicitAny: @fastify/swagger's document type
     adminSwagger(): Record<string, any>;
   }
 }
@@ -23,16 +24,18 @@ const SHARED_PARAMS: Record<string, [string, string]> = {
   '/admin/accounts/:id/ssh-keys/:keyId': ['keyId', 'mode_or_key_id'],
 };
 
-const onlyUnder = (prefix: string): SwaggerTransform => ({ schema, url }) => {
-  if (!url.startsWith(prefix)) return { schema: { ...schema, hide: true }, url };
-  const shared = SHARED_PARAMS[url];
-  const params = schema.params as Params | undefined;
-  if (!shared || !params) return { schema, url };
-  const [from, to] = shared;
-  const { [from]: param, ...rest } = params.properties;
-  const required = (params.required ?? []).map((r) => (r === from ? to : r));
-  return { schema: { ...schema, params: { ...params, properties: { ...rest, [to]: param }, required } }, url: url.replace(`:${from}`, `:${to}`) };
-};
+const onlyUnder =
+  (prefix: string): SwaggerTransform =>
+  ({ schema, url }) => {
+    if (!url.startsWith(prefix)) return { schema: { ...schema, hide: true }, url };
+    const shared = SHARED_PARAMS[url];
+    const params = schema.params as Params | undefined;
+    if (!shared || !params) return { schema, url };
+    const [from, to] = shared;
+    const { [from]: param, ...rest } = params.properties;
+    const required = (params.required ?? []).map((r) => (r === from ? to : r));
+    return { schema: { ...schema, params: { ...params, properties: { ...rest, [to]: param }, required } }, url: url.replace(`:${from}`, `:${to}`) };
+  };
 
 type BearerScheme = { type: 'http'; scheme: 'bearer'; description: string };
 
@@ -46,14 +49,19 @@ const baseDocument = (config: Config, title: string, description: string, securi
 
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
-    openapi: baseDocument(config, 'invoice-intake API', 'Customers, invoices, documents, payments and document imports. Field and query names match case-insensitively.', {
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'live_... or test_... API key' },
-    }),
+    openapi: baseDocument(
+      config,
+      'invoice-intake API',
+      'Customers, invoices, documents, payments and document imports. Field and query names match case-insensitively.',
+      {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'live_... or test_... API key' },
+      },
+    ),
     transform: onlyUnder('/v2/'),
   });
   await app.register(swagger, {
     decorator: 'adminSwagger',
-    openapi: baseDocument(config, 'invoice-intake admin API', 'Accounts, their keys and users, and intake records across accounts, for the operator.', {
+    openapi: baseDocument(config, 'invoice-intake admin API', 'Accounts, their keys and users, and import records across accounts, for the operator.', {
       adminAuth: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
     }),
     transform: onlyUnder('/admin/'),

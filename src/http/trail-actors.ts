@@ -15,7 +15,21 @@ export function requestActor(req: FastifyRequest): TrailActor {
   return OPERATOR;
 }
 
-/** Records a change the request made, after it succeeded. */
-export async function recordChange(c: Pick<HttpDeps, 'trail'>, req: FastifyRequest, entry: Omit<TrailEntryInput, 'actor' | 'address'> & { actor?: TrailActor }): Promise<void> {
-  await c.trail.record({ ...entry, actor: entry.actor ?? requestActor(req), address: req.ip ?? null });
+type ChangeEntry = Omit<TrailEntryInput, 'actor' | 'address'> & { actor?: TrailActor };
+
+/**
+ * Makes a change the request asks for and records it, in one transaction (TrailService.recorded):
+ * a change never lands without its entry, nor an entry without its change. `entry` gets the
+ * change's result (undefined: nothing to record); the actor is the request's unless it names one.
+ */
+export function recordedChange<T>(
+  c: Pick<HttpDeps, 'trail'>,
+  req: FastifyRequest,
+  change: () => Promise<T>,
+  entry: (result: T) => ChangeEntry | undefined,
+): Promise<T> {
+  return c.trail.recorded(change, (result) => {
+    const e = entry(result);
+    return e && { ...e, actor: e.actor ?? requestActor(req), address: req.ip ?? null };
+  });
 }

@@ -1,5 +1,6 @@
 // What a person (dashboard) or a back-end (POST /v2/imports/{id}/...) does with a received file
 // that did not match: run it again, assign it to an invoice by hand, or discard it.
+import { whenCommitted } from '../db/units.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { ImportRecord, IntakeStatus } from '../domain/intake.ts';
@@ -12,21 +13,41 @@ import type { InvoiceService } from '../services/invoice-service.ts';
 import type { SenderPolicyService } from '../services/sender-policy-service.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeScheduler } from './intake-jobs.ts';
-import type { StagedIntake } from './intake-repository.ts';
+import type { StagedImport } from './intake-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
 import { changeIntakeStatus } from './status-change.ts';
 
+interface IntakeActionsOptions {
+  db: Database;
+  repos: Pick<IntakeRepositories, 'intake' | 'documentLinks'>;
+  scheduler: IntakeScheduler;
+  documents: DocumentService;
+  invoices: Pick<InvoiceService, 'byIdOrNumber'>;
+  outbox: EventOutbox;
+  events?: DomainEvents;
+  senders?: Pick<SenderPolicyService, 'addSender'>;
+}
+
 export class IntakeActions {
-  constructor(
-    private readonly db: Database,
-    private readonly repos: Pick<IntakeRepositories, 'intake'>,
-    private readonly scheduler: IntakeScheduler,
-    private readonly documents: DocumentService,
-    private readonly invoices: Pick<InvoiceService, 'byIdOrNumber'>,
-    private readonly outbox: EventOutbox,
-    private readonly events?: DomainEvents,
-    private readonly senders?: Pick<SenderPolicyService, 'addSender'>,
-  ) {}
+  private readonly db: Database;
+  private readonly repos: Pick<IntakeRepositories, 'intake' | 'documentLinks'>;
+  private readonly scheduler: IntakeScheduler;
+  private readonly documents: DocumentService;
+  private readonly invoices: Pick<InvoiceService, 'byIdOrNumber'>;
+  private readonly outbox: EventOutbox;
+  private readonly events: DomainEvents | undefined;
+  private readonly senders: Pick<SenderPolicyService, 'addSender'> | undefined;
+
+  constructor(o: IntakeActionsOptions) {
+    this.db = o.db;
+    this.repos = o.repos;
+    this.scheduler = o.scheduler;
+    this.documents = o.documents;
+    this.invoices = o.invoices;
+    this.outbox = o.outbox;
+    this.events = o.events;
+    this.senders = o.senders;
+  }
 
   /**
    * A failed file goes through matching again now (its invoice may exist by now); a waiting one
@@ -37,15 +58,18 @@ export class IntakeActions {
     const staged = await this.staged(scope, id);
     const { status } = staged.record;
     if (status === 'waiting' || status === 'received') {
-      await this.scheduler.promote(id);
+      await whenCommitted(() => this.scheduler.promote(id));
       return staged.record;
     }
     if (status !== 'failed') throw DomainError.conflict(`The import ${id} is ${status}; only a failed or waiting file can be retried`);
-    if (!staged.hasContent) throw DomainError.conflict(`The import ${id} cannot be retried: its file was refused on arrival or is no longer kept (${staged.record.reason ?? 'no content'})`);
+    if (!staged.hasContent)
+      throw DomainError.conflict(
+        `The import ${id} cannot be retried: its file was refused on arrival or is no longer kept (${staged.record.reason ?? 'no content'})`,
+      );
     if (await changeIntakeStatus(this.outbox, this.repos.intake, scope, id, 'received', (q) => this.repos.intake.markRetried(q, scope, id))) {
       this.emit(scope, staged.record, 'received', null);
       const ref = { intakeId: id, accountId: scope.accountId, mode: scope.mode };
-      await this.scheduler.restore(ref, await this.scheduler.state(id));
+      await whenCommitted(async () => this.scheduler.restore(ref, await this.scheduler.state(id)));
     }
     return this.record(scope, id);
   }
@@ -60,7 +84,7 @@ export class IntakeActions {
     if (addSender && this.senders) await this.senders.addSender(scope, record.senderVerdict?.from || record.sender);
     if (await changeIntakeStatus(this.outbox, this.repos.intake, scope, id, 'received', (q) => this.repos.intake.markRetried(q, scope, id, 'held'))) {
       this.emit(scope, record, 'received', null);
-      await this.scheduler.enqueue({ intakeId: id, accountId: scope.accountId, mode: scope.mode });
+      await whenCommitted(() => this.scheduler.enqueue({ intakeId: id, accountId: scope.accountId, mode: scope.mode }));
     }
     return this.record(scope, id);
   }
@@ -69,22 +93,40 @@ export class IntakeActions {
   async attach(scope: Scope, id: string, invoiceRef: string): Promise<ImportRecord> {
     const staged = await this.staged(scope, id, true);
     const { record } = staged;
-    if (record.status === 'attached') throw DomainError.conflict(`The import ${id} is attached to ${record.invoiceId} already; upload it again to attach it elsewhere`);
+    if (record.status === 'attached')
+      throw DomainError.conflict(`The import ${id} is attached to ${record.invoiceId} already; upload it again to attach it elsewhere`);
     if (!staged.content) throw DomainError.conflict(`The import ${id} cannot be attached: its file was refused on arrival or is no longer kept`);
     const invoice = await this.invoices.byIdOrNumber(scope, invoiceRef);
     const name = normaliseFileName(record.filename);
-    let attached;
+    const filename = name.ok ? name.documentName : 'document.pdf';
+    const note = intakeReason('assigned', { number: invoice.invoiceNumber });
+    const texts = {
+      note: { changed: note, unchanged: note },
+      history: { changed: note, unchanged: note },
+      replaced: intakeReason('document_replaced', { filename, number: invoice.invoiceNumber, by: 'manual' }),
+    };
     try {
-      attached = await this.documents.attach(scope, {
-        invoiceId: invoice.id, filename: name.ok ? name.documentName : 'document.pdf', bytes: staged.content, source: record.channel,
-        staged: { intakeId: id, sha256: record.sha256 }, matchedBy: 'manual',
+      // the record is marked attached by intake's own statement in the attach's transaction, import.attached with it
+      await this.documents.attach(scope, {
+        invoiceId: invoice.id,
+        filename,
+        bytes: staged.content,
+        source: record.channel,
+        staged: { intakeId: id, sha256: record.sha256 },
+        matchedBy: 'manual',
+        followUp: {
+          write: (tx, ended) => this.repos.documentLinks.markAttached(tx, scope, id, 'manual', ended, texts),
+          event: 'import.attached',
+          subject: (q) => async () => {
+            const found = (await this.repos.intake.find(q, scope, id))?.record;
+            return found && { resource: 'import', record: found };
+          },
+        },
       });
     } catch (e) {
       if (e instanceof PdfContentError) throw DomainError.unprocessable(`The file is not a usable PDF: ${e.reason.text}`, 'invoice');
       throw e;
     }
-    const note = intakeReason('assigned', { number: invoice.invoiceNumber });
-    await changeIntakeStatus(this.outbox, this.repos.intake, scope, id, 'attached', (q) => this.repos.intake.markAttached(q, scope, id, invoice.id, attached.document.id, note, 'manual'));
     this.emit(scope, record, 'attached', note.text);
     return this.record(scope, id);
   }
@@ -94,10 +136,10 @@ export class IntakeActions {
     const { record } = await this.staged(scope, id);
     const attachedNote = `The import ${id} is the document of invoice ${record.invoiceId} now; delete that with DELETE /v2/documents/${record.documentId}`;
     if (record.status === 'attached' || !(await this.repos.intake.discard(this.db, scope, id))) throw DomainError.conflict(attachedNote);
-    await this.scheduler.cancel(id);
+    await whenCommitted(() => this.scheduler.cancel(id));
   }
 
-  private async staged(scope: Scope, id: string, withContent = false): Promise<StagedIntake> {
+  private async staged(scope: Scope, id: string, withContent = false): Promise<StagedImport> {
     const staged = await this.repos.intake.loadStaged(this.db, scope, id, withContent);
     if (staged) return staged;
     const found = await this.repos.intake.find(this.db, scope, id);

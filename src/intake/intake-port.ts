@@ -1,10 +1,9 @@
-// What a channel (FTP, e-mail, HTTP) hands to the intake pipeline, and what it gets back.
+// What a channel (http, ftp, sftp, mail: domain/intake.ts) hands to the intake pipeline, and what it gets back.
 // Channels depend on this file only (and the domain); the pipeline implements it.
 import type { IntakeChannel, ImportRecord } from '../domain/intake.ts';
 import type { IntakeReason } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SenderVerdict } from '../domain/sender-verdict.ts';
-
 
 export interface IncomingFile {
   scope: Scope;
@@ -28,8 +27,24 @@ export interface IncomingFile {
   uploadKeyId?: string;
 }
 
+/**
+ * An upload's bytes once they have all arrived (IntakeReceiver.takeUpload): a ZIP archive on a
+ * store other than the database is in the store already, streamed there as it arrived; anything
+ * else is in memory (a PDF is checked whole on arrival and handed whole to the worker; at most
+ * the 5 MB document limit).
+ */
+export type TakenUpload = { kind: 'bytes'; bytes: Buffer } | { kind: 'stored'; sha256: string; size: number };
 
 export interface IntakeReceiver {
+  /**
+   * Reads an upload (`body`, as the channel receives it) for receiveUpload: a `.zip` name on a
+   * store other than the database streams into the store, anything else into memory. Past
+   * `maxBytes` it rejects with StoreLimitError while the bytes stream, nothing kept; a store that
+   * cannot take them rejects with StoreUnavailableError (a passing failure: 451, 503).
+   */
+  takeUpload(filename: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<TakenUpload>;
+  /** receive() of a taken upload; resolves once it is staged and queued, as receive() does. */
+  receiveUpload(file: Omit<IncomingFile, 'bytes'>, upload: TakenUpload): Promise<ImportRecord>;
   /**
    * Stages the file durably and enqueues its job. Resolves only after both, so the channel may
    * acknowledge the file to its sender; rejects when either failed (the channel must not ack).

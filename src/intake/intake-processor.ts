@@ -18,8 +18,8 @@ import type { InvoiceService } from '../services/invoice-service.ts';
 import { changeIntakeStatus } from './status-change.ts';
 import { normaliseFileName } from './file-name.ts';
 import type { IntakeJobRef } from './intake-jobs.ts';
-import type { StagedIntake } from './intake-repository.ts';
-import type { AttachedTexts } from './attached-follow-up-repository.ts';
+import type { StagedImport } from './intake-repository.ts';
+import type { AttachedTexts } from './document-link-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
 
@@ -57,32 +57,66 @@ export interface MatchRules {
   pdfText: boolean;
 }
 
+interface IntakeProcessorOptions {
+  db: Database;
+  repos: Pick<IntakeRepositories, 'intake' | 'documentLinks'>;
+  outbox: EventOutbox;
+  documents: DocumentService;
+  invoices: Pick<InvoiceService, 'find' | 'findByNumber' | 'findNumbers'>;
+  rules: MatchRules;
+  events?: DomainEvents;
+  /** bytes received by this very process, if any: saves reading them back */
+  cache?: StagedBytesCache;
+  now?: () => number;
+}
+
 export class IntakeProcessor {
-  constructor(
-    private readonly db: Database,
-    private readonly repos: Pick<IntakeRepositories, 'intake'>,
-    private readonly outbox: EventOutbox,
-    private readonly documents: DocumentService,
-    private readonly invoices: Pick<InvoiceService, 'find' | 'findByNumber' | 'findNumbers'>,
-    private readonly rules: MatchRules,
-    private readonly events?: DomainEvents,
-    /** bytes received by this very process, if any: saves reading them back */
-    private readonly cache?: StagedBytesCache,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly db: Database;
+  private readonly repos: Pick<IntakeRepositories, 'intake' | 'documentLinks'>;
+  private readonly outbox: EventOutbox;
+  private readonly documents: DocumentService;
+  private readonly invoices: Pick<InvoiceService, 'find' | 'findByNumber' | 'findNumbers'>;
+  private readonly rules: MatchRules;
+  private readonly events: DomainEvents | undefined;
+  private readonly cache: StagedBytesCache | undefined;
+  private readonly now: () => number;
+
+  constructor(o: IntakeProcessorOptions) {
+    this.db = o.db;
+    this.repos = o.repos;
+    this.outbox = o.outbox;
+    this.documents = o.documents;
+    this.invoices = o.invoices;
+    this.rules = o.rules;
+    this.events = o.events;
+    this.cache = o.cache;
+    this.now = o.now ?? Date.now;
+  }
 
   async process(ref: IntakeJobRef, attempt: Attempt): Promise<ProcessOutcome> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
     const cached = this.cache?.take(ref.intakeId);
     const staged = await this.repos.intake.loadStaged(this.db, scope, ref.intakeId, !cached, true);
-    if (!staged) return { status: 'skipped', why: 'no intake record (purged)' };
+    if (!staged) return { status: 'skipped', why: 'no import record (purged)' };
     const { record } = staged;
     if (record.status === 'attached') return { status: 'skipped', why: 'already attached' };
     const emit = (status: IntakeStatus, reason: IntakeReason | null) =>
-      this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status, reason: reason?.text ?? null, receivedAt: record.receivedAt });
+      this.events?.emit('intakeStatus', {
+        scope,
+        intakeId: record.id,
+        channel: record.channel,
+        status,
+        reason: reason?.text ?? null,
+        receivedAt: record.receivedAt,
+      });
     const fail = async (reason: IntakeReason, invoiceId: string | null = null): Promise<ProcessOutcome> => {
       // attached meanwhile (another run): nothing changed, nothing to announce
-      if (await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'failed', (q) => this.repos.intake.markFailed(q, scope, record.id, reason, invoiceId))) emit('failed', reason);
+      if (
+        await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'failed', (q) =>
+          this.repos.intake.markFailed(q, scope, record.id, reason, invoiceId),
+        )
+      )
+        emit('failed', reason);
       return { status: 'failed', reason: reason.text };
     };
 
@@ -102,7 +136,10 @@ export class IntakeProcessor {
       const { awaits } = decision;
       // a scanner's name is not waited for: the reason says what the PDF must name instead
       const [stopped, waits] = decision.device
-        ? [intakeReason('no_invoice_device', { name: awaits.name }), intakeReason('waiting_device', { name: awaits.name, until: new Date(until).toISOString() })]
+        ? [
+            intakeReason('no_invoice_device', { name: awaits.name }),
+            intakeReason('waiting_device', { name: awaits.name, until: new Date(until).toISOString() }),
+          ]
         : [intakeReason('no_invoice', { awaits }), intakeReason('waiting', { awaits, until: new Date(until).toISOString() })];
       const finalReason = withNotes(stopped, decision.notes);
       if (this.now() >= until || attempt.made + 1 >= attempt.max) return fail(finalReason);
@@ -110,7 +147,9 @@ export class IntakeProcessor {
       // import.waiting once, when it starts waiting; later tries only update the reason
       if (record.status === 'waiting') await this.repos.intake.markWaiting(this.db, scope, record.id, waiting);
       else {
-        await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'waiting', (q) => this.repos.intake.markWaiting(q, scope, record.id, waiting));
+        await changeIntakeStatus(this.outbox, this.repos.intake, scope, record.id, 'waiting', (q) =>
+          this.repos.intake.markWaiting(q, scope, record.id, waiting),
+        );
         emit('waiting', waiting);
       }
       // An invoice created while we looked wakes only files already marked waiting: look once more.
@@ -126,13 +165,19 @@ export class IntakeProcessor {
     let attached;
     try {
       attached = await this.documents.attach(scope, {
-        invoiceId, filename: name.documentName, bytes: asBuffer(pdf.bytes), source: record.channel, matchedBy: by, checked: true, original: pdf.original,
+        invoiceId,
+        filename: name.documentName,
+        bytes: asBuffer(pdf.bytes),
+        source: record.channel,
+        matchedBy: by,
+        checked: true,
+        original: pdf.original,
         // the document shares the staged bytes when they are the PDF itself
         ...(pdf.from ? {} : { staged: { intakeId: record.id, sha256: record.sha256 } }),
-        // the record is marked attached (with its history line) by the attach's own statement:
-        // both commit together, in one round trip; import.attached commits with them
+        // the record is marked attached (with its history line) by intake's own statement in the
+        // attach's transaction: both commit together; import.attached commits with them
         followUp: {
-          statement: this.repos.intake.attachedFollowUp(record.id, by, texts),
+          write: (tx, ended) => this.repos.documentLinks.markAttached(tx, scope, record.id, by, ended, texts),
           event: 'import.attached',
           subject: (q) => async () => {
             const found = (await this.repos.intake.find(q, scope, record.id))?.record;
@@ -142,7 +187,8 @@ export class IntakeProcessor {
       });
     } catch (e) {
       if (e instanceof PdfContentError) return fail(e.reason, invoiceId);
-      if (e instanceof DomainError && (e.kind === 'not_found' || e.kind === 'gone')) return fail(intakeReason('invoice_deleted', { invoice: invoiceId }), invoiceId);
+      if (e instanceof DomainError && (e.kind === 'not_found' || e.kind === 'gone'))
+        return fail(intakeReason('invoice_deleted', { invoice: invoiceId }), invoiceId);
       throw e; // database trouble and the like: transient, the job retries
     }
     if ('kept' in attached) {
@@ -158,7 +204,12 @@ export class IntakeProcessor {
   /** The job's retries are used up on a transient error: the record must still say why it stopped. */
   async giveUp(ref: IntakeJobRef, reason: IntakeReason): Promise<void> {
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
-    if (!(await changeIntakeStatus(this.outbox, this.repos.intake, scope, ref.intakeId, 'failed', (q) => this.repos.intake.markFailed(q, scope, ref.intakeId, reason)))) return;
+    if (
+      !(await changeIntakeStatus(this.outbox, this.repos.intake, scope, ref.intakeId, 'failed', (q) =>
+        this.repos.intake.markFailed(q, scope, ref.intakeId, reason),
+      ))
+    )
+      return;
     const record = (await this.repos.intake.find(this.db, scope, ref.intakeId))?.record;
     if (record) this.events?.emit('intakeStatus', { scope, intakeId: record.id, channel: record.channel, status: 'failed', reason: reason.text });
   }
@@ -167,19 +218,42 @@ export class IntakeProcessor {
    * Gathers the evidence (one query for every candidate number) and weighs it; when nothing the
    * file carries names any invoice, its text is read too (once per run: `text` keeps it).
    */
-  private async decide(scope: Scope, staged: StagedIntake, name: string, pdf: Extract<InspectedPdf, { ok: true }>, text: { read?: string }, knownByNumber?: string | null): Promise<MatchDecision> {
+  private async decide(
+    scope: Scope,
+    staged: StagedImport,
+    name: string,
+    pdf: Extract<InspectedPdf, { ok: true }>,
+    text: { read?: string },
+    knownByNumber?: string | null,
+  ): Promise<MatchDecision> {
     const einvoices = this.rules.einvoice ? pdf.einvoices : [];
     const byName = await this.byName(scope, name, knownByNumber);
     const nameTokens = byName || !this.rules.nameToken ? [] : evidenceCandidates(name);
     const subject = this.rules.subject && staged.subject ? this.subjectEvidence(staged.subject, staged.messageFiles) : undefined;
-    const numbers = [...einvoices.flatMap((r) => (r.kind === 'invoice' ? [r.number] : [])), ...nameTokens.map((c) => c.text), ...(subject?.tokens.map((c) => c.text) ?? [])];
+    const numbers = [
+      ...einvoices.flatMap((r) => (r.kind === 'invoice' ? [r.number] : [])),
+      ...nameTokens.map((c) => c.text),
+      ...(subject?.tokens.map((c) => c.text) ?? []),
+    ];
     const found = await this.invoices.findNumbers(scope, numbers);
-    const evidence: MatchEvidence = { name, byName, nameIsNumber: looksLikeInvoiceNumber(name), nameIsDevice: deviceName(name) && !(einvoices.length < pdf.einvoices.length), einvoices, nameTokens, subject, found };
+    const evidence: MatchEvidence = {
+      name,
+      byName,
+      nameIsNumber: looksLikeInvoiceNumber(name),
+      nameIsDevice: deviceName(name) && !(einvoices.length < pdf.einvoices.length),
+      einvoices,
+      nameTokens,
+      subject,
+      found,
+    };
     const decision = decideMatch(evidence);
     if (decision.kind !== 'wait' || !decision.open || !this.rules.pdfText || pdf.original) return decision;
     text.read ??= await this.documents.readText(pdf.bytes);
     const labelled = labelledNumbers(text.read);
-    const byText = await this.invoices.findNumbers(scope, labelled.map((c) => c.text));
+    const byText = await this.invoices.findNumbers(
+      scope,
+      labelled.map((c) => c.text),
+    );
     return decideMatch({ ...evidence, found: [...found, ...byText], pdfText: { text: text.read, numbers: labelled } });
   }
 
@@ -208,7 +282,10 @@ function attachedTexts(decision: Extract<MatchDecision, { kind: 'attach' }>, fro
   const texts = (changed: boolean) => {
     const notes = [...(changed ? [] : [intakeReason('same_file')]), ...notesOf(decision, from)];
     // the history line names the evidence used, whatever else it says
-    return { note: notes.length ? withNotes(notes[0], notes.slice(1)) : null, history: withNotes(intakeReason('matched', { by: decision.by, number: decision.invoiceNumber }), notes) };
+    return {
+      note: notes.length ? withNotes(notes[0], notes.slice(1)) : null,
+      history: withNotes(intakeReason('matched', { by: decision.by, number: decision.invoiceNumber }), notes),
+    };
   };
   const [changed, unchanged] = [texts(true), texts(false)];
   return { note: { changed: changed.note, unchanged: unchanged.note }, history: { changed: changed.history, unchanged: unchanged.history } };
@@ -216,8 +293,5 @@ function attachedTexts(decision: Extract<MatchDecision, { kind: 'attach' }>, fro
 
 /** What an attached record says besides its invoice: the evidence that gave way, where its PDF came from. */
 function notesOf(decision: Extract<MatchDecision, { kind: 'attach' }>, from: IntakeReason | undefined): IntakeReason[] {
-  return [
-    ...(decision.overruled ? [decision.overruled] : []),
-    ...(from ? [from] : []),
-  ];
+  return [...(decision.overruled ? [decision.overruled] : []), ...(from ? [from] : [])];
 }

@@ -1,4 +1,4 @@
-// An intake record as the repository selects it: the record joined with its staged file's facts.
+// An import record as the repository selects it: the record joined with its staged file's facts.
 import type { ImportRecord, MatchedBy } from '../domain/intake.ts';
 import { storedReason, type ReasonParams } from '../domain/intake-reasons.ts';
 import type { ScopedSource } from '../repositories/scoped.ts';
@@ -34,9 +34,21 @@ export interface IntakeRecordRow extends Pick<ImportRecord, 'id' | 'channel' | '
 }
 
 export const toRecord = (r: IntakeRecordRow): ImportRecord => ({
-  id: r.id, channel: r.channel, sender: r.sender, filename: r.filename, size: r.size, sha256: r.sha256, status: r.status,
-  invoiceId: r.invoice_id ?? null, documentId: r.document_id ?? null, reason: r.reason ?? null, ...storedReason(r.reason_code, r.reason_params), archiveId: r.archive_id ?? null,
-  receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: r.attached_at ? new Date(r.attached_at) : null,
+  id: r.id,
+  channel: r.channel,
+  sender: r.sender,
+  filename: r.filename,
+  size: r.size,
+  sha256: r.sha256,
+  status: r.status,
+  invoiceId: r.invoice_id ?? null,
+  documentId: r.document_id ?? null,
+  reason: r.reason ?? null,
+  ...storedReason(r.reason_code, r.reason_params),
+  archiveId: r.archive_id ?? null,
+  receivedAt: new Date(r.received_at),
+  updatedAt: new Date(r.updated_at),
+  attachedAt: r.attached_at ? new Date(r.attached_at) : null,
   matchedBy: r.matched_by ?? null,
   senderVerdict: r.sender_verdict ?? null,
   uploadKeyId: r.upload_key_id ?? null,

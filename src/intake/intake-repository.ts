@@ -2,24 +2,24 @@
 // the reconciler's and the purge's system-wide queries are marked as such. Every statement that
 // sets a record's status also writes its line in intake_history (see HISTORY).
 import type { Queryable } from '../db/database.ts';
-import { toBuffer } from '../db/database.ts';
+import { StoreMissingError, type DocumentStore } from '../storage/document-store.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { Mode, Scope } from '../domain/scope.ts';
 import { findWithTombstone, pageScoped, scopeWhere, scopeWhereId, type Found } from '../repositories/scoped.ts';
-import { invoiceByNumberSql, invoiceNumberOfSql } from '../repositories/invoice-repository.ts';
+import { invoiceByNumberSql } from '../repositories/invoice-repository.ts';
 import { CHANGED, source, toRecord, type IntakeRecordRow } from './intake-record-row.ts';
-import type { IntakeChannel, IntakeCount, IntakeFilter, IntakeListItem, ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
+import type { ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts';
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
 import type { SenderVerdict } from '../domain/sender-verdict.ts';
 import { insertStaged, insertStagedMany } from './staging-repository.ts';
-import type { AttachFollowUp } from '../repositories/document-repository.ts';
-import { attachedFollowUp, type AttachedTexts } from './attached-follow-up-repository.ts';
 
-export interface NewIntake extends Pick<ImportRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
+export interface NewImport extends Pick<ImportRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
   reason: IntakeReason | null;
   /** null for files refused at once: their bytes are never needed */
   content: Buffer | null;
+  /** the object `content` is in the document store, put there before the row is written (staging-group.ts) */
+  contentSha256?: string | null;
   traceId: string | null;
   status: Extract<IntakeStatus, 'received' | 'failed' | 'unpacked' | 'held'>;
   matchName: string | null;
@@ -33,17 +33,17 @@ export interface NewIntake extends Pick<ImportRecord, 'id' | 'channel' | 'sender
   uploadKeyId?: string | null;
 }
 
-/** A row of loadStaged: `content` or `has_content`, and `invoice_by_number` when asked for. */
-type StagedRow = IntakeRecordRow & { subject: string | null; message_files: number | null; content?: Uint8Array | null; has_content?: boolean; invoice_by_number?: string | null };
+/** A row of loadStaged: the staged object's SHA-256, and `invoice_by_number` when asked for. */
+type StagedRow = IntakeRecordRow & { subject: string | null; message_files: number | null; content_sha256: string | null; invoice_by_number?: string | null };
 
 /** A record with the account and mode it belongs to (operators' view). */
-export interface AdminIntakeRecord extends ImportRecord {
+export interface AdminImportRecord extends ImportRecord {
   accountId: string;
   mode: Mode;
 }
 
 /** A staged file as the worker needs it. */
-export interface StagedIntake {
+export interface StagedImport {
   record: ImportRecord;
   matchName: string | null;
   subject: string | null;
@@ -74,13 +74,16 @@ const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, st
        select r.id, r.account_id, r.mode, clock_timestamp(), r.status, r.reason, r.reason_code, r.reason_params from r`;
 
 export class IntakeRepository {
+  /** where the staged bytes are (rows hold their SHA-256) */
+  constructor(private readonly store: Pick<DocumentStore, 'get'>) {}
+
   /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
-  insert(q: Queryable, scope: Scope, f: NewIntake): Promise<ImportRecord> {
+  insert(q: Queryable, scope: Scope, f: NewImport): Promise<ImportRecord> {
     return insertStaged(q, scope, f, HISTORY);
   }
 
   /** Stages several files (of any scopes) in one statement, each as insert() does, all or none; records in the order given. */
-  insertMany(q: Queryable, files: { scope: Scope; f: NewIntake }[]): Promise<ImportRecord[]> {
+  insertMany(q: Queryable, files: { scope: Scope; f: NewImport }[]): Promise<ImportRecord[]> {
     return insertStagedMany(q, files, HISTORY);
   }
 
@@ -89,25 +92,41 @@ export class IntakeRepository {
   }
 
   /**
-   * The record and, when `withContent`, the staged bytes (`content` says only whether they exist
+   * The record and, when `withContent`, the staged bytes from the document store (`hasContent` says only whether they exist
    * otherwise); `byNumber`: also the invoice its name names (the worker's first question, in the same round trip).
    */
-  async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true, byNumber = false): Promise<StagedIntake | undefined> {
+  async loadStaged(q: Queryable, scope: Scope, id: string, withContent = true, byNumber = false): Promise<StagedImport | undefined> {
     const w = scopeWhereId(scope, id);
-    const content = withContent ? 's.content' : '(s.content is not null) as has_content';
-    const sql = `select ${source.columns}, s.subject, s.message_files, ${content}${byNumber ? `, ${INVOICE_BY_NUMBER}` : ''} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`;
+    const sql = `select ${source.columns}, s.subject, s.message_files, s.content_sha256${byNumber ? `, ${INVOICE_BY_NUMBER}` : ''} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null`;
     const r = (await q.query<StagedRow>(sql, w.params, { prepare: true }))[0];
-    return r && {
-      record: toRecord(r), matchName: r.match_name ?? null, subject: r.subject ?? null, messageFiles: r.message_files ?? null, content: withContent ? toBuffer(r.content ?? null) : null,
-      hasContent: withContent ? r.content != null : r.has_content === true, ...(byNumber ? { invoiceByNumber: r.invoice_by_number ?? null } : {}),
+    if (!r) return undefined;
+    const content = withContent && r.content_sha256 ? await this.stagedBytes(r.content_sha256) : null;
+    return {
+      record: toRecord(r),
+      matchName: r.match_name ?? null,
+      subject: r.subject ?? null,
+      messageFiles: r.message_files ?? null,
+      content,
+      hasContent: r.content_sha256 != null && (!withContent || content != null),
+      ...(byNumber ? { invoiceByNumber: r.invoice_by_number ?? null } : {}),
     };
   }
 
+  /** The bytes from the store; null when the object is missing (a broken promise: the file fails as staged_missing, logged by the store's caller). */
+  private async stagedBytes(sha256: string): Promise<Buffer | null> {
+    try {
+      return await this.store.get(sha256);
+    } catch (e) {
+      if (e instanceof StoreMissingError) return null;
+      throw e; // unavailable: the job (or the request) is tried again
+    }
+  }
+
   /** System-wide (operators): every account's records, newest first. */
-  async pageAll(q: Queryable, req: PageRequest, status?: IntakeStatus): Promise<Page<AdminIntakeRecord>> {
+  async pageAll(q: Queryable, req: PageRequest, status?: IntakeStatus): Promise<Page<AdminImportRecord>> {
     const params: unknown[] = [];
     const where: string[] = [];
-    if (status) (params.push(status), where.push(`t.status = $${params.length}`));
+    if (status) params.push(status), where.push(`t.status = $${params.length}`);
     if (req.from) {
       const cursor = await q.query<{ seq: number }>('select seq from intake_records where id = $1', [req.from]);
       if (!cursor[0]) throw DomainError.invalid(`Field from names no item of this list: ${req.from}`, 'from');
@@ -130,46 +149,20 @@ export class IntakeRepository {
 
   async archiveFiles(q: Queryable, scope: Scope, archiveId: string): Promise<ImportRecord[]> {
     const w = scopeWhere(scope);
-    const rows = await q.query<IntakeRecordRow>(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and s.archive_id = $3 and t.deleted_at is null order by t.seq`, [...w.params, archiveId]);
+    const rows = await q.query<IntakeRecordRow>(
+      `select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and s.archive_id = $3 and t.deleted_at is null order by t.seq`,
+      [...w.params, archiveId],
+    );
     return rows.map(toRecord);
   }
 
   async recent(q: Queryable, scope: Scope, limit: number): Promise<ImportRecord[]> {
     const w = scopeWhere(scope);
-    const rows = await q.query<IntakeRecordRow>(`select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`, w.params);
+    const rows = await q.query<IntakeRecordRow>(
+      `select ${source.columns} from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null order by t.seq desc limit ${Math.max(1, Math.floor(limit))}`,
+      w.params,
+    );
     return rows.map(toRecord);
-  }
-
-  /** The dashboard's list: filtered, newest first, with the invoice's number. */
-  async search(q: Queryable, scope: Scope, f: IntakeFilter): Promise<IntakeListItem[]> {
-    const w = scopeWhere(scope);
-    const params = [...w.params];
-    let where = `${w.sql} and t.deleted_at is null`;
-    const add = (cond: (n: string) => string, v: unknown) => {
-      params.push(v);
-      where += ` and ${cond(`$${params.length}`)}`;
-    };
-    if (f.status) add((p) => `t.status = ${p}`, f.status);
-    if (f.channel) add((p) => `s.channel = ${p}`, f.channel);
-    if (f.since) add((p) => `s.received_at >= ${p}`, f.since);
-    if (f.text) add((p) => `(strpos(lower(s.filename), ${p}) > 0 or strpos(lower(i.invoice_number), ${p}) > 0)`, f.text.toLowerCase());
-    if (f.after) add((p) => `t.seq < (select seq from intake_records where id = ${p})`, f.after);
-    const rows = await q.query<IntakeRecordRow & { invoice_number: string | null }>(
-      `select ${source.columns}, i.invoice_number from intake_records t ${source.joins} cross join lateral (select ${invoiceNumberOfSql('t.invoice_id')} as invoice_number) i
-       where ${where} order by t.seq desc limit ${Math.max(1, Math.floor(f.limit))}`,
-      params,
-    );
-    return rows.map((r) => ({ ...toRecord(r), invoiceNumber: r.invoice_number ?? null }));
-  }
-
-  /** Files received since `since`, counted by channel and status (an unpacked archive is no file: its files count). */
-  async counts(q: Queryable, scope: Scope, since: Date): Promise<IntakeCount[]> {
-    const w = scopeWhere(scope);
-    const rows = await q.query<{ channel: IntakeChannel; status: IntakeStatus; n: number }>(
-      `select s.channel, t.status, count(*)::int as n from intake_records t ${source.joins} where ${w.sql} and t.deleted_at is null and t.status <> 'unpacked' and s.received_at >= $3 group by 1, 2`,
-      [...w.params, since],
-    );
-    return rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) }));
   }
 
   /**
@@ -195,14 +188,23 @@ export class IntakeRepository {
    * The staged bytes are dropped unless the document it ended on shares them (it was made from this file).
    * Its history line says `history` (the evidence used and overruled) where given, else the reason.
    */
-  async markAttached(q: Queryable, scope: Scope, id: string, invoiceId: string, documentId: string, reason: IntakeReason | null, matchedBy: MatchedBy, history?: IntakeReason): Promise<void> {
+  async markAttached(
+    q: Queryable,
+    scope: Scope,
+    id: string,
+    invoiceId: string,
+    documentId: string,
+    reason: IntakeReason | null,
+    matchedBy: MatchedBy,
+    history?: IntakeReason,
+  ): Promise<void> {
     const w = scopeWhereId(scope, id);
     await q.query(
       `with r as (
          update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, reason = $6, matched_by = $7, updated_at = now(), attached_at = now(), reason_code = $9, reason_params = $10::jsonb
          where ${w.sql} and t.status <> 'attached' returning ${CHANGED}
        ), dropped as (
-         update intake_staging s set content = null from r
+         update intake_staging s set content_sha256 = null from r
          where s.id = r.id and not exists (select 1 from documents d where d.id = $5 and d.staged_id = s.id)
        )
        insert into intake_history (intake_id, account_id, mode, at, status, reason, reason_code, reason_params)
@@ -210,11 +212,6 @@ export class IntakeRepository {
       [...w.params, invoiceId, documentId, reason?.text ?? null, matchedBy, history?.text ?? null, ...reasonColumns(reason), ...reasonColumns(history ?? null)],
       { prepare: true },
     );
-  }
-
-  /** markAttached in the attach's own statement (attached-follow-up-repository.ts): one round trip and one commit for both. */
-  attachedFollowUp(id: string, matchedBy: MatchedBy, t: AttachedTexts): AttachFollowUp {
-    return attachedFollowUp(id, matchedBy, t);
   }
 
   /** Failed, with a line each time it applies (a file that fails again says why again); never an attached record. */
@@ -254,7 +251,7 @@ export class IntakeRepository {
       `with r as (
          update intake_records t set deleted_at = now(), updated_at = now() where ${w.sql} and t.status <> 'attached' and t.deleted_at is null returning t.id
        )
-       update intake_staging s set content = null from r where s.id = r.id returning s.id`,
+       update intake_staging s set content_sha256 = null from r where s.id = r.id returning s.id`,
       w.params,
     );
     return rows.length > 0;
@@ -278,8 +275,8 @@ export class IntakeRepository {
   /** System-wide (retention): drops the bytes of files that failed before the cutoff. */
   async dropFailedContent(q: Queryable, olderThanDays: number): Promise<number> {
     const rows = await q.query(
-      `update intake_staging s set content = null from intake_records r
-       where r.id = s.id and r.status = 'failed' and r.updated_at < now() - make_interval(days => $1::int) and s.content is not null returning 1 as x`,
+      `update intake_staging s set content_sha256 = null from intake_records r
+       where r.id = s.id and r.status = 'failed' and r.updated_at < now() - make_interval(days => $1::int) and s.content_sha256 is not null returning 1 as x`,
       [olderThanDays],
     );
     return rows.length;

@@ -3,46 +3,76 @@
 import type { Logger } from '../platform/logger.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
-import { newId } from '../domain/ids.ts';
 import type { Invoice } from '../domain/models.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
-import { sniffPdf } from '../domain/pdf.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { DomainEvents } from '../services/domain-events.ts';
 import type { EventOutbox } from '../services/event-outbox.ts';
-import { isArchiveName, unreadArchiveKind, unreadArchiveReason, type ArchiveLimits } from '../domain/archive.ts';
-import { EMPTY_SHA256, queueArchiveFiles, sha256Of, stageArchive } from './archive-intake.ts';
-import { normaliseFileName, unsafeNameReason } from './file-name.ts';
+import { isArchiveName, type ArchiveLimits } from '../domain/archive.ts';
+import { queueArchiveFiles, stageArchive } from './archive-intake.ts';
+import { unsafeNameReason } from './file-name.ts';
+import { ACCOUNT_DISABLED, failedImport, newImport } from './new-import.ts';
 import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
-import type { IncomingFile, IntakeReceiver } from './intake-port.ts';
+import type { IncomingFile, IntakeReceiver, TakenUpload } from './intake-port.ts';
+import { takeUpload } from './taken-upload.ts';
 import { INTAKE_STATUSES, type IntakeCount, type IntakeFilter, type IntakeListItem, type ImportRecord, type IntakeStatus } from '../domain/intake.ts';
-import type { AdminIntakeRecord, NewIntake } from './intake-repository.ts';
+import type { AdminImportRecord } from './intake-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { StagedBytesCache } from './staged-bytes-cache.ts';
-import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
-import { currentUnit } from '../db/units.ts';
+import type { IntakeReason } from '../domain/intake-reasons.ts';
+import { currentUnit, type UnitOfWork } from '../db/units.ts';
 import { StagingGroup, type StagingReport } from './staging-group.ts';
 import { Batcher, ok } from './batcher.ts';
 import type { WaitingAsk } from './waiting-files-repository.ts';
+import type { DocumentStore } from '../storage/document-store.ts';
 
-const DISABLED = intakeReason('account_disabled');
+interface IntakeServiceOptions {
+  db: Database;
+  repos: IntakeRepositories;
+  /** where received files' bytes go before their rows (DOCUMENT_STORE) */
+  store: DocumentStore;
+  scheduler: IntakeScheduler;
+  outbox: EventOutbox;
+  units: UnitOfWork;
+  accounts: Pick<AccountService, 'isDisabled'>;
+  log: Logger;
+  events?: DomainEvents;
+  archiveLimits?: ArchiveLimits;
+  report?: StagingReport;
+}
 
 export class IntakeService implements IntakeReceiver {
-  constructor(
-    private readonly db: Database,
-    private readonly repos: IntakeRepositories,
-    private readonly scheduler: IntakeScheduler,
-    private readonly outbox: EventOutbox,
-    private readonly accounts: Pick<AccountService, 'isDisabled'>,
-    private readonly log: Logger,
-    private readonly events?: DomainEvents,
-    private readonly archiveLimits: ArchiveLimits = { maxEntries: 1000, maxTotalBytes: 200 * 1024 * 1024 },
-    report?: StagingReport,
-  ) {
-    this.staging = new StagingGroup(db, repos, scheduler, outbox, log, () => this.stagedBytes, report);
+  private readonly db: Database;
+  private readonly repos: IntakeRepositories;
+  private readonly store: DocumentStore;
+  private readonly scheduler: IntakeScheduler;
+  private readonly outbox: EventOutbox;
+  private readonly units: UnitOfWork;
+  private readonly accounts: Pick<AccountService, 'isDisabled'>;
+  private readonly log: Logger;
+  private readonly events: DomainEvents | undefined;
+  private readonly archiveLimits: ArchiveLimits;
+
+  constructor(o: IntakeServiceOptions) {
+    this.db = o.db;
+    this.repos = o.repos;
+    this.store = o.store;
+    this.scheduler = o.scheduler;
+    this.outbox = o.outbox;
+    this.units = o.units;
+    this.accounts = o.accounts;
+    this.log = o.log;
+    this.events = o.events;
+    this.archiveLimits = o.archiveLimits ?? { maxEntries: 1000, maxTotalBytes: 200 * 1024 * 1024 };
+    const { db, repos } = o;
+    this.staging = new StagingGroup({ ...o, cache: () => this.stagedBytes });
     // POST /v2/invoices under load: many new invoices, one look-up statement for all of them
-    this.waitingLookups = new Batcher(async (asks) => (await repos.waitingFiles.naming(db, asks)).map(ok), { maxItems: 256, maxBytes: Infinity }, () => 0);
+    this.waitingLookups = new Batcher(
+      async (asks) => (await repos.waitingFiles.naming(db, asks)).map(ok),
+      { maxItems: 256, maxBytes: Infinity },
+      () => 0,
+    );
   }
 
   private readonly waitingLookups: Batcher<WaitingAsk, string[]>;
@@ -61,47 +91,47 @@ export class IntakeService implements IntakeReceiver {
     this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status: r.status, reason: r.reason });
   }
 
-  /** The record a file gets: cheap permanent problems are decided here, so the channel can tell its sender at once. */
-  private toNew(file: IncomingFile, disabled: boolean, archiveId: string | null = null): NewIntake {
-    const name = normaliseFileName(file.filename);
-    const sniffed = name.ok && !unreadArchiveKind(file.filename, file.bytes) ? sniffPdf(file.bytes) : undefined;
-    const refused = disabled ? DISABLED : (unreadArchiveReason(file.filename, file.bytes) ?? (!name.ok ? name.reason : sniffed && !sniffed.ok ? sniffed.reason : null));
-    // a held file keeps its bytes and gets no job until an owner releases it; a refusal comes first
-    const reason = refused ?? file.hold ?? null;
-    const status = refused ? 'failed' : file.hold ? 'held' : 'received';
-    return {
-      id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: file.bytes.length, sha256: sha256Of(file.bytes),
-      content: refused ? null : file.bytes, traceId: file.traceId ?? null, subject: file.subject ?? null, messageFiles: file.messageFiles ?? null,
-      status, matchName: name.ok ? name.matchName : null, reason, archiveId, senderVerdict: file.senderVerdict ?? null,
-      uploadKeyId: file.uploadKeyId ?? null,
-    };
-  }
-
   async receive(file: IncomingFile): Promise<ImportRecord> {
     const disabled = await this.accounts.isDisabled(file.scope.accountId);
     if (isArchiveName(file.filename)) return this.receiveArchive(file, disabled);
-    const f = this.toNew(file, disabled);
+    const f = newImport(file, disabled);
     const item = { scope: file.scope, f, job: f.reason ? null : jobRef(file, f.id) };
     // inside a unit of work (a request's transaction) the file cannot join another transaction
     const record = await (currentUnit() ? this.staging.stageOne(item) : this.staging.stage(item));
     // no child logger when the line is not written (LOG_LEVEL=warn): making one costs as much as the line
     const log = this.log.isLevelEnabled('info') ? this.log.child({ intakeId: record.id, channel: file.channel, traceId: file.traceId }) : undefined;
-    if (record.reason) {
-      log?.info({ reason: record.reason, filename: file.filename }, 'intake refused at once');
-      this.emit(file.scope, record);
-      return record;
-    }
-    log?.info({ filename: file.filename, size: record.size }, 'intake received');
+    if (record.reason) log?.info({ reason: record.reason, filename: file.filename }, 'intake refused at once');
+    else log?.info({ filename: file.filename, size: record.size }, 'intake received');
     this.emit(file.scope, record);
     return record;
   }
 
+  takeUpload(filename: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<TakenUpload> {
+    return takeUpload(this.store, filename, body, maxBytes);
+  }
+
+  async receiveUpload(file: Omit<IncomingFile, 'bytes'>, upload: TakenUpload): Promise<ImportRecord> {
+    if (upload.kind === 'bytes') return this.receive({ ...file, bytes: upload.bytes });
+    if (!isArchiveName(file.filename)) throw new Error('only a ZIP archive is taken into the store before it is received');
+    return this.receiveArchive({ ...file, bytes: Buffer.alloc(0) }, await this.accounts.isDisabled(file.scope.accountId), upload);
+  }
+
   /** A ZIP archive: its files staged with it in one transaction, then their jobs queued (archive-intake.ts). */
-  private async receiveArchive(file: IncomingFile, disabled: boolean): Promise<ImportRecord> {
+  private async receiveArchive(file: IncomingFile, disabled: boolean, stored?: { sha256: string; size: number }): Promise<ImportRecord> {
     const started = Date.now();
     // an archive's name is never matched: only a name that cannot be taken as it is refuses it
-    const refusal = disabled ? DISABLED : (unsafeNameReason(file.filename) ?? null);
-    const staged = await stageArchive(this.outbox, this.repos.intake, file, this.archiveLimits, refusal, (f, archiveId) => this.toNew(f, false, archiveId));
+    const refusal = disabled ? ACCOUNT_DISABLED : (unsafeNameReason(file.filename) ?? null);
+    const toNew = (f: IncomingFile, archiveId: string | null) => newImport(f, false, archiveId);
+    const staged = await stageArchive(
+      { units: this.units, outbox: this.outbox },
+      this.repos.intake,
+      this.store,
+      file,
+      this.archiveLimits,
+      refusal,
+      toNew,
+      stored,
+    );
     const log = this.log.child({ intakeId: staged.archive.id, channel: file.channel, traceId: file.traceId });
     await queueArchiveFiles(
       staged,
@@ -112,18 +142,25 @@ export class IntakeService implements IntakeReceiver {
       throw err;
     });
     const failed = staged.files.filter((f) => f.status === 'failed').length;
-    log.info({ filename: file.filename, size: file.bytes.length, status: staged.archive.status, reason: staged.archive.reason, files: staged.files.length, failed, ms: Date.now() - started }, 'zip archive received');
+    log.info(
+      {
+        filename: file.filename,
+        size: staged.archive.size,
+        status: staged.archive.status,
+        reason: staged.archive.reason,
+        files: staged.files.length,
+        failed,
+        ms: Date.now() - started,
+      },
+      'zip archive received',
+    );
     for (const r of [staged.archive, ...staged.files]) this.emit(file.scope, r);
     return staged.archive;
   }
 
   async recordFailure(file: Omit<IncomingFile, 'bytes'>, reason: IntakeReason): Promise<ImportRecord> {
-    const name = normaliseFileName(file.filename);
     // alone: a file's record with its first status (import.failed) and no job
-    const record = await this.staging.stageOne({ scope: file.scope, job: null, f: {
-      id: newId('imp'), channel: file.channel, sender: file.sender, filename: file.filename, size: 0, sha256: EMPTY_SHA256,
-      content: null, traceId: file.traceId ?? null, subject: file.subject ?? null, status: 'failed', matchName: name.ok ? name.matchName : null, reason, senderVerdict: file.senderVerdict ?? null,
-    } });
+    const record = await this.staging.stageOne({ scope: file.scope, job: null, f: failedImport(file, reason) });
     this.log.info({ intakeId: record.id, channel: file.channel, traceId: file.traceId, reason: reason.text }, 'intake failure recorded');
     this.emit(file.scope, record);
     return record;
@@ -151,11 +188,11 @@ export class IntakeService implements IntakeReceiver {
   }
 
   search(scope: Scope, filter: IntakeFilter): Promise<IntakeListItem[]> {
-    return this.repos.intake.search(this.db, scope, filter);
+    return this.repos.importLists.search(this.db, scope, filter);
   }
 
   counts(scope: Scope, since: Date): Promise<IntakeCount[]> {
-    return this.repos.intake.counts(this.db, scope, since);
+    return this.repos.importLists.counts(this.db, scope, since);
   }
 
   /** The staged bytes of a file not discarded (the dashboard's download); undefined when gone. */
@@ -166,7 +203,7 @@ export class IntakeService implements IntakeReceiver {
   }
 
   /** Operators: records of every account and mode (files refused at once included), newest first. */
-  listAll(req: PageRequest, status?: string): Promise<Page<AdminIntakeRecord>> {
+  listAll(req: PageRequest, status?: string): Promise<Page<AdminImportRecord>> {
     return this.repos.intake.pageAll(this.db, req, parseIntakeStatus(status));
   }
 
@@ -190,13 +227,21 @@ export class IntakeService implements IntakeReceiver {
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+
+  /** Retention (periodic): drops the bytes of files that failed more than `days` ago; their records stay. */
+  dropFailedContent(days: number): Promise<number> {
+    return this.repos.intake.dropFailedContent(this.db, days);
+  }
 }
 
 const jobRef = (file: IncomingFile, intakeId: string): IntakeJobRef => ({
-  intakeId, accountId: file.scope.accountId, mode: file.scope.mode, ...(file.traceId ? { traceId: file.traceId } : {}),
+  intakeId,
+  accountId: file.scope.accountId,
+  mode: file.scope.mode,
+  ...(file.traceId ? { traceId: file.traceId } : {}),
 });
 
-export function parseIntakeStatus(raw: string | undefined): IntakeStatus | undefined {
+function parseIntakeStatus(raw: string | undefined): IntakeStatus | undefined {
   if (raw === undefined || raw === '') return undefined;
   const s = raw.trim().toLowerCase();
   if (!INTAKE_STATUSES.includes(s as IntakeStatus)) throw DomainError.invalid(`Field status must be one of ${INTAKE_STATUSES.join(', ')}`, 'status');

@@ -5,9 +5,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import fs from 'node:fs';
-import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
+import type { RenderedXmlInvoice } from '../formats/einvoice-document.ts';
 import { intakeReason } from '../domain/intake-reasons.ts';
-import { headerVerdict, type PdfChecker, type PdfVerdict } from '../domain/pdf.ts';
+import type { PdfChecker, PdfVerdict } from '../domain/document-facts.ts';
+import { headerVerdict } from '../formats/pdf.ts';
+import { ThreadCpuBudget } from './thread-cpu-budget.ts';
 
 export type XmlRenderer = (xml: Uint8Array) => Promise<RenderedXmlInvoice>;
 export type PdfTextReader = (pdf: Uint8Array) => Promise<string>;
@@ -16,7 +18,7 @@ const TEXT_PAGES = 3;
 
 export interface PdfCheckPool {
   check: PdfChecker;
-  /** an XML e-invoice as a PDF that embeds it (domain/einvoice-document.ts), in a thread */
+  /** an XML e-invoice as a PDF that embeds it (formats/einvoice-document.ts), in a thread */
   render: XmlRenderer;
   /** the text of a PDF's first pages (pdfjs-dist), in a thread; '' when it has none */
   text: PdfTextReader;
@@ -28,7 +30,7 @@ export interface PdfCheckPool {
 }
 
 export interface PdfCheckPoolOptions {
-  /** a file that takes longer fails permanently */
+  /** a file that takes longer of its thread's CPU (Linux; elsewhere of the clock) fails permanently */
   timeoutMs?: number;
   /** heap of each thread: a file that needs more kills only its thread, and fails */
   maxHeapMb?: number;
@@ -36,35 +38,43 @@ export interface PdfCheckPoolOptions {
   threadUrl?: URL;
   /** a thread that has had no task this long ends (a new one starts with the next file) */
   idleMs?: number;
+  /** a check that has not had timeoutMs of CPU after this long on the clock (its thread starved) ends as a transient error (default 20 x timeoutMs) */
+  waitLimitMs?: number;
+  /** each thread's nice value (0 keeps the process's): higher yields the cores to the event loop and PostgreSQL */
+  priority?: number;
 }
 
 const THREAD_URL = new URL('./pdf-check-thread.mjs', import.meta.url);
 // the check the thread runs: pdf.ts from the sources (tests, tsx), pdf.js from the build (npm start)
 const EXT = path.extname(new URL(import.meta.url).pathname);
-const CHECKER_URL = new URL(`../domain/pdf${EXT}`, import.meta.url).href;
-const RENDERER_URL = new URL(`../domain/einvoice-document${EXT}`, import.meta.url).href;
-const TEXT_URL = new URL(`../domain/pdf-text${EXT}`, import.meta.url).href;
+const CHECKER_URL = new URL(`../formats/pdf${EXT}`, import.meta.url).href;
+const RENDERER_URL = new URL(`../formats/einvoice-document${EXT}`, import.meta.url).href;
+const TEXT_URL = new URL(`../formats/pdf-text${EXT}`, import.meta.url).href;
 /** DejaVu Sans (dejavu-fonts-ttf): a Unicode font for rendered e-invoices */
 const fontFile = (name: string) => createRequire(import.meta.url).resolve(`dejavu-fonts-ttf/ttf/${name}`);
-export const RENDER_FONTS = { regular: fontFile('DejaVuSans.ttf'), bold: fontFile('DejaVuSans-Bold.ttf') };
+const RENDER_FONTS = { regular: fontFile('DejaVuSans.ttf'), bold: fontFile('DejaVuSans-Bold.ttf') };
 
 /** For a process that runs no pool: the same text reading, on its own thread. */
-export const readTextInProcess: PdfTextReader = async (pdf) => (await import('../domain/pdf-text.ts')).readPdfText(pdf, TEXT_PAGES).catch(() => '');
+export const readTextInProcess: PdfTextReader = async (pdf) => (await import('../formats/pdf-text.ts')).readPdfText(pdf, TEXT_PAGES).catch(() => '');
 
 let fonts: { regular: Buffer; bold: Buffer } | undefined;
 /** For a process that runs no pool (a container given its own PDF checker): the same rendering, on its own thread. */
 export const renderInProcess: XmlRenderer = async (xml) =>
   // loaded on first use, as the PDF reader is: pdf-lib stays out of processes that never render
-  (await import('../domain/einvoice-document.ts')).renderXmlInvoice(xml, (fonts ??= { regular: fs.readFileSync(RENDER_FONTS.regular), bold: fs.readFileSync(RENDER_FONTS.bold) }));
+  (await import('../formats/einvoice-document.ts')).renderXmlInvoice(
+    xml,
+    (fonts ??= { regular: fs.readFileSync(RENDER_FONTS.regular), bold: fs.readFileSync(RENDER_FONTS.bold) }),
+  );
 
 /** A thread that was up and died on a file (out of memory, say) would die on it again: permanent. */
 const DIED_ON_FILE = /^worker exited with code|ERR_WORKER_OUT_OF_MEMORY|reaching memory limit/;
 
 export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {}): PdfCheckPool {
-  const { timeoutMs = 30_000, maxHeapMb = 512, threadUrl = THREAD_URL, idleMs = 30_000 } = opts;
+  const { timeoutMs = 30_000, maxHeapMb = 512, threadUrl = THREAD_URL, idleMs = 30_000, priority = 0, waitLimitMs } = opts;
   let pool: Piscina | undefined;
   let closed = false;
   let warmed = 0; // warm() tasks done, not counted as checks
+  const budget = new ThreadCpuBudget(timeoutMs, waitLimitMs);
   const threads = () => {
     if (pool) return pool;
     const p = new Piscina({
@@ -76,7 +86,7 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       idleTimeout: idleMs,
       // the thread registers tsx itself if it needs it, and must not inherit vitest's or the CLI's flags
       execArgv: [],
-      workerData: { checkerUrl: CHECKER_URL, rendererUrl: RENDERER_URL, textUrl: TEXT_URL, fonts: RENDER_FONTS },
+      workerData: { checkerUrl: CHECKER_URL, rendererUrl: RENDERER_URL, textUrl: TEXT_URL, fonts: RENDER_FONTS, priority, slots: budget.shared },
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
     });
     // a thread that cannot even start leaves the tasks waiting for it queued: they fail now
@@ -91,14 +101,23 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
   const run = async <T>(bytes: Uint8Array, name?: string, extra: object = {}): Promise<T> => {
     if (closed) throw new Error('The PDF check pool is closed');
     const copy = new Uint8Array(bytes);
-    // a timer cleared when the task ends: AbortSignal.timeout's would fire (and abort a finished
+    // watched until the task ends: AbortSignal.timeout's timer would fire (and abort a finished
     // task's signal) for every file timeoutMs later, work that a busy intake does per file
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new DOMException('The PDF check timed out', 'AbortError')), timeoutMs);
+    // spent on the file: piscina's AbortError (the file's); only waited, the threads starved by
+    // load: a TimeoutError (ours, transient)
+    let waited = false;
+    const watch = budget.watch((why) => {
+      waited = why === 'wait';
+      abort.abort(new DOMException('The PDF check timed out', 'AbortError'));
+    });
     try {
-      return await threads().run({ bytes: copy, ...extra }, { ...(name ? { name } : {}), transferList: [copy.buffer], signal: abort.signal });
+      return await threads().run({ bytes: copy, slot: watch.slot, ...extra }, { ...(name ? { name } : {}), transferList: [copy.buffer], signal: abort.signal });
+    } catch (e) {
+      if (waited) throw Object.assign(new Error('The PDF check threads had no CPU for the file'), { name: 'TimeoutError' });
+      throw e;
     } finally {
-      clearTimeout(timer);
+      watch.end();
     }
   };
 
@@ -110,6 +129,10 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
         return await run<PdfVerdict>(bytes);
       } catch (e) {
         const err = e as Error & { code?: string };
+        if (err.name === 'TimeoutError')
+          throw new Error(
+            `The PDF was not checked within ${Math.round((waitLimitMs ?? timeoutMs * 20) / 1000)} s: the PDF check threads had no CPU for it (load); it is checked again`,
+          );
         if (err.name === 'AbortError') return { ok: false, reason: intakeReason('pdf_check_timeout', { seconds: Math.round(timeoutMs / 1000) }) };
         // the thread's exit (out of memory) is the operators' to read, not the sender's
         if (!closed && DIED_ON_FILE.test(`${err.code ?? ''} ${err.message}`.trim())) return { ok: false, reason: intakeReason('pdf_too_complex') };
@@ -122,7 +145,8 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       } catch (e) {
         // the time includes the wait in the pool's queue: under a burst that is load, not the file,
         // so it is a transient error (the job runs again), never the file's refusal
-        if ((e as Error).name === 'AbortError') throw new Error(`The XML e-invoice was not rendered within ${Math.round(timeoutMs / 1000)} s (the PDF check threads are busy)`);
+        if ((e as Error).name === 'AbortError' || (e as Error).name === 'TimeoutError')
+          throw new Error(`The XML e-invoice was not rendered within ${Math.round(timeoutMs / 1000)} s (the PDF check threads are busy)`);
         throw e;
       }
     },
@@ -131,7 +155,7 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
         return await run<string>(bytes, 'text', { maxPages: TEXT_PAGES });
       } catch (e) {
         // a PDF pdf.js cannot read has no text for us; the file's other evidence still counts
-        if ((e as Error).name === 'AbortError' || !closed) return '';
+        if ((e as Error).name === 'AbortError' || (e as Error).name === 'TimeoutError' || !closed) return '';
         throw e;
       }
     },
@@ -142,7 +166,12 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       // they end after idleMs without a file like any other
       const busy = threads().threads.length + threads().queueSize;
       for (let i = busy; i < size; i++) {
-        threads().run({ bytes: new Uint8Array(0) }).then(() => warmed++, () => {});
+        threads()
+          .run({ bytes: new Uint8Array(0) })
+          .then(
+            () => warmed++,
+            () => {},
+          );
       }
     },
     async close() {

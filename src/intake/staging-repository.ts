@@ -5,7 +5,7 @@ import type { Queryable } from '../db/database.ts';
 import type { ImportRecord } from '../domain/intake.ts';
 import { reasonColumns } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { NewIntake } from './intake-repository.ts';
+import type { NewImport } from './intake-repository.ts';
 
 interface StagedTimes {
   updated_at: Date | string;
@@ -13,10 +13,10 @@ interface StagedTimes {
 }
 
 /** `history`: intake-repository.ts's HISTORY, the line of each record in the CTE `r`. */
-export async function insertStaged(q: Queryable, scope: Scope, f: NewIntake, history: string): Promise<ImportRecord> {
+export async function insertStaged(q: Queryable, scope: Scope, f: NewImport, history: string): Promise<ImportRecord> {
   const rows = await q.query<StagedTimes>(
     `with s as (
-       insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files, sender_verdict)
+       insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict)
        values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15, $16, $19::jsonb) returning id, received_at
      ), r as (
        insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, upload_key_id)
@@ -24,33 +24,115 @@ export async function insertStaged(q: Queryable, scope: Scope, f: NewIntake, his
        returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
      ), h as (${history})
      select r.updated_at, s.received_at from r, s`,
-    [f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.status, f.matchName, f.reason?.text ?? null, f.subject, f.archiveId ?? null, f.messageFiles ?? null, ...reasonColumns(f.reason), verdictColumn(f), f.uploadKeyId ?? null],
+    [
+      f.id,
+      scope.accountId,
+      scope.mode,
+      f.channel,
+      f.sender,
+      f.filename,
+      f.size,
+      f.sha256,
+      f.contentSha256 ?? null,
+      f.traceId,
+      f.status,
+      f.matchName,
+      f.reason?.text ?? null,
+      f.subject,
+      f.archiveId ?? null,
+      f.messageFiles ?? null,
+      ...reasonColumns(f.reason),
+      verdictColumn(f),
+      f.uploadKeyId ?? null,
+    ],
     { prepare: true },
   );
   return stagedRecord(f, rows[0]);
 }
 
 /** The columns of a group's rows and their types: a VALUES list infers none, so each parameter is cast. */
-const COLUMNS = ['id', 'account_id', 'mode', 'channel', 'sender', 'filename', 'size', 'sha256', 'content', 'trace_id', 'subject', 'archive_id', 'message_files', 'status', 'match_name', 'reason', 'reason_code', 'reason_params', 'sender_verdict', 'upload_key_id'];
-const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'int', 'text', 'bytea', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'text', 'jsonb', 'jsonb', 'text'];
+const COLUMNS = [
+  'id',
+  'account_id',
+  'mode',
+  'channel',
+  'sender',
+  'filename',
+  'size',
+  'sha256',
+  'content_sha256',
+  'trace_id',
+  'subject',
+  'archive_id',
+  'message_files',
+  'status',
+  'match_name',
+  'reason',
+  'reason_code',
+  'reason_params',
+  'sender_verdict',
+  'upload_key_id',
+];
+const TYPES = [
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'int',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'int',
+  'text',
+  'text',
+  'text',
+  'text',
+  'jsonb',
+  'jsonb',
+  'text',
+];
 
 /**
  * A group of files (of any scopes) in one statement: a multi-row VALUES, not unnest() of arrays, so
  * each file's bytes travel as a binary parameter of their own instead of hex text inside an array.
  * Prepared: one statement text per group size, so at most the batch cap of them per connection.
  */
-export async function insertStagedMany(q: Queryable, files: { scope: Scope; f: NewIntake }[], history: string): Promise<ImportRecord[]> {
+export async function insertStagedMany(q: Queryable, files: { scope: Scope; f: NewImport }[], history: string): Promise<ImportRecord[]> {
   const params: unknown[] = [];
   const values = files.map(({ scope, f }) => {
     const at = params.length;
-    params.push(f.id, scope.accountId, scope.mode, f.channel, f.sender, f.filename, f.size, f.sha256, f.content, f.traceId, f.subject, f.archiveId ?? null, f.messageFiles ?? null, f.status, f.matchName, f.reason?.text ?? null, ...reasonColumns(f.reason), verdictColumn(f), f.uploadKeyId ?? null);
+    params.push(
+      f.id,
+      scope.accountId,
+      scope.mode,
+      f.channel,
+      f.sender,
+      f.filename,
+      f.size,
+      f.sha256,
+      f.contentSha256 ?? null,
+      f.traceId,
+      f.subject,
+      f.archiveId ?? null,
+      f.messageFiles ?? null,
+      f.status,
+      f.matchName,
+      f.reason?.text ?? null,
+      ...reasonColumns(f.reason),
+      verdictColumn(f),
+      f.uploadKeyId ?? null,
+    );
     return `(${TYPES.map((t, i) => `$${at + i + 1}::${t}`).join(', ')})`;
   });
   const rows = await q.query<StagedTimes & { id: string }>(
     `with v (${COLUMNS.join(', ')}) as (values ${values.join(', ')}
      ), s as (
-       insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files, sender_verdict)
-       select id, account_id, mode, channel, sender, filename, size, sha256, content, trace_id, subject, archive_id, message_files, sender_verdict from v returning id, received_at
+       insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict)
+       select id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict from v returning id, received_at
      ), r as (
        insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, upload_key_id)
        select v.id, v.account_id, v.mode, v.status, v.match_name, v.reason, v.reason_code, v.reason_params, v.upload_key_id from v join s on s.id = v.id
@@ -68,13 +150,28 @@ export async function insertStagedMany(q: Queryable, files: { scope: Scope; f: N
   });
 }
 
-const verdictColumn = (f: NewIntake) => (f.senderVerdict ? JSON.stringify(f.senderVerdict) : null);
+const verdictColumn = (f: NewImport) => (f.senderVerdict ? JSON.stringify(f.senderVerdict) : null);
 
 /** The record of a file just staged: what was inserted, and the times the database set. */
-function stagedRecord(f: NewIntake, r: StagedTimes): ImportRecord {
+function stagedRecord(f: NewImport, r: StagedTimes): ImportRecord {
   return {
-    id: f.id, channel: f.channel, sender: f.sender, filename: f.filename, size: f.size, sha256: f.sha256, status: f.status,
-    invoiceId: null, documentId: null, reason: f.reason?.text ?? null, reasonCode: f.reason?.code ?? null, reasonParams: f.reason?.code ? (f.reason.params ?? {}) : null, archiveId: f.archiveId ?? null, receivedAt: new Date(r.received_at), updatedAt: new Date(r.updated_at), attachedAt: null, matchedBy: null,
+    id: f.id,
+    channel: f.channel,
+    sender: f.sender,
+    filename: f.filename,
+    size: f.size,
+    sha256: f.sha256,
+    status: f.status,
+    invoiceId: null,
+    documentId: null,
+    reason: f.reason?.text ?? null,
+    reasonCode: f.reason?.code ?? null,
+    reasonParams: f.reason?.code ? (f.reason.params ?? {}) : null,
+    archiveId: f.archiveId ?? null,
+    receivedAt: new Date(r.received_at),
+    updatedAt: new Date(r.updated_at),
+    attachedAt: null,
+    matchedBy: null,
     senderVerdict: f.senderVerdict ?? null,
     uploadKeyId: f.uploadKeyId ?? null,
   };

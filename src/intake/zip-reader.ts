@@ -4,6 +4,7 @@
 // refuse the whole archive, are left off and the name is decoded without them.
 import yauzl from 'yauzl';
 import type { ZipEntryInfo } from '../domain/archive.ts';
+import { storedReader, type StoredZip } from './stored-zip-source.ts';
 
 // yauzl 3's decoder (UTF-8 flag, Info-ZIP Unicode path field, CP437); @types/yauzl 2.10 lacks it
 const decodeName = (yauzl as unknown as { getFileNameLowLevel(flag: number, raw: Buffer, extra: yauzl.Entry['extraFields'], strict: boolean): string })
@@ -23,10 +24,11 @@ export interface OpenZip {
   close(): void;
 }
 
-export function openZip(bytes: Buffer): Promise<OpenZip> {
+/** The archive in memory, or where it lies in the document store (stored-zip-source.ts). */
+export function openZip(source: Buffer | StoredZip): Promise<OpenZip> {
   return new Promise((resolve, reject) => {
     const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true };
-    yauzl.fromBuffer(bytes, options, (err, zip) => {
+    const opened = (err: Error | null, zip: yauzl.ZipFile) => {
       if (err) return reject(err);
       resolve({
         entryCount: zip.entryCount,
@@ -34,7 +36,9 @@ export function openZip(bytes: Buffer): Promise<OpenZip> {
         read: (e) => readEntry(zip, e.entry),
         close: () => zip.close(),
       });
-    });
+    };
+    if (Buffer.isBuffer(source)) yauzl.fromBuffer(source, options, opened);
+    else yauzl.fromRandomAccessReader(storedReader(source), source.size, options, opened);
   });
 }
 

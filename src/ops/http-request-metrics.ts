@@ -17,15 +17,28 @@ export class HttpRequestMetrics {
   // route pattern -> method -> status: map lookups on strings and numbers the router already holds
   private readonly series = new Map<string, Map<string, Map<number, Series>>>();
 
-  constructor(registry: Registry, private readonly bounds: readonly number[]) {
+  constructor(
+    registry: Registry,
+    private readonly bounds: readonly number[],
+  ) {
     this.register(registry, 'http_requests_total', 'HTTP requests by route pattern and status', 'counter', () =>
-      this.all().map(([labels, s]) => ({ labels, value: s.count })));
+      this.all().map(([labels, s]) => ({ labels, value: s.count })),
+    );
     this.register(registry, 'http_request_duration_seconds', 'HTTP request latency by route pattern and status', 'histogram', () =>
       this.all().flatMap(([labels, s]) => {
         let cumulative = 0;
-        const buckets = [...this.bounds, '+Inf'].map((le, i) => ({ metricName: 'http_request_duration_seconds_bucket', labels: { ...labels, le }, value: (cumulative += s.buckets[i]) }));
-        return [...buckets, { metricName: 'http_request_duration_seconds_sum', labels, value: s.sum }, { metricName: 'http_request_duration_seconds_count', labels, value: s.count }];
-      }));
+        const buckets = [...this.bounds, '+Inf'].map((le, i) => ({
+          metricName: 'http_request_duration_seconds_bucket',
+          labels: { ...labels, le },
+          value: (cumulative += s.buckets[i]),
+        }));
+        return [
+          ...buckets,
+          { metricName: 'http_request_duration_seconds_sum', labels, value: s.sum },
+          { metricName: 'http_request_duration_seconds_count', labels, value: s.count },
+        ];
+      }),
+    );
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
@@ -49,7 +62,13 @@ export class HttpRequestMetrics {
     return out;
   }
 
-  private register(registry: Registry, name: string, help: string, type: 'counter' | 'histogram', values: () => { metricName?: string; labels: Labels; value: number }[]): void {
+  private register(
+    registry: Registry,
+    name: string,
+    help: string,
+    type: 'counter' | 'histogram',
+    values: () => { metricName?: string; labels: Labels; value: number }[],
+  ): void {
     const metric = { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) };
     registry.registerMetric(metric as unknown as Metric);
   }

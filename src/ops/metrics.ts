@@ -2,10 +2,12 @@
 // so test apps in one process do not share counters), and small typed interfaces through which
 // the HTTP layer, the intake pipeline and the IMAP poller report what happens. The FTP and SFTP
 // servers register their own series in `registry` (src/channels/transfer/transfer-metrics.ts).
-// Nothing here imports fastify, ftp-srv or imapflow; BullMQ queues are read at scrape time.
+// Nothing here imports fastify, ftp-srv or imapflow; BullMQ queues are read at scrape time (queue-metrics.ts).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { IntakeChannel, IntakeStatus } from '../domain/intake.ts';
 import { HttpRequestMetrics } from './http-request-metrics.ts';
+import { queueMetrics, type QueueMetrics } from './queue-metrics.ts';
+import type { TransferChannel } from '../domain/channels.ts';
 
 /** What the intake pipeline reports: each file entering a status. */
 export interface IntakeMetrics {
@@ -26,37 +28,7 @@ export interface ImapMetrics {
   pollSucceeded(at?: Date): void;
 }
 
-export type JobOutcome = 'completed' | 'failed' | 'retried';
-
-/** The part of a BullMQ Queue the metrics read (so tests and other queue kinds fit). */
-export interface CountableQueue {
-  readonly name: string;
-  getJobCounts(...types: string[]): Promise<Record<string, number>>;
-  /** BullMQ's: with asc, the oldest first */
-  getJobs(types: 'waiting'[], start: number, end: number, asc: boolean): Promise<({ timestamp: number; processedOn?: number | null } | undefined)[]>;
-}
-
-/** The part of a BullMQ Worker the metrics listen to. */
-export interface ObservableWorker {
-  readonly name: string;
-  on(event: 'completed', listener: (job: FinishedJob) => void): unknown;
-  on(event: 'failed', listener: (job: FinishedJob | undefined, err: Error) => void): unknown;
-}
-interface FinishedJob {
-  name: string;
-  processedOn?: number | null;
-  finishedOn?: number | null;
-}
-
-export interface QueueMetrics {
-  /** report this queue's job counts per state at every scrape */
-  watch(queue: CountableQueue): void;
-  /** count and time every job this worker finishes */
-  observeWorker(worker: ObservableWorker): void;
-  jobFinished(queue: string, name: string, outcome: JobOutcome, seconds: number): void;
-}
-
-export type WebhookOutcome = 'delivered' | 'retried' | 'failed';
+type WebhookOutcome = 'delivered' | 'retried' | 'failed';
 
 /** What webhook delivery reports, and where the backlog gauge reads the outbox at scrape time. */
 export interface WebhookMetrics {
@@ -67,7 +39,7 @@ export interface WebhookMetrics {
   observeFailingEndpoints(read: () => Promise<FailingEndpoint[]>): void;
 }
 
-export interface FailingEndpoint {
+interface FailingEndpoint {
   endpoint: string;
   account: string;
   mode: string;
@@ -79,14 +51,13 @@ export type PreLoginLimit = 'per_address' | 'rate' | 'handshake_timeout';
 
 /** What the FTP and SFTP servers' limits before login report (src/channels/transfer/pre-login-gate.ts). */
 export interface TransferLimitMetrics {
-  hit(protocol: 'ftp' | 'sftp', limit: PreLoginLimit): void;
+  hit(protocol: TransferChannel, limit: PreLoginLimit): void;
 }
 
 export interface HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void;
 }
 
-const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed', 'paused'] as const;
 const IMAP_STATES: ImapConnectionState[] = ['disconnected', 'connecting', 'connected'];
 
 export class Metrics {
@@ -102,20 +73,36 @@ export class Metrics {
     const registers = [this.registry];
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
 
-    new Gauge({ name: 'invoice_intake_info', help: 'Always 1; the roles this process runs', labelNames: ['roles'], registers })
-      .set({ roles: (opts.roles ?? []).join(',') }, 1);
+    new Gauge({ name: 'invoice_intake_info', help: 'Always 1; the roles this process runs', labelNames: ['roles'], registers }).set(
+      { roles: (opts.roles ?? []).join(',') },
+      1,
+    );
 
     this.http = new HttpRequestMetrics(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
-    const intakeImports = new Counter({ name: 'intake_imports_total', help: 'Imports entering a status, by channel', labelNames: ['channel', 'status'], registers });
-    const toAttached = new Histogram({
-      name: 'intake_upload_to_attached_seconds', help: 'Time from an import\'s receipt (staged) to its attachment, by channel, observed by the worker that attached it',
-      labelNames: ['channel'], buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 6 * 3600, 24 * 3600], registers,
+    const intakeImports = new Counter({
+      name: 'intake_imports_total',
+      help: 'Imports entering a status, by channel',
+      labelNames: ['channel', 'status'],
+      registers,
     });
-    const requeued = new Counter({ name: 'intake_reconciler_requeued_total', help: 'Staged imports whose job was missing in Redis, queued again by the reconciler', registers });
+    const toAttached = new Histogram({
+      name: 'intake_upload_to_attached_seconds',
+      help: "Time from an import's receipt (staged) to its attachment, by channel, observed by the worker that attached it",
+      labelNames: ['channel'],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 6 * 3600, 24 * 3600],
+      registers,
+    });
+    const requeued = new Counter({
+      name: 'intake_reconciler_requeued_total',
+      help: 'Staged imports whose job was missing in Redis, queued again by the reconciler',
+      registers,
+    });
     const stagingBatch = new Histogram({
-      name: 'intake_staging_batch_size', help: 'Files staged together by one statement and one commit (group commit of received files)',
-      buckets: [1, 2, 4, 8, 16, 32, 64], registers,
+      name: 'intake_staging_batch_size',
+      help: 'Files staged together by one statement and one commit (group commit of received files)',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
+      registers,
     });
     this.intake = {
       status(channel, status, receivedAt) {
@@ -173,10 +160,18 @@ export class Metrics {
     });
     this.transferLimits = { hit: (protocol, limit) => limitHits.inc({ protocol, limit }) };
 
-    const deliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by this process, by outcome (retried: failed, will run again)', labelNames: ['outcome'], registers });
+    const deliveries = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by this process, by outcome (retried: failed, will run again)',
+      labelNames: ['outcome'],
+      registers,
+    });
     const deliveryDuration = new Histogram({
-      name: 'webhook_delivery_duration_seconds', help: 'Time from request to answer (or error) of webhook deliveries', labelNames: ['outcome'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers,
+      name: 'webhook_delivery_duration_seconds',
+      help: 'Time from request to answer (or error) of webhook deliveries',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
     });
     let backlog: (() => Promise<number>) | undefined;
     new Gauge({
@@ -210,64 +205,7 @@ export class Metrics {
       observeFailingEndpoints: (read) => void (failing = read),
     };
 
-    const watched = new Map<string, CountableQueue>();
-    new Gauge({
-      name: 'bullmq_queue_jobs',
-      help: 'Jobs per queue and state, read from Redis at scrape time (the same in every process: aggregate with max)',
-      labelNames: ['queue', 'state'],
-      registers,
-      async collect() {
-        this.reset();
-        await Promise.all(
-          [...watched.values()].map(async (q) => {
-            // Redis down: leave the series out rather than fail the whole scrape
-            const counts = await q.getJobCounts(...QUEUE_STATES).catch(() => null);
-            if (!counts) return;
-            for (const state of QUEUE_STATES) this.set({ queue: q.name, state }, counts[state] ?? 0);
-          }),
-        );
-      },
-    });
-    new Gauge({
-      name: 'bullmq_queue_oldest_waiting_seconds',
-      help: 'Age of the oldest job waiting for a worker, per queue (since it was added, or since its last start for a retry; 0: none waiting), read from Redis at scrape time',
-      labelNames: ['queue'],
-      registers,
-      async collect() {
-        this.reset();
-        const now = Date.now();
-        await Promise.all(
-          [...watched.values()].map(async (q) => {
-            const oldest = await q.getJobs(['waiting'], 0, 0, true).catch(() => null);
-            if (!oldest) return;
-            const since = oldest.filter((j) => j !== undefined).map((j) => Math.max(j.timestamp, j.processedOn ?? 0));
-            this.set({ queue: q.name }, since.length ? Math.max(0, (now - Math.min(...since)) / 1000) : 0);
-          }),
-        );
-      },
-    });
-    const jobsTotal = new Counter({ name: 'bullmq_jobs_total', help: 'Jobs finished by this process, by outcome (retried: failed, will run again)', labelNames: ['queue', 'name', 'outcome'], registers });
-    const jobDuration = new Histogram({
-      name: 'bullmq_job_duration_seconds',
-      help: 'Processing time of jobs finished by this process, by outcome',
-      labelNames: ['queue', 'name', 'outcome'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
-    });
-    const jobFinished = (queue: string, name: string, outcome: JobOutcome, seconds: number) => {
-      jobsTotal.inc({ queue, name, outcome });
-      jobDuration.observe({ queue, name, outcome }, Math.max(0, seconds));
-    };
-    const elapsed = (job: FinishedJob) => ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000;
-    this.queues = {
-      watch: (q) => void watched.set(q.name, q),
-      observeWorker: (w) => {
-        w.on('completed', (job) => jobFinished(w.name, job.name, 'completed', elapsed(job)));
-        // BullMQ sets finishedOn only when the job has failed for good; otherwise it will retry
-        w.on('failed', (job) => job && jobFinished(w.name, job.name, job.finishedOn ? 'failed' : 'retried', elapsed(job)));
-      },
-      jobFinished,
-    };
+    this.queues = queueMetrics(registers);
   }
 
   /** The Prometheus text exposition of every metric. */

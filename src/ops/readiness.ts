@@ -16,7 +16,7 @@ export interface ReadinessResult {
 }
 
 /** Each check gets `timeoutMs`; a stuck dependency fails its check, never hangs the caller. */
-export const READINESS_TIMEOUT_MS = 2000;
+const READINESS_TIMEOUT_MS = 2000;
 
 export function runReadinessChecks(checks: ReadonlyMap<string, ReadinessCheck>, timeoutMs = READINESS_TIMEOUT_MS): Promise<ReadinessResult[]> {
   return Promise.all(

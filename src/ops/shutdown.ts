@@ -5,7 +5,7 @@
 import type { Logger } from '../platform/logger.ts';
 import { settledBefore } from '../platform/timeouts.ts';
 
-export const STOP_PHASES = ['intake', 'workers', 'queues'] as const;
+const STOP_PHASES = ['intake', 'workers', 'queues'] as const;
 export type StopPhase = (typeof STOP_PHASES)[number];
 
 /** Stops one part; `deadline` (epoch ms) is when the grace period ends: after it, cut short. */

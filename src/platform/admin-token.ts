@@ -21,7 +21,7 @@ export function secretFile(file: string, prefix = ''): string {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const token = `${prefix}${randomToken(40)}`;
     try {
-      fs.writeFileSync(file, token + '\n', { mode: 0o600, flag: 'wx' });
+      fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
     } catch {
       return fs.readFileSync(file, 'utf8').trim(); // another process wrote it first
     }

@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino';
 
 // API keys, passwords and tokens never reach the log, wherever they sit in a logged object.
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'headers.authorization',
   'authorization',
@@ -42,7 +42,8 @@ function maskObject(obj: Record<string, unknown>, mask: (s: string) => string, d
   for (const [k, v] of Object.entries(obj)) {
     let masked = v;
     if (typeof v === 'string') masked = mask(v);
-    else if (depth < 1 && v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) masked = maskObject(v as Record<string, unknown>, mask, depth + 1);
+    else if (depth < 1 && v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype)
+      masked = maskObject(v as Record<string, unknown>, mask, depth + 1);
     if (masked !== v) out = { ...out, [k]: masked };
   }
   return out;

@@ -6,7 +6,10 @@ import type { Logger } from './logger.ts';
 export class RepeatedWarnings {
   private readonly seen = new Map<string, { at: number; count: number }>();
 
-  constructor(private readonly log: Logger, private readonly periodMs = 30_000) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly periodMs = 30_000,
+  ) {}
 
   /** Logs `msg` with `fields` unless the same `msg` and `err` were logged less than a period ago. */
   warn(fields: { err: string } & Record<string, unknown>, msg: string): void {

@@ -13,7 +13,13 @@ export async function settledBefore(p: Promise<unknown>, deadline: number): Prom
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
   try {
-    return await Promise.race([p.then(() => true, () => true), late]);
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

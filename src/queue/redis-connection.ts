@@ -30,7 +30,8 @@ export function openRedis(config: RedisSettings, opts: RedisOptions = {}): Redis
   if (config.redisClusterNodes?.length) {
     const top: ClusterOptions = {};
     const node: RedisOptions = { ...auth };
-    for (const [k, v] of Object.entries(opts)) (CLUSTER_LEVEL as readonly string[]).includes(k) ? Object.assign(top, { [k]: v }) : Object.assign(node, { [k]: v });
+    for (const [k, v] of Object.entries(opts))
+      (CLUSTER_LEVEL as readonly string[]).includes(k) ? Object.assign(top, { [k]: v }) : Object.assign(node, { [k]: v });
     return new Cluster(config.redisClusterNodes, { ...top, redisOptions: node });
   }
   return new Redis({
@@ -49,11 +50,11 @@ export const describeRedis = (config: RedisSettings): string =>
   config.redisClusterNodes?.length
     ? `cluster via ${config.redisClusterNodes.map((s) => `${s.host}:${s.port}`).join(',')}`
     : config.redisSentinels?.length
-    ? `sentinel ${config.redisSentinelName} via ${config.redisSentinels.map((s) => `${s.host}:${s.port}`).join(',')}`
-    : (() => {
-        const u = new URL(config.redisUrl);
-        return `${u.protocol}//${u.host}${u.pathname}`;
-      })();
+      ? `sentinel ${config.redisSentinelName} via ${config.redisSentinels.map((s) => `${s.host}:${s.port}`).join(',')}`
+      : (() => {
+          const u = new URL(config.redisUrl);
+          return `${u.protocol}//${u.host}${u.pathname}`;
+        })();
 
 /**
  * BullMQ needs `maxmemory-policy noeviction`: an evicted job key is a job lost or run twice. Says so
@@ -63,7 +64,10 @@ export async function checkEvictionPolicy(redis: RedisClient, log: Logger): Prom
   try {
     const [, policy] = (await redis.call('CONFIG', 'GET', 'maxmemory-policy')) as [string, string];
     if (policy && policy !== 'noeviction') {
-      log.warn({ maxmemoryPolicy: policy }, `Redis maxmemory-policy is ${policy}: set it to noeviction (BullMQ's jobs must never be evicted; docs/operations.md, Redis)`);
+      log.warn(
+        { maxmemoryPolicy: policy },
+        `Redis maxmemory-policy is ${policy}: set it to noeviction (BullMQ's jobs must never be evicted; docs/operations.md, Redis)`,
+      );
     }
   } catch (err) {
     log.info({ err: (err as Error).message }, 'could not read Redis maxmemory-policy (CONFIG refused?): make sure it is noeviction');

@@ -47,7 +47,10 @@ export class AccountRepository {
 
   /** The hashes of the scope's active keys, locked until the caller's transaction ends. */
   async lockActiveKeys(q: Queryable, scope: Scope): Promise<string[]> {
-    const rows = await q.query<{ hash: string }>('select hash from api_keys where account_id = $1 and mode = $2 and revoked_at is null for update', [scope.accountId, scope.mode]);
+    const rows = await q.query<{ hash: string }>('select hash from api_keys where account_id = $1 and mode = $2 and revoked_at is null for update', [
+      scope.accountId,
+      scope.mode,
+    ]);
     return rows.map((r) => r.hash);
   }
 
@@ -92,7 +95,10 @@ export class AccountRepository {
 
   /** The scope's API key uses since `since`, newest first (at most 20). */
   async keyUses(q: Queryable, scope: Scope, since: Date): Promise<{ channel: string; address: string; last_used_at: Date }[]> {
-    return q.query('select channel, address, last_used_at from api_key_uses where account_id = $1 and mode = $2 and last_used_at >= $3 order by last_used_at desc limit 20', [scope.accountId, scope.mode, since]);
+    return q.query(
+      'select channel, address, last_used_at from api_key_uses where account_id = $1 and mode = $2 and last_used_at >= $3 order by last_used_at desc limit 20',
+      [scope.accountId, scope.mode, since],
+    );
   }
 
   async isDisabled(q: Queryable, id: string): Promise<boolean> {

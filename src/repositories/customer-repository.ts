@@ -8,12 +8,22 @@ import { findWithTombstone, pageScoped, updateScoped, scopeWhere, scopeWhereId, 
 const source: ScopedSource = { table: 'customers', columns: 't.*', tombstones: true };
 
 const COLUMNS: Record<keyof CustomerFields, string> = {
-  name: 'name', address: 'address', postalcode: 'postalcode', city: 'city', country: 'country', contact: 'contact',
-  phone: 'phone', mobile: 'mobile', email: 'email', invoiceEmail: 'invoice_email', registrationNumber: 'registration_number', language: 'language',
+  name: 'name',
+  address: 'address',
+  postalcode: 'postalcode',
+  city: 'city',
+  country: 'country',
+  contact: 'contact',
+  phone: 'phone',
+  mobile: 'mobile',
+  email: 'email',
+  invoiceEmail: 'invoice_email',
+  registrationNumber: 'registration_number',
+  language: 'language',
 };
 
 /** A row of customers, as `select *` returns it: the one-word fields as the domain has them, the rest in snake case. */
-export interface CustomerRow extends Pick<CustomerFields, 'name' | 'address' | 'postalcode' | 'city' | 'country' | 'contact' | 'phone' | 'mobile' | 'email'> {
+interface CustomerRow extends Pick<CustomerFields, 'name' | 'address' | 'postalcode' | 'city' | 'country' | 'contact' | 'phone' | 'mobile' | 'email'> {
   seq: number;
   id: string;
   account_id: string;
@@ -28,9 +38,20 @@ export interface CustomerRow extends Pick<CustomerFields, 'name' | 'address' | '
 }
 
 const toCustomer = (r: CustomerRow): Customer => ({
-  id: r.id, customerCode: r.customer_code, name: r.name, address: r.address, postalcode: r.postalcode, city: r.city,
-  country: r.country, contact: r.contact, phone: r.phone, mobile: r.mobile, email: r.email, invoiceEmail: r.invoice_email,
-  registrationNumber: r.registration_number, language: r.language,
+  id: r.id,
+  customerCode: r.customer_code,
+  name: r.name,
+  address: r.address,
+  postalcode: r.postalcode,
+  city: r.city,
+  country: r.country,
+  contact: r.contact,
+  phone: r.phone,
+  mobile: r.mobile,
+  email: r.email,
+  invoiceEmail: r.invoice_email,
+  registrationNumber: r.registration_number,
+  language: r.language,
 });
 
 export class CustomerRepository {
@@ -69,7 +90,10 @@ export class CustomerRepository {
 
   async countLiveInvoices(q: Queryable, scope: Scope, id: string): Promise<number> {
     const w = scopeWhere(scope);
-    const rows = await q.query<{ n: number }>(`select count(*)::int as n from invoices t where ${w.sql} and t.customer_id = $3 and t.deleted_at is null`, [...w.params, id]);
+    const rows = await q.query<{ n: number }>(`select count(*)::int as n from invoices t where ${w.sql} and t.customer_id = $3 and t.deleted_at is null`, [
+      ...w.params,
+      id,
+    ]);
     return rows[0].n;
   }
 

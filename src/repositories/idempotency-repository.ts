@@ -18,10 +18,12 @@ export class IdempotencyRepository {
    */
   async claim(q: Queryable, scope: Scope, key: string, requestHash: string, ttlHours: number, waitMs: number): Promise<boolean> {
     await q.query(`select set_config('lock_timeout', $1, true)`, [`${waitMs}ms`]);
-    await q.query(
-      `delete from idempotency_keys where account_id = $1 and mode = $2 and key = $3 and created_at < now() - make_interval(hours => $4::int)`,
-      [scope.accountId, scope.mode, key, ttlHours],
-    );
+    await q.query(`delete from idempotency_keys where account_id = $1 and mode = $2 and key = $3 and created_at < now() - make_interval(hours => $4::int)`, [
+      scope.accountId,
+      scope.mode,
+      key,
+      ttlHours,
+    ]);
     const rows = await q.query(
       `insert into idempotency_keys as k (account_id, mode, key, request_hash, lease_until)
        values ($1, $2, $3, $4, null)
@@ -36,11 +38,22 @@ export class IdempotencyRepository {
   }
 
   async find(q: Queryable, scope: Scope, key: string): Promise<IdempotencyRecord | undefined> {
-    return (await q.query<IdempotencyRecord>('select request_hash, status_code, response_body, created_at from idempotency_keys where account_id = $1 and mode = $2 and key = $3', [scope.accountId, scope.mode, key]))[0];
+    return (
+      await q.query<IdempotencyRecord>(
+        'select request_hash, status_code, response_body, created_at from idempotency_keys where account_id = $1 and mode = $2 and key = $3',
+        [scope.accountId, scope.mode, key],
+      )
+    )[0];
   }
 
   async complete(q: Queryable, scope: Scope, key: string, status: number, body: string): Promise<void> {
-    await q.query('update idempotency_keys set status_code = $4, response_body = $5 where account_id = $1 and mode = $2 and key = $3', [scope.accountId, scope.mode, key, status, body]);
+    await q.query('update idempotency_keys set status_code = $4, response_body = $5 where account_id = $1 and mode = $2 and key = $3', [
+      scope.accountId,
+      scope.mode,
+      key,
+      status,
+      body,
+    ]);
   }
 
   async purgeOlderThan(q: Queryable, hours: number): Promise<number> {

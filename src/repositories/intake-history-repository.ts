@@ -1,4 +1,4 @@
-// The status history of intake records (what the dashboard shows for one file). The lines are
+// The status history of import records (what the dashboard shows for one file). The lines are
 // inserted by the intake repository's status changes, in the same statements.
 import type { Queryable } from '../db/database.ts';
 import type { ImportRecord, IntakeStatus } from '../domain/intake.ts';

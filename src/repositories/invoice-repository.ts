@@ -30,8 +30,14 @@ interface InvoiceRow {
 }
 
 const toInvoice = (r: InvoiceRow): Invoice => ({
-  id: r.id, status: r.status, invoiceNumber: r.invoice_number, invoiceDate: r.invoice_date, invoiceDuedate: r.invoice_duedate,
-  totalCents: r.total_cents, balanceCents: r.balance_cents, document: r.document ?? null,
+  id: r.id,
+  status: r.status,
+  invoiceNumber: r.invoice_number,
+  invoiceDate: r.invoice_date,
+  invoiceDuedate: r.invoice_duedate,
+  totalCents: r.total_cents,
+  balanceCents: r.balance_cents,
+  document: r.document ?? null,
   customer: { id: r.customer_id, number: r.customer_code, name: r.customer_name },
 });
 
@@ -56,7 +62,11 @@ export interface InvoiceNumberMatch {
 export type InvoicePatch = Partial<Pick<NewInvoice, 'invoiceDate' | 'invoiceDuedate' | 'totalCents' | 'balanceCents' | 'status'>>;
 
 const PATCH_COLUMNS: Record<keyof InvoicePatch, string> = {
-  invoiceDate: 'invoice_date', invoiceDuedate: 'invoice_duedate', totalCents: 'total_cents', balanceCents: 'balance_cents', status: 'status',
+  invoiceDate: 'invoice_date',
+  invoiceDuedate: 'invoice_duedate',
+  totalCents: 'total_cents',
+  balanceCents: 'balance_cents',
+  status: 'status',
 };
 
 /**
@@ -144,14 +154,34 @@ export class InvoiceRepository {
          returning customer_id
        )
        select c.customer_code, c.name from ins join c on c.id = ins.customer_id`,
-      [inv.id, scope.accountId, scope.mode, inv.customerId, inv.invoiceNumber, inv.invoiceDate, inv.invoiceDuedate, inv.totalCents, inv.balanceCents, inv.status],
+      [
+        inv.id,
+        scope.accountId,
+        scope.mode,
+        inv.customerId,
+        inv.invoiceNumber,
+        inv.invoiceDate,
+        inv.invoiceDuedate,
+        inv.totalCents,
+        inv.balanceCents,
+        inv.status,
+      ],
       { prepare: true },
     );
     const r = rows[0];
-    return r && {
-      id: inv.id, status: inv.status, invoiceNumber: inv.invoiceNumber, invoiceDate: inv.invoiceDate, invoiceDuedate: inv.invoiceDuedate,
-      totalCents: inv.totalCents, balanceCents: inv.balanceCents, document: null, customer: { id: inv.customerId, number: r.customer_code, name: r.name },
-    };
+    return (
+      r && {
+        id: inv.id,
+        status: inv.status,
+        invoiceNumber: inv.invoiceNumber,
+        invoiceDate: inv.invoiceDate,
+        invoiceDuedate: inv.invoiceDuedate,
+        totalCents: inv.totalCents,
+        balanceCents: inv.balanceCents,
+        document: null,
+        customer: { id: inv.customerId, number: r.customer_code, name: r.name },
+      }
+    );
   }
 
   async update(q: Queryable, scope: Scope, id: string, patch: InvoicePatch & { documentId?: string | null }): Promise<void> {

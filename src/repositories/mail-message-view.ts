@@ -24,8 +24,17 @@ interface MailMessageRow {
 }
 
 const toView = (r: MailMessageRow): MailMessageView => ({
-  id: r.id, mailbox: r.mailbox, accountId: r.account_id ?? null, mode: r.mode ?? null, sender: r.sender ?? null, subject: r.subject ?? null,
-  outcome: r.outcome ?? null, reason: r.reason ?? null, senderVerdict: r.sender_verdict ?? null, claimedAt: new Date(r.claimed_at), updatedAt: new Date(r.updated_at),
+  id: r.id,
+  mailbox: r.mailbox,
+  accountId: r.account_id ?? null,
+  mode: r.mode ?? null,
+  sender: r.sender ?? null,
+  subject: r.subject ?? null,
+  outcome: r.outcome ?? null,
+  reason: r.reason ?? null,
+  senderVerdict: r.sender_verdict ?? null,
+  claimedAt: new Date(r.claimed_at),
+  updatedAt: new Date(r.updated_at),
 });
 
 export class MailMessageViewRepository {
@@ -33,7 +42,7 @@ export class MailMessageViewRepository {
   async page(q: Queryable, req: PageRequest, outcome?: MailOutcome): Promise<Page<MailMessageView>> {
     const params: unknown[] = [];
     const where: string[] = [];
-    if (outcome) (params.push(outcome), where.push(`m.outcome = $${params.length}`));
+    if (outcome) params.push(outcome), where.push(`m.outcome = $${params.length}`);
     if (req.from) {
       const cursor = await q.query('select 1 from mail_messages where id = $1', [req.from]);
       if (!cursor[0]) throw DomainError.invalid(`Field from names no item of this list: ${req.from}`, 'from');

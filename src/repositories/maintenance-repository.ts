@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { ACCOUNT_TABLES } from './account-tables.ts';
 
 /** Lock id of the statistics refresh: one node at a time does it. */
 const STATISTICS_LOCK = 4242002;
@@ -28,21 +29,12 @@ export class MaintenanceRepository {
     await q.query(`analyze "${table.replaceAll('"', '""')}"`);
   }
 
-  /** Deletes test-mode data created before the cutoff, children first. Returns rows deleted per table. */
+  /** Deletes test-mode data created before the cutoff, by ACCOUNT_TABLES' purge rules in order. Returns rows deleted per table. */
   async purgeTestData(q: Queryable, olderThanDays: number): Promise<Record<string, number>> {
-    const cutoff = `now() - make_interval(days => $1::int)`;
-    const oldInvoices = `select id from invoices where mode = 'test' and created_at < ${cutoff}`;
     const counts: Record<string, number> = {};
-    const run = async (name: string, sql: string) => {
-      counts[name] = (await q.query(`${sql} returning 1 as x`, [olderThanDays])).length;
-    };
-    await run('payments', `delete from payments where mode = 'test' and invoice_id in (${oldInvoices})`);
-    await run('documents', `delete from documents where mode = 'test' and invoice_id in (${oldInvoices})`);
-    // intake files (staged bytes and, by cascade, their records) by the time they were received,
-    // but for those whose bytes a younger invoice's document still shares
-    await run('intake', `delete from intake_staging s where mode = 'test' and received_at < ${cutoff} and not exists (select 1 from documents d where d.staged_id = s.id)`);
-    await run('invoices', `delete from invoices where mode = 'test' and created_at < ${cutoff}`);
-    await run('customers', `delete from customers c where mode = 'test' and created_at < ${cutoff} and not exists (select 1 from invoices i where i.customer_id = c.id)`);
+    for (const [table, rule] of Object.entries(ACCOUNT_TABLES)) {
+      if ('purge' in rule) counts[table] = (await q.query(`${rule.purge} returning 1 as x`, [olderThanDays])).length;
+    }
     return counts;
   }
 }

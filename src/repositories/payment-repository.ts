@@ -27,16 +27,24 @@ interface PaymentRow {
 }
 
 const toPayment = (r: PaymentRow): Payment => ({
-  id: r.id, date: r.payment_date, amountCents: r.amount_cents, method: r.method,
+  id: r.id,
+  date: r.payment_date,
+  amountCents: r.amount_cents,
+  method: r.method,
   invoice: { id: r.invoice_id, number: r.invoice_number, totalCents: r.total_cents, balanceCents: r.balance_cents },
   customer: { id: r.customer_id, number: r.customer_code, name: r.customer_name },
 });
 
 export class PaymentRepository extends scopedReads(source, toPayment) {
   async insert(q: Queryable, scope: Scope, p: { id: string; invoiceId: string; date: string; amountCents: number; method: string }): Promise<void> {
-    await q.query(
-      'insert into payments (id, account_id, mode, invoice_id, payment_date, amount_cents, method) values ($1, $2, $3, $4, $5, $6, $7)',
-      [p.id, scope.accountId, scope.mode, p.invoiceId, p.date, p.amountCents, p.method],
-    );
+    await q.query('insert into payments (id, account_id, mode, invoice_id, payment_date, amount_cents, method) values ($1, $2, $3, $4, $5, $6, $7)', [
+      p.id,
+      scope.accountId,
+      scope.mode,
+      p.invoiceId,
+      p.date,
+      p.amountCents,
+      p.method,
+    ]);
   }
 }

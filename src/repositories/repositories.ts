@@ -11,6 +11,7 @@ import { IntakeHistoryRepository } from './intake-history-repository.ts';
 import { InvoiceRepository } from './invoice-repository.ts';
 import { MailMessageViewRepository } from './mail-message-view.ts';
 import { MaintenanceRepository } from './maintenance-repository.ts';
+import { ObjectReferenceRepository } from './object-reference-repository.ts';
 import { PaymentRepository } from './payment-repository.ts';
 import { SenderPolicyRepository } from './sender-policy-repository.ts';
 import { SshKeyRepository } from './ssh-key-repository.ts';
@@ -30,6 +31,8 @@ export interface Repositories {
   invoices: InvoiceRepository;
   mailMessages: MailMessageViewRepository;
   maintenance: MaintenanceRepository;
+  /** which document-store objects rows point at (the sweep's question) */
+  objects: ObjectReferenceRepository;
   payments: PaymentRepository;
   senderPolicies: SenderPolicyRepository;
   sshKeys: SshKeyRepository;
@@ -51,6 +54,7 @@ export function createRepositories(): Repositories {
     invoices: new InvoiceRepository(),
     mailMessages: new MailMessageViewRepository(),
     maintenance: new MaintenanceRepository(),
+    objects: new ObjectReferenceRepository(),
     payments: new PaymentRepository(),
     senderPolicies: new SenderPolicyRepository(),
     sshKeys: new SshKeyRepository(),

@@ -59,19 +59,34 @@ function findSql(src: ScopedSource, lock: boolean): string {
   let texts = findTexts.get(src);
   if (!texts) findTexts.set(src, (texts = []));
   const i = lock ? 1 : 0;
-  return (texts[i] ??= `select ${src.columns}${src.tombstones ? ', t.deleted_at' : ''} from ${src.table} t ${src.joins ?? ''} where ${WHERE_ID}${lock ? ' for update of t' : ''}`);
+  return (texts[i] ??=
+    `select ${src.columns}${src.tombstones ? ', t.deleted_at' : ''} from ${src.table} t ${src.joins ?? ''} where ${WHERE_ID}${lock ? ' for update of t' : ''}`);
 }
 
 /** A row of a table with tombstones: the record, and whether it was deleted (410 rather than 404). */
 export type Found<T> = { record: T; deleted: boolean } | undefined;
 
-export async function findWithTombstone<R extends Row, T>(q: Queryable, src: ScopedSource, scope: Scope, id: string, map: (r: R) => T, lock = false): Promise<Found<T>> {
+export async function findWithTombstone<R extends Row, T>(
+  q: Queryable,
+  src: ScopedSource,
+  scope: Scope,
+  id: string,
+  map: (r: R) => T,
+  lock = false,
+): Promise<Found<T>> {
   const r = await findScoped<R & { deleted_at?: Date | null }>(q, src, scope, id, lock);
   return r && { record: map(r), deleted: r.deleted_at != null };
 }
 
 /** Sets the patch's defined fields on one live row in the scope; `column` names a field's column. */
-export async function updateScoped<R extends Row = Row>(q: Queryable, table: string, scope: Scope, id: string, patch: object, column: (field: string) => string): Promise<R[]> {
+export async function updateScoped<R extends Row = Row>(
+  q: Queryable,
+  table: string,
+  scope: Scope,
+  id: string,
+  patch: object,
+  column: (field: string) => string,
+): Promise<R[]> {
   const w = scopeWhereId(scope, id);
   const params: unknown[] = [...w.params];
   const sets = ['updated_at = now()'];

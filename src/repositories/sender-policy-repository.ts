@@ -11,7 +11,10 @@ interface PolicyRow {
 export class SenderPolicyRepository {
   /** The scope's saved choice; undefined when the account never made one. */
   async find(q: Queryable, scope: Scope): Promise<SenderPolicy | undefined> {
-    const rows = await q.query<PolicyRow>('select policy, senders from account_sender_policies where account_id = $1 and mode = $2', [scope.accountId, scope.mode]);
+    const rows = await q.query<PolicyRow>('select policy, senders from account_sender_policies where account_id = $1 and mode = $2', [
+      scope.accountId,
+      scope.mode,
+    ]);
     return rows[0] && { policy: rows[0].policy, senders: rows[0].senders ?? [] };
   }
 

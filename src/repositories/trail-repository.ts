@@ -88,7 +88,10 @@ export class TrailRepository {
     const w = whereOf(f);
     let fromCond = '';
     if (req.from) {
-      const [cursor] = await q.query<{ seq: number }>(`select t.seq from trail_entries t where ${w.sql} and t.id = $${w.params.length + 1}`, [...w.params, req.from]);
+      const [cursor] = await q.query<{ seq: number }>(`select t.seq from trail_entries t where ${w.sql} and t.id = $${w.params.length + 1}`, [
+        ...w.params,
+        req.from,
+      ]);
       if (!cursor) throw DomainError.invalid(`Field from names no item of this list: ${req.from}`, 'from');
       fromCond = ` and t.seq <= ${Number(cursor.seq)}`;
     }

@@ -37,7 +37,21 @@ export class UploadKeyRepository {
 
   /** The scope's active upload keys, oldest first. */
   async list(q: Queryable, scope: Scope): Promise<UploadKeyRow[]> {
-    return q.query<UploadKeyRow>('select * from upload_keys where account_id = $1 and mode = $2 and revoked_at is null order by created_at, id', [scope.accountId, scope.mode]);
+    return q.query<UploadKeyRow>('select * from upload_keys where account_id = $1 and mode = $2 and revoked_at is null order by created_at, id', [
+      scope.accountId,
+      scope.mode,
+    ]);
+  }
+
+  /** One active key of the scope, or undefined. */
+  async getActive(q: Queryable, scope: Scope, id: string): Promise<UploadKeyRow | undefined> {
+    return (
+      await q.query<UploadKeyRow>('select * from upload_keys where id = $1 and account_id = $2 and mode = $3 and revoked_at is null', [
+        id,
+        scope.accountId,
+        scope.mode,
+      ])
+    )[0];
   }
 
   /** Revokes one active key of the scope; its hash, or undefined when there is no such active key. */
@@ -66,7 +80,13 @@ export class UploadKeyRepository {
 
   /** Whether the key is still active (SFTP sessions ask while they run). */
   async isActive(q: Queryable, id: string): Promise<boolean> {
-    return (await q.query('select 1 from upload_keys k join accounts a on a.id = k.account_id where k.id = $1 and k.revoked_at is null and a.disabled_at is null', [id])).length > 0;
+    return (
+      (
+        await q.query('select 1 from upload_keys k join accounts a on a.id = k.account_id where k.id = $1 and k.revoked_at is null and a.disabled_at is null', [
+          id,
+        ])
+      ).length > 0
+    );
   }
 
   async markUsed(q: Queryable, id: string, address: string | null, channel: string): Promise<void> {

@@ -37,7 +37,10 @@ const HELD_COLUMNS = "id, account_id, email, null::text as password_hash, invite
 
 export class UserRepository {
   /** A new user, or a new invite for an existing one of the same account (a password reset). */
-  async upsertInvite(q: Queryable, u: { id: string; accountId: string; email: string; inviteHash: string; expiresAt: Date; role?: 'owner' | 'member' }): Promise<UserRow | undefined> {
+  async upsertInvite(
+    q: Queryable,
+    u: { id: string; accountId: string; email: string; inviteHash: string; expiresAt: Date; role?: 'owner' | 'member' },
+  ): Promise<UserRow | undefined> {
     const rows = await q.query<UserRow>(
       `insert into account_users (id, account_id, email, invite_hash, invite_expires_at, role) values ($1, $2, $3, $4, $5, $6)
        on conflict (lower(email)) do update set invite_hash = excluded.invite_hash, invite_expires_at = excluded.invite_expires_at
@@ -59,6 +62,16 @@ export class UserRepository {
   }
 
   /** Removes a person or a held invite of the account. */
+  /** Gives a person of the account another role; the role they had, or undefined when there is no such person. */
+  async setRole(q: Queryable, accountId: string, userId: string, role: 'owner' | 'member'): Promise<'owner' | 'member' | undefined> {
+    const rows = await q.query<{ from_role: 'owner' | 'member' }>(
+      `with old as (select id, role from account_users where account_id = $1 and id = $2 for update)
+       update account_users u set role = $3 from old where u.id = old.id returning old.role as from_role`,
+      [accountId, userId, role],
+    );
+    return rows[0]?.from_role;
+  }
+
   async remove(q: Queryable, accountId: string, userId: string): Promise<boolean> {
     const rows = await q.query(
       `with u as (delete from account_users where account_id = $1 and id = $2 returning id), h as (delete from held_invites where account_id = $1 and id = $2 returning id)
@@ -115,10 +128,12 @@ export class UserRepository {
 
   /** A reset token for a person who has a password; undefined for an unknown e-mail or one still invited. */
   async setReset(q: Queryable, email: string, resetHash: string, expiresAt: Date): Promise<{ id: string; email: string; language: string | null } | undefined> {
-    return (await q.query<{ id: string; email: string; language: string | null }>(
-      'update account_users set reset_hash = $2, reset_expires_at = $3 where lower(email) = lower($1) and password_hash is not null returning id, email, language',
-      [email.trim(), resetHash, expiresAt],
-    ))[0];
+    return (
+      await q.query<{ id: string; email: string; language: string | null }>(
+        'update account_users set reset_hash = $2, reset_expires_at = $3 where lower(email) = lower($1) and password_hash is not null returning id, email, language',
+        [email.trim(), resetHash, expiresAt],
+      )
+    )[0];
   }
 
   async findReset(q: Queryable, resetHash: string): Promise<string | undefined> {
@@ -127,7 +142,10 @@ export class UserRepository {
 
   /** Takes a valid reset (once): a new password, the second factor kept, every session ended. */
   async acceptReset(q: Queryable, resetHash: string, passwordHash: string): Promise<boolean> {
-    const rows = await q.query<{ id: string }>('update account_users set password_hash = $2, reset_hash = null, reset_expires_at = null where reset_hash = $1 and reset_expires_at > now() returning id', [resetHash, passwordHash]);
+    const rows = await q.query<{ id: string }>(
+      'update account_users set password_hash = $2, reset_hash = null, reset_expires_at = null where reset_hash = $1 and reset_expires_at > now() returning id',
+      [resetHash, passwordHash],
+    );
     if (rows[0]) await q.query('delete from user_sessions where user_id = $1', [rows[0].id]);
     return rows.length > 0;
   }
@@ -142,7 +160,9 @@ export class UserRepository {
 
   /** The TOTP keys still stored as the code before 2026-12 wrote them: clear base32. */
   async clearTotpSecrets(q: Queryable): Promise<{ id: string; totp_secret: string }[]> {
-    return q.query<{ id: string; totp_secret: string }>("select id, totp_secret from account_users where totp_secret is not null and totp_secret not like 'v1:%'");
+    return q.query<{ id: string; totp_secret: string }>(
+      "select id, totp_secret from account_users where totp_secret is not null and totp_secret not like 'v1:%'",
+    );
   }
 
   async anyTotpSecret(q: Queryable): Promise<boolean> {
@@ -161,7 +181,10 @@ export class UserRepository {
 
   /** Uses a recovery code (once): true when it was one of the user's. */
   async useRecoveryCode(q: Queryable, userId: string, hash: string): Promise<boolean> {
-    const rows = await q.query('update account_users set recovery_codes = array_remove(recovery_codes, $2) where id = $1 and $2 = any(recovery_codes) returning id', [userId, hash]);
+    const rows = await q.query(
+      'update account_users set recovery_codes = array_remove(recovery_codes, $2) where id = $1 and $2 = any(recovery_codes) returning id',
+      [userId, hash],
+    );
     return rows.length > 0;
   }
 
@@ -171,7 +194,10 @@ export class UserRepository {
 
   /** Records a code's step as used; false when that step (or a later one) was used already. */
   async useTotpStep(q: Queryable, userId: string, step: number): Promise<boolean> {
-    const rows = await q.query('update account_users set totp_last_step = $2 where id = $1 and totp_secret is not null and (totp_last_step is null or totp_last_step < $2) returning id', [userId, step]);
+    const rows = await q.query(
+      'update account_users set totp_last_step = $2 where id = $1 and totp_secret is not null and (totp_last_step is null or totp_last_step < $2) returning id',
+      [userId, step],
+    );
     return rows.length > 0;
   }
 

@@ -33,8 +33,15 @@ interface DeliveryRow {
 }
 
 const toAttempt = (r: AttemptRow): DeliveryAttempt => ({
-  id: r.id, eventId: r.event_id, eventType: r.event_type, attemptedAt: new Date(r.attempted_at), statusCode: r.status_code ?? null,
-  durationMs: r.duration_ms, response: r.response ?? null, error: r.error ?? null, success: r.success,
+  id: r.id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  attemptedAt: new Date(r.attempted_at),
+  statusCode: r.status_code ?? null,
+  durationMs: r.duration_ms,
+  response: r.response ?? null,
+  error: r.error ?? null,
+  success: r.success,
 });
 
 /** One delivery to queue: an event for one endpoint (references only, like every job). */
@@ -141,7 +148,9 @@ export class WebhookEventRepository {
   }
 
   async setState(q: Queryable, ref: DeliveryRef, state: DeliveryTask['state']): Promise<void> {
-    await q.query(`update webhook_deliveries set state = $3, updated_at = now() where event_id = $1 and webhook_id = $2`, [ref.eventId, ref.webhookId, state], { prepare: true });
+    await q.query(`update webhook_deliveries set state = $3, updated_at = now() where event_id = $1 and webhook_id = $2`, [ref.eventId, ref.webhookId, state], {
+      prepare: true,
+    });
   }
 
   async insertAttempt(q: Queryable, scope: Scope, a: NewAttempt): Promise<void> {

@@ -19,8 +19,13 @@ interface WebhookRow {
 }
 
 const toWebhook = (r: WebhookRow): Webhook => ({
-  id: r.id, url: r.url, events: r.events, enabled: r.enabled, failingSince: r.failing_since ? new Date(r.failing_since) : null,
-  disabledReason: r.disabled_reason ?? null, createdAt: new Date(r.created_at),
+  id: r.id,
+  url: r.url,
+  events: r.events,
+  enabled: r.enabled,
+  failingSince: r.failing_since ? new Date(r.failing_since) : null,
+  disabledReason: r.disabled_reason ?? null,
+  createdAt: new Date(r.created_at),
 });
 
 export type WebhookPatch = Partial<Pick<Webhook, 'url' | 'events' | 'enabled'>>;

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../db/database.ts';
+import { whenCommitted } from '../db/units.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import { generateKey, hashKey, keyHint, keyMode } from '../domain/api-keys.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -10,6 +11,7 @@ import type { KeyScope } from '../domain/upload-keys.ts';
 import type { AccountRow } from '../repositories/account-repository.ts';
 import type { AnnouncedMemo } from './announced-memo.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
+import type { KeyChannel } from '../domain/channels.ts';
 
 export class AccountService {
   private readonly usesWritten = new Map<string, number>();
@@ -19,7 +21,12 @@ export class AccountService {
     private readonly repos: Pick<Repositories, 'accounts'>,
     private readonly importAddress: string,
     /** the key cache and how revocations reach every node; `disabled`: each node's memory of which accounts are disabled */
-    private readonly keys: { cache?: KeyCache<KeyScope>; revocations?: KeyRevocations; disabled?: AnnouncedMemo<boolean>; uploadKeyHashes?: (accountId: string, tx: Queryable) => Promise<string[]> } = {},
+    private readonly keys: {
+      cache?: KeyCache<KeyScope>;
+      revocations?: KeyRevocations;
+      disabled?: AnnouncedMemo<boolean>;
+      uploadKeyHashes?: (accountId: string, tx: Queryable) => Promise<string[]>;
+    } = {},
   ) {}
 
   /** Whether the account is disabled (every received file asks: remembered per node, told of changes). */
@@ -81,11 +88,16 @@ export class AccountService {
       const row = await this.repos.accounts.setDisabled(tx, id, disabled);
       if (!row) throw DomainError.notFound('account', id);
       // the upload keys too: the nodes' caches must forget them as well
-      if (disabled) revoked = [...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })), ...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' })), ...((await this.keys.uploadKeyHashes?.(id, tx)) ?? [])];
+      if (disabled)
+        revoked = [
+          ...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'live' })),
+          ...(await this.repos.accounts.lockActiveKeys(tx, { accountId: id, mode: 'test' })),
+          ...((await this.keys.uploadKeyHashes?.(id, tx)) ?? []),
+        ];
       await this.announceRevoked(revoked);
       return row;
     });
-    await this.afterRevocation(revoked);
+    await whenCommitted(() => this.afterRevocation(revoked));
     return this.view(row);
   }
 
@@ -99,7 +111,7 @@ export class AccountService {
       await this.announceRevoked(old);
       await this.repos.accounts.replaceKey(tx, { accountId: id, mode }, hashKey(key), keyHint(key));
     });
-    await this.afterRevocation(old);
+    await whenCommitted(() => this.afterRevocation(old));
     return key;
   }
 
@@ -149,7 +161,7 @@ export class AccountService {
   }
 
   /** Notes that the scope's API key was used over `channel` from `address` (at most once a minute per node and row). */
-  noteKeyUse(scope: Scope, channel: 'http' | 'ftp' | 'sftp', address: string | null): void {
+  noteKeyUse(scope: Scope, channel: KeyChannel, address: string | null): void {
     const k = `${scope.accountId} ${scope.mode} ${channel} ${address}`;
     const now = Date.now();
     if (!address || (this.usesWritten.get(k) ?? 0) > now - 60_000) return;

@@ -1,9 +1,10 @@
 // What a node remembers of rarely changing data that every received file or change would
 // otherwise ask the database for (which webhook events an account wants, whether an account is
 // disabled), kept in a KeyCache. As with the API key cache, the node uses what it remembers only
-// while it hears every node's announcements (the request gate says so); a change is announced
+// while it hears every node's announcements (queue/announcements.ts says so); a change is announced
 // before it is made (Redis away: the change is refused) and again after, so that every node hears
 // of it within 1 s.
+import { whenCommitted } from '../db/units.ts';
 import { KeyCache } from './key-cache.ts';
 
 /** Tells every node (this one included) to forget what it remembers of a key. */
@@ -15,7 +16,7 @@ export class AnnouncedMemo<V> {
   constructor(
     /** 0: nothing is remembered, every question is a query */
     ttlMs: number,
-    /** whether this node hears every announcement (see RequestGate.cacheTrusted) */
+    /** whether this node hears every announcement (see Announcements.cacheTrusted) */
     private readonly trusted: () => boolean,
     private readonly announce: Announce,
     maxEntries?: number,
@@ -38,12 +39,19 @@ export class AnnouncedMemo<V> {
   async changing<T>(key: string, change: () => Promise<T>): Promise<T> {
     const announcing = this.store.ttlMs > 0;
     if (announcing) await this.announce(key);
+    let changed = false;
     try {
-      return await change();
+      const result = await change();
+      changed = true;
+      return result;
     } finally {
-      this.forget(key);
-      // a node that looked the key up in between; if this fails, Redis went away and every node stops trusting within 1 s
-      if (announcing) await this.announce(key).catch(() => {});
+      // a node that looked the key up in between; if this fails, Redis went away and every node stops
+      // trusting within 1 s. Inside a unit of work (a change and its trail entry) once it commits.
+      const after = async () => {
+        this.forget(key);
+        if (announcing) await this.announce(key).catch(() => {});
+      };
+      await (changed ? whenCommitted(after) : after());
     }
   }
 

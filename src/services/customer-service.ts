@@ -14,6 +14,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Checks what the schema cannot say and turns empty strings into "not given". */
 function cleanFields(input: Partial<Record<keyof CustomerFields, string>>): Partial<CustomerFields> {
   const out: Partial<CustomerFields> = {};
+  // biome-ignore lint/suspicious/noExplicitAny: the fields' types differ per key
   for (const [k, v] of Object.entries(input)) if (v !== undefined) (out as any)[k] = v.trim() === '' ? null : v.trim();
   for (const field of ['email', 'invoiceEmail'] as const) {
     if (out[field] && !EMAIL.test(out[field]!)) throw DomainError.wrongFormat(field);
@@ -51,8 +52,20 @@ export class CustomerService {
         return { customer: overwrite ? await this.repos.customers.update(tx, scope, existing.id, fields) : existing, created: false };
       }
       const record: Customer = {
-        id: newId('cst'), customerCode: code, name: fields.name!, address: null, postalcode: null, city: null, country: 'NL', contact: null,
-        phone: null, mobile: null, email: null, invoiceEmail: null, registrationNumber: null, language: null,
+        id: newId('cst'),
+        customerCode: code,
+        name: fields.name!,
+        address: null,
+        postalcode: null,
+        city: null,
+        country: 'NL',
+        contact: null,
+        phone: null,
+        mobile: null,
+        email: null,
+        invoiceEmail: null,
+        registrationNumber: null,
+        language: null,
         ...(Object.fromEntries(Object.entries(fields).filter(([, v]) => v != null)) as Partial<CustomerFields>),
       };
       const inserted = await this.repos.customers.insert(tx, scope, record);

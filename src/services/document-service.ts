@@ -1,17 +1,18 @@
-import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.ts';
+import type { UnitOfWork, UnitTransaction } from '../db/units.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { DocumentMeta } from '../domain/models.ts';
 import type { MatchedBy } from '../domain/intake.ts';
 import { intakeReason, type IntakeReason } from '../domain/intake-reasons.ts';
-import type { PdfChecker, PdfVerdict } from '../domain/pdf.ts';
-import type { RenderedXmlInvoice } from '../domain/einvoice-document.ts';
-import { looksLikeXml, openPdf } from '../domain/pdf-container.ts';
+import type { PdfChecker, PdfVerdict } from '../domain/document-facts.ts';
+import type { RenderedXmlInvoice } from '../formats/einvoice-document.ts';
+import { looksLikeXml, openPdf } from '../formats/pdf-container.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { AttachFollowUp, AttachOutcome } from '../repositories/document-repository.ts';
-import type { EventOutbox, RecordEvent, SubjectLoader } from './event-outbox.ts';
+import type { AttachOutcome } from '../repositories/document-repository.ts';
+import type { EventOutbox, SubjectLoader } from './event-outbox.ts';
+import type { DocumentStore } from '../storage/document-store.ts';
 
 export interface AttachRequest {
   invoiceId: string;
@@ -29,26 +30,64 @@ export interface AttachRequest {
   /** the XML e-invoice the PDF was rendered from (kept beside it, downloadable) */
   original?: Original;
   /**
-   * A change of the caller's in the attach's own statement (the intake record marked attached),
-   * with the event that reports it when it changed rows; both events commit with the statement.
+   * The caller's own change that goes with the attach (intake: the import record marked attached),
+   * written by the caller's repository in the attach's transaction once the document is known,
+   * with the event that reports it when it changed rows; both events commit with the attach.
    */
   followUp?: FollowUp;
 }
 
-export interface FollowUp {
-  statement: AttachFollowUp;
+/** The document an attach ended on, as a follow-up sees it. */
+export interface AttachedDocument {
+  document: DocumentMeta;
+  /** false when the invoice had these bytes already */
+  changed: boolean;
+  /** the documents it replaced (tombstoned) */
+  replaced: string[];
+  /** the intake file whose staged bytes the document shares */
+  sharesStagedOf: string | null;
+}
+
+interface FollowUp {
+  /** rows it changed */
+  write: (tx: Queryable, attached: AttachedDocument) => Promise<number>;
   event: string;
   subject: (q: Queryable) => SubjectLoader;
 }
 
-export interface Original {
+/**
+ * The owner of the staged bytes that documents made from intake's files share (intake): told, in
+ * the transaction that tombstones such documents, whose bytes no document needs any more.
+ */
+export interface SharedBytes {
+  release(q: Queryable, scope: Scope, stagedIds: string[]): Promise<void>;
+}
+
+interface DocumentServiceOptions {
+  db: Database;
+  repos: Pick<Repositories, 'documents'>;
+  /** where documents' bytes and XML originals are (rows hold their SHA-256) */
+  store: Pick<DocumentStore, 'put' | 'get'>;
+  checkPdf: PdfChecker;
+  outbox: EventOutbox;
+  units: UnitOfWork;
+  /** XML e-invoices rendered as PDFs that embed them (in a PDF check thread) */
+  renderXml: (xml: Uint8Array) => Promise<RenderedXmlInvoice>;
+  /** a PDF's text layer, '' for none (in a PDF check thread) */
+  readText: (pdf: Uint8Array) => Promise<string>;
+  sharedBytes: SharedBytes;
+}
+
+interface Original {
   bytes: Uint8Array;
   /** the name the standard gives it (xrechnung.xml, factur-x.xml), as embedded in the PDF */
   name: string;
 }
 
 /** A received file as a document: the PDF it holds (opened and checked), or why it is none. */
-export type InspectedPdf = (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: IntakeReason; original?: Original }) | { ok: false; reason: IntakeReason };
+export type InspectedPdf =
+  | (Extract<PdfVerdict, { ok: true }> & { bytes: Uint8Array; from?: IntakeReason; original?: Original })
+  | { ok: false; reason: IntakeReason };
 
 export interface Attached {
   document: DocumentMeta;
@@ -62,7 +101,8 @@ export interface Attached {
 export type AttachResult = Attached | { kept: DocumentMeta };
 
 /** A concurrent writer committed a row that the unique index `index` allows only once. */
-const isUniqueViolation = (e: unknown, index: string) => (e as { code?: string })?.code === '23505' && String((e as { constraint?: string }).constraint ?? (e as Error).message).includes(index);
+const isUniqueViolation = (e: unknown, index: string) =>
+  (e as { code?: string })?.code === '23505' && String((e as { constraint?: string }).constraint ?? (e as Error).message).includes(index);
 
 /** Thrown when bytes are not an acceptable PDF; `reason` is for people, the message is the spec's. */
 export class PdfContentError extends DomainError {
@@ -72,16 +112,29 @@ export class PdfContentError extends DomainError {
 }
 
 export class DocumentService {
-  constructor(
-    private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'documents'>,
-    private readonly checkPdf: PdfChecker,
-    private readonly outbox: EventOutbox,
-    /** XML e-invoices rendered as PDFs that embed them (in a PDF check thread) */
-    private readonly renderXml: (xml: Uint8Array) => Promise<RenderedXmlInvoice>,
-    /** a PDF's text layer, '' for none (in a PDF check thread) */
-    readonly readText: (pdf: Uint8Array) => Promise<string>,
-  ) {}
+  private readonly db: Database;
+  private readonly repos: Pick<Repositories, 'documents'>;
+  private readonly store: Pick<DocumentStore, 'put' | 'get'>;
+  private readonly checkPdf: PdfChecker;
+  private readonly outbox: EventOutbox;
+  private readonly units: UnitOfWork;
+  private readonly renderXml: (xml: Uint8Array) => Promise<RenderedXmlInvoice>;
+  readonly readText: (pdf: Uint8Array) => Promise<string>;
+  private readonly sharedBytes: SharedBytes;
+
+  constructor(o: DocumentServiceOptions) {
+    ({
+      db: this.db,
+      repos: this.repos,
+      store: this.store,
+      checkPdf: this.checkPdf,
+      outbox: this.outbox,
+      units: this.units,
+      renderXml: this.renderXml,
+      readText: this.readText,
+      sharedBytes: this.sharedBytes,
+    } = o);
+  }
 
   /**
    * What is stored is a PDF from its first byte: the one opening and check for every channel and
@@ -117,28 +170,58 @@ export class DocumentService {
       if (pdf.from) [bytes, original] = [Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length), pdf.original];
     }
     const staged = bytes === req.bytes ? req.staged : undefined;
+    // the bytes durable in the store before the row that points at them commits (held whole here: their limit was the caller's)
+    const stored = staged ? undefined : await this.store.put(bytes, { maxBytes: bytes.length });
+    const storedOriginal = original && {
+      name: original.name,
+      sha256: (await this.store.put(Buffer.from(original.bytes), { maxBytes: original.bytes.length })).sha256,
+    };
     const doc = {
-      id: newId('doc'), invoiceId: req.invoiceId, filename: req.filename, mediaType: req.mediaType ?? 'application/pdf', source: req.source,
-      size: bytes.length, sha256: staged?.sha256 ?? createHash('sha256').update(bytes).digest('hex'), matchedBy: req.matchedBy ?? null, original: original ?? null,
-      content: staged ? { stagedIntakeId: staged.intakeId } : { bytes },
+      id: newId('doc'),
+      invoiceId: req.invoiceId,
+      filename: req.filename,
+      mediaType: req.mediaType ?? 'application/pdf',
+      source: req.source,
+      size: bytes.length,
+      sha256: staged?.sha256 ?? stored!.sha256,
+      matchedBy: req.matchedBy ?? null,
+      original: storedOriginal ?? null,
+      content: staged ? { stagedIntakeId: staged.intakeId } : { sha256: stored!.sha256 },
     };
     // document.attached is recorded with the attach, whatever path the file came by
-    const attached = (outcome: AttachOutcome) => () => (outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined);
+    const attached = (outcome: AttachOutcome) => () =>
+      outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined;
     const { followUp } = req;
-    const run = (q: Queryable) => this.repos.documents.attach(q, scope, doc, followUp?.statement);
-    /** the statement and its events in one transaction */
-    const inTransaction = (lock: boolean) => this.outbox.transaction(async (tx, record) => {
-      if (lock) await this.repos.documents.lockInvoice(tx, scope, req.invoiceId);
-      const result = await run(tx);
-      await record(scope, 'document.attached', attached(result));
-      if (followUp && result.followed > 0) await record(scope, followUp.event, followUp.subject(tx));
-      return result;
-    });
+    /**
+     * The attach, the freeing of the bytes its replaced document shared and the caller's follow-up,
+     * each by its table's own repository, and their events: one transaction.
+     */
+    const inTransaction = (lock: boolean) =>
+      this.units.transaction(async (tx) => {
+        if (lock) await this.repos.documents.lockInvoice(tx, scope, req.invoiceId);
+        const result = await this.repos.documents.attach(tx, scope, doc);
+        if (result.released.length) await this.sharedBytes.release(tx, scope, result.released);
+        const ended = result.status === 'attached' || result.status === 'unchanged' ? result : undefined;
+        const followed =
+          followUp && ended
+            ? await followUp.write(tx, {
+                document: ended.document,
+                changed: ended.status === 'attached',
+                replaced: result.replaced,
+                sharesStagedOf: ended.sharesStagedOf,
+              })
+            : 0;
+        await this.outbox.record(tx, scope, 'document.attached', attached(result));
+        if (followUp && followed > 0) await this.outbox.record(tx, scope, followUp.event, followUp.subject(tx));
+        return { ...result, followed };
+      });
     let outcome;
     try {
-      // nobody listens (as a rule): the one statement commits on its own
-      const listened = (await this.outbox.wants(scope, 'document.attached')) || (followUp !== undefined && (await this.outbox.wants(scope, followUp.event)));
-      outcome = listened ? await inTransaction(false) : await run(this.db);
+      // nobody listens and no follow-up (as a rule, POST /v2/documents): the one statement commits on its own,
+      // unless the document it replaces shares an import's bytes (intake frees them in the attach's transaction)
+      const alone = !followUp && !(await this.outbox.wants(scope, 'document.attached'));
+      const first = alone ? { ...(await this.repos.documents.attach(this.db, scope, doc, { alone })), followed: 0 } : undefined;
+      outcome = first && first.status !== 'replaces-shared' ? first : await inTransaction(false);
     } catch (e) {
       if (!isUniqueViolation(e, 'documents_live')) throw e;
       // A concurrent attach to this invoice committed after the statement's snapshot. Locking the
@@ -148,6 +231,7 @@ export class DocumentService {
     if (outcome.status === 'no-invoice') throw DomainError.notFound('invoice', req.invoiceId, 'invoice');
     if (outcome.status === 'invoice-deleted') throw DomainError.gone('invoice', req.invoiceId, 'invoice');
     if (outcome.status === 'kept') return { kept: outcome.document };
+    if (outcome.status === 'replaces-shared') throw new Error('an attach in a transaction is never refused for shared bytes');
     return { document: outcome.document, changed: outcome.status === 'attached', ...(followUp ? { followed: outcome.followed } : {}) };
   }
 
@@ -165,9 +249,9 @@ export class DocumentService {
 
   async content(scope: Scope, id: string): Promise<{ meta: DocumentMeta; bytes: Buffer }> {
     const meta = await this.get(scope, id);
-    const bytes = await this.repos.documents.content(this.db, scope, meta.id);
-    if (!bytes) throw DomainError.gone('document', id);
-    return { meta, bytes };
+    const sha256 = await this.repos.documents.content(this.db, scope, meta.id);
+    if (!sha256) throw DomainError.gone('document', id);
+    return { meta, bytes: await this.store.get(sha256) };
   }
 
   /** The XML e-invoice a document was rendered from, as received. */
@@ -175,23 +259,29 @@ export class DocumentService {
     const meta = await this.get(scope, id);
     const original = await this.repos.documents.original(this.db, scope, meta.id);
     if (!original) throw new DomainError('not_found', `The document ${meta.id} was not rendered from an XML e-invoice: it has no XML original`, 'format');
-    return { meta, ...original };
+    return { meta, name: original.name, bytes: await this.store.get(original.sha256) };
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
     const meta = await this.get(scope, id);
-    await this.outbox.transaction(async (tx, record) => {
-      await record(scope, 'document.deleted', () => ({ resource: 'document', document: meta }));
-      await this.repos.documents.deleteForInvoice(tx, scope, meta.invoiceId);
+    await this.units.transaction(async (tx) => {
+      await this.outbox.record(tx, scope, 'document.deleted', () => ({ resource: 'document', document: meta }));
+      await this.tombstone(tx, scope, meta.invoiceId);
     });
   }
 
   /** The invoice's document goes with the invoice, in the invoice's delete transaction `tx`. */
-  async removeForInvoice(tx: Queryable, record: RecordEvent, scope: Scope, invoiceId: string): Promise<void> {
-    await record(scope, 'document.deleted', async () => {
+  async removeForInvoice(tx: UnitTransaction, scope: Scope, invoiceId: string): Promise<void> {
+    await this.outbox.record(tx, scope, 'document.deleted', async () => {
       const document = await this.repos.documents.findCurrentForInvoice(tx, scope, invoiceId);
       return document && { resource: 'document', document };
     });
-    await this.repos.documents.deleteForInvoice(tx, scope, invoiceId);
+    await this.tombstone(tx, scope, invoiceId);
+  }
+
+  /** The invoice's live documents tombstoned, and the staged bytes they shared freed by their owner, in `tx`. */
+  private async tombstone(tx: Queryable, scope: Scope, invoiceId: string): Promise<void> {
+    const released = await this.repos.documents.deleteForInvoice(tx, scope, invoiceId);
+    if (released.length) await this.sharedBytes.release(tx, scope, released);
   }
 }

@@ -10,7 +10,14 @@ export interface DomainEventMap {
   /** intake wakes the files waiting for its id or number */
   invoiceCreated: { scope: Scope; invoice: Invoice };
   /** an intake file entered a status (metrics, feedback); emitted in the process that moved it */
-  intakeStatus: { scope: Scope; intakeId: string; channel: IntakeChannel; status: IntakeStatus; reason: string | null; /** with `attached`: when it was received */ receivedAt?: Date };
+  intakeStatus: {
+    scope: Scope;
+    intakeId: string;
+    channel: IntakeChannel;
+    status: IntakeStatus;
+    reason: string | null /** with `attached`: when it was received */;
+    receivedAt?: Date;
+  };
 }
 
 type Listener<K extends keyof DomainEventMap> = (e: DomainEventMap[K]) => void | Promise<void>;
@@ -20,6 +27,7 @@ export class DomainEvents {
   constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {}
 
   on<K extends keyof DomainEventMap>(name: K, fn: Listener<K>): void {
+    // biome-ignore lint/suspicious/noExplicitAny: each event name has its own listener type
     (this.listeners[name] ??= [] as any).push(fn);
   }
 

@@ -38,7 +38,9 @@ export class IdempotencyService {
   ) {}
 
   static fingerprint(method: string, path: string, body: unknown): string {
-    return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
+    return createHash('sha256')
+      .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
+      .digest('hex');
   }
 
   async begin(scope: Scope, key: string, fingerprint: string): Promise<IdempotencyDecision> {
@@ -87,7 +89,10 @@ export class IdempotencyService {
   }
 
   private inProgress() {
-    return DomainError.conflict(`A request with this Idempotency-Key is still in progress; retry in ${Math.max(1, Math.ceil(this.opts.waitMs / 1000))} s`, 'Idempotency-Key');
+    return DomainError.conflict(
+      `A request with this Idempotency-Key is still in progress; retry in ${Math.max(1, Math.ceil(this.opts.waitMs / 1000))} s`,
+      'Idempotency-Key',
+    );
   }
 
   /** A test's fault injection (IDEMPOTENCY_PAUSE_AT): says so, then never goes on. */

@@ -1,4 +1,4 @@
-// Every status an intake record went through, so that the dashboard can show a file's whole
+// Every status an import record went through, so that the dashboard can show a file's whole
 // history, failures before the fix included. The lines are written by the statements that change
 // the status (intake-repository.ts), never apart from them.
 import type { Database } from '../db/database.ts';

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../db/database.ts';
+import type { UnitOfWork } from '../db/units.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import { parseDate } from '../domain/dates.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -27,30 +28,50 @@ export interface InvoiceInput {
 
 export type InvoicePatchInput = Partial<Pick<InvoiceInput, 'invoiceDate' | 'invoiceDuedate' | 'invoiceTotal' | 'invoiceBalance' | 'invoiceStatus'>>;
 
-export function parseStatus(raw: string | undefined, field = 'invoiceStatus'): InvoiceStatus | undefined {
+function parseStatus(raw: string | undefined, field = 'invoiceStatus'): InvoiceStatus | undefined {
   if (raw === undefined || raw === '') return undefined;
   const s = raw.trim().toLowerCase() === 'canceled' ? 'cancelled' : raw.trim().toLowerCase();
   if (!INVOICE_STATUSES.includes(s as InvoiceStatus)) throw DomainError.invalid(`Field ${field} must be one of ${INVOICE_STATUSES.join(', ')}`, field);
   return s as InvoiceStatus;
 }
 
+interface InvoiceServiceOptions {
+  db: Database;
+  repos: Pick<Repositories, 'invoices'>;
+  /** a refused insert is explained by its customer; a deleted invoice's document goes with it */
+  neighbours: { customers: Pick<CustomerService, 'find'>; documents: Pick<DocumentService, 'removeForInvoice'> };
+  maxCents: number;
+  events: DomainEvents;
+  outbox: EventOutbox;
+  units: UnitOfWork;
+}
+
 export class InvoiceService {
-  constructor(
-    private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'invoices'>,
-    /** a refused insert is explained by its customer; a deleted invoice's document goes with it */
-    private readonly neighbours: { customers: Pick<CustomerService, 'find'>; documents: Pick<DocumentService, 'removeForInvoice'> },
-    private readonly maxCents: number,
-    private readonly events: DomainEvents,
-    private readonly outbox: EventOutbox,
-  ) {}
+  private readonly db: Database;
+  private readonly repos: Pick<Repositories, 'invoices'>;
+  private readonly neighbours: { customers: Pick<CustomerService, 'find'>; documents: Pick<DocumentService, 'removeForInvoice'> };
+  private readonly maxCents: number;
+  private readonly events: DomainEvents;
+  private readonly outbox: EventOutbox;
+  private readonly units: UnitOfWork;
+
+  constructor(o: InvoiceServiceOptions) {
+    this.db = o.db;
+    this.repos = o.repos;
+    this.neighbours = o.neighbours;
+    this.maxCents = o.maxCents;
+    this.events = o.events;
+    this.outbox = o.outbox;
+    this.units = o.units;
+  }
 
   async create(scope: Scope, input: InvoiceInput): Promise<Invoice> {
     // NFC, as every name and e-invoice number is compared (a Mac sends ü as u + a combining mark)
     const number = input.invoiceNumber.trim().normalize('NFC');
     if (!number) throw DomainError.invalid('Field invoiceNumber is required', 'invoiceNumber');
     const totalCents = parseAmount(input.invoiceTotal, 'invoiceTotal', this.maxCents);
-    const balanceCents = input.invoiceBalance === undefined || input.invoiceBalance === '' ? totalCents : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents);
+    const balanceCents =
+      input.invoiceBalance === undefined || input.invoiceBalance === '' ? totalCents : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents);
     const inv = {
       id: newId('inv'),
       customerId: input.customer,
@@ -117,21 +138,21 @@ export class InvoiceService {
       balanceCents: input.invoiceBalance === undefined ? undefined : parseAmount(input.invoiceBalance, 'invoiceBalance', this.maxCents),
       status: parseStatus(input.invoiceStatus),
     };
-    return this.outbox.transaction(async (tx, record) => {
+    return this.units.transaction(async (tx) => {
       const before = DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id, true), 'invoice', id);
       checkBalance(patch.totalCents ?? before.totalCents, patch.balanceCents ?? before.balanceCents);
       await this.repos.invoices.update(tx, scope, id, patch);
       const invoice = (await this.repos.invoices.find(tx, scope, id))!.record;
-      if (invoice.status === 'paid' && before.status !== 'paid') await record(scope, 'invoice.paid', () => ({ resource: 'invoice', invoice }));
+      if (invoice.status === 'paid' && before.status !== 'paid') await this.outbox.record(tx, scope, 'invoice.paid', () => ({ resource: 'invoice', invoice }));
       return invoice;
     });
   }
 
   async delete(scope: Scope, id: string): Promise<void> {
-    await this.outbox.transaction(async (tx, record) => {
+    await this.units.transaction(async (tx) => {
       DomainError.unlessDeleted(await this.repos.invoices.find(tx, scope, id, true), 'invoice', id);
       await this.repos.invoices.markDeleted(tx, scope, id);
-      await this.neighbours.documents.removeForInvoice(tx, record, scope, id); // a deleted invoice's PDF is gone too (410)
+      await this.neighbours.documents.removeForInvoice(tx, scope, id); // a deleted invoice's PDF is gone too (410)
     });
   }
 

@@ -1,6 +1,6 @@
 // Which scope an API key hash opens, remembered for a short while so that most requests do not
 // pay a database round trip for their key. Only known keys are cached (a new key works at once).
-// Whether the cache may be used is the caller's call (the API asks the request gate, which hears
+// Whether the cache may be used is the caller's call (the API asks the announcements, which hear
 // revocations); a lookup that overlapped a revocation stores nothing (see `generation`). The same
 // store keeps what AnnouncedMemo remembers (announced-memo.ts).
 import type { Scope } from '../domain/scope.ts';

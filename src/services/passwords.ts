@@ -7,7 +7,9 @@ const KEY_LENGTH = 32;
 export const MIN_PASSWORD_LENGTH = 10;
 
 const derive = (password: string, salt: Buffer, o: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { ...o, maxmem: 128 * o.N! * o.r! * 2 }, (err, key) => (err ? reject(err) : resolve(key))));
+  new Promise<Buffer>((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { ...o, maxmem: 128 * o.N! * o.r! * 2 }, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);

@@ -3,6 +3,7 @@
 // Recording only adds rows: there is no path here to change or delete one, and the table's
 // trigger refuses it anyway; the retention purge is the one delete, of entries past their time.
 import type { Database, Queryable } from '../db/database.ts';
+import { currentUnit, type UnitDatabase } from '../db/units.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
@@ -11,12 +12,12 @@ import type { Repositories } from '../repositories/repositories.ts';
 import type { TrailFilter } from '../repositories/trail-repository.ts';
 
 /** The most rows one CSV export holds (a filter narrows it). */
-export const TRAIL_EXPORT_MAX = 10_000;
+const TRAIL_EXPORT_MAX = 10_000;
 const PURGE_BATCH = 5_000;
 
 export class TrailService {
   constructor(
-    private readonly db: Database,
+    private readonly db: Database & Partial<Pick<UnitDatabase, 'begin'>>,
     private readonly repos: Pick<Repositories, 'trail'>,
     /** how long an entry is kept (TRAIL_RETENTION_DAYS) */
     private readonly retentionDays: number,
@@ -41,6 +42,32 @@ export class TrailService {
       target: entry.target ?? null,
       detail: withoutSecrets(entry.detail ?? {}),
     });
+  }
+
+  /**
+   * Makes a change and records its entry in one transaction (a unit of work, db/units.ts): the
+   * services' statements and the entry commit together, or neither does; what tells other nodes
+   * or queues of the change waits for that commit (whenCommitted). Inside a request's unit
+   * (Idempotency-Key) it joins that one. `entry` sees the change's result; undefined: no entry.
+   */
+  async recorded<T>(change: () => Promise<T>, entry: (result: T) => TrailEntryInput | undefined): Promise<T> {
+    const write = async () => {
+      const result = await change();
+      const e = entry(result);
+      if (e) await this.record(e);
+      return result;
+    };
+    if (currentUnit()) return write();
+    if (!this.db.begin) throw new Error('the trail needs a database with units of work (withUnits)');
+    const unit = await this.db.begin();
+    try {
+      const result = await unit.run(write);
+      await unit.commit();
+      return result;
+    } catch (e) {
+      await unit.rollback().catch(() => {});
+      throw e;
+    }
   }
 
   async page(filter: TrailFilter, req: PageRequest): Promise<Page<TrailEntry>> {
@@ -78,7 +105,8 @@ export function parseTrailQuery(q: Record<string, unknown>): Omit<TrailFilter, '
   }
   const actor = text('actor');
   if (actor !== undefined) {
-    if (!(TRAIL_ACTOR_KINDS as readonly string[]).includes(actor)) throw DomainError.invalid(`Field actor must be one of ${TRAIL_ACTOR_KINDS.join(', ')}`, 'actor');
+    if (!(TRAIL_ACTOR_KINDS as readonly string[]).includes(actor))
+      throw DomainError.invalid(`Field actor must be one of ${TRAIL_ACTOR_KINDS.join(', ')}`, 'actor');
     out.actorKind = actor as TrailFilter['actorKind'];
   }
   for (const name of ['since', 'until'] as const) {

@@ -20,7 +20,11 @@ export function normalizeNetworks(input: unknown): string[] {
   if (input.length > MAX_UPLOAD_KEY_NETWORKS) throw DomainError.invalid(`Field networks may name at most ${MAX_UPLOAD_KEY_NETWORKS} networks`, 'networks');
   const out = input.map((n) => {
     const c = typeof n === 'string' ? parseCidr(n) : undefined;
-    if (!c) throw DomainError.invalid(`Field networks: ${JSON.stringify(n)} is not a network in CIDR notation, such as "192.0.2.0/24" or "2001:db8::/32"`, 'networks');
+    if (!c)
+      throw DomainError.invalid(
+        `Field networks: ${JSON.stringify(n)} is not a network in CIDR notation, such as "192.0.2.0/24" or "2001:db8::/32"`,
+        'networks',
+      );
     return `${c.address}/${c.prefix}`;
   });
   return [...new Set(out)];

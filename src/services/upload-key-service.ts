@@ -2,20 +2,35 @@
 // dashboard), looked up at each use like API keys (the node's key cache, revocations announced
 // to every node), and remembered by when and from where they were last used.
 import type { Database, Queryable } from '../db/database.ts';
+import { whenCommitted } from '../db/units.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import { hashKey } from '../domain/api-keys.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Scope } from '../domain/scope.ts';
-import { generateUploadKey, MAX_UPLOAD_KEY_NAME, uploadKeyHint, uploadKeyMode, type KeyScope, type UploadKeyRef, type UploadKeyView } from '../domain/upload-keys.ts';
+import {
+  generateUploadKey,
+  MAX_UPLOAD_KEY_NAME,
+  uploadKeyHint,
+  uploadKeyMode,
+  type KeyScope,
+  type UploadKeyRef,
+  type UploadKeyView,
+} from '../domain/upload-keys.ts';
 import type { UploadKeyRow } from '../repositories/upload-key-repository.ts';
 import type { TrailActor } from '../domain/trail.ts';
 import type { KeyCache, KeyRevocations } from './key-cache.ts';
 import type { TrailService } from './trail-service.ts';
 import { allowedFrom, normalizeNetworks } from './upload-key-networks.ts';
+import type { TransferChannel } from '../domain/channels.ts';
 
 const view = (r: UploadKeyRow): UploadKeyView => ({
-  id: r.id, mode: r.mode, name: r.name, hint: r.hint, networks: r.networks, createdAt: r.created_at.toISOString(),
+  id: r.id,
+  mode: r.mode,
+  name: r.name,
+  hint: r.hint,
+  networks: r.networks,
+  createdAt: r.created_at.toISOString(),
   lastUsed: r.last_used_at ? { at: r.last_used_at.toISOString(), address: r.last_used_address, channel: r.last_used_channel } : null,
 });
 
@@ -46,11 +61,29 @@ export class UploadKeyService {
     const nets = normalizeNetworks(networks);
     const key = generateUploadKey(scope.mode);
     const row = await this.db.transaction(async (tx) => {
-      const row = await this.repos.uploadKeys.insert(tx, { id: newId('upk'), account_id: scope.accountId, mode: scope.mode, name: trimmed, hash: hashKey(key), hint: uploadKeyHint(key), networks: nets });
-      await this.trail?.record({ scope, ...by, action: 'upload_key.created', target: row.id, detail: { name: row.name, hint: row.hint, networks: row.networks } }, tx);
+      const row = await this.repos.uploadKeys.insert(tx, {
+        id: newId('upk'),
+        account_id: scope.accountId,
+        mode: scope.mode,
+        name: trimmed,
+        hash: hashKey(key),
+        hint: uploadKeyHint(key),
+        networks: nets,
+      });
+      await this.trail?.record(
+        { scope, ...by, action: 'upload_key.created', target: row.id, detail: { name: row.name, hint: row.hint, networks: row.networks } },
+        tx,
+      );
       return row;
     });
     return { ...view(row), key };
+  }
+
+  /** One active key of the scope (its page); 404 when revoked or not the scope's. */
+  async get(scope: Scope, id: string): Promise<UploadKeyView> {
+    const row = await this.repos.uploadKeys.getActive(this.db, scope, id);
+    if (!row) throw DomainError.notFound('upload key', id);
+    return view(row);
   }
 
   async list(scope: Scope): Promise<UploadKeyView[]> {
@@ -69,8 +102,10 @@ export class UploadKeyService {
       await announce(row.hash);
       return row;
     });
-    cache?.forget(row.hash);
-    await announce(row.hash).catch(() => {});
+    await whenCommitted(async () => {
+      cache?.forget(row.hash);
+      await announce(row.hash).catch(() => {});
+    });
     return view(row);
   }
 
@@ -98,7 +133,7 @@ export class UploadKeyService {
    * An FTP/FTPS/SFTP login with an upload key as password: the key must be the account's (the
    * FTP user name's), used from its networks. The use is noted (last used).
    */
-  async authenticateLogin(accountId: string, key: string, address: string | null, channel: 'ftp' | 'sftp', cached = false): Promise<KeyScope | undefined> {
+  async authenticateLogin(accountId: string, key: string, address: string | null, channel: TransferChannel, cached = false): Promise<KeyScope | undefined> {
     const scope = await this.authenticate(key, cached).catch(() => undefined);
     if (!scope?.uploadKey || scope.accountId !== accountId || !this.allows(scope.uploadKey, address)) return undefined;
     this.noteUse(scope.uploadKey, address, channel);

@@ -29,18 +29,38 @@ export interface UserView {
 
 export type Session = SessionRow;
 
-const view = (u: UserRow): UserView => ({ id: u.id, email: u.email, status: u.password_hash ? 'active' : 'invited', role: u.role, createdAt: new Date(u.created_at).toISOString() });
+const view = (u: UserRow): UserView => ({
+  id: u.id,
+  email: u.email,
+  status: u.password_hash ? 'active' : 'invited',
+  role: u.role,
+  createdAt: new Date(u.created_at).toISOString(),
+});
+
+interface UserServiceOptions {
+  db: Database;
+  repos: Pick<Repositories, 'users'>;
+  /** a person is invited to an account that exists */
+  accounts: Pick<AccountService, 'require'>;
+  idleMinutes: number;
+  /** seals TOTP keys; undefined (PostgreSQL without SECRETS_KEY): two-step sign-in cannot be turned on */
+  box?: SecretBox;
+}
 
 export class UserService {
-  constructor(
-    private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'users'>,
-    /** a person is invited to an account that exists */
-    private readonly accounts: Pick<AccountService, 'require'>,
-    private readonly idleMinutes: number,
-    /** seals TOTP keys; undefined (PostgreSQL without SECRETS_KEY): two-step sign-in cannot be turned on */
-    private readonly box?: SecretBox,
-  ) {}
+  private readonly db: Database;
+  private readonly repos: Pick<Repositories, 'users'>;
+  private readonly accounts: Pick<AccountService, 'require'>;
+  private readonly idleMinutes: number;
+  private readonly box: SecretBox | undefined;
+
+  constructor(o: UserServiceOptions) {
+    this.db = o.db;
+    this.repos = o.repos;
+    this.accounts = o.accounts;
+    this.idleMinutes = o.idleMinutes;
+    this.box = o.box;
+  }
 
   /**
    * At start: seals every TOTP key still stored in clear. Without a key it refuses to start once
@@ -48,7 +68,10 @@ export class UserService {
    */
   async prepareSecrets(): Promise<number> {
     if (!this.box) {
-      if (await this.repos.users.anyTotpSecret(this.db)) throw new Error('SECRETS_KEY is required: people of this installation use two-step sign-in, and their TOTP keys are encrypted with it (docs/operations.md)');
+      if (await this.repos.users.anyTotpSecret(this.db))
+        throw new Error(
+          'SECRETS_KEY is required: people of this installation use two-step sign-in, and their TOTP keys are encrypted with it (docs/operations.md)',
+        );
       return 0;
     }
     const clear = await this.repos.users.clearTotpSecrets(this.db);
@@ -100,6 +123,14 @@ export class UserService {
     return (await this.repos.users.list(this.db, accountId)).map(view);
   }
 
+  /** Gives a person another role (owner or member): their next request has it. The role they had, and the new one. */
+  async setRole(accountId: string, userId: string, role: unknown): Promise<{ from: 'owner' | 'member'; to: 'owner' | 'member' }> {
+    if (role !== 'owner' && role !== 'member') throw DomainError.invalid('Field role must be owner or member', 'role');
+    const from = await this.repos.users.setRole(this.db, accountId, userId, role);
+    if (!from) throw DomainError.notFound('user', userId);
+    return { from, to: role };
+  }
+
   /** Removes the person; their sessions end with them. */
   async remove(accountId: string, userId: string): Promise<void> {
     if (!(await this.repos.users.remove(this.db, accountId, userId))) throw DomainError.notFound('user', userId);
@@ -137,7 +168,8 @@ export class UserService {
     if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
       throw DomainError.invalid(`The password must be ${MIN_PASSWORD_LENGTH} to 200 characters`, 'password');
     }
-    if (!(await this.repos.users.acceptReset(this.db, sha256(token), await hashPassword(password)))) throw new DomainError('gone', 'This reset link was used already or has expired');
+    if (!(await this.repos.users.acceptReset(this.db, sha256(token), await hashPassword(password))))
+      throw new DomainError('gone', 'This reset link was used already or has expired');
   }
 
   /** The user when the e-mail and password match; the same work is done when the e-mail is unknown. */
@@ -151,7 +183,8 @@ export class UserService {
   async changePassword(userId: string, sessionToken: string, current: string, next: string): Promise<void> {
     const stored = await this.repos.users.passwordHash(this.db, userId);
     if (!stored || !(await verifyPassword(current, stored))) throw DomainError.invalid('The current password is not right', 'current');
-    if (typeof next !== 'string' || next.length < MIN_PASSWORD_LENGTH || next.length > 200) throw DomainError.invalid(`The password must be ${MIN_PASSWORD_LENGTH} to 200 characters`, 'password');
+    if (typeof next !== 'string' || next.length < MIN_PASSWORD_LENGTH || next.length > 200)
+      throw DomainError.invalid(`The password must be ${MIN_PASSWORD_LENGTH} to 200 characters`, 'password');
     await this.repos.users.setPassword(this.db, userId, await hashPassword(next), sha256(sessionToken));
   }
 
@@ -195,7 +228,8 @@ export class UserService {
   /** A new session for the user; the token goes into the cookie and nowhere else. A disabled account's people get none. */
   async startSession(userId: string): Promise<string> {
     const token = randomToken(43);
-    if (!(await this.repos.users.insertSession(this.db, sha256(token), userId))) throw DomainError.unauthorized('This account is disabled; its operator can enable it again');
+    if (!(await this.repos.users.insertSession(this.db, sha256(token), userId)))
+      throw DomainError.unauthorized('This account is disabled; its operator can enable it again');
     return token;
   }
 

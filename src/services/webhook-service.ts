@@ -15,8 +15,8 @@ import { checkWebhookUrl, type UrlPolicy } from './webhook-url.ts';
 import type { WebhookSubscriptions } from './webhook-subscriptions.ts';
 
 /** How long a replaced secret keeps signing beside the new one. */
-export const SECRET_OVERLAP_SECONDS = 24 * 3600;
-export const MAX_URL_LENGTH = 2000;
+const SECRET_OVERLAP_SECONDS = 24 * 3600;
+const MAX_URL_LENGTH = 2000;
 
 /** Queues deliveries (the webhook queue, behind an interface so services stay below it). */
 export interface DeliveryScheduler {
@@ -34,22 +34,46 @@ export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 function parseEvents(raw: unknown): WebhookEventType[] {
   const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
-  const types = [...new Set(list.flatMap((t) => String(t).split(',')).map((t) => t.trim()).filter(Boolean))];
+  const types = [
+    ...new Set(
+      list
+        .flatMap((t) => String(t).split(','))
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (types.length === 0) throw DomainError.invalid('Field events must list at least one event type', 'events');
   const unknown = types.filter((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t));
-  if (unknown.length) throw DomainError.invalid(`Field events has unknown event types: ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_TYPES.join(', ')}`, 'events');
+  if (unknown.length)
+    throw DomainError.invalid(`Field events has unknown event types: ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_TYPES.join(', ')}`, 'events');
   return types as WebhookEventType[];
 }
 
+interface WebhookServiceOptions {
+  db: Database;
+  repos: Pick<Repositories, 'webhookEvents' | 'webhooks'>;
+  outbox: EventOutbox;
+  scheduler: DeliveryScheduler;
+  policy: UrlPolicy;
+  subscriptions: Pick<WebhookSubscriptions, 'changing'>;
+}
+
 export class WebhookService {
-  constructor(
-    private readonly db: Database,
-    private readonly repos: Pick<Repositories, 'webhookEvents' | 'webhooks'>,
-    private readonly outbox: EventOutbox,
-    private readonly scheduler: DeliveryScheduler,
-    private readonly policy: UrlPolicy,
-    private readonly subscriptions: Pick<WebhookSubscriptions, 'changing'>,
-  ) {}
+  private readonly db: Database;
+  private readonly repos: Pick<Repositories, 'webhookEvents' | 'webhooks'>;
+  private readonly outbox: EventOutbox;
+  private readonly scheduler: DeliveryScheduler;
+  private readonly policy: UrlPolicy;
+  private readonly subscriptions: Pick<WebhookSubscriptions, 'changing'>;
+
+  constructor(o: WebhookServiceOptions) {
+    this.db = o.db;
+    this.repos = o.repos;
+    this.outbox = o.outbox;
+    this.scheduler = o.scheduler;
+    this.policy = o.policy;
+    this.subscriptions = o.subscriptions;
+  }
 
   private async checkUrl(scope: Scope, url: string): Promise<string> {
     const trimmed = url.trim();

@@ -11,9 +11,22 @@ import type { Mode } from '../domain/scope.ts';
 // IANA's IPv4 special-purpose registry, multicast and reserved (224/3 covers 240/4 and broadcast)
 const blockedV4 = new net.BlockList();
 for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24],
-  ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
-] as const) blockedV4.addSubnet(prefix, bits, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 3],
+] as const)
+  blockedV4.addSubnet(prefix, bits, 'ipv4');
 // Azure's wire server answers on a public address inside every VM
 blockedV4.addAddress('168.63.129.16', 'ipv4');
 
@@ -25,7 +38,12 @@ const globalV6 = new net.BlockList();
 globalV6.addSubnet('2000::', 3, 'ipv6');
 const blockedV6 = new net.BlockList();
 // 2001::/23 IETF protocol assignments (Teredo, benchmarking, ORCHID, AMT, ...), documentation (two)
-for (const [prefix, bits] of [['2001::', 23], ['2001:db8::', 32], ['3fff::', 20]] as const) blockedV6.addSubnet(prefix, bits, 'ipv6');
+for (const [prefix, bits] of [
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+] as const)
+  blockedV6.addSubnet(prefix, bits, 'ipv6');
 
 /** The 16 bytes of an IPv6 address (net.isIPv6 true, no zone), `::` and a dotted tail expanded. */
 function ipv6Bytes(addr: string): Buffer {
@@ -117,13 +135,17 @@ export async function checkWebhookUrl(raw: string, mode: Mode, policy: UrlPolicy
 export function safeLookup(policy: UrlPolicy): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses: dns.LookupAddress[]) => {
+      // biome-ignore lint/suspicious/noExplicitAny: node:dns's lookup callback is overloaded by options.all
       if (err) return (callback as any)(err);
       const usable = policy.allowPrivate ? addresses : addresses.filter((a) => !isBlockedAddress(a.address));
       if (usable.length === 0) {
         const e = Object.assign(new Error(`${hostname} resolves only to loopback, private, link-local or reserved addresses`), { code: 'EBLOCKEDADDRESS' });
+        // biome-ignore lint/suspicious/noExplicitAny: node:dns's lookup callback is overloaded by options.all
         return (callback as any)(e);
       }
+      // biome-ignore lint/suspicious/noExplicitAny: node:dns's lookup callback is overloaded by options.all
       if ((options as dns.LookupOptions).all) return (callback as any)(null, usable);
+      // biome-ignore lint/suspicious/noExplicitAny: node:dns's lookup callback is overloaded by options.all
       (callback as any)(null, usable[0].address, usable[0].family);
     });
   };

@@ -1,7 +1,7 @@
 // One delivery attempt of one event to one endpoint, as a job of the webhook queue: sign, POST,
 // log the attempt, then settle: delivered; failed for good (endpoint disabled, or the event older
 // than the retry window); or thrown, so that BullMQ retries it after the backoff.
-import { UnrecoverableError, type Job } from '../queue/job-queues.ts';
+import { FailedForGood, type JobRun } from '../queue/job-definition.ts';
 import type { Database } from '../db/database.ts';
 import { newId } from '../domain/ids.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -31,12 +31,12 @@ export function deliveryHandler(deps: DeliveryDeps) {
   const { db, log, metrics, policy } = deps;
   const { webhookEvents: events, webhooks } = deps.repos;
   const now = deps.now ?? Date.now;
-  return async (job: Job<DeliveryRef>): Promise<DeliveryOutcome> => {
+  return async (job: JobRun<DeliveryRef>): Promise<DeliveryOutcome> => {
     const ref = job.data;
     const scope: Scope = { accountId: ref.accountId, mode: ref.mode };
     const task = await events.task(db, ref);
     // gone (endpoint deleted) or settled already (a second job for one delivery)
-    if (!task || task.state !== 'pending') return 'skipped';
+    if (task?.state !== 'pending') return 'skipped';
     if (!task.enabled) {
       await events.setState(db, ref, 'failed');
       return 'skipped';
@@ -55,7 +55,8 @@ export function deliveryHandler(deps: DeliveryDeps) {
       return 'delivered';
     }
     const why = result.error ?? `HTTP ${result.statusCode}`;
-    const [n, unit] = deps.disableAfterMs >= 3_600_000 ? [Math.round(deps.disableAfterMs / 3_600_000), 'hour'] : [Math.round(deps.disableAfterMs / 1000), 'second'];
+    const [n, unit] =
+      deps.disableAfterMs >= 3_600_000 ? [Math.round(deps.disableAfterMs / 3_600_000), 'hour'] : [Math.round(deps.disableAfterMs / 1000), 'second'];
     const span = `${n} ${unit}${n === 1 ? '' : 's'}`;
     const reason = `Every delivery failed for ${span}; the last one: ${why}`;
     const enabled = await webhooks.recordFailure(db, scope, ref.webhookId, deps.disableAfterMs, reason);
@@ -63,7 +64,7 @@ export function deliveryHandler(deps: DeliveryDeps) {
       await events.setState(db, ref, 'failed');
       metrics.delivery('failed', result.durationMs / 1000);
       jlog.info({ why, enabled }, enabled ? 'webhook delivery given up: retry window over' : 'webhook endpoint disabled after failing too long');
-      throw new UnrecoverableError(why);
+      throw new FailedForGood(why);
     }
     await events.setState(db, ref, 'pending'); // touched: the sweep leaves it to its retries
     metrics.delivery('retried', result.durationMs / 1000);

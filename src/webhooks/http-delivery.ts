@@ -7,7 +7,7 @@ import https from 'node:https';
 import { safeLookup, urlProblem, type UrlPolicy } from '../services/webhook-url.ts';
 import type { Mode } from '../domain/scope.ts';
 
-export const RESPONSE_KEEP_BYTES = 1024;
+const RESPONSE_KEEP_BYTES = 1024;
 
 export interface PostResult {
   statusCode: number | null;
@@ -23,7 +23,9 @@ const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), http
 export function postWebhook(url: string, mode: Mode, headers: Record<string, string>, body: string, policy: UrlPolicy, timeoutMs: number): Promise<PostResult> {
   const started = performance.now();
   const done = (r: Omit<PostResult, 'durationMs' | 'success'>): PostResult => ({
-    ...r, durationMs: Math.round(performance.now() - started), success: r.error === null && r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300,
+    ...r,
+    durationMs: Math.round(performance.now() - started),
+    success: r.error === null && r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300,
   });
   // the rules of the URL's mode, again at delivery: the policy or the record may have changed
   const problem = urlProblem(url, mode, policy);

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 
 const PREFIX = 'whsec_';
 
-export function signPayload(secret: string, id: string, timestampSeconds: number, body: string): string {
+function signPayload(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
   return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
 }

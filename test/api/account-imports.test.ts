@@ -3,8 +3,6 @@
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importRoutes } from '../../src/http/routes/imports.ts';
-import { IntakeRepository } from '../../src/intake/intake-repository.ts';
 import { makeSelfSignedCert, selfSignedCertPath } from '../../src/channels/ftp/self-signed-cert.ts';
 import { loadHostKeys } from '../../src/channels/sftp/host-keys.ts';
 import { createInvoice, makePdf } from '../helpers/fixtures.ts';
@@ -17,7 +15,7 @@ let other: TestAccount;
 let pdf: Buffer;
 
 beforeAll(async () => {
-  t = await startTestApp({ server: (c) => ({ apiRoutes: [importRoutes(c)] }), config: { ftpPort: 2121, ftpsImplicitPort: 990 } });
+  t = await startTestApp({ config: { ftpPort: 2121, ftpsImplicitPort: 990 } });
   a = await t.createAccount();
   other = await t.createAccount();
   pdf = await makePdf('import actions');
@@ -32,7 +30,7 @@ const hand = async (key: string, filename: string, bytes = pdf) => {
 const scope = (acct: TestAccount, mode: 'live' | 'test' = 'live') => ({ accountId: acct.id, mode });
 
 describe('GET /v2/account', () => {
-  it('shows the account, the mode, FTP details with the certificate fingerprint and that mode\'s import address, never a key', async () => {
+  it("shows the account, the mode, FTP details with the certificate fingerprint and that mode's import address, never a key", async () => {
     const pems = await makeSelfSignedCert({ commonName: 'dash-test', days: 1 });
     const file = selfSignedCertPath(t.config.dataDir);
     fs.mkdirSync(file.replace(/cert\.pem$/, ''), { recursive: true });
@@ -42,13 +40,25 @@ describe('GET /v2/account', () => {
       const res = await t.request('GET', '/v2/account', { key: mode === 'live' ? a.liveKey : a.testKey, headers: { host: 'files.example.net' } });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
-        resource: 'account', id: a.id, name: a.name, mode, importAddress: admin.importAddresses[mode],
+        resource: 'account',
+        id: a.id,
+        name: a.name,
+        mode,
+        importAddress: admin.importAddresses[mode],
         ftp: {
-          host: 'files.example.net', port: 2121, username: admin.ftpUsername, password: `Your ${mode} API key`, tls: 'required', implicitFtpsPort: 990,
+          host: 'files.example.net',
+          port: 2121,
+          username: admin.ftpUsername,
+          password: `Your ${mode} API key`,
+          tls: 'required',
+          implicitFtpsPort: 990,
           certificateSha256: new X509Certificate(pems.cert).fingerprint256,
         },
         sftp: {
-          host: 'files.example.net', port: t.config.sftpPort, username: admin.ftpUsername, password: `Your ${mode} API key, or an SSH key registered for ${mode} mode`,
+          host: 'files.example.net',
+          port: t.config.sftpPort,
+          username: admin.ftpUsername,
+          password: `Your ${mode} API key, or an SSH key registered for ${mode} mode`,
           hostKeys: loadHostKeys({ dataDir: t.config.dataDir }).fingerprints,
         },
       });
@@ -58,7 +68,7 @@ describe('GET /v2/account', () => {
     }
   });
 
-  it('answers 401 with the spec\'s body without a key', async () => {
+  it("answers 401 with the spec's body without a key", async () => {
     const res = await t.request('GET', '/v2/account');
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ status: 401, title: 'Unauthorized' });
@@ -91,7 +101,7 @@ describe('import actions', () => {
 
   it('retry: a failed file is received again; a refused one (no content) is 409', async () => {
     const imp = await hand(a.liveKey, 'later.pdf');
-    await new IntakeRepository().markFailed(t.db, scope(a), imp.id, intakeReason('no_invoice', { awaits: { name: 'later', einvoiceNumbers: [] } }));
+    await t.c.intakeRepos.intake.markFailed(t.db, scope(a), imp.id, intakeReason('no_invoice', { awaits: { name: 'later', einvoiceNumbers: [] } }));
     const res = await t.request('POST', `/v2/imports/${imp.id}/retry`, { key: a.liveKey });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: imp.id, status: 'received', reason: null });
@@ -126,7 +136,11 @@ describe('import actions', () => {
     const imp = await hand(a.liveKey, 'private.pdf');
     const inv = await createInvoice(t, other.liveKey);
     for (const key of [other.liveKey, a.testKey]) {
-      for (const [method, url, body] of [['POST', 'retry', undefined], ['POST', 'attach', { invoice: inv.id }], ['DELETE', '', undefined]] as const) {
+      for (const [method, url, body] of [
+        ['POST', 'retry', undefined],
+        ['POST', 'attach', { invoice: inv.id }],
+        ['DELETE', '', undefined],
+      ] as const) {
         const res = await t.request(method, `/v2/imports/${imp.id}${url ? `/${url}` : ''}`, { key, body });
         expect(res.status, `${method} ${url} with another scope`).toBe(404);
         expect(res.body).toMatchObject({ status: 404, title: 'Not Found', detail: `No import exists with id ${imp.id}.` });

@@ -26,7 +26,11 @@ describe('admin API: account users', () => {
   it('invites with a one-time link (also e-mailed), lists, and removes; removal ends the sessions', async () => {
     const res = await t.request('POST', `/admin/accounts/${a.id}/users`, { headers: admin(), body: { email: 'Ann@Example.com' } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^usr_/), email: 'Ann@Example.com', inviteUrl: expect.stringMatching(/^https:\/\/dash\.example\.com\/dashboard\/invite\/\w{40}$/) });
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^usr_/),
+      email: 'Ann@Example.com',
+      inviteUrl: expect.stringMatching(/^https:\/\/dash\.example\.com\/dashboard\/invite\/\w{40}$/),
+    });
     await expect.poll(() => smtp.to('Ann@Example.com').length).toBe(1);
     expect(smtp.to('Ann@Example.com')[0].parsed.text).toContain(res.body.inviteUrl);
 
@@ -53,7 +57,10 @@ describe('admin API: account users', () => {
   });
 
   it('refuses a bad address (400), an unknown account (404), an address of another account (409), no admin token (401)', async () => {
-    expect((await t.request('POST', `/admin/accounts/${a.id}/users`, { headers: admin(), body: { email: 'not an address' } })).body).toMatchObject({ status: 400, field: 'email' });
+    expect((await t.request('POST', `/admin/accounts/${a.id}/users`, { headers: admin(), body: { email: 'not an address' } })).body).toMatchObject({
+      status: 400,
+      field: 'email',
+    });
     expect((await t.request('POST', '/admin/accounts/acc_nope/users', { headers: admin(), body: { email: 'x@example.com' } })).status).toBe(404);
     const b = await t.createAccount();
     await t.request('POST', `/admin/accounts/${b.id}/users`, { headers: admin(), body: { email: 'bob@example.com' } });
@@ -67,7 +74,8 @@ describe('admin API: account users', () => {
     const own = await t.createAccount();
     const invite = async (email: string, extra: { language?: string; accept?: string }) => {
       const res = await t.request('POST', `/admin/accounts/${own.id}/users`, {
-        headers: { ...admin(), ...(extra.accept ? { 'accept-language': extra.accept } : {}) }, body: { email, ...(extra.language ? { language: extra.language } : {}) },
+        headers: { ...admin(), ...(extra.accept ? { 'accept-language': extra.accept } : {}) },
+        body: { email, ...(extra.language ? { language: extra.language } : {}) },
       });
       expect(res.status).toBe(201);
       await expect.poll(() => smtp.to(email).length).toBe(1);
@@ -97,7 +105,10 @@ describe('admin API: account users', () => {
   it('an invite link works for 24 hours', async () => {
     const res = await t.request('POST', `/admin/accounts/${a.id}/users`, { headers: admin(), body: { email: 'eve@example.com' } });
     expect(await t.c.users.inviteEmail(token(res.body.inviteUrl))).toBe('eve@example.com');
-    const [{ left }] = await t.db.query<{ left: number }>('select extract(epoch from invite_expires_at - now())::int as left from account_users where id = $1', [res.body.id]);
+    const [{ left }] = await t.db.query<{ left: number }>(
+      'select extract(epoch from invite_expires_at - now())::int as left from account_users where id = $1',
+      [res.body.id],
+    );
     expect(left).toBeGreaterThan(24 * 3600 - 60);
     expect(left).toBeLessThanOrEqual(24 * 3600);
     await t.db.query(`update account_users set invite_expires_at = now() - interval '1 second' where id = $1`, [res.body.id]);
@@ -109,9 +120,16 @@ describe('admin API: account users', () => {
     const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const root = path.resolve(import.meta.dirname, '../..');
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'invite', a.id, 'dora@example.com'], {
-        cwd: root, env: { PATH: process.env.PATH!, ADMIN_URL: url, ADMIN_TOKEN: t.adminToken }, timeout: 60_000,
-      }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/admin.ts', 'invite', a.id, 'dora@example.com'],
+        {
+          cwd: root,
+          env: { PATH: process.env.PATH!, ADMIN_URL: url, ADMIN_TOKEN: t.adminToken },
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);

@@ -27,9 +27,14 @@ interface Run {
 function cli(args: string[], env: Record<string, string> = {}, viaNpm = false): Promise<Run> {
   const [cmd, argv] = viaNpm ? ['npm', ['run', '--silent', 'admin', '--', ...args]] : [process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args]];
   return new Promise((resolve) => {
-    execFile(cmd, argv as string[], { cwd: root, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as any).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      cmd,
+      argv as string[],
+      { cwd: root, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as any).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

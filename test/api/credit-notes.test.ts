@@ -3,8 +3,12 @@ import { describe, expect } from 'vitest';
 import { apiTest } from '../helpers/api-test.ts';
 import { createInvoice } from '../helpers/fixtures.ts';
 
-const it = apiTest.extend('pay', ({ t, key }) => (invoice: string, amount: unknown) =>
-  t.request('POST', '/v2/payments', { key, body: { invoice, date: '10-02-2026', amount } }));
+const it = apiTest.extend(
+  'pay',
+  ({ t, key }) =>
+    (invoice: string, amount: unknown) =>
+      t.request('POST', '/v2/payments', { key, body: { invoice, date: '10-02-2026', amount } }),
+);
 
 it.beforeAll(async ({ t }) => void t);
 
@@ -21,8 +25,22 @@ describe('credit notes', () => {
   });
 
   it('a balance on the wrong side of 0.00 or beyond the total is 422 invoicebalance', async ({ t, key }) => {
-    for (const [total, balance] of [['-233.47', '10.00'], ['-233.47', '-233.48'], ['480.00', '-1.00']]) {
-      const res = await t.request('POST', '/v2/invoices', { key, body: { customer: (await createInvoice(t, key)).customer.id, invoiceNumber: `CN-${total}-${balance}-${Date.now()}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: total, invoiceBalance: balance } });
+    for (const [total, balance] of [
+      ['-233.47', '10.00'],
+      ['-233.47', '-233.48'],
+      ['480.00', '-1.00'],
+    ]) {
+      const res = await t.request('POST', '/v2/invoices', {
+        key,
+        body: {
+          customer: (await createInvoice(t, key)).customer.id,
+          invoiceNumber: `CN-${total}-${balance}-${Date.now()}`,
+          invoiceDate: '01-02-2026',
+          invoiceDuedate: '01-03-2026',
+          invoiceTotal: total,
+          invoiceBalance: balance,
+        },
+      });
       expect(res.status, `${total} ${balance}`).toBe(422);
       expect(res.body).toMatchObject({ status: 422, field: 'invoicebalance' });
     }
@@ -39,7 +57,7 @@ describe('credit notes', () => {
     expect(await createInvoice(t, key, { invoiceTotal: '-999999.99' })).toMatchObject({ invoiceTotal: '-999999.99' });
   });
 
-  it('refunds (negative payments) move a credit note\'s balance toward 0.00; at 0.00 it is paid', async ({ t, key, pay }) => {
+  it("refunds (negative payments) move a credit note's balance toward 0.00; at 0.00 it is paid", async ({ t, key, pay }) => {
     const cn = await createInvoice(t, key, { invoiceTotal: '-233.47' });
     const first = await pay(cn.id, '-33.47');
     expect(first.status).toBe(201);
@@ -50,7 +68,12 @@ describe('credit notes', () => {
     expect((await t.request('GET', `/v2/invoices/${cn.id}`, { key })).body).toMatchObject({ status: 'paid', invoiceBalance: '0.00' });
     expect((await pay(cn.id, '-1.00')).body).toMatchObject({ status: 422, field: 'invoice' });
     const listed = await t.request('GET', '/v2/payments', { key });
-    expect(listed.body.payments.filter((p: any) => p.invoice.id === cn.id).map((p: any) => p.amount).sort()).toEqual(['-200.00', '-33.47']);
+    expect(
+      listed.body.payments
+        .filter((p: any) => p.invoice.id === cn.id)
+        .map((p: any) => p.amount)
+        .sort(),
+    ).toEqual(['-200.00', '-33.47']);
   });
 
   it('a payment of the wrong sign or beyond the balance is 422 amount and changes nothing', async ({ t, key, pay }) => {
@@ -58,7 +81,11 @@ describe('credit notes', () => {
     const positive = await pay(cn.id, '10.00');
     expect(positive.body).toMatchObject({ status: 422, field: 'amount' });
     expect(positive.body.detail).toBe('The invoice is a credit note (total -233.47): a refund is a negative amount, such as -233.47');
-    expect((await pay(cn.id, '-233.48')).body).toMatchObject({ status: 422, field: 'amount', detail: "The refund is more than the credit note's balance -233.47" });
+    expect((await pay(cn.id, '-233.48')).body).toMatchObject({
+      status: 422,
+      field: 'amount',
+      detail: "The refund is more than the credit note's balance -233.47",
+    });
     expect((await pay(cn.id, '-0.00')).body).toMatchObject({ status: 422, field: 'amount' });
     expect((await pay(cn.id, '-10000000.00')).body).toMatchObject({ status: 422, field: 'amount', detail: 'The amount is higher than the maximum' });
     const inv = await createInvoice(t, key, { invoiceTotal: '50.00' });
@@ -67,7 +94,7 @@ describe('credit notes', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.invoiceBalance).toBe('50.00');
   });
 
-  it('concurrent refunds never take a credit note\'s balance past 0.00', async ({ t, key, pay }) => {
+  it("concurrent refunds never take a credit note's balance past 0.00", async ({ t, key, pay }) => {
     const cn = await createInvoice(t, key, { invoiceTotal: '-100.00' });
     const results = await Promise.all(Array.from({ length: 5 }, () => pay(cn.id, '-30.00')));
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);

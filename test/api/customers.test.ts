@@ -47,8 +47,19 @@ describe('customers: read, search, update, delete', () => {
     const created = await t.request('POST', '/v2/customers', {
       key: acct.liveKey,
       body: {
-        CustomerCode: 'K-400', Name: 'Bakker & Zn', Address: 'Markt 2', Postalcode: '3511AA', City: 'Utrecht', Country: 'nl', Contact: 'Piet Bakker',
-        Phone: '+31 30 123 4567', Mobile: '06-12345678', Email: 'piet@bakker.nl', InvoiceEmail: 'facturen@bakker.nl', RegistrationNumber: '12345678', Language: 'English',
+        CustomerCode: 'K-400',
+        Name: 'Bakker & Zn',
+        Address: 'Markt 2',
+        Postalcode: '3511AA',
+        City: 'Utrecht',
+        Country: 'nl',
+        Contact: 'Piet Bakker',
+        Phone: '+31 30 123 4567',
+        Mobile: '06-12345678',
+        Email: 'piet@bakker.nl',
+        InvoiceEmail: 'facturen@bakker.nl',
+        RegistrationNumber: '12345678',
+        Language: 'English',
       },
     });
     expect(created.status).toBe(201);
@@ -56,10 +67,19 @@ describe('customers: read, search, update, delete', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/hal\+json/);
     expect(res.body).toEqual({
-      resource: 'customer', id: created.body.id, customerCode: 'K-400', number: 'K-400', name: 'Bakker & Zn',
+      resource: 'customer',
+      id: created.body.id,
+      customerCode: 'K-400',
+      number: 'K-400',
+      name: 'Bakker & Zn',
       address: { address: 'Markt 2', postalcode: '3511AA', city: 'Utrecht', country: 'NL' },
-      contact: 'Piet Bakker', phone: '+31 30 123 4567', mobile: '06-12345678', email: 'piet@bakker.nl', invoiceEmail: 'facturen@bakker.nl',
-      registrationNumber: '12345678', language: 'english',
+      contact: 'Piet Bakker',
+      phone: '+31 30 123 4567',
+      mobile: '06-12345678',
+      email: 'piet@bakker.nl',
+      invoiceEmail: 'facturen@bakker.nl',
+      registrationNumber: '12345678',
+      language: 'english',
       _links: { self: { href: expect.stringMatching(new RegExp(`^http://[^/]+/v2/customers/${created.body.id}$`)), type: 'application/hal+json' } },
     });
   });
@@ -78,7 +98,10 @@ describe('customers: read, search, update, delete', () => {
   });
 
   it('patches only the fields given; an empty value clears a field, an empty country means NL', async ({ t, acct }) => {
-    const c = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'K-600', name: 'Before', city: 'Delft', phone: '123', country: 'BE' } });
+    const c = await t.request('POST', '/v2/customers', {
+      key: acct.liveKey,
+      body: { customerCode: 'K-600', name: 'Before', city: 'Delft', phone: '123', country: 'BE' },
+    });
     const res = await t.request('PATCH', `/v2/customers/${c.body.id}`, { key: acct.liveKey, form: { Name: 'After', Phone: '', Country: '' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: c.body.id, customerCode: 'K-600', name: 'After', phone: null, address: { city: 'Delft', country: 'NL' } });
@@ -109,7 +132,8 @@ describe('customers: read, search, update, delete', () => {
     expect((await t.request('GET', '/v2/customers/search?customer=K-700', { key: acct.liveKey })).body.id).toBe(reborn.body.id);
 
     const inv = await t.request('POST', '/v2/invoices', {
-      key: acct.liveKey, body: { customer: reborn.body.id, invoiceNumber: 'K700-1', invoiceDate: '01-01-2026', invoiceDuedate: '31-01-2026', invoiceTotal: '10.00' },
+      key: acct.liveKey,
+      body: { customer: reborn.body.id, invoiceNumber: 'K700-1', invoiceDate: '01-01-2026', invoiceDuedate: '31-01-2026', invoiceTotal: '10.00' },
     });
     expect(inv.status).toBe(201);
     const refused = await t.request('DELETE', `/v2/customers/${reborn.body.id}`, { key: acct.liveKey });
@@ -123,7 +147,8 @@ describe('customers: read, search, update, delete', () => {
   it('lists customers newest first in the envelope', async ({ t }) => {
     const other = await t.createAccount();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await t.request('POST', '/v2/customers', { key: other.liveKey, body: { customerCode: `L-${i}`, name: `N${i}` } })).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await t.request('POST', '/v2/customers', { key: other.liveKey, body: { customerCode: `L-${i}`, name: `N${i}` } })).body.id);
     const res = await t.request('GET', '/v2/customers', { key: other.liveKey });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/hal\+json/);

@@ -4,8 +4,12 @@ import { createInvoice, makePdf } from '../helpers/fixtures.ts';
 
 const it = apiTest
   .extend('pdf', { scope: 'file' }, () => makePdf('Invoice 1'))
-  .extend('upload', ({ t, key }) => (invoiceId: string, bytes: Buffer, filename = 'invoice.pdf') =>
-    t.request('POST', `/v2/documents/${invoiceId}`, { key, body: { Filename: filename, Mediatype: 'application/pdf', Content: bytes.toString('base64') } }));
+  .extend(
+    'upload',
+    ({ t, key }) =>
+      (invoiceId: string, bytes: Buffer, filename = 'invoice.pdf') =>
+        t.request('POST', `/v2/documents/${invoiceId}`, { key, body: { Filename: filename, Mediatype: 'application/pdf', Content: bytes.toString('base64') } }),
+  );
 
 it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
@@ -15,7 +19,14 @@ describe('documents', () => {
     const res = await upload(inv.id, pdf, 'F-2026-001.pdf');
     expect(res.status).toBe(201);
     expect(res.headers['content-type']).toMatch(/^application\/hal\+json/);
-    expect(res.body).toMatchObject({ resource: 'document', invoice: inv.id, filename: 'F-2026-001.pdf', mediatype: 'application/pdf', size: pdf.length, source: 'api' });
+    expect(res.body).toMatchObject({
+      resource: 'document',
+      invoice: inv.id,
+      filename: 'F-2026-001.pdf',
+      mediatype: 'application/pdf',
+      size: pdf.length,
+      source: 'api',
+    });
     expect(res.body.id).toMatch(/^doc_/);
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.document).toBe('F-2026-001.pdf');
 
@@ -39,7 +50,10 @@ describe('documents', () => {
 
   it('attaches by POST /v2/documents with Invoice in the body, also form-encoded', async ({ t, key, pdf }) => {
     const inv = await createInvoice(t, key);
-    const res = await t.request('POST', '/v2/documents', { key, form: { Invoice: inv.id, Filename: 'formpost.pdf', Mediatype: 'application/pdf', Content: pdf.toString('base64') } });
+    const res = await t.request('POST', '/v2/documents', {
+      key,
+      form: { Invoice: inv.id, Filename: 'formpost.pdf', Mediatype: 'application/pdf', Content: pdf.toString('base64') },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ resource: 'document', invoice: inv.id, filename: 'formpost.pdf' });
     const content = await t.request('GET', `/v2/documents/${inv.id}/content`, { key });
@@ -104,7 +118,7 @@ describe('documents', () => {
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body.document).toBeNull();
   });
 
-  it('content: a PDF close to 5 MB is accepted, 5242881 characters are refused naming the field', async ({ t, key, pdf }) => {
+  it('content: a PDF close to 5 MB is accepted, 5242881 characters are refused naming the field', async ({ t, key }) => {
     const inv = await createInvoice(t, key);
     const big = await makePdf('Big', 3_880_000);
     const b64 = big.toString('base64');
@@ -162,7 +176,10 @@ describe('documents', () => {
       expect((await t.request('GET', `/v2/documents/${doc.body.id}`, { key: k })).status).toBe(404);
       expect((await t.request('GET', `/v2/documents/${doc.body.id}/content`, { key: k })).status).toBe(404);
       expect((await t.request('DELETE', `/v2/documents/${doc.body.id}`, { key: k })).status).toBe(404);
-      const attach = await t.request('POST', `/v2/documents/${inv.id}`, { key: k, body: { filename: 'x.pdf', mediatype: 'application/pdf', content: pdf.toString('base64') } });
+      const attach = await t.request('POST', `/v2/documents/${inv.id}`, {
+        key: k,
+        body: { filename: 'x.pdf', mediatype: 'application/pdf', content: pdf.toString('base64') },
+      });
       expect(attach.status).toBe(404);
       expect(attach.body.detail).toBe(`No invoice exists with id ${inv.id}.`);
     }

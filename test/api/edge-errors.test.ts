@@ -11,7 +11,7 @@ let port: number;
 beforeAll(async () => {
   t = await startTestApp({
     config: { rateLimitMax: 3 },
-    server: (c) => ({ adminPlugins: [queueDashboard({ queues: () => [c.intakeQueue], adminToken: c.config.adminToken! })] }),
+    server: (c) => ({ adminPlugins: [queueDashboard({ jobs: c.jobs, adminToken: c.config.adminToken! })] }),
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as net.AddressInfo).port;
@@ -40,7 +40,11 @@ describe('requests the HTTP parser refuses get the spec error body', () => {
     ['an unknown method', 'BREW /v2/customers HTTP/1.1\r\nHost: x\r\n\r\n', 400],
     ['a NUL in a header', 'GET /v2/customers HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n', 400],
     ['a folded header line', 'GET /v2/customers HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  folded\r\n\r\n', 400],
-    ['Content-Length with Transfer-Encoding', 'POST /v2/customers HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    [
+      'Content-Length with Transfer-Encoding',
+      'POST /v2/customers HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+    ],
     ['a space in the path', 'GET /v2/cust omers HTTP/1.1\r\nHost: x\r\n\r\n', 400],
   ];
   for (const [name, request, status] of cases) {
@@ -93,10 +97,12 @@ describe('missing static files', () => {
 });
 
 describe('TRUST_PROXY', () => {
-  it('off by default: a forged X-Forwarded-For is counted in the real client\'s bucket (req.ip, the address the logs show)', async () => {
+  it("off by default: a forged X-Forwarded-For is counted in the real client's bucket (req.ip, the address the logs show)", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await fetch(`http://127.0.0.1:${port}/v2/customers`, { headers: { 'x-forwarded-for': `203.0.113.${i + 1}`, 'x-forwarded-host': 'evil.example' } });
+      const res = await fetch(`http://127.0.0.1:${port}/v2/customers`, {
+        headers: { 'x-forwarded-for': `203.0.113.${i + 1}`, 'x-forwarded-host': 'evil.example' },
+      });
       statuses.push(res.status);
     }
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
@@ -104,12 +110,19 @@ describe('TRUST_PROXY', () => {
 
   it('links use the real host unless a trusted proxy says otherwise', async () => {
     const acct = await t.createAccount();
-    const res = await t.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'P-1', name: 'P' }, headers: { host: 'api.local', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    const res = await t.request('POST', '/v2/customers', {
+      key: acct.liveKey,
+      body: { customerCode: 'P-1', name: 'P' },
+      headers: { host: 'api.local', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+    });
     expect(JSON.stringify(res.body._links)).toContain('http://api.local/');
     expect(JSON.stringify(res.body._links)).not.toContain('evil');
     const proxied = await startTestApp({ db: { ...t.db, close: async () => {} }, config: { trustProxy: ['127.0.0.1'] } });
     try {
-      const via = await proxied.request('GET', `/v2/customers/${res.body.id}`, { key: acct.liveKey, headers: { 'x-forwarded-host': 'invoices.example', 'x-forwarded-proto': 'https' } });
+      const via = await proxied.request('GET', `/v2/customers/${res.body.id}`, {
+        key: acct.liveKey,
+        headers: { 'x-forwarded-host': 'invoices.example', 'x-forwarded-proto': 'https' },
+      });
       expect(via.body._links.self.href).toMatch(/^https:\/\/invoices\.example\//);
     } finally {
       await proxied.close();

@@ -66,7 +66,12 @@ describe('400: formats with the spec texts', () => {
     expectError(await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id, { invoiceStatus: 'draft' }) }), 400, /invoiceStatus/, 'invoiceStatus');
     expectError(await t.request('PATCH', `/v2/customers/${c.id}`, { key, body: { language: 'klingon' } }), 400, /language/, 'language');
     const inv = await createInvoice(t, key);
-    expectError(await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: '01-03-2026', amount: '1.00', method: 'cash' } }), 400, /method/, 'method');
+    expectError(
+      await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: '01-03-2026', amount: '1.00', method: 'cash' } }),
+      400,
+      /method/,
+      'method',
+    );
     expectError(await t.request('GET', '/v2/invoices?InvoiceStatus=late', { key }), 400, /invoiceStatus/, 'invoiceStatus');
   });
 
@@ -91,8 +96,14 @@ describe('400: formats with the spec texts', () => {
 });
 
 describe('401', () => {
-  it('answers 401 with the error body for a missing, malformed or unknown key', async ({ t, key }) => {
-    for (const headers of <Record<string, string>[]>[{}, { authorization: "Basic dXNlcjpwYXNz" }, { authorization: 'Bearer' }, { authorization: `Bearer live_${'x'.repeat(40)}` }, { authorization: 'Bearer not-a-key' }]) {
+  it('answers 401 with the error body for a missing, malformed or unknown key', async ({ t }) => {
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: 'Bearer' },
+      { authorization: `Bearer live_${'x'.repeat(40)}` },
+      { authorization: 'Bearer not-a-key' },
+    ]) {
       const res = await t.request('GET', '/v2/customers', { headers });
       expectError(res, 401);
       expect(res.headers['www-authenticate']).toBe('Bearer');
@@ -111,8 +122,16 @@ describe('404 with the spec detail texts', () => {
     expectError(await t.request('DELETE', '/v2/documents/doc_missing', { key }), 404, 'No document exists with id doc_missing.');
     expectError(await t.request('GET', '/v2/payments/pay_missing', { key }), 404, 'No payment exists with id pay_missing.');
     const pdf = (await makePdf()).toString('base64');
-    expectError(await t.request('POST', '/v2/documents/inv_missing', { key, body: { filename: 'a.pdf', mediatype: 'application/pdf', content: pdf } }), 404, 'No invoice exists with id inv_missing.');
-    expectError(await t.request('POST', '/v2/payments', { key, body: { invoice: 'inv_missing', date: '01-01-2026', amount: '1.00' } }), 404, 'No invoice exists with id inv_missing.');
+    expectError(
+      await t.request('POST', '/v2/documents/inv_missing', { key, body: { filename: 'a.pdf', mediatype: 'application/pdf', content: pdf } }),
+      404,
+      'No invoice exists with id inv_missing.',
+    );
+    expectError(
+      await t.request('POST', '/v2/payments', { key, body: { invoice: 'inv_missing', date: '01-01-2026', amount: '1.00' } }),
+      404,
+      'No invoice exists with id inv_missing.',
+    );
     expectError(await t.request('POST', '/v2/invoices', { key, body: validInvoice('cst_missing') }), 404, 'No customer exists with id cst_missing.');
     expectError(await t.request('GET', '/v2/customers/search?customer=NOPE-1', { key }), 404, /NOPE-1/);
   });
@@ -162,7 +181,10 @@ describe('409, 410', () => {
     expectError(await t.request('POST', '/v2/invoices', { key, body: validInvoice(c.id) }), 410, undefined, 'customer');
 
     const inv = await createInvoice(t, key);
-    const doc = await t.request('POST', `/v2/documents/${inv.id}`, { key, body: { filename: 'x.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') } });
+    const doc = await t.request('POST', `/v2/documents/${inv.id}`, {
+      key,
+      body: { filename: 'x.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') },
+    });
     expect(doc.status).toBe(201);
     expect((await t.request('DELETE', `/v2/invoices/${inv.id}`, { key })).status).toBe(204);
     expectError(await t.request('GET', `/v2/invoices/${inv.id}`, { key }), 410, new RegExp(inv.id));
@@ -173,7 +195,10 @@ describe('409, 410', () => {
     expectError(await t.request('GET', `/v2/documents/${doc.body.id}`, { key }), 410);
 
     const inv2 = await createInvoice(t, key);
-    const doc2 = await t.request('POST', `/v2/documents/${inv2.id}`, { key, body: { filename: 'y.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') } });
+    const doc2 = await t.request('POST', `/v2/documents/${inv2.id}`, {
+      key,
+      body: { filename: 'y.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') },
+    });
     expect((await t.request('DELETE', `/v2/documents/${doc2.body.id}`, { key })).status).toBe(204);
     expectError(await t.request('GET', `/v2/documents/${doc2.body.id}`, { key }), 410, new RegExp(doc2.body.id));
     expectError(await t.request('DELETE', `/v2/documents/${doc2.body.id}`, { key }), 410);
@@ -199,17 +224,29 @@ describe('415', () => {
   });
 
   it('accepts JSON with a charset and form-encoded bodies', async ({ t, key }) => {
-    const a = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'E-ct1', name: 'A' }, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const a = await t.request('POST', '/v2/customers', {
+      key,
+      body: { customerCode: 'E-ct1', name: 'A' },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(a.status).toBe(201);
     const b = await t.request('POST', '/v2/customers', { key, form: { CustomerCode: 'E-ct2', Name: 'B' } });
     expect(b.status).toBe(201);
-    const hal = await t.request('POST', '/v2/customers', { key, body: { customerCode: 'E-ct3', name: 'C' }, headers: { 'content-type': 'application/hal+json' } });
+    const hal = await t.request('POST', '/v2/customers', {
+      key,
+      body: { customerCode: 'E-ct3', name: 'C' },
+      headers: { 'content-type': 'application/hal+json' },
+    });
     expect(hal.status).toBe(201);
   });
 
   it('an empty body with a JSON content type is no body: DELETE works, POST says what is missing', async ({ t, key }) => {
     const c = await createCustomer(t, key);
-    const del = await t.app.inject({ method: 'DELETE', url: `/v2/customers/${c.id}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: `/v2/customers/${c.id}`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    });
     expect(del.statusCode).toBe(204);
     const post = await t.request('POST', '/v2/customers', { key, body: '', headers: { 'content-type': 'application/json' } });
     expectError(post, 400);

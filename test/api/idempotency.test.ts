@@ -3,8 +3,12 @@ import { apiTest } from '../helpers/api-test.ts';
 import { createInvoice } from '../helpers/fixtures.ts';
 
 const withKey = (k: string) => ({ 'idempotency-key': k });
-const it = apiTest.extend('count', ({ t, acct }) => async (table: string, where = 'true', params: unknown[] = []) =>
-  (await t.db.query<{ n: number }>(`select count(*)::int as n from ${table} where account_id = $1 and ${where}`, [acct.id, ...params]))[0].n);
+const it = apiTest.extend(
+  'count',
+  ({ t, acct }) =>
+    async (table: string, where = 'true', params: unknown[] = []) =>
+      (await t.db.query<{ n: number }>(`select count(*)::int as n from ${table} where account_id = $1 and ${where}`, [acct.id, ...params]))[0].n,
+);
 
 it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
@@ -50,9 +54,17 @@ describe('Idempotency-Key', () => {
   });
 
   it('client errors are stored and replayed as well', async ({ t, key }) => {
-    const first = await t.request('POST', '/v2/payments', { key, body: { invoice: 'inv_nothing', date: '01-03-2026', amount: '1.00' }, headers: withKey('err-1') });
+    const first = await t.request('POST', '/v2/payments', {
+      key,
+      body: { invoice: 'inv_nothing', date: '01-03-2026', amount: '1.00' },
+      headers: withKey('err-1'),
+    });
     expect(first.status).toBe(404);
-    const replay = await t.request('POST', '/v2/payments', { key, body: { invoice: 'inv_nothing', date: '01-03-2026', amount: '1.00' }, headers: withKey('err-1') });
+    const replay = await t.request('POST', '/v2/payments', {
+      key,
+      body: { invoice: 'inv_nothing', date: '01-03-2026', amount: '1.00' },
+      headers: withKey('err-1'),
+    });
     expect(replay.status).toBe(404);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(first.body);
@@ -75,7 +87,8 @@ describe('Idempotency-Key', () => {
   it('keys are kept 24 hours: a 23-hour-old key still replays, a 25-hour-old one is a new request', async ({ t, acct, key }) => {
     const body = { customerCode: 'I-ttl', name: 'TTL' };
     const first = await t.request('POST', '/v2/customers', { key, body, headers: withKey('ttl-1') });
-    const age = (hours: number) => t.db.query(`update idempotency_keys set created_at = now() - make_interval(hours => $2::int) where account_id = $1 and key = 'ttl-1'`, [acct.id, hours]);
+    const age = (hours: number) =>
+      t.db.query(`update idempotency_keys set created_at = now() - make_interval(hours => $2::int) where account_id = $1 and key = 'ttl-1'`, [acct.id, hours]);
     await age(23);
     const replay = await t.request('POST', '/v2/customers', { key, body, headers: withKey('ttl-1') });
     expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -85,7 +98,10 @@ describe('Idempotency-Key', () => {
     expect(fresh.status).toBe(200);
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();
     expect(fresh.body.id).toBe(first.body.id);
-    const row = await t.db.query<{ age: number }>(`select extract(epoch from now() - created_at)::int as age from idempotency_keys where account_id = $1 and key = 'ttl-1'`, [acct.id]);
+    const row = await t.db.query<{ age: number }>(
+      `select extract(epoch from now() - created_at)::int as age from idempotency_keys where account_id = $1 and key = 'ttl-1'`,
+      [acct.id],
+    );
     expect(row[0].age).toBeLessThan(3600);
   });
 

@@ -8,13 +8,22 @@ describe('invoices', () => {
   it('creates an invoice from form fields; the balance defaults to the total and the status to open', async ({ t, key }) => {
     const c = await createCustomer(t, key, { name: 'Jansen BV' });
     const res = await t.request('POST', '/v2/invoices', {
-      key, form: { Customer: c.id, invoiceNumber: '2026-0001', InvoiceDate: '15-01-2026', InvoiceDuedate: '14-02-2026', InvoiceTotal: '480.00' },
+      key,
+      form: { Customer: c.id, invoiceNumber: '2026-0001', InvoiceDate: '15-01-2026', InvoiceDuedate: '14-02-2026', InvoiceTotal: '480.00' },
     });
     expect(res.status).toBe(201);
     expect(res.headers['content-type']).toMatch(/^application\/hal\+json/);
     expect(res.body).toEqual({
-      resource: 'invoice', id: expect.stringMatching(/^inv_/), status: 'open', invoiceNumber: '2026-0001', invoiceDate: '15-01-2026', invoiceDuedate: '14-02-2026',
-      invoiceTotal: '480.00', invoiceBalance: '480.00', document: null, customer: { id: c.id, number: c.customerCode, name: 'Jansen BV' },
+      resource: 'invoice',
+      id: expect.stringMatching(/^inv_/),
+      status: 'open',
+      invoiceNumber: '2026-0001',
+      invoiceDate: '15-01-2026',
+      invoiceDuedate: '14-02-2026',
+      invoiceTotal: '480.00',
+      invoiceBalance: '480.00',
+      document: null,
+      customer: { id: c.id, number: c.customerCode, name: 'Jansen BV' },
       _links: { self: { href: expect.stringMatching(new RegExp(`/v2/invoices/${res.body.id}$`)), type: 'application/hal+json' } },
     });
     expect(res.body.id.length).toBeLessThanOrEqual(36);
@@ -26,7 +35,16 @@ describe('invoices', () => {
   it('takes the balance and the status the client sends; canceled is read as cancelled', async ({ t, key }) => {
     const c = await createCustomer(t, key);
     const res = await t.request('POST', '/v2/invoices', {
-      key, body: { customer: c.id, invoiceNumber: 'X-2', invoiceDate: '01-01-2026', invoiceDuedate: '01-02-2026', invoiceTotal: '100.00', invoiceBalance: '25.50', invoiceStatus: 'Concept' },
+      key,
+      body: {
+        customer: c.id,
+        invoiceNumber: 'X-2',
+        invoiceDate: '01-01-2026',
+        invoiceDuedate: '01-02-2026',
+        invoiceTotal: '100.00',
+        invoiceBalance: '25.50',
+        invoiceStatus: 'Concept',
+      },
     });
     expect(res.body).toMatchObject({ invoiceTotal: '100.00', invoiceBalance: '25.50', status: 'concept' });
     const canceled = await createInvoice(t, key, { invoiceStatus: 'canceled' });
@@ -43,9 +61,19 @@ describe('invoices', () => {
 
   it('PATCH changes dates and amounts and leaves the rest', async ({ t, key }) => {
     const inv = await createInvoice(t, key);
-    const res = await t.request('PATCH', `/v2/invoices/${inv.id}`, { key, body: { invoiceDate: '29-02-2028', invoiceDuedate: '31-03-2028', invoiceTotal: '500', invoiceBalance: 499.99 } });
+    const res = await t.request('PATCH', `/v2/invoices/${inv.id}`, {
+      key,
+      body: { invoiceDate: '29-02-2028', invoiceDuedate: '31-03-2028', invoiceTotal: '500', invoiceBalance: 499.99 },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ invoiceDate: '29-02-2028', invoiceDuedate: '31-03-2028', invoiceTotal: '500.00', invoiceBalance: '499.99', status: 'open', invoiceNumber: inv.invoiceNumber });
+    expect(res.body).toMatchObject({
+      invoiceDate: '29-02-2028',
+      invoiceDuedate: '31-03-2028',
+      invoiceTotal: '500.00',
+      invoiceBalance: '499.99',
+      status: 'open',
+      invoiceNumber: inv.invoiceNumber,
+    });
     const balanceTooHigh = await t.request('PATCH', `/v2/invoices/${inv.id}`, { key, body: { invoiceTotal: '100.00' } });
     expect(balanceTooHigh.status).toBe(422);
     expect(balanceTooHigh.body.field).toBe('invoicebalance');
@@ -74,7 +102,10 @@ describe('invoices', () => {
     expect(all.body.invoices[0].resource).toBe('invoice');
     for (const q of ['InvoiceStatus=open', 'invoicestatus=open', 'INVOICESTATUS=Open']) {
       const open = await t.request('GET', `/v2/invoices?${q}`, { key: other.liveKey });
-      expect(open.body.invoices.map((i: any) => i.id), q).toEqual([d.id, a.id]);
+      expect(
+        open.body.invoices.map((i: any) => i.id),
+        q,
+      ).toEqual([d.id, a.id]);
     }
     const paid = await t.request('GET', '/v2/invoices?InvoiceStatus=paid', { key: other.liveKey });
     expect(paid.body).toMatchObject({ count: 1, invoices: [{ id: b.id, status: 'paid' }] });
@@ -93,7 +124,10 @@ describe('invoices', () => {
     const foreign = await createCustomer(t, other.liveKey);
     const testCustomer = await createCustomer(t, acct.testKey);
     for (const customer of [foreign.id, testCustomer.id]) {
-      const res = await t.request('POST', '/v2/invoices', { key, body: { customer, invoiceNumber: 'Q-1', invoiceDate: '01-01-2026', invoiceDuedate: '01-02-2026', invoiceTotal: '1.00' } });
+      const res = await t.request('POST', '/v2/invoices', {
+        key,
+        body: { customer, invoiceNumber: 'Q-1', invoiceDate: '01-01-2026', invoiceDuedate: '01-02-2026', invoiceTotal: '1.00' },
+      });
       expect(res.status).toBe(404);
       expect(res.body.detail).toBe(`No customer exists with id ${customer}.`);
     }
@@ -111,13 +145,21 @@ describe('invoices', () => {
       const c = await createCustomer(t, key);
       const [del, inv] = await Promise.all([
         t.request('DELETE', `/v2/customers/${c.id}`, { key }),
-        t.request('POST', '/v2/invoices', { key, body: { customer: c.id, invoiceNumber: `DEL-RACE-${i}`, invoiceDate: '01-01-2026', invoiceDuedate: '01-02-2026', invoiceTotal: '1.00' } }),
+        t.request('POST', '/v2/invoices', {
+          key,
+          body: { customer: c.id, invoiceNumber: `DEL-RACE-${i}`, invoiceDate: '01-01-2026', invoiceDuedate: '01-02-2026', invoiceTotal: '1.00' },
+        }),
       ]);
       // either the invoice came first (delete refused) or the delete did (invoice refused with 410)
-      expect([[400, 201], [204, 410]]).toContainEqual([del.status, inv.status]);
-      const live = await t.db.query<{ n: number }>('select count(*)::int as n from invoices i join customers c on c.id = i.customer_id where c.id = $1 and c.deleted_at is not null and i.deleted_at is null', [c.id]);
+      expect([
+        [400, 201],
+        [204, 410],
+      ]).toContainEqual([del.status, inv.status]);
+      const live = await t.db.query<{ n: number }>(
+        'select count(*)::int as n from invoices i join customers c on c.id = i.customer_id where c.id = $1 and c.deleted_at is not null and i.deleted_at is null',
+        [c.id],
+      );
       expect(live[0].n).toBe(0);
     }
   });
 });
-

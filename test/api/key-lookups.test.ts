@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
-import { createIntakeRepositories } from '../../src/intake/intake-repositories.ts';
 import { createRepositories } from '../../src/repositories/repositories.ts';
 import { pageScoped } from '../../src/repositories/scoped.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -37,8 +36,14 @@ async function filledAccount(): Promise<Scope> {
      select 'inv_' || $3 || i, $1, $2, 'cus_' || $3 || '1', 'INV-' || i, '2026-01-01', '2026-02-01', 100, 100, 'open' ${rows}`,
     p,
   );
-  await t.db.query(`insert into documents (id, account_id, mode, invoice_id, filename, media_type, size, sha256) select 'doc_' || $3 || i, $1, $2, 'inv_' || $3 || i, 'f.pdf', 'application/pdf', 1, 'x' ${rows}`, p);
-  await t.db.query(`insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256) select 'imp_' || $3 || i, $1, $2, 'http', 's', 'INV-' || i || '.pdf', 1, 'x' ${rows}`, p);
+  await t.db.query(
+    `insert into documents (id, account_id, mode, invoice_id, filename, media_type, size, sha256) select 'doc_' || $3 || i, $1, $2, 'inv_' || $3 || i, 'f.pdf', 'application/pdf', 1, 'x' ${rows}`,
+    p,
+  );
+  await t.db.query(
+    `insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256) select 'imp_' || $3 || i, $1, $2, 'http', 's', 'INV-' || i || '.pdf', 1, 'x' ${rows}`,
+    p,
+  );
   await t.db.query(`insert into intake_records (id, account_id, mode, status, match_name) select 'imp_' || $3 || i, $1, $2, 'waiting', 'INV-' || i ${rows}`, p);
   return scope;
 }
@@ -52,7 +57,11 @@ const discarded = (node: any): number =>
 const ROLLBACK = new Error('rollback');
 /** Runs `fn` in a transaction that is rolled back, so that a call changes nothing. */
 const rolledBack = (fn: (q: Queryable) => Promise<unknown>) =>
-  t.db.transaction(async (tx) => (await fn(tx), Promise.reject(ROLLBACK))).catch((e) => { if (e !== ROLLBACK) throw e; });
+  t.db
+    .transaction(async (tx) => (await fn(tx), Promise.reject(ROLLBACK)))
+    .catch((e) => {
+      if (e !== ROLLBACK) throw e;
+    });
 
 /**
  * Runs `fn` against a recorder, then each statement it sent, in order, under EXPLAIN ANALYZE (each
@@ -76,8 +85,8 @@ async function rowsDiscarded(fn: (q: Queryable) => Promise<unknown>): Promise<{ 
 /** Every lookup by key of the repositories, on row 300 of the account. */
 function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][] {
   const { invoices: invoiceRepository, customers: customerRepository, documents: documentRepository } = createRepositories();
-  const { intake: intakeRepository, waitingFiles: waitingFilesRepository } = createIntakeRepositories();
-  const n = scope.accountId.slice(-6) + '300';
+  const { intake: intakeRepository, waitingFiles: waitingFilesRepository } = t.c.intakeRepos;
+  const n = `${scope.accountId.slice(-6)}300`;
   return [
     ['invoice by id', (q) => invoiceRepository.find(q, scope, `inv_${n}`)],
     ['invoice by id, for update', (q) => invoiceRepository.find(q, scope, `inv_${n}`, true)],
@@ -89,15 +98,38 @@ function keyLookups(scope: Scope): [string, (q: Queryable) => Promise<unknown>][
     ['customer by code', (q) => customerRepository.findByCode(q, scope, 'C-300')],
     ['document of an invoice', (q) => documentRepository.findCurrentForInvoice(q, scope, `inv_${n}`)],
     ['document content by id', (q) => documentRepository.content(q, scope, `doc_${n}`)],
-    ['document attach', (q) => documentRepository.attach(q, scope, { id: `doc_${randomToken(8)}`, invoiceId: `inv_${n}`, filename: 'f.pdf', mediaType: 'application/pdf', size: 3, sha256: randomToken(8), source: 'api', matchedBy: null, original: null, content: { bytes: Buffer.from('%PDF') } })],
+    [
+      'document attach',
+      (q) =>
+        documentRepository.attach(q, scope, {
+          id: `doc_${randomToken(8)}`,
+          invoiceId: `inv_${n}`,
+          filename: 'f.pdf',
+          mediaType: 'application/pdf',
+          size: 3,
+          sha256: randomToken(8),
+          source: 'api',
+          matchedBy: null,
+          original: null,
+          content: { sha256: 'a'.repeat(64) },
+        }),
+    ],
     ['intake record with its staged file', (q) => intakeRepository.loadStaged(q, scope, `imp_${n}`)],
     ['intake record marked waiting', (q) => intakeRepository.markWaiting(q, scope, `imp_${n}`, plainReason('waiting'))],
-    ['invoice insert, and the intake files waiting for its number', async (q) => {
-      await invoiceRepository.markDeleted(q, scope, `inv_${n}`); // frees the number INV-300, which a file waits for
-      const fields = { invoiceDate: '2026-01-01', invoiceDuedate: '2026-02-01', totalCents: 1, balanceCents: 1, status: 'open' as const };
-      const created = await invoiceRepository.insertForCustomer(q, scope, { id: `inv_${randomToken(8)}`, customerId: `cus_${n}`, invoiceNumber: 'INV-300', ...fields });
-      expect(await waitingFilesRepository.naming(q, [{ scope, invoice: created! }])).toEqual([[`imp_${n}`]]);
-    }],
+    [
+      'invoice insert, and the intake files waiting for its number',
+      async (q) => {
+        await invoiceRepository.markDeleted(q, scope, `inv_${n}`); // frees the number INV-300, which a file waits for
+        const fields = { invoiceDate: '2026-01-01', invoiceDuedate: '2026-02-01', totalCents: 1, balanceCents: 1, status: 'open' as const };
+        const created = await invoiceRepository.insertForCustomer(q, scope, {
+          id: `inv_${randomToken(8)}`,
+          customerId: `cus_${n}`,
+          invoiceNumber: 'INV-300',
+          ...fields,
+        });
+        expect(await waitingFilesRepository.naming(q, [{ scope, invoice: created! }])).toEqual([[`imp_${n}`]]);
+      },
+    ],
     ['intake record marked attached', (q) => intakeRepository.markAttached(q, scope, `imp_${n}`, `inv_${n}`, `doc_${n}`, null, 'invoice_number')],
     ['a list page from a cursor', (q) => pageScoped(q, { table: 'invoices', columns: 't.id', tombstones: true }, scope, { from: `inv_${n}`, limit: 2 })],
   ];

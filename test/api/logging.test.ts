@@ -42,15 +42,25 @@ describe('log redaction', () => {
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
     await app.inject({ method: 'GET', url: '/v2/customers', headers: auth(liveKey) });
-    await app.inject({ method: 'POST', url: '/v2/customers', headers: { ...auth(testKey), 'idempotency-key': 'log-1' }, payload: { customerCode: 'L1', name: 'L' } });
+    await app.inject({
+      method: 'POST',
+      url: '/v2/customers',
+      headers: { ...auth(testKey), 'idempotency-key': 'log-1' },
+      payload: { customerCode: 'L1', name: 'L' },
+    });
     await app.inject({ method: 'POST', url: '/v2/customers', headers: auth(liveKey), payload: '{broken' });
-    await app.inject({ method: 'POST', url: '/v2/documents', headers: auth(liveKey), payload: { invoice: 'inv_x', filename: 'a.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') } });
+    await app.inject({
+      method: 'POST',
+      url: '/v2/documents',
+      headers: auth(liveKey),
+      payload: { invoice: 'inv_x', filename: 'a.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') },
+    });
     await app.inject({ method: 'GET', url: `/v2/customers?key=${liveKey}`, headers: auth(`${liveKey.slice(0, -1)}Z`) });
     for (let i = 0; i < 7; i++) await app.inject({ method: 'GET', url: '/v2/invoices', headers: auth(liveKey) }); // into the rate limit
     const rotated = (await app.inject({ method: 'POST', url: `/admin/accounts/${id}/keys/live`, headers: admin })).json().key;
     secrets.push(rotated);
     await app.inject({ method: 'GET', url: '/v2/customers', headers: auth(liveKey) }); // the old key, now refused
-    await app.inject({ method: 'GET', url: '/admin/accounts/' + id, headers: { authorization: `Bearer ${config.adminToken}x` } });
+    await app.inject({ method: 'GET', url: `/admin/accounts/${id}`, headers: { authorization: `Bearer ${config.adminToken}x` } });
     // objects the service logs itself are redacted wherever the secret sits
     c.log.info({ key: liveKey, password: testKey, nested: { token: config.adminToken, authorization: `Bearer ${rotated}` } }, 'explicit');
     c.log.info({ req: { headers: { authorization: `Bearer ${liveKey}` } } }, 'request-shaped');
@@ -75,7 +85,9 @@ describe('log redaction', () => {
     const app2 = await buildServer(c2, { adminToken: token });
     try {
       await app2.ready();
-      const acct = (await app2.inject({ method: 'POST', url: '/admin/accounts', headers: { authorization: `Bearer ${token}` }, payload: { name: 'Masked' } })).json();
+      const acct = (
+        await app2.inject({ method: 'POST', url: '/admin/accounts', headers: { authorization: `Bearer ${token}` }, payload: { name: 'Masked' } })
+      ).json();
       const encoded = acct.liveKey.replace('_', '%5F');
       await app2.inject({ method: 'GET', url: `/v2/customers?api_key=${encoded}&t=${encodeURIComponent(token)}&raw=${token}` });
       await app2.inject({ method: 'GET', url: `/v2/customers?k=${acct.testKey.replace('_', '%5f')}` });

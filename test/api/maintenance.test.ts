@@ -9,7 +9,10 @@ it.override('appOptions', { config: { testDataRetentionDays: 7 } });
 
 async function fullInvoice(t: TestApp, key: string) {
   const inv = await createInvoice(t, key);
-  const doc = await t.request('POST', `/v2/documents/${inv.id}`, { key, body: { filename: 'p.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') } });
+  const doc = await t.request('POST', `/v2/documents/${inv.id}`, {
+    key,
+    body: { filename: 'p.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') },
+  });
   const pay = await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: '01-02-2026', amount: '1.00' } });
   return { inv, doc: doc.body, pay: pay.body };
 }
@@ -45,7 +48,10 @@ describe('test data purge', () => {
     expect((await t.request('GET', '/v2/invoices', { key: tk })).body.invoices.map((i: any) => i.id)).toEqual([youngTest.inv.id]);
 
     expect((await t.request('GET', `/v2/invoices/${youngTest.inv.id}`, { key: tk })).body.document).toBe('p.pdf');
-    expect((await t.request('GET', `/v2/invoices/${oldLive.inv.id}`, { key: acct.liveKey })).body).toMatchObject({ document: 'p.pdf', invoiceBalance: '479.00' });
+    expect((await t.request('GET', `/v2/invoices/${oldLive.inv.id}`, { key: acct.liveKey })).body).toMatchObject({
+      document: 'p.pdf',
+      invoiceBalance: '479.00',
+    });
     expect((await t.request('GET', `/v2/payments/${oldLive.pay.id}`, { key: acct.liveKey })).status).toBe(200);
     expect((await t.request('GET', `/v2/documents/${oldLive.doc.id}/content`, { key: acct.liveKey })).status).toBe(200);
   });
@@ -73,17 +79,22 @@ describe('test data purge', () => {
     expect((await t.request('GET', `/v2/invoices/${x.inv.id}`, { key: acct.testKey })).status).toBe(404);
   });
 
-  it('an old test-mode ZIP archive and its files are purged, except a file that is an invoice\'s document', async ({ t, acct }) => {
+  it("an old test-mode ZIP archive and its files are purged, except a file that is an invoice's document", async ({ t, acct }) => {
     const scope = { accountId: acct.id, mode: 'test' as const };
     const inv = await createInvoice(t, acct.testKey);
-    const zip = await makeZip([{ name: 'kept.pdf', bytes: await makePdf('kept') }, { name: 'gone.pdf', bytes: await makePdf('gone') }]);
+    const zip = await makeZip([
+      { name: 'kept.pdf', bytes: await makePdf('kept') },
+      { name: 'gone.pdf', bytes: await makePdf('gone') },
+    ]);
     const archive = await t.c.intake.receive({ scope, channel: 'http', sender: 'purge', filename: 'old.zip', bytes: zip });
     const [kept, gone] = await t.c.intake.archiveFiles(scope, archive.id);
     await t.c.importActions.attach(scope, kept.id, inv.id); // its bytes are the document's now
     await t.db.query(`update intake_staging set received_at = now() - make_interval(days => 8) where id = any($1)`, [[archive.id, kept.id, gone.id]]);
 
     await t.c.maintenance.purgeTestData();
-    const left = await t.db.query<{ id: string; archive_id: string | null }>('select id, archive_id from intake_staging where id = any($1)', [[archive.id, kept.id, gone.id]]);
+    const left = await t.db.query<{ id: string; archive_id: string | null }>('select id, archive_id from intake_staging where id = any($1)', [
+      [archive.id, kept.id, gone.id],
+    ]);
     expect(left).toEqual([{ id: kept.id, archive_id: null }]);
     expect((await t.request('GET', `/v2/documents/${inv.id}/content`, { key: acct.testKey })).status).toBe(200);
   });

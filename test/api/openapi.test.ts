@@ -7,14 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect } from 'vitest';
-import { importRoutes } from '../../src/http/routes/imports.ts';
-import { webhookRoutes } from '../../src/http/routes/webhooks.ts';
 import { ROOT } from '../../testkit/paths.ts';
 import { apiTest } from '../helpers/api-test.ts';
 import type { TestApp } from '../helpers/test-app.ts';
 
 // every /v2 route the service has, the intake and webhook routes included
-apiTest.override('appOptions', { server: (c) => ({ apiRoutes: [importRoutes(c), webhookRoutes(c)] }) });
 const it = apiTest.extend('spec', { scope: 'file' }, async ({ t }): Promise<any> => (await t.request('GET', '/v2/openapi.json')).body);
 
 /** Every (method, path) the server has, read from app.printRoutes() (a tree, one node per line). */
@@ -88,7 +85,11 @@ describe('OpenAPI', () => {
     const written = new RegExp(ok['application/hal+json'].schema.properties.invoiceTotal.pattern);
     expect(['480.00', '-233.47', '0.00'].map((a) => written.test(a))).toEqual([true, true, true]);
     expect(['480', '-8.7', '--1.00'].map((a) => written.test(a))).toEqual([false, false, false]);
-    for (const [path, field] of [['/v2/invoices', 'invoiceTotal'], ['/v2/invoices', 'invoiceBalance'], ['/v2/payments', 'amount']]) {
+    for (const [path, field] of [
+      ['/v2/invoices', 'invoiceTotal'],
+      ['/v2/invoices', 'invoiceBalance'],
+      ['/v2/payments', 'amount'],
+    ]) {
       expect(body(path, 'post').properties[field].description, `${path} ${field}`).toContain('negative for a credit note (-233.47)');
     }
     const err = spec.paths['/v2/invoices/{invoice_id}'].get.responses['404'].content['application/hal+json'].schema;
@@ -118,15 +119,25 @@ describe('the OpenAPI documents', () => {
   it('pass `redocly lint` with its recommended rules and no error', async ({ t, spec }) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-openapi-'));
     const admin = (await t.request('GET', '/admin/openapi.json', { headers: { authorization: `Bearer ${t.adminToken}` } })).body;
-    for (const [name, doc] of [['api', spec], ['admin', admin]] as const) {
+    for (const [name, doc] of [
+      ['api', spec],
+      ['admin', admin],
+    ] as const) {
       const file = path.join(dir, `${name}.json`);
       fs.writeFileSync(file, JSON.stringify(doc));
-      const { stdout } = await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/redocly'), ['lint', '--extends', 'recommended', '--format', 'json', file], {
-        cwd: dir, // no redocly.yaml here: the built-in recommended rules only
-        env: { PATH: process.env.PATH, HOME: dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      }).catch((e) => e as { stdout: string });
+      const { stdout } = await promisify(execFile)(
+        path.join(ROOT, 'node_modules/.bin/redocly'),
+        ['lint', '--extends', 'recommended', '--format', 'json', file],
+        {
+          cwd: dir, // no redocly.yaml here: the built-in recommended rules only
+          env: { PATH: process.env.PATH, HOME: dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        },
+      ).catch((e) => e as { stdout: string });
       const report = JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string }[] };
-      expect(report.problems.filter((p) => p.severity === 'error'), name).toEqual([]);
+      expect(
+        report.problems.filter((p) => p.severity === 'error'),
+        name,
+      ).toEqual([]);
       expect(report.totals.errors, name).toBe(0);
     }
     fs.rmSync(dir, { recursive: true, force: true });
@@ -136,7 +147,8 @@ describe('the OpenAPI documents', () => {
 describe('docs and health', () => {
   it('serves the browsable docs at /docs', async ({ t }) => {
     let res = await t.app.inject({ method: 'GET', url: '/docs' });
-    if (res.statusCode >= 300 && res.statusCode < 400) res = await t.app.inject({ method: 'GET', url: new URL(String(res.headers.location), 'http://x/docs/').pathname });
+    if (res.statusCode >= 300 && res.statusCode < 400)
+      res = await t.app.inject({ method: 'GET', url: new URL(String(res.headers.location), 'http://x/docs/').pathname });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.body).toMatch(/swagger/i);
@@ -152,7 +164,18 @@ describe('docs and health', () => {
   });
 
   it('/readyz reports a failing extra check as 503', async ({ t }) => {
-    const t2 = await t.anotherNode({ server: { readiness: new Map([['ftp', async () => { throw new Error('not listening'); }]]) } });
+    const t2 = await t.anotherNode({
+      server: {
+        readiness: new Map([
+          [
+            'ftp',
+            async () => {
+              throw new Error('not listening');
+            },
+          ],
+        ]),
+      },
+    });
     try {
       const res = await t2.request('GET', '/readyz');
       expect(res.status).toBe(503);

@@ -107,7 +107,8 @@ describe('pagination', () => {
   it('payments page the same way', async ({ t, key }) => {
     const inv = await createInvoice(t, key, { invoiceTotal: '100.00' });
     const pays: string[] = [];
-    for (let i = 0; i < 3; i++) pays.unshift((await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: '01-02-2026', amount: '1.00' } })).body.id);
+    for (let i = 0; i < 3; i++)
+      pays.unshift((await t.request('POST', '/v2/payments', { key, body: { invoice: inv.id, date: '01-02-2026', amount: '1.00' } })).body.id);
     const p1 = await t.request('GET', '/v2/payments?limit=2', { key });
     expect(p1.body.payments.map((p: any) => p.id)).toEqual(pays.slice(0, 2));
     expect(p1.body.links.next).toEqual({ href: expect.stringContaining(`from=${pays[2]}`), type: 'application/hal+json' });

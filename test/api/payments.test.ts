@@ -2,8 +2,12 @@ import { describe, expect } from 'vitest';
 import { apiTest } from '../helpers/api-test.ts';
 import { createCustomer, createInvoice } from '../helpers/fixtures.ts';
 
-const it = apiTest.extend('pay', ({ t, key }) => (invoice: string, amount: unknown, extra: Record<string, unknown> = {}, k = key) =>
-  t.request('POST', '/v2/payments', { key: k, body: { invoice, date: '10-02-2026', amount, ...extra } }));
+const it = apiTest.extend(
+  'pay',
+  ({ t, key }) =>
+    (invoice: string, amount: unknown, extra: Record<string, unknown> = {}, k = key) =>
+      t.request('POST', '/v2/payments', { key: k, body: { invoice, date: '10-02-2026', amount, ...extra } }),
+);
 
 it.beforeAll(async ({ t }) => void t); // the service starts under the hook timeout, not in the first test
 
@@ -14,8 +18,14 @@ describe('payments', () => {
     expect(first.status).toBe(201);
     expect(first.headers['content-type']).toMatch(/^application\/hal\+json/);
     expect(first.body).toEqual({
-      resource: 'payment', id: expect.stringMatching(/^pay_/), invoice: inv.id, date: '10-02-2026', amount: '100.00', method: 'banktransfer',
-      invoiceTotal: '480.00', invoiceBalance: '380.00',
+      resource: 'payment',
+      id: expect.stringMatching(/^pay_/),
+      invoice: inv.id,
+      date: '10-02-2026',
+      amount: '100.00',
+      method: 'banktransfer',
+      invoiceTotal: '480.00',
+      invoiceBalance: '380.00',
       _links: { self: { href: expect.stringMatching(new RegExp(`/v2/payments/${first.body.id}$`)), type: 'application/hal+json' } },
     });
     expect((await t.request('GET', `/v2/invoices/${inv.id}`, { key })).body).toMatchObject({ status: 'open', invoiceBalance: '380.00' });
@@ -77,7 +87,11 @@ describe('payments', () => {
     expect(res.body.links).toEqual({ previous: null, next: null });
     expect(res.body.payments.map((p: any) => p.id)).toEqual([p2.body.id, p1.body.id]);
     expect(res.body.payments[0]).toEqual({
-      resource: 'payment', id: p2.body.id, date: '02-03-2026', amount: '80.00', method: 'sepa',
+      resource: 'payment',
+      id: p2.body.id,
+      date: '02-03-2026',
+      amount: '80.00',
+      method: 'sepa',
       invoice: { id: inv.id, number: inv.invoiceNumber, invoiceTotal: '480.00', invoiceBalance: '300.00' },
       customer: { id: c.id, number: c.customerCode, name: 'Payer BV' },
       _links: { self: { href: expect.stringMatching(new RegExp(`/v2/payments/${p2.body.id}$`)), type: 'application/hal+json' } },

@@ -58,7 +58,7 @@ describe('rate limit', () => {
     }
   });
 
-  it('a key over its budget is refused from the node\'s memory until the window ends, without asking Redis', async ({ t }) => {
+  it("a key over its budget is refused from the node's memory until the window ends, without asking Redis", async ({ t }) => {
     const acct = await t.createAccount();
     for (let i = 0; i < 3; i++) expect((await hit(t, acct.liveKey)).status).toBe(200);
     expect((await hit(t, acct.liveKey)).status).toBe(429);

@@ -4,9 +4,7 @@ import { apiTest } from '../helpers/api-test.ts';
 import { createInvoice, makePdf } from '../helpers/fixtures.ts';
 import type { TestApp } from '../helpers/test-app.ts';
 
-const it = apiTest
-  .extend('a', { scope: 'file' }, ({ t }) => t.createAccount('Alpha'))
-  .extend('b', { scope: 'file' }, ({ t }) => t.createAccount('Beta'));
+const it = apiTest.extend('a', { scope: 'file' }, ({ t }) => t.createAccount('Alpha')).extend('b', { scope: 'file' }, ({ t }) => t.createAccount('Beta'));
 
 const admin = (t: TestApp) => ({ authorization: `Bearer ${t.adminToken}` });
 
@@ -25,7 +23,15 @@ describe('API keys', () => {
   });
 
   it('no key, a wrong key, a key of the wrong shape: 401', async ({ t, a }) => {
-    const cases = [undefined, `live_${'A'.repeat(40)}`, `test_${'A'.repeat(40)}`, a.liveKey.slice(0, -1), `${a.liveKey}x`, a.liveKey.toUpperCase(), t.adminToken];
+    const cases = [
+      undefined,
+      `live_${'A'.repeat(40)}`,
+      `test_${'A'.repeat(40)}`,
+      a.liveKey.slice(0, -1),
+      `${a.liveKey}x`,
+      a.liveKey.toUpperCase(),
+      t.adminToken,
+    ];
     for (const key of cases) {
       const res = await t.request('GET', '/v2/invoices', { key });
       expect(res.status, String(key)).toBe(401);
@@ -58,7 +64,10 @@ describe('API keys', () => {
 describe('accounts and modes are isolated', () => {
   it('another account, or the other mode of the same account, answers 404 for every id', async ({ t, a, b }) => {
     const inv = await createInvoice(t, a.liveKey);
-    const doc = await t.request('POST', `/v2/documents/${inv.id}`, { key: a.liveKey, body: { filename: 'a.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') } });
+    const doc = await t.request('POST', `/v2/documents/${inv.id}`, {
+      key: a.liveKey,
+      body: { filename: 'a.pdf', mediatype: 'application/pdf', content: (await makePdf()).toString('base64') },
+    });
     const payment = await t.request('POST', '/v2/payments', { key: a.liveKey, body: { invoice: inv.id, date: '01-02-2026', amount: '1.00' } });
     const customerId = inv.customer.id;
     for (const key of [b.liveKey, b.testKey, a.testKey]) {
@@ -125,7 +134,14 @@ describe('admin API', () => {
   it('shows an account without keys, with its FTP user name and import addresses', async ({ t, a }) => {
     const res = await t.request('GET', `/admin/accounts/${a.id}`, { headers: admin(t) });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: a.id, name: 'Alpha', ftpUsername: a.ftpUsername, importAddresses: a.importAddresses, createdAt: expect.any(String), disabled: false });
+    expect(res.body).toEqual({
+      id: a.id,
+      name: 'Alpha',
+      ftpUsername: a.ftpUsername,
+      importAddresses: a.importAddresses,
+      createdAt: expect.any(String),
+      disabled: false,
+    });
     expect(a.importAddresses.live).not.toBe(a.importAddresses.test);
     expect((await t.request('GET', '/admin/accounts/acc_nope', { headers: admin(t) })).status).toBe(404);
     expect((await t.request('POST', `/admin/accounts/${a.id}/keys/other`, { headers: admin(t) })).status).toBe(400);

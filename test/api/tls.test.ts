@@ -19,10 +19,25 @@ let port: number;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-tls-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-keyout', path.join(dir, 'tls.key'), '-out', path.join(dir, 'tls.crt'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-keyout',
+      path.join(dir, 'tls.key'),
+      '-out',
+      path.join(dir, 'tls.crt'),
+    ],
+    { stdio: 'ignore' },
+  );
   // the way an operator configures it: TLS_CERT and TLS_KEY in the environment
   const config = testConfig({ roles: ['api'] }, { TLS_CERT: path.join(dir, 'tls.crt'), TLS_KEY: path.join(dir, 'tls.key') });
   db = await openTestDatabase();
@@ -51,11 +66,13 @@ describe('TLS', () => {
   it('serves HTTPS on the configured port', async () => {
     expect(service.apiUrl).toMatch(/^https:\/\//);
     const body = await new Promise<string>((resolve, reject) => {
-      https.get({ host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false }, (res) => {
-        let data = '';
-        res.on('data', (c) => (data += c));
-        res.on('end', () => resolve(data));
-      }).on('error', reject);
+      https
+        .get({ host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false }, (res) => {
+          let data = '';
+          res.on('data', (c) => (data += c));
+          res.on('end', () => resolve(data));
+        })
+        .on('error', reject);
     });
     expect(JSON.parse(body)).toEqual({ status: 'ok' });
   });

@@ -24,7 +24,13 @@ describe('TrailService', () => {
     expect(Date.parse(e.at)).toBeGreaterThanOrEqual(before - 1000);
     const page = await t.c.trail.page({ accountId: acct.id, mode: 'live' }, { limit: 10 });
     expect(page.items).toEqual([e]);
-    expect(e).toMatchObject({ mode: 'live', address: '203.0.113.9', action: 'api_key.rotated', target: 'live', detail: { keyHint: 'abcd', nested: { kept: 1 } } });
+    expect(e).toMatchObject({
+      mode: 'live',
+      address: '203.0.113.9',
+      action: 'api_key.rotated',
+      target: 'live',
+      detail: { keyHint: 'abcd', nested: { kept: 1 } },
+    });
     const [raw] = await t.db.query<{ detail: unknown }>('select detail::text as detail from trail_entries where id = $1', [e.id]);
     expect(String(raw.detail)).not.toMatch(/live_secret|password/);
     // the test mode sees none of the live mode's entries; the whole account's (mode null) both
@@ -38,7 +44,16 @@ describe('TrailService', () => {
     const other = await t.createAccount();
     const ids: string[] = [];
     for (const action of ['user.invited', 'user.removed', 'import.discarded']) {
-      ids.push((await t.c.trail.record({ scope: { accountId: other.id, mode: 'live' }, actor: { kind: 'person', id: 'usr_x', label: 'a@b.example' }, address: null, action })).id);
+      ids.push(
+        (
+          await t.c.trail.record({
+            scope: { accountId: other.id, mode: 'live' },
+            actor: { kind: 'person', id: 'usr_x', label: 'a@b.example' },
+            address: null,
+            action,
+          })
+        ).id,
+      );
     }
     const f = { accountId: other.id, mode: 'live' as const };
     const first = await t.c.trail.page(f, { limit: 2 });

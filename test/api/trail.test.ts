@@ -3,12 +3,10 @@
 // (the operator), with who, when, from where and what; nothing of another account or mode; CSV.
 import { describe, expect } from 'vitest';
 import { apiTest as it } from '../helpers/api-test.ts';
-import { importRoutes } from '../../src/http/routes/imports.ts';
 import { createInvoice, makePdf } from '../helpers/fixtures.ts';
 import { postImport } from '../helpers/imports.ts';
 import type { TestApp } from '../helpers/test-app.ts';
 
-it.override('appOptions', { server: (c) => ({ apiRoutes: [importRoutes(c)] }) });
 it.beforeAll(async ({ t }) => void t);
 
 const admin = (t: TestApp) => t.adminToken;
@@ -29,7 +27,13 @@ describe('the trail records each change and shows it to the owner and the operat
     const res = await t.request('POST', `/admin/accounts/${acct.id}/keys/live`, { key: admin(t) });
     expect(res.status).toBe(201);
     const [entry] = await trailOf(t, res.body.key);
-    expect(entry).toMatchObject({ resource: 'trail_entry', mode: 'live', action: 'api_key.rotated', target: 'live', actor: { kind: 'operator', label: 'operator' } });
+    expect(entry).toMatchObject({
+      resource: 'trail_entry',
+      mode: 'live',
+      action: 'api_key.rotated',
+      target: 'live',
+      actor: { kind: 'operator', label: 'operator' },
+    });
     expect(entry.address).toBeTruthy();
     expect(Date.now() - Date.parse(entry.at)).toBeLessThan(60_000);
     expect(JSON.stringify(entry)).not.toContain(res.body.key);
@@ -69,7 +73,12 @@ describe('the trail records each change and shows it to the owner and the operat
     expect((await t.request('DELETE', `/v2/imports/${b.id}`, { key })).status).toBe(204);
     expect((await t.request('PUT', '/v2/account/senders', { key, body: { policy: 'listed', senders: ['@supplier.example'] } })).status).toBe(200);
     const entries = await trailOf(t, key);
-    expect(entries.map((e) => [e.action, e.target])).toEqual([['senders.changed', null], ['import.discarded', b.id], ['import.retried', b.id], ['import.assigned', a.id]]);
+    expect(entries.map((e) => [e.action, e.target])).toEqual([
+      ['senders.changed', null],
+      ['import.discarded', b.id],
+      ['import.retried', b.id],
+      ['import.assigned', a.id],
+    ]);
     expect(entries[3].detail).toEqual({ filename: 'nothing-like-it-1.pdf', invoice: inv.invoiceNumber });
     for (const e of entries) expect(e.actor).toEqual({ kind: 'api_key', id: null, label: 'API key (live)' });
     expect(entries[0].detail).toEqual({ policy: 'listed', senders: ['@supplier.example'] });
@@ -93,7 +102,12 @@ describe('the trail records each change and shows it to the owner and the operat
     expect(next.body.trail).toHaveLength(1);
     expect((await adminTrail(t, acct.id, '?mode=test')).map((e) => e.mode)).toEqual(['test']);
     expect(await trailOf(t, key, '?since=2999-01-01')).toEqual([]);
-    for (const [q, field] of [['actor=robot', 'actor'], ['since=2026-02-31', 'since'], ['action=DROP TABLE', 'action'], ['limit=0', 'limit']]) {
+    for (const [q, field] of [
+      ['actor=robot', 'actor'],
+      ['since=2026-02-31', 'since'],
+      ['action=DROP TABLE', 'action'],
+      ['limit=0', 'limit'],
+    ]) {
       const bad = await t.request('GET', `/v2/account/trail?${q}`, { key });
       expect(bad.status, q).toBe(400);
       expect(bad.body, q).toMatchObject({ status: 400, field });

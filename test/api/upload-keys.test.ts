@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
-import { importRoutes } from '../../src/http/routes/imports.ts';
 import { expectError } from '../helpers/error-body.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
@@ -22,8 +21,8 @@ let base: string;
 
 beforeAll(async () => {
   const redisPrefix = `iitest${randomToken(8)}`;
-  t = await startTestApp({ server: (c) => ({ apiRoutes: [importRoutes(c)] }), config: { redisPrefix, keyCacheMs: 60_000 } });
-  b = await t.anotherNode({ server: (c) => ({ apiRoutes: [importRoutes(c)] }), config: { redisPrefix, keyCacheMs: 60_000 } });
+  t = await startTestApp({ config: { redisPrefix, keyCacheMs: 60_000 } });
+  b = await t.anotherNode({ config: { redisPrefix, keyCacheMs: 60_000 } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const addr = t.app.server.address();
   base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
@@ -40,7 +39,8 @@ const make = async (key: string, body: Record<string, unknown>) => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string; key: string; name: string; hint: string; networks: string[]; mode: string };
 };
-const hand = (node: TestApp, key: string, filename: string) => node.request('POST', '/v2/imports', { key, body: { filename, content: pdf.toString('base64') } });
+const hand = (node: TestApp, key: string, filename: string) =>
+  node.request('POST', '/v2/imports', { key, body: { filename, content: pdf.toString('base64') } });
 const curl = async (key: string, path: string) => {
   const { stdout } = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-H', `authorization: Bearer ${key}`, `${base}${path}`]);
   return Number(stdout);
@@ -49,7 +49,14 @@ const curl = async (key: string, path: string) => {
 describe('upload keys: made, listed, revoked', () => {
   it('shows the key once, stores only its SHA-256, lists it without the key, revokes it (then 401 everywhere, 404 again)', async () => {
     const made = await make(a.liveKey, { Name: '  Exact export job ', Networks: ['192.0.2.0/24', '2001:DB8::/32', '198.51.100.7'] });
-    expect(made).toMatchObject({ resource: 'upload-key', id: expect.stringMatching(/^upk_/), mode: 'live', name: 'Exact export job', networks: ['192.0.2.0/24', '2001:db8::/32', '198.51.100.7/32'], lastUsed: null });
+    expect(made).toMatchObject({
+      resource: 'upload-key',
+      id: expect.stringMatching(/^upk_/),
+      mode: 'live',
+      name: 'Exact export job',
+      networks: ['192.0.2.0/24', '2001:db8::/32', '198.51.100.7/32'],
+      lastUsed: null,
+    });
     expect(made.key).toMatch(/^live_up_[0-9A-Za-z]{40}$/);
     expect(made.hint).toBe(`${made.key.slice(0, 12)}...${made.key.slice(-4)}`);
     const rows = await t.db.query<Record<string, unknown>>('select * from upload_keys where id = $1', [made.id]);
@@ -59,7 +66,16 @@ describe('upload keys: made, listed, revoked', () => {
     const list = await t.request('GET', '/v2/account/upload-keys', { key: a.liveKey });
     expect(list.status).toBe(200);
     const listed = list.body.uploadKeys.find((k: { id: string }) => k.id === made.id);
-    expect(listed).toEqual({ resource: 'upload-key', id: made.id, mode: 'live', name: 'Exact export job', hint: made.hint, networks: made.networks, createdAt: expect.any(String), lastUsed: null });
+    expect(listed).toEqual({
+      resource: 'upload-key',
+      id: made.id,
+      mode: 'live',
+      name: 'Exact export job',
+      hint: made.hint,
+      networks: made.networks,
+      createdAt: expect.any(String),
+      lastUsed: null,
+    });
     expect(JSON.stringify(list.body)).not.toContain(made.key.slice(8));
     // the other mode's list is its own
     expect((await t.request('GET', '/v2/account/upload-keys', { key: a.testKey })).body.uploadKeys).toEqual([]);
@@ -76,7 +92,12 @@ describe('upload keys: made, listed, revoked', () => {
     const mine = trail.items.filter((e) => e.target === made.id);
     expect(mine.map((e) => e.action).sort()).toEqual(['upload_key.created', 'upload_key.revoked']);
     for (const e of mine) {
-      expect(e).toMatchObject({ mode: 'live', actor: { kind: 'api_key', id: null, label: 'API key (live)' }, address: '127.0.0.1', detail: { name: 'Exact export job', hint: made.hint } });
+      expect(e).toMatchObject({
+        mode: 'live',
+        actor: { kind: 'api_key', id: null, label: 'API key (live)' },
+        address: '127.0.0.1',
+        detail: { name: 'Exact export job', hint: made.hint },
+      });
       expect(JSON.stringify(e)).not.toContain(made.key.slice(8));
     }
   });
@@ -86,7 +107,12 @@ describe('upload keys: made, listed, revoked', () => {
     expectError(await t.request('POST', '/v2/account/upload-keys', { key: a.liveKey, body: { name: '   ' } }), 400, undefined, 'name');
     expectError(await t.request('POST', '/v2/account/upload-keys', { key: a.liveKey, body: { name: 'x'.repeat(101) } }), 400, undefined, 'name');
     for (const bad of ['10.0.0.0/33', 'example.com', '10.0.0/8', '::/129', '']) {
-      expectError(await t.request('POST', '/v2/account/upload-keys', { key: a.liveKey, body: { name: 'Scanner', networks: [bad] } }), 400, undefined, 'networks');
+      expectError(
+        await t.request('POST', '/v2/account/upload-keys', { key: a.liveKey, body: { name: 'Scanner', networks: [bad] } }),
+        400,
+        undefined,
+        'networks',
+      );
     }
     expectError(await t.request('POST', '/v2/account/upload-keys', { key: a.liveKey, body: { name: 'Scanner', networks: 42 } }), 400, undefined, 'networks');
     expectError(await t.request('POST', '/v2/account/upload-keys', { body: { name: 'Scanner' } }), 401);
@@ -117,7 +143,10 @@ describe('what an upload key opens', () => {
     const acct = await t.createAccount();
     const up = await make(acct.liveKey, { name: 'Scanner' });
     const spec = (await t.request('GET', '/v2/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    const before = await t.db.query<{ n: number }>("select (select count(*) from customers where account_id = $1)::int + (select count(*) from upload_keys where account_id = $1)::int + (select count(*) from webhooks where account_id = $1)::int as n", [acct.id]);
+    const before = await t.db.query<{ n: number }>(
+      'select (select count(*) from customers where account_id = $1)::int + (select count(*) from upload_keys where account_id = $1)::int + (select count(*) from webhooks where account_id = $1)::int as n',
+      [acct.id],
+    );
     let checked = 0;
     for (const [path, ops] of Object.entries(spec.paths)) {
       for (const method of Object.keys(ops)) {
@@ -125,13 +154,19 @@ describe('what an upload key opens', () => {
         const m = method.toUpperCase();
         if (path === '/v2/imports' && (m === 'GET' || m === 'POST')) continue;
         const url = path.replace(/\{[^}]+\}/g, 'x_123');
-        const res = await t.request(m, url, { key: up.key, ...(m === 'GET' || m === 'DELETE' ? {} : { body: { name: 'Changed', filename: 'a.pdf', content: 'AA==' } }) });
+        const res = await t.request(m, url, {
+          key: up.key,
+          ...(m === 'GET' || m === 'DELETE' ? {} : { body: { name: 'Changed', filename: 'a.pdf', content: 'AA==' } }),
+        });
         expectError(res, 403, 'An upload key opens only POST /v2/imports and GET /v2/imports; this needs the API key');
         checked++;
       }
     }
     expect(checked).toBeGreaterThan(20);
-    const after = await t.db.query<{ n: number }>("select (select count(*) from customers where account_id = $1)::int + (select count(*) from upload_keys where account_id = $1)::int + (select count(*) from webhooks where account_id = $1)::int as n", [acct.id]);
+    const after = await t.db.query<{ n: number }>(
+      'select (select count(*) from customers where account_id = $1)::int + (select count(*) from upload_keys where account_id = $1)::int + (select count(*) from webhooks where account_id = $1)::int as n',
+      [acct.id],
+    );
     expect(after).toEqual(before);
   });
 
@@ -158,7 +193,11 @@ describe('networks, last use, other nodes', () => {
     expect(await curl(outside.key, '/v2/imports')).toBe(403);
     const refused = await t.request('GET', '/v2/imports', { key: outside.key });
     expectError(refused, 403, /^This upload key may not be used from 127\.0\.0\.1: it is limited to the networks it was made for$/);
-    await expect.poll(async () => (await t.request('GET', '/v2/account/upload-keys', { key: acct.liveKey })).body.uploadKeys.find((k: { id: string }) => k.id === inside.id).lastUsed)
+    await expect
+      .poll(
+        async () =>
+          (await t.request('GET', '/v2/account/upload-keys', { key: acct.liveKey })).body.uploadKeys.find((k: { id: string }) => k.id === inside.id).lastUsed,
+      )
       .toEqual({ at: expect.any(String), address: '127.0.0.1', channel: 'http' });
     const keys = (await t.request('GET', '/v2/account/upload-keys', { key: acct.liveKey })).body.uploadKeys;
     expect(keys.find((k: { id: string }) => k.id === outside.id).lastUsed).toBeNull();

@@ -23,7 +23,8 @@ async function owner(accountId: string) {
   await t.svc.container.users.acceptInvite(invite.body.inviteUrl.split('/').pop(), password);
   return { email, password };
 }
-const disable = async (id: string, disabled: boolean) => expect((await t.api('PATCH', `/admin/accounts/${id}`, { auth: 'admin', body: { disabled } })).status).toBe(200);
+const disable = async (id: string, disabled: boolean) =>
+  expect((await t.api('PATCH', `/admin/accounts/${id}`, { auth: 'admin', body: { disabled } })).status).toBe(200);
 /** what each kind of dashboard route answers this client */
 const routes = async (web: FormClient, fileId: string) => {
   await web.get('/dashboard/settings'); // the CSRF token of the page the form is on

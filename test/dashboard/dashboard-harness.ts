@@ -17,7 +17,16 @@ import { testConfig } from '../helpers/test-app.ts';
 /** where the docs' screenshots are written */
 export const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface DashboardApp {
   svc: RunningService;
@@ -30,6 +39,7 @@ export interface DashboardApp {
   account(): Promise<{ id: string; name: string; liveKey: string; testKey: string; ftpUsername: string; importAddresses: { live: string; test: string } }>;
   /** invites a person and sets their password through the invite page; returns their credentials */
   person(accountId: string, page: Page, email?: string): Promise<{ email: string; password: string }>;
+  /** signs in through the form, in any language, and waits for the first page's time-zone reload */
   signIn(page: Page, who: { email: string; password: string }): Promise<void>;
   /** the service's database, for setting up what no request can (a file received days ago) */
   db: Database;
@@ -38,16 +48,35 @@ export interface DashboardApp {
 
 /** `logs`: every line the service logs is pushed here (then it logs at `trace`) */
 export async function startDashboardApp(overrides: Partial<Config> = {}, opts: { logs?: string[] } = {}): Promise<DashboardApp> {
-  const config = testConfig({ roles: ['api', 'worker'], intakeMatchWindowMs: 0, intakeBackoffMs: 10, ...(opts.logs ? { logLevel: 'trace' } : {}), ...overrides });
+  const config = testConfig({
+    roles: ['api', 'worker'],
+    intakeMatchWindowMs: 0,
+    intakeBackoffMs: 10,
+    ...(opts.logs ? { logLevel: 'trace' } : {}),
+    ...overrides,
+  });
   const db: Database = await openTestDatabase();
-  const sink = opts.logs && new Writable({ write(chunk, _enc, done) { opts.logs!.push(String(chunk)); done(); } });
+  const sink =
+    opts.logs &&
+    new Writable({
+      write(chunk, _enc, done) {
+        opts.logs!.push(String(chunk));
+        done();
+      },
+    });
   const svc = await startService(config, createLogger(config.logLevel, sink), { db });
   const url = svc.apiUrl!;
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const client = httpClient(url);
-  const api: DashboardApp['api'] = (method, path, o = {}) => client(method, path, { key: o.auth === 'admin' ? config.adminToken : o.auth, body: o.body, headers: o.headers });
+  const api: DashboardApp['api'] = (method, path, o = {}) =>
+    client(method, path, { key: o.auth === 'admin' ? config.adminToken : o.auth, body: o.body, headers: o.headers });
   const app: DashboardApp = {
-    svc, config, url, browser, api, db,
+    svc,
+    config,
+    url,
+    browser,
+    api,
+    db,
     async account() {
       const res = await api('POST', '/admin/accounts', { auth: 'admin', body: { name: `Acme ${randomToken(4)}` } });
       if (res.status !== 201) throw new Error(`account: ${res.status}`);
@@ -66,11 +95,12 @@ export async function startDashboardApp(overrides: Partial<Config> = {}, opts: {
     },
     async signIn(page, who) {
       await page.goto(`${url}/dashboard/sign-in`);
-      await page.getByLabel('E-mail address').fill(who.email);
-      await page.getByLabel('Password').fill(who.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Overview' }).waitFor();
-      // the first page reports the browser's time zone and shows itself again: wait for that
+      await page.locator('#email').fill(who.email);
+      await page.locator('#password').fill(who.password);
+      await page.locator('form[action="/dashboard/sign-in"] button[type=submit]').click();
+      await page.waitForURL(/\/dashboard$/);
+      // the first page reports the browser's time zone and shows itself again: a page asked for
+      // before that reload may be replaced by it (the overview instead of the page asked for)
       await page.locator('body[data-tz]:not([data-tz=""])').waitFor();
     },
     async close() {

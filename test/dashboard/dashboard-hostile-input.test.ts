@@ -24,21 +24,40 @@ afterAll(() => d?.close());
 
 /** the drop zone's request, sent from the signed-in page with its CSRF token */
 const upload = (name: string | null) =>
-  p.evaluate(async ([name, bytes]) => {
-    const headers: Record<string, string> = { 'content-type': 'application/pdf', 'x-csrf-token': document.body.dataset.csrf ?? '' };
-    if (name !== null) headers['x-filename'] = name;
-    const res = await fetch('/dashboard/upload', { method: 'POST', headers, body: new Uint8Array(bytes) });
-    return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
-  }, [name, [...pdf]] as const);
+  p.evaluate(
+    async ([name, bytes]) => {
+      const headers: Record<string, string> = { 'content-type': 'application/pdf', 'x-csrf-token': document.body.dataset.csrf ?? '' };
+      if (name !== null) headers['x-filename'] = name;
+      const res = await fetch('/dashboard/upload', { method: 'POST', headers, body: new Uint8Array(bytes) });
+      return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
+    },
+    [name, [...pdf]] as const,
+  );
 
 describe('the drop zone’s X-Filename', () => {
   it('a malformed name is a 400 in the spec’s error body naming the header', async () => {
     const cases: [string | null, RegExp][] = [
-      [null, /is required/], ['', /is required/], ['%20%20', /is required/],
-      ['%', /not valid percent-encoded/], ['%zz.pdf', /not valid percent-encoded/], ['%E0%A4%A.pdf', /not valid percent-encoded/], ['%ED%A0%80.pdf', /not valid percent-encoded/], ['%C0%AF.pdf', /not valid percent-encoded/],
-      ['a%00b.pdf', /control characters/], ['a%0Ab.pdf', /control characters/], ['a%0D%0Ab.pdf', /control characters/], ['x%7F.pdf', /control characters/], ['x%C2%85.pdf', /control characters/], ['tab\t.pdf', /must be percent-encoded/],
-      ['..%2Fx.pdf', /path separators/], ['a%5Cb.pdf', /path separators/], ['C:%5Cx.pdf', /path separators/], ['..', /path separators/], ['%2E%2E', /path separators/],
-      [`${'a'.repeat(247)}.pdf`, /longer than 250 characters/], [encodeURIComponent(`${'ü'.repeat(247)}.pdf`), /longer than 250 characters/],
+      [null, /is required/],
+      ['', /is required/],
+      ['%20%20', /is required/],
+      ['%', /not valid percent-encoded/],
+      ['%zz.pdf', /not valid percent-encoded/],
+      ['%E0%A4%A.pdf', /not valid percent-encoded/],
+      ['%ED%A0%80.pdf', /not valid percent-encoded/],
+      ['%C0%AF.pdf', /not valid percent-encoded/],
+      ['a%00b.pdf', /control characters/],
+      ['a%0Ab.pdf', /control characters/],
+      ['a%0D%0Ab.pdf', /control characters/],
+      ['x%7F.pdf', /control characters/],
+      ['x%C2%85.pdf', /control characters/],
+      ['tab\t.pdf', /must be percent-encoded/],
+      ['..%2Fx.pdf', /path separators/],
+      ['a%5Cb.pdf', /path separators/],
+      ['C:%5Cx.pdf', /path separators/],
+      ['..', /path separators/],
+      ['%2E%2E', /path separators/],
+      [`${'a'.repeat(247)}.pdf`, /longer than 250 characters/],
+      [encodeURIComponent(`${'ü'.repeat(247)}.pdf`), /longer than 250 characters/],
       ['Rechnung-\u00e9.pdf', /must be percent-encoded/],
     ];
     for (const [name, detail] of cases) {
@@ -67,7 +86,14 @@ describe('file responses', () => {
   it('downloads, the CSV export and the preview are never sniffed and sandboxed; downloads say attachment', async () => {
     const customer = await d.api('POST', '/v2/customers', { auth: acct.liveKey, body: { customerCode: 'HOSTILE-1', name: 'Hostile' } });
     const invoice = await d.api('POST', '/v2/invoices', { auth: acct.liveKey, body: validInvoice(customer.body.id) });
-    expect((await d.api('POST', `/v2/documents/${invoice.body.id}`, { auth: acct.liveKey, body: { Filename: '<script>.pdf', Mediatype: 'application/pdf', Content: pdf.toString('base64') } })).status).toBe(201);
+    expect(
+      (
+        await d.api('POST', `/v2/documents/${invoice.body.id}`, {
+          auth: acct.liveKey,
+          body: { Filename: '<script>.pdf', Mediatype: 'application/pdf', Content: pdf.toString('base64') },
+        })
+      ).status,
+    ).toBe(201);
     const received = await upload('scan.pdf');
     const fileId = JSON.parse(received.body).id;
 
@@ -90,6 +116,10 @@ describe('file responses', () => {
     // the API's document, as a browser would fetch it
     const api = await p.request.get(`${d.url}/v2/documents/${invoice.body.id}/content`, { headers: { authorization: `Bearer ${acct.liveKey}` } });
     expect(api.status()).toBe(200);
-    expect(api.headers()).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-disposition': expect.stringMatching(/^attachment; filename="<script>\.pdf"/), 'content-security-policy': expect.stringMatching(/sandbox/) });
+    expect(api.headers()).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'content-disposition': expect.stringMatching(/^attachment; filename="<script>\.pdf"/),
+      'content-security-policy': expect.stringMatching(/sandbox/),
+    });
   });
 });

@@ -43,8 +43,13 @@ async function invite(web: FormClient, email: string) {
   await expect.poll(() => smtp.to(email).length).toBe(before + 1);
   const mail = smtp.to(email)[before].parsed;
   const link = /id="invite-link"[^>]*>([^<]+)</.exec(page)?.[1] ?? '';
-  const normal = (s: string | undefined) => s?.replaceAll(email, 'EMAIL').replace(/\/dashboard\/invite\/\w+/g, '/dashboard/invite/TOKEN').replace(/(usr_|remove-)\w+/g, '$1ID')
-    .replace(/name="_csrf" value="[^"]+"/g, 'name="_csrf"').replace(/<td>[^<]*\d\d:\d\d<\/td>/g, '<td>TIME</td>'); // per page and per minute
+  const normal = (s: string | undefined) =>
+    s
+      ?.replaceAll(email, 'EMAIL')
+      .replace(/\/dashboard\/invite\/\w+/g, '/dashboard/invite/TOKEN')
+      .replace(/(usr_|remove-)\w+/g, '$1ID')
+      .replace(/name="_csrf" value="[^"]+"/g, 'name="_csrf"')
+      .replace(/<td>[^<]*\d\d:\d\d<\/td>/g, '<td>TIME</td>'); // per page and per minute
   return { status: post.status, location: post.headers.location, flash: normal(flash), row: normal(row), subject: mail.subject, text: normal(mail.text), link };
 }
 

@@ -19,11 +19,15 @@ let attachedId: string;
 
 const invoice = async (invoiceNumber: string) => {
   const cst = await t.api('POST', '/v2/customers', { auth: acct.liveKey, body: { customerCode: `C-${randomToken(4)}`, name: 'Müller & Söhne GmbH' } });
-  const res = await t.api('POST', '/v2/invoices', { auth: acct.liveKey, body: { customer: cst.body.id, invoiceNumber, invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1210.50' } });
+  const res = await t.api('POST', '/v2/invoices', {
+    auth: acct.liveKey,
+    body: { customer: cst.body.id, invoiceNumber, invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1210.50' },
+  });
   expect(res.status).toBe(201);
   return res.body.id as string;
 };
-const upload = async (filename: string, content: Buffer) => (await t.api('POST', '/v2/imports', { auth: acct.liveKey, body: { filename, content: content.toString('base64') } })).body.id as string;
+const upload = async (filename: string, content: Buffer) =>
+  (await t.api('POST', '/v2/imports', { auth: acct.liveKey, body: { filename, content: content.toString('base64') } })).body.id as string;
 const status = async (id: string) => (await t.api('GET', `/v2/imports/${id}`, { auth: acct.liveKey })).body.status;
 
 beforeAll(async () => {
@@ -95,7 +99,11 @@ describe('the invoice page', () => {
   it("another account's invoice and its preview answer 404", async () => {
     const other = await t.account();
     const cst = await t.api('POST', '/v2/customers', { auth: other.liveKey, body: { customerCode: 'C-9', name: 'Else' } });
-    const inv = await t.api('POST', '/v2/invoices', { auth: other.liveKey, body: { customer: cst.body.id, invoiceNumber: 'X-1', invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1.00' } });
-    for (const url of [`/dashboard/invoices/${inv.body.id}`, `/dashboard/invoices/${inv.body.id}/preview.png`]) expect((await p.request.get(`${t.url}${url}`)).status(), url).toBe(404);
+    const inv = await t.api('POST', '/v2/invoices', {
+      auth: other.liveKey,
+      body: { customer: cst.body.id, invoiceNumber: 'X-1', invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1.00' },
+    });
+    for (const url of [`/dashboard/invoices/${inv.body.id}`, `/dashboard/invoices/${inv.body.id}/preview.png`])
+      expect((await p.request.get(`${t.url}${url}`)).status(), url).toBe(404);
   });
 });

@@ -15,7 +15,8 @@ const number = `F-${randomToken(5)}`;
 let received: Date;
 let importId: string;
 
-const browserIn = async (locale: string, timezoneId: string) => (await t.browser.newContext({ locale, timezoneId, viewport: { width: 1280, height: 900 } })).newPage();
+const browserIn = async (locale: string, timezoneId: string) =>
+  (await t.browser.newContext({ locale, timezoneId, viewport: { width: 1280, height: 900 } })).newPage();
 /** the text of the page's main part once the page has reported its time zone */
 const settledText = async (q: Page, url: string) => {
   await q.goto(`${t.url}${url}`);
@@ -39,9 +40,15 @@ beforeAll(async () => {
   t = await startDashboardApp();
   acct = await t.account();
   const cst = await t.api('POST', '/v2/customers', { auth: acct.liveKey, body: { customerCode: 'C-1', name: 'Bakkerij Jansen' } });
-  const inv = await t.api('POST', '/v2/invoices', { auth: acct.liveKey, body: { customer: cst.body.id, invoiceNumber: number, invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1210.50' } });
+  const inv = await t.api('POST', '/v2/invoices', {
+    auth: acct.liveKey,
+    body: { customer: cst.body.id, invoiceNumber: number, invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1210.50' },
+  });
   expect(inv.status).toBe(201);
-  const imp = await t.api('POST', '/v2/imports', { auth: acct.liveKey, body: { filename: 'scan-0001.pdf', content: (await makePdf('scan', 40)).toString('base64') } });
+  const imp = await t.api('POST', '/v2/imports', {
+    auth: acct.liveKey,
+    body: { filename: 'scan-0001.pdf', content: (await makePdf('scan', 40)).toString('base64') },
+  });
   expect(imp.status).toBe(202);
   received = new Date(imp.body.receivedAt);
   importId = imp.body.id;
@@ -94,7 +101,9 @@ describe('languages and formats', () => {
     const text = await settledText(de, '/dashboard/invoices');
     expect(text).toContain('Rechnungen ohne Dokument');
     // the header (product, account, the whole menu with People, Live/Test, Abmelden) is one row at 1280 px
-    const rows = await de.locator('header.top > *').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom })));
+    const rows = await de
+      .locator('header.top > *')
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom })));
     expect(rows.length).toBe(4);
     expect(Math.max(...rows.map((r) => r.top))).toBeLessThan(Math.min(...rows.map((r) => r.bottom)));
     expect(await de.getByRole('link', { name: 'Personen' }).isVisible()).toBe(true);
@@ -131,13 +140,22 @@ describe('languages and formats', () => {
     await elsewhere.context().close();
   });
 
-  it("the record of a document that a hybrid PDF replaced says so on its file page, in Dutch and German", async () => {
+  it('the record of a document that a hybrid PDF replaced says so on its file page, in Dutch and German', async () => {
     const other = await t.account();
     const cst = await t.api('POST', '/v2/customers', { auth: other.liveKey, body: { customerCode: 'C-1', name: 'Bakkerij Jansen' } });
-    expect((await t.api('POST', '/v2/invoices', { auth: other.liveKey, body: { customer: cst.body.id, invoiceNumber: 'RE-2026-4711', invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1210.50' } })).status).toBe(201);
+    expect(
+      (
+        await t.api('POST', '/v2/invoices', {
+          auth: other.liveKey,
+          body: { customer: cst.body.id, invoiceNumber: 'RE-2026-4711', invoiceDate: '05-02-2026', invoiceDuedate: '07-03-2026', invoiceTotal: '1210.50' },
+        })
+      ).status,
+    ).toBe(201);
     const send = async (filename: string, bytes: Buffer) => {
       const res = await t.api('POST', '/v2/imports', { auth: other.liveKey, body: { filename, content: bytes.toString('base64') } });
-      await expect.poll(async () => (await t.api('GET', `/v2/imports/${res.body.id}`, { auth: other.liveKey })).body.status, { timeout: 30_000 }).toBe('attached');
+      await expect
+        .poll(async () => (await t.api('GET', `/v2/imports/${res.body.id}`, { auth: other.liveKey })).body.status, { timeout: 30_000 })
+        .toBe('attached');
       return res.body.id as string;
     };
     const printed = await send('printed.pdf', await textPdf(['Rechnungsnummer: RE-2026-4711', 'Gesamtbetrag: 1.210,50 EUR']));

@@ -44,7 +44,7 @@ const linkIn = async (to: string, subject: RegExp) => {
 };
 
 describe('links sent by mail or shown for copying', () => {
-  it('a reset asked for with a forged Host e-mails a link on the API\'s own address (PUBLIC_URL unset, loopback)', async () => {
+  it("a reset asked for with a forged Host e-mails a link on the API's own address (PUBLIC_URL unset, loopback)", async () => {
     const who = await owner(local);
     const web = formClient(local.url, FORGED);
     await web.get('/dashboard/reset');
@@ -54,7 +54,7 @@ describe('links sent by mail or shown for copying', () => {
     expect(local.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
-  it('invites with a forged Host: the admin API\'s inviteUrl, its e-mail, and an owner\'s invite from the dashboard', async () => {
+  it("invites with a forged Host: the admin API's inviteUrl, its e-mail, and an owner's invite from the dashboard", async () => {
     const acct = await local.account();
     const email = address();
     const invite = await local.api('POST', `/admin/accounts/${acct.id}/users`, { auth: 'admin', body: { email }, headers: FORGED });
@@ -74,7 +74,7 @@ describe('links sent by mail or shown for copying', () => {
     expect(shown).toBe(mailed);
   });
 
-  it('with PUBLIC_URL: the reset link and the admin API\'s inviteUrl are on it, whatever Host says', async () => {
+  it("with PUBLIC_URL: the reset link and the admin API's inviteUrl are on it, whatever Host says", async () => {
     const who = await owner(behindProxy);
     const web = formClient(behindProxy.url, FORGED);
     await web.get('/dashboard/reset');

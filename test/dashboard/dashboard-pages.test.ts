@@ -17,7 +17,11 @@ afterAll(() => t?.close());
 
 describe('error pages', () => {
   it('a browser gets a page in the layout and its language; the API gets JSON', async () => {
-    for (const [locale, title] of [['en-GB', 'Not found'], ['nl-NL', 'Niet gevonden'], ['de-DE', 'Nicht gefunden']]) {
+    for (const [locale, title] of [
+      ['en-GB', 'Not found'],
+      ['nl-NL', 'Niet gevonden'],
+      ['de-DE', 'Nicht gefunden'],
+    ]) {
       const q = await pageIn(locale);
       for (const url of ['/no-such-page', '/dashboard/nothing-here']) {
         const res = await q.goto(`${t.url}${url}`);

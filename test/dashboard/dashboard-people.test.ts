@@ -27,7 +27,10 @@ describe('change password', () => {
       await a.getByLabel('Repeat the new password').fill(confirm);
       // the server's own check, not only the browser's minlength
       await a.locator('input[minlength]').evaluateAll((inputs) => inputs.forEach((i) => i.removeAttribute('minlength')));
-      const [res] = await Promise.all([a.waitForResponse((r) => r.url().endsWith('/dashboard/settings/password')), a.getByRole('button', { name: 'Change password' }).click()]);
+      const [res] = await Promise.all([
+        a.waitForResponse((r) => r.url().endsWith('/dashboard/settings/password')),
+        a.getByRole('button', { name: 'Change password' }).click(),
+      ]);
       expect(res.status()).toBe(303);
       return (await a.locator('.flash').textContent())?.trim();
     };
@@ -47,7 +50,6 @@ describe('change password', () => {
     await t.signIn(c, { email: who.email, password: 'a brand new password' });
   });
 });
-
 
 describe('recovery codes', () => {
   it('ten come with two-step sign-in, are shown once, and each signs in once instead of a code', async () => {
@@ -77,7 +79,10 @@ describe('recovery codes', () => {
       await q.getByLabel('Password').fill(who.password);
       await q.getByRole('button', { name: 'Sign in' }).click();
       await q.getByLabel('or a recovery code').fill(code);
-      const [res] = await Promise.all([q.waitForResponse((r) => r.url().endsWith('/dashboard/sign-in/code') && r.request().method() === 'POST'), q.getByRole('button', { name: 'Sign in' }).click()]);
+      const [res] = await Promise.all([
+        q.waitForResponse((r) => r.url().endsWith('/dashboard/sign-in/code') && r.request().method() === 'POST'),
+        q.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
       return res.status();
     };
     expect(await viaCode(codes[3].toUpperCase().replace('-', ' '))).toBe(303); // typed as people type it
@@ -97,7 +102,10 @@ describe("an account's people", () => {
     await t.signIn(owner, await t.person(acct.id, owner)); // invited by the operator: an owner
     await owner.getByRole('link', { name: 'People' }).click();
     await owner.getByLabel('E-mail address').fill('colleague@example.com');
-    const [res] = await Promise.all([owner.waitForResponse((r) => r.url().endsWith('/dashboard/people') && r.request().method() === 'POST'), owner.getByRole('button', { name: 'Invite', exact: true }).click()]);
+    const [res] = await Promise.all([
+      owner.waitForResponse((r) => r.url().endsWith('/dashboard/people') && r.request().method() === 'POST'),
+      owner.getByRole('button', { name: 'Invite', exact: true }).click(),
+    ]);
     expect(res.status()).toBe(303);
     const link = (await owner.locator('#invite-link').textContent())!;
     expect(link).toMatch(/\/dashboard\/invite\/\w+$/);
@@ -118,7 +126,9 @@ describe("an account's people", () => {
     expect(await colleague.getByRole('link', { name: 'People' }).count()).toBe(0);
     expect((await colleague.request.get(`${t.url}/dashboard/people`)).status()).toBe(403);
     const csrf = await colleague.evaluate(() => document.body.dataset.csrf!);
-    expect((await colleague.request.post(`${t.url}/dashboard/people`, { form: { _csrf: csrf, email: 'sneaky@example.com' }, maxRedirects: 0 })).status()).toBe(403);
+    expect((await colleague.request.post(`${t.url}/dashboard/people`, { form: { _csrf: csrf, email: 'sneaky@example.com' }, maxRedirects: 0 })).status()).toBe(
+      403,
+    );
 
     await owner.goto(`${t.url}/dashboard/people`);
     const row = owner.locator('tr', { hasText: 'colleague@example.com' });

@@ -7,40 +7,32 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
-import { formClient, type FormClient } from './form-client.ts';
+import type { FormClient } from './form-client.ts';
+import { ownerAndMember } from './signed-in-people.ts';
 
 let t: DashboardApp;
 let acct: Awaited<ReturnType<DashboardApp['account']>>;
 let owner: FormClient;
 let member: FormClient;
 let ownerId: string;
-const memberWho = { email: `m${randomToken(8).toLowerCase()}@example.com`, password: `pw-${randomToken(16)}` };
+let memberWho: { email: string; password: string };
 const MEMBER_SHOT = path.join(os.tmpdir(), 'ii-member-settings.png');
 
 beforeAll(async () => {
   t = await startDashboardApp();
   acct = await t.account();
-  const email = `o${randomToken(8).toLowerCase()}@example.com`;
-  const invite = await t.api('POST', `/admin/accounts/${acct.id}/users`, { auth: 'admin', body: { email } });
-  ownerId = invite.body.id;
-  const password = `pw-${randomToken(16)}`;
-  await t.svc.container.users.acceptInvite(invite.body.inviteUrl.split('/').pop(), password);
-  owner = formClient(t.url);
-  expect((await owner.signIn({ email, password })).headers.location).toBe('/dashboard');
-  // the owner invites a colleague, who becomes a member
-  await owner.get('/dashboard/people');
-  await owner.post('/dashboard/people', { email: memberWho.email });
-  const link = /id="invite-link"[^>]*>([^<]+)</.exec((await owner.get('/dashboard/people')).body)![1];
-  await t.svc.container.users.acceptInvite(link.split('/').pop()!, memberWho.password);
-  member = formClient(t.url);
-  expect((await member.signIn(memberWho)).headers.location).toBe('/dashboard');
+  const people = await ownerAndMember(t, acct.id);
+  owner = people.owner.web;
+  member = people.member.web;
+  ownerId = people.owner.id;
+  memberWho = people.member;
 });
 afterAll(() => t?.close());
 
 const liveKeyWorks = async (key: string) => (await t.api('GET', '/v2/customers', { auth: key })).status === 200;
 
 describe('roles in the dashboard', () => {
-  it('a member\'s settings show the keys as hints only, with no rotate control; a rotation posted anyway is refused with 403', async () => {
+  it("a member's settings show the keys as hints only, with no rotate control; a rotation posted anyway is refused with 403", async () => {
     const page = await member.get('/dashboard/settings');
     expect(page.status).toBe(200);
     expect(/id="hint-live">([^<]+)</.exec(page.body)?.[1]).toBe(`${acct.liveKey.slice(0, 9)}...${acct.liveKey.slice(-4)}`);
@@ -73,7 +65,7 @@ describe('roles in the dashboard', () => {
     expect(await liveKeyWorks(shown!)).toBe(true);
   });
 
-  it('in Chromium: the member\'s settings page has no rotate button, and no People in the menu', async () => {
+  it("in Chromium: the member's settings page has no rotate button, and no People in the menu", async () => {
     const ctx = await t.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await ctx.newPage();
     await t.signIn(page, memberWho);

@@ -91,12 +91,22 @@ describe('post/redirect/get', () => {
   });
 
   it('every form address opened with GET leads to its page', async () => {
-    const source = fs.readdirSync(DASHBOARD_SRC).filter((f) => f.endsWith('.ts')).map((f) => fs.readFileSync(path.join(DASHBOARD_SRC, f), 'utf8')).join('\n');
-    const upload = await t.api('POST', '/v2/imports', { auth: acct.liveKey, body: { filename: 'nothing-yet.pdf', content: (await makePdf('x')).toString('base64') } });
+    const source = fs
+      .readdirSync(DASHBOARD_SRC)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => fs.readFileSync(path.join(DASHBOARD_SRC, f), 'utf8'))
+      .join('\n');
+    const upload = await t.api('POST', '/v2/imports', {
+      auth: acct.liveKey,
+      body: { filename: 'nothing-yet.pdf', content: (await makePdf('x')).toString('base64') },
+    });
+    const key = await t.api('POST', '/v2/account/upload-keys', { auth: acct.liveKey, body: { Name: 'GET of its forms' } });
     const routes = [...new Set([...source.matchAll(/app\.post(?:<[^(]*>)?\('([^']+)'/g)].map((m) => m[1]))];
     expect(routes.length).toBeGreaterThanOrEqual(13);
     for (const route of routes) {
-      const url = route.replace(':id', upload.body.id).replace(':mode', 'live').replace(':token', 'no-such-invite');
+      // an upload key's forms are on its page: their :id is an upload key's
+      const id = route.startsWith('/dashboard/settings/upload-keys/:id') ? key.body.id : upload.body.id;
+      const url = route.replace(':id', id).replace(':mode', 'live').replace(':token', 'no-such-invite');
       const res = await p.goto(`${t.url}${url}`);
       const body = await p.locator('body').innerText();
       expect(res!.headers()['content-type'], url).toMatch(/^text\/html/);
@@ -109,7 +119,14 @@ describe('post/redirect/get', () => {
     const phishing = 'Your account is suspended. Call +31 20 555 0100';
     const imp = await t.api('POST', '/v2/imports', { auth: acct.liveKey, body: { filename: 'orphan.pdf', content: (await makePdf('y')).toString('base64') } });
     const q = new URLSearchParams({ error: phishing, done: phishing, notice: phishing, discarded: '1' });
-    for (const page of ['/dashboard', '/dashboard/files', `/dashboard/files/${imp.body.id}`, '/dashboard/settings', '/dashboard/invoices', '/dashboard/sign-in']) {
+    for (const page of [
+      '/dashboard',
+      '/dashboard/files',
+      `/dashboard/files/${imp.body.id}`,
+      '/dashboard/settings',
+      '/dashboard/invoices',
+      '/dashboard/sign-in',
+    ]) {
       await p.goto(`${t.url}${page}?${q}`);
       expect(await p.locator('body').innerText(), page).not.toContain('suspended');
       expect(await p.locator('.flash, [role=alert]').count(), page).toBe(0);

@@ -18,28 +18,37 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const scope = () => ({ accountId: acct.id, mode: 'live' as const });
-const verdict = (from: string): SenderVerdict => ({ source: 'imap-header', from, spf: 'pass', spfDomain: from.split('@')[1], dkimPassDomains: [from.split('@')[1]], dmarc: 'pass', arc: 'none', authenticated: true });
+const verdict = (from: string): SenderVerdict => ({
+  source: 'imap-header',
+  from,
+  spf: 'pass',
+  spfDomain: from.split('@')[1],
+  dkimPassDomains: [from.split('@')[1]],
+  dmarc: 'pass',
+  arc: 'none',
+  authenticated: true,
+});
 
 /** A file from a sender the policy does not allow, as the mail pipeline hands it over. */
 async function heldFile(from: string, filename: string): Promise<string> {
   const r = await t.svc.container.intake.receive({
-    scope: scope(), channel: 'mail', sender: from, filename, bytes: await makePdf(filename), senderVerdict: verdict(from), hold: intakeReason('held_sender_not_listed', { sender: from }),
+    scope: scope(),
+    channel: 'mail',
+    sender: from,
+    filename,
+    bytes: await makePdf(filename),
+    senderVerdict: verdict(from),
+    hold: intakeReason('held_sender_not_listed', { sender: from }),
   });
   expect(r.status).toBe('held');
   return r.id;
 }
 
-/** Signs in through the form, whatever the page's language. */
-async function signIn(p: import('playwright-core').Page, who: { email: string; password: string }) {
-  await p.goto(`${t.url}/dashboard/sign-in`);
-  await p.locator('#email').fill(who.email);
-  await p.locator('#password').fill(who.password);
-  await p.locator('form[action="/dashboard/sign-in"] button[type=submit]').click();
-  await p.waitForURL(/\/dashboard$/);
-  await p.locator('body[data-tz]:not([data-tz=""])').waitFor();
-}
-
-const LANGS = [['en', 'en-GB', 'Senders saved'], ['nl', 'nl-NL', 'opgeslagen'], ['de', 'de-DE', 'gespeichert']] as const;
+const LANGS = [
+  ['en', 'en-GB', 'Senders saved'],
+  ['nl', 'nl-NL', 'opgeslagen'],
+  ['de', 'de-DE', 'gespeichert'],
+] as const;
 
 describe('senders and held files in the dashboard', () => {
   for (const [lang, locale, saved] of LANGS) {
@@ -47,7 +56,7 @@ describe('senders and held files in the dashboard', () => {
       const ctx = await t.browser.newContext({ locale, viewport: { width: 1280, height: 860 } });
       const p = await ctx.newPage();
       const owner = await t.person(acct.id, await (await t.browser.newContext()).newPage());
-      await signIn(p, owner);
+      await t.signIn(p, owner);
 
       await p.goto(`${t.url}/dashboard/settings`);
       await p.locator('#policy-listed').check();
@@ -56,7 +65,10 @@ describe('senders and held files in the dashboard', () => {
       await p.waitForURL(/\/dashboard\/settings/);
       await expect.poll(() => p.locator('body').innerText()).toContain(lang === 'en' ? 'The list of senders is saved.' : saved);
       expect(await p.locator('#senders-list').inputValue()).toBe('@partner.example\nbilling@supplier.example');
-      expect((await t.api('GET', '/v2/account/senders', { auth: acct.liveKey })).body).toMatchObject({ policy: 'listed', senders: ['@partner.example', 'billing@supplier.example'] });
+      expect((await t.api('GET', '/v2/account/senders', { auth: acct.liveKey })).body).toMatchObject({
+        policy: 'listed',
+        senders: ['@partner.example', 'billing@supplier.example'],
+      });
       await p.locator('#senders-title').scrollIntoViewIfNeeded();
       await p.screenshot({ path: path.join(SHOTS, lang, 'settings-senders.png'), fullPage: true });
 
@@ -91,7 +103,7 @@ describe('senders and held files in the dashboard', () => {
     const p = await ctx.newPage();
     const member = await t.person(acct.id, await (await t.browser.newContext()).newPage());
     await t.db.query(`update account_users set role = 'member' where email = $1`, [member.email]);
-    await signIn(p, member);
+    await t.signIn(p, member);
     await p.goto(`${t.url}/dashboard/settings`);
     expect(await p.locator('form[action="/dashboard/settings/senders"]').count()).toBe(0);
     expect(await p.locator('#senders-policy').innerText()).toBe('Listed senders only');

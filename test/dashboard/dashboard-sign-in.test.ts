@@ -16,7 +16,6 @@ let p: Page;
 let pdf: Buffer;
 const csrfOf = (page: Page) => page.evaluate(() => document.body.dataset.csrf!);
 
-
 beforeAll(async () => {
   // behind a proxy on 127.0.0.1: X-Forwarded-Proto says whether the browser came over HTTPS,
   // X-Forwarded-For who it is (fastify trusts no forwarded protocol from a hop count alone)
@@ -33,11 +32,19 @@ afterAll(() => t?.close());
 describe('dashboard refusals', () => {
   it('refuses every state change without the CSRF token', async () => {
     // every POST route the dashboard's source declares, signed in, with a body that would work
-    const source = fs.readdirSync(DASHBOARD_SRC).filter((f) => f.endsWith('.ts')).map((f) => fs.readFileSync(path.join(DASHBOARD_SRC, f), 'utf8')).join('\n');
+    const source = fs
+      .readdirSync(DASHBOARD_SRC)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => fs.readFileSync(path.join(DASHBOARD_SRC, f), 'utf8'))
+      .join('\n');
     const routes = [...source.matchAll(/app\.(post|put|patch|delete)(?:<[^(]*>)?\('([^']+)'/g)].map((m) => [m[1], m[2].replace(/:(\w+)/g, 'x')]);
     expect(routes.length).toBeGreaterThanOrEqual(13);
     for (const [method, route] of routes) {
-      const res = await p.request.fetch(`${t.url}${route}`, { method: method.toUpperCase(), form: { mode: 'test', confirm: 'yes', email: 'a@example.com', password: 'x', code: '123456' }, maxRedirects: 0 });
+      const res = await p.request.fetch(`${t.url}${route}`, {
+        method: method.toUpperCase(),
+        form: { mode: 'test', confirm: 'yes', email: 'a@example.com', password: 'x', code: '123456' },
+        maxRedirects: 0,
+      });
       expect(res.status(), `${method} ${route}`).toBe(403);
     }
     expect((await t.api('GET', '/v2/customers', { auth: acct.liveKey })).status).toBe(200); // the key was not rotated
@@ -53,7 +60,11 @@ describe('dashboard refusals', () => {
     expect(v2.status).toBe(401);
     const dash = await fetch(`${t.url}/dashboard/files`, { headers: { authorization: `Bearer ${acct.liveKey}` }, redirect: 'manual' });
     expect(dash.status).toBe(303);
-    const post = await fetch(`${t.url}/dashboard/upload`, { method: 'POST', headers: { authorization: `Bearer ${acct.liveKey}`, 'content-type': 'application/pdf', 'x-filename': 'x.pdf' }, body: new Uint8Array(pdf) });
+    const post = await fetch(`${t.url}/dashboard/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acct.liveKey}`, 'content-type': 'application/pdf', 'x-filename': 'x.pdf' },
+      body: new Uint8Array(pdf),
+    });
     expect(post.status).toBe(403); // no CSRF token: refused before the session is even asked for
   });
 
@@ -64,7 +75,11 @@ describe('dashboard refusals', () => {
     const token = await csrfOf(p);
     const base = `${t.url}/dashboard/files/${imp.body.id}`;
     for (const url of [base, `${base}/download`]) expect((await p.request.get(url)).status(), url).toBe(404);
-    for (const [action, form] of [['retry', {}], ['assign', { invoice: 'F-1' }], ['discard', { confirm: 'yes' }]] as const) {
+    for (const [action, form] of [
+      ['retry', {}],
+      ['assign', { invoice: 'F-1' }],
+      ['discard', { confirm: 'yes' }],
+    ] as const) {
       const res = await p.request.post(`${base}/${action}`, { form: { ...form, _csrf: token }, maxRedirects: 0 });
       expect(res.status(), action).toBe(404);
     }
@@ -91,9 +106,13 @@ describe('sessions', () => {
     const signIn = async (proto: string) => {
       const form = await fetch(`${t.url}/dashboard/sign-in`, { headers: { 'x-forwarded-proto': proto } });
       const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
-      const csrfCookie = form.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const csrfCookie = form.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
       const res = await fetch(`${t.url}/dashboard/sign-in`, {
-        method: 'POST', redirect: 'manual',
+        method: 'POST',
+        redirect: 'manual',
         headers: { 'x-forwarded-proto': proto, cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ _csrf: token, email: who.email, password: who.password }),
       });
@@ -135,7 +154,12 @@ describe('two-step sign-in (TOTP)', () => {
       await q.getByLabel('Code from your authenticator app').waitFor();
     };
     await password();
-    expect(await q.context().cookies().then((cs) => cs.some((c) => c.name === 'ii_session'))).toBe(false);
+    expect(
+      await q
+        .context()
+        .cookies()
+        .then((cs) => cs.some((c) => c.name === 'ii_session')),
+    ).toBe(false);
     // the password alone opens nothing
     expect((await q.request.get(`${t.url}/dashboard/files`, { maxRedirects: 0 })).status()).toBe(303);
     // the code that turned it on was used already
@@ -164,7 +188,10 @@ describe('sign-in throttle', () => {
     await q.goto(`${t.url}/dashboard/sign-in`);
     await q.getByLabel('E-mail address').fill(who.email);
     await q.getByLabel('Password').fill(who.password);
-    const [res] = await Promise.all([q.waitForResponse((r) => r.url().endsWith('/dashboard/sign-in') && r.request().method() === 'POST'), q.getByRole('button', { name: 'Sign in' }).click()]);
+    const [res] = await Promise.all([
+      q.waitForResponse((r) => r.url().endsWith('/dashboard/sign-in') && r.request().method() === 'POST'),
+      q.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
     return res.status();
   };
 
@@ -188,7 +215,8 @@ describe('sign-in throttle', () => {
   it('an address that fails on many e-mails waits past the ceiling, whatever e-mail it tries next; other addresses do not', async () => {
     const q = await from('198.51.100.20');
     const [a, b] = [await t.person(acct.id, q), await t.person(acct.id, q)];
-    for (let i = 0; i < t.config.dashboardSignInCeiling; i++) expect(await attempt(q, { email: `nobody${i}@example.com`, password: 'wrong password!' })).toBe(401);
+    for (let i = 0; i < t.config.dashboardSignInCeiling; i++)
+      expect(await attempt(q, { email: `nobody${i}@example.com`, password: 'wrong password!' })).toBe(401);
     expect(await attempt(q, a)).toBe(429);
     const elsewhere = await from('198.51.100.21');
     expect(await attempt(elsewhere, b)).toBe(303);

@@ -32,7 +32,10 @@ describe('the trail in the dashboard', () => {
     const helper = people.body.users.find((u: { email: string }) => u.email === 'helper@example.com');
     await f.get('/dashboard/people');
     expect((await f.post(`/dashboard/people/${helper.id}/remove`, { confirm: 'yes' })).status).toBe(303);
-    const file = await t.api('POST', '/v2/imports', { auth: acct.testKey, body: { filename: 'nothing-matches.pdf', content: (await makePdf('x')).toString('base64') } });
+    const file = await t.api('POST', '/v2/imports', {
+      auth: acct.testKey,
+      body: { filename: 'nothing-matches.pdf', content: (await makePdf('x')).toString('base64') },
+    });
     await f.post('/dashboard/mode', { mode: 'test' });
     await f.get(`/dashboard/files/${file.body.id}`);
     expect((await f.post(`/dashboard/files/${file.body.id}/discard`, { confirm: 'yes' })).status).toBe(303);
@@ -54,14 +57,14 @@ describe('the trail in the dashboard', () => {
     expect(seen).toEqual(['import.discarded', 'user.removed', 'user.invited', 'user.invited']);
   });
 
-  for (const [locale, heading, invited, family] of [['en-GB', 'Trail', 'Person invited', 'People'], ['nl-NL', 'Logboek', 'Persoon uitgenodigd', 'Personen'], ['de-DE', 'Protokoll', 'Person eingeladen', 'Personen']] as const) {
+  for (const [locale, heading, invited, family] of [
+    ['en-GB', 'Trail', 'Person invited', 'People'],
+    ['nl-NL', 'Logboek', 'Persoon uitgenodigd', 'Personen'],
+    ['de-DE', 'Protokoll', 'Person eingeladen', 'Personen'],
+  ] as const) {
     it(`owners read the trail page in ${locale}: filtered by kind, as CSV`, async () => {
       const p = await (await t.browser.newContext({ locale, timezoneId: 'Europe/Amsterdam', viewport: { width: 1280, height: 860 } })).newPage();
-      await p.goto(`${t.url}/dashboard/sign-in`);
-      await p.locator('#email').fill(owner.email);
-      await p.locator('#password').fill(owner.password);
-      await p.locator('form[action="/dashboard/sign-in"] button[type=submit]').click();
-      await p.waitForURL(/\/dashboard$/);
+      await t.signIn(p, owner);
       await p.locator('nav a[href="/dashboard/trail"]').click();
       await p.getByRole('heading', { name: heading, level: 1 }).waitFor();
       await expect.poll(() => p.locator('table.trail tbody tr').count()).toBeGreaterThanOrEqual(3);
@@ -99,7 +102,11 @@ describe('the trail in the dashboard', () => {
     await f.get('/dashboard/settings');
     expect((await f.post('/dashboard/settings/senders', { policy: 'listed', senders: '@known.example' })).status).toBe(303);
     const held = await t.svc.container.intake.receive({
-      scope: { accountId: other.id, mode: 'live' }, channel: 'mail', sender: 'ap@new.example', filename: 'held.pdf', bytes: await makePdf('held'),
+      scope: { accountId: other.id, mode: 'live' },
+      channel: 'mail',
+      sender: 'ap@new.example',
+      filename: 'held.pdf',
+      bytes: await makePdf('held'),
       hold: intakeReason('held_sender_not_listed', { sender: 'ap@new.example' }),
     });
     expect(held.status).toBe('held');
@@ -107,7 +114,10 @@ describe('the trail in the dashboard', () => {
     expect((await f.post(`/dashboard/files/${held.id}/release`, { addSender: 'yes' })).status).toBe(303);
     const trail = (await t.api('GET', `/admin/accounts/${other.id}/trail?actor=person`, { auth: 'admin' })).body.trail;
     expect(trail.map((e: { action: string; mode: string | null }) => [e.action, e.mode])).toEqual([
-      ['import.released', 'live'], ['senders.changed', 'live'], ['second_factor.disabled', null], ['second_factor.enabled', null],
+      ['import.released', 'live'],
+      ['senders.changed', 'live'],
+      ['second_factor.disabled', null],
+      ['second_factor.enabled', null],
     ]);
     expect(trail[0]).toMatchObject({ target: held.id, detail: { sender: 'ap@new.example', addSender: true }, actor: { label: who.email } });
     expect(trail[1].detail).toEqual({ policy: 'listed', senders: ['@known.example'] });

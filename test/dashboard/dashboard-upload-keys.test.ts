@@ -1,11 +1,16 @@
 // Upload keys in the dashboard (issue 44): an owner makes one on the settings page (shown once: a
 // reload shows only that it was shown), sees it listed with its networks and last use, revokes it;
-// a member sees the list without controls and a form posted anyway gets 403. Real service over HTTP.
+// a member sees the list without controls and a form posted anyway gets 403. The key's page: SSH
+// keys that log in to SFTP as the key, added and removed by owners. Real service over HTTP.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomToken } from '../../src/domain/ids.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
-import { formClient, type FormClient } from './form-client.ts';
+import type { FormClient } from './form-client.ts';
+import { ownerAndMember } from './signed-in-people.ts';
+import { sshKeygen } from '../sftp/sftp-harness.ts';
 
 let t: DashboardApp;
 let acct: Awaited<ReturnType<DashboardApp['account']>>;
@@ -17,20 +22,11 @@ let ownerEmail: string;
 beforeAll(async () => {
   t = await startDashboardApp();
   acct = await t.account();
-  ownerEmail = `o${randomToken(8).toLowerCase()}@example.com`;
-  const invite = await t.api('POST', `/admin/accounts/${acct.id}/users`, { auth: 'admin', body: { email: ownerEmail } });
-  ownerId = invite.body.id;
-  const password = `pw-${randomToken(16)}`;
-  await t.svc.container.users.acceptInvite(invite.body.inviteUrl.split('/').pop(), password);
-  owner = formClient(t.url);
-  expect((await owner.signIn({ email: ownerEmail, password })).headers.location).toBe('/dashboard');
-  const memberWho = { email: `m${randomToken(8).toLowerCase()}@example.com`, password: `pw-${randomToken(16)}` };
-  await owner.get('/dashboard/people');
-  await owner.post('/dashboard/people', { email: memberWho.email });
-  const link = /id="invite-link"[^>]*>([^<]+)</.exec((await owner.get('/dashboard/people')).body)![1];
-  await t.svc.container.users.acceptInvite(link.split('/').pop()!, memberWho.password);
-  member = formClient(t.url);
-  expect((await member.signIn(memberWho)).headers.location).toBe('/dashboard');
+  const people = await ownerAndMember(t, acct.id);
+  owner = people.owner.web;
+  member = people.member.web;
+  ownerId = people.owner.id;
+  ownerEmail = people.owner.email;
 });
 afterAll(() => t?.close());
 
@@ -52,7 +48,9 @@ describe('upload keys in the dashboard', () => {
     const pdf = await makePdf('dashboard upload key');
     const sent = await t.api('POST', '/v2/imports', { auth: key!, body: { filename: 'scan.pdf', content: pdf.toString('base64') } });
     expect(sent.status).toBe(202);
-    await expect.poll(async () => /class="upload-key-used">([^<]+)</.exec((await owner.get('/dashboard/settings')).body)?.[1]).toMatch(/ from 127\.0\.0\.1 \(http\)$/);
+    await expect
+      .poll(async () => /class="upload-key-used">([^<]+)</.exec((await owner.get('/dashboard/settings')).body)?.[1])
+      .toMatch(/ from 127\.0\.0\.1 \(http\)$/);
 
     const id = /<tr data-id="(upk_\w+)">/.exec(again.body)![1];
     const revoked = await owner.post(`/dashboard/settings/upload-keys/${id}/revoke`, {});
@@ -73,7 +71,9 @@ describe('upload keys in the dashboard', () => {
     const before = await owner.get('/dashboard/settings');
     expect(before.body).not.toMatch(/<ul id="key-uses">[\s\S]*\(http\)/);
     expect((await t.api('GET', '/v2/customers', { auth: acct.liveKey })).status).toBe(200);
-    await expect.poll(async () => /<ul id="key-uses">([\s\S]*?)<\/ul>/.exec((await owner.get('/dashboard/settings')).body)?.[1]).toMatch(/ from 127\.0\.0\.1 \(http\)/);
+    await expect
+      .poll(async () => /<ul id="key-uses">([\s\S]*?)<\/ul>/.exec((await owner.get('/dashboard/settings')).body)?.[1])
+      .toMatch(/ from 127\.0\.0\.1 \(http\)/);
   });
 
   it('refuses a network that is no CIDR block on the page, saying why', async () => {
@@ -92,11 +92,68 @@ describe('upload keys in the dashboard', () => {
     const id = /<tr data-id="(upk_\w+)">/.exec(ownerPage.body)![1];
     const page = await member.get('/dashboard/settings');
     expect(page.body).toContain('Exact export job');
-    expect(page.body).not.toContain('/dashboard/settings/upload-keys');
+    expect(page.body).not.toContain('action="/dashboard/settings/upload-keys');
     expect(page.body).toContain('Only the account&#39;s owners make and revoke upload keys.');
     expect((await member.post('/dashboard/settings/upload-keys', { name: 'Sneaky' })).status).toBe(403);
     expect((await member.post(`/dashboard/settings/upload-keys/${id}/revoke`, {})).status).toBe(403);
     expect((await t.api('GET', '/v2/imports', { auth: key })).status).toBe(200);
     expect((await owner.get('/dashboard/settings')).body).not.toContain('Sneaky');
+  });
+
+  it("the key's page: an owner adds an SSH key (listed, in the trail) and removes it; a bad key is refused saying why; a member sees no form and gets 403", async () => {
+    await owner.get('/dashboard/settings');
+    await owner.post('/dashboard/settings/upload-keys', { name: 'Scanner SFTP', networks: '127.0.0.0/8' });
+    const id = [
+      ...(await owner.get('/dashboard/settings')).body.matchAll(
+        /<tr data-id="(upk_\w+)">\s*<td[^>]*><a href="\/dashboard\/settings\/upload-keys\/(upk_\w+)">Scanner SFTP</g,
+      ),
+    ][0][1];
+    const pagePath = `/dashboard/settings/upload-keys/${id}`;
+    const first = await owner.get(pagePath);
+    expect(first.status).toBe(200);
+    expect(first.body).toContain('Scanner SFTP');
+    expect(first.body).toContain('id="no-ssh-keys"');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-dash-ssh-'));
+    try {
+      const pair = await sshKeygen(dir);
+      expect((await owner.post(`${pagePath}/ssh-keys`, { publicKey: pair.publicKey, comment: 'ricoh' })).status).toBe(303);
+      const listed = await owner.get(pagePath);
+      const fingerprint = /<code class="wrap">(SHA256:[^<]+)<\/code>/.exec(listed.body)?.[1];
+      expect(fingerprint).toBeDefined();
+      expect(listed.body).toContain(`The SSH key ${fingerprint} is added.`);
+      const sshId = /<tr data-id="(ssk_\w+)">/.exec(listed.body)![1];
+      expect((await t.api('GET', `/v2/account/upload-keys/${id}/ssh-keys`, { auth: acct.liveKey })).body.sshKeys.map((k: { id: string }) => k.id)).toEqual([
+        sshId,
+      ]);
+
+      await owner.post(`${pagePath}/ssh-keys`, { publicKey: fs.readFileSync(pair.file, 'utf8') });
+      expect((await owner.get(pagePath)).body).toContain('This is a private key: send the public key (the .pub file) instead');
+
+      const seen = await member.get(pagePath);
+      expect(seen.status).toBe(200);
+      expect(seen.body).toContain(fingerprint!);
+      expect(seen.body).not.toContain('id="ssh-key-form"');
+      expect(seen.body).toContain('Only the account&#39;s owners add and remove SSH keys.');
+      expect((await member.post(`${pagePath}/ssh-keys/${sshId}/remove`, {})).status).toBe(403);
+      expect((await member.post(`${pagePath}/ssh-keys`, { publicKey: pair.publicKey })).status).toBe(403);
+
+      expect((await owner.post(`${pagePath}/ssh-keys/${sshId}/remove`, {})).status).toBe(303);
+      expect((await owner.get(pagePath)).body).toContain('id="no-ssh-keys"');
+      const trail = await t.svc.container.trail.page({ accountId: acct.id, action: 'upload_key' }, { limit: 2 });
+      expect(trail.items.map((e) => [e.action, e.actor.kind, e.actor.id, e.target])).toEqual([
+        ['upload_key.ssh_key_removed', 'person', ownerId, id],
+        ['upload_key.ssh_key_added', 'person', ownerId, id],
+      ]);
+      // read back on the dashboard's Trail page and through the admin API
+      const trailPage = (await owner.get('/dashboard/trail?action=upload_key')).body;
+      expect(trailPage).toContain('SSH key added to an upload key');
+      expect(trailPage).toContain('SSH key removed from an upload key');
+      const admin = await t.api('GET', `/admin/accounts/${acct.id}/trail?action=upload_key.ssh_key_added`, { auth: 'admin' });
+      expect(admin.body.trail[0]).toMatchObject({ target: id, detail: { fingerprint, sshKeyId: sshId }, actor: { kind: 'person', id: ownerId } });
+      // another account's key, or a revoked one: no page
+      expect((await owner.get('/dashboard/settings/upload-keys/upk_nope')).status).toBe(404);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,6 @@
 // Refusals and sign-in are in dashboard-sign-in.test.ts.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -12,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
-import { SHOTS, startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { drop, freePort, row, shot } from './walk-through-pages.ts';
 
 let t: DashboardApp;
 let acct: Awaited<ReturnType<DashboardApp['account']>>;
@@ -27,45 +27,29 @@ let down: Receiver;
 const loaded: string[] = [];
 const complaints: string[] = [];
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as net.AddressInfo;
-    s.close(() => resolve(port));
-  });
-});
-/** form controls that a screen reader would announce without a name */
-const unlabelled = (p: Page) => p.evaluate(() => [
-  ...[...document.querySelectorAll<HTMLInputElement>('input:not([type=hidden]), select, textarea')].filter((el) => !el.hidden && !el.labels?.length && !el.getAttribute('aria-label')).map((el) => el.outerHTML),
-  ...[...document.querySelectorAll('button, a')].filter((el) => !(el.textContent ?? '').trim() && !el.getAttribute('aria-label')).map((el) => el.outerHTML),
-]);
-/** every page photographed for the docs is checked for unnamed controls first */
-async function shot(p: Page, name: string) {
-  expect(await unlabelled(p), name).toEqual([]);
-  await p.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true });
-}
 const invoice = async (number: string) => {
   const cst = await t.api('POST', '/v2/customers', { auth: liveKey, body: { customerCode: `C-${randomToken(6)}`, name: 'Bakkerij De Ster' } });
-  const res = await t.api('POST', '/v2/invoices', { auth: liveKey, body: { customer: cst.body.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '480.00' } });
+  const res = await t.api('POST', '/v2/invoices', {
+    auth: liveKey,
+    body: { customer: cst.body.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '480.00' },
+  });
   expect(res.status).toBe(201);
   return res.body;
 };
-/** drops files on the drop zone as a person would drag them from their desktop */
-async function drop(p: Page, files: { name: string; bytes: Buffer }[]) {
-  const dataTransfer = await p.evaluateHandle((list) => {
-    const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.b64), (ch) => ch.charCodeAt(0))], f.name, { type: 'application/pdf' }));
-    return dt;
-  }, files.map((f) => ({ name: f.name, b64: f.bytes.toString('base64') })));
-  await p.dispatchEvent('#drop-zone', 'drop', { dataTransfer });
-}
-const row = (p: Page, filename: string, status: string) => p.locator(`#rows tr[data-status="${status}"]`, { hasText: filename });
 
 beforeAll(async () => {
   [rx, down] = [await startReceiver(), await startReceiver()];
   down.script.push(...Array(1000).fill(503));
   t = await startDashboardApp({
-    roles: ['api', 'worker', 'ftp', 'sftp'], ftpPort: await freePort(), ftpPasvRange: [41000, 41010], sftpPort: await freePort(), sftpHost: '127.0.0.1',
-    webhookAllowPrivate: true, webhookBackoffMs: 50, webhookBackoffMaxMs: 200, webhookDisableAfterMs: 1000,
+    roles: ['api', 'worker', 'ftp', 'sftp'],
+    ftpPort: await freePort(),
+    ftpPasvRange: [41000, 41010],
+    sftpPort: await freePort(),
+    sftpHost: '127.0.0.1',
+    webhookAllowPrivate: true,
+    webhookBackoffMs: 50,
+    webhookBackoffMaxMs: 200,
+    webhookDisableAfterMs: 1000,
   });
   acct = await t.account();
   liveKey = acct.liveKey;
@@ -136,7 +120,8 @@ describe('dashboard walk-through', () => {
   });
 
   it("lists the mode's webhooks; one that failed for the whole disable period shows as disabled", async () => {
-    const add = async (url: string, events: string[]) => (await t.api('POST', '/v2/webhooks', { auth: liveKey, body: { Url: url, Events: events } })).body.id as string;
+    const add = async (url: string, events: string[]) =>
+      (await t.api('POST', '/v2/webhooks', { auth: liveKey, body: { Url: url, Events: events } })).body.id as string;
     const ok = await add(`${rx.url}/erp/intake-events`, ['import.attached', 'import.failed']);
     const gone = await add(`${down.url}/old-erp/paid`, ['invoice.paid']);
     await t.api('PATCH', `/v2/invoices/${(await invoice(`F-${randomToken(5)}`)).id}`, { auth: liveKey, body: { invoiceStatus: 'paid' } });
@@ -170,7 +155,9 @@ describe('dashboard walk-through', () => {
     await expect.poll(() => page.locator('#file-status').textContent()).toBe('attached');
     expect(await page.getByRole('status').textContent()).toContain(`Attached to invoice ${inv.invoiceNumber}`);
     expect(await page.locator('ol.history li').allTextContents()).toEqual([
-      expect.stringContaining('received by Upload / API'), expect.stringContaining("failed: The file name scan-0042 is a scanner's or camera's name"), expect.stringContaining(`attached to invoice ${inv.invoiceNumber}`),
+      expect.stringContaining('received by Upload / API'),
+      expect.stringContaining("failed: The file name scan-0042 is a scanner's or camera's name"),
+      expect.stringContaining(`attached to invoice ${inv.invoiceNumber}`),
     ]);
     expect((await t.api('GET', `/v2/invoices/${inv.id}`, { auth: liveKey })).body.document).toBe('scan-0042.pdf');
     const download = await page.request.get(`${t.url}${await page.getByRole('link', { name: 'Download the file' }).getAttribute('href')}`);
@@ -195,14 +182,22 @@ describe('dashboard walk-through', () => {
     await invoice(number);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dash-ftp-'));
     fs.writeFileSync(path.join(dir, `${number}.pdf`), pdf);
-    await promisify(execFile)('curl', ['-sS', '--ssl-reqd', '-k', '-T', path.join(dir, `${number}.pdf`), `ftp://127.0.0.1:${t.config.ftpPort}/`, '--user', `${acct.ftpUsername}:${liveKey}`], { timeout: 30_000 });
+    await promisify(execFile)(
+      'curl',
+      ['-sS', '--ssl-reqd', '-k', '-T', path.join(dir, `${number}.pdf`), `ftp://127.0.0.1:${t.config.ftpPort}/`, '--user', `${acct.ftpUsername}:${liveKey}`],
+      { timeout: 30_000 },
+    );
     fs.rmSync(dir, { recursive: true });
     await page.goto(`${t.url}/dashboard/files`);
-    await drop(page, [{ name: 'junk-scan.pdf', bytes: pdf }, { name: 'unknown-supplier.pdf', bytes: pdf }]);
+    await drop(page, [
+      { name: 'junk-scan.pdf', bytes: pdf },
+      { name: 'unknown-supplier.pdf', bytes: pdf },
+    ]);
     for (const name of ['junk-scan.pdf', 'unknown-supplier.pdf']) await row(page, name, 'failed').waitFor({ timeout: 30_000 });
     await row(page, `${number}.pdf`, 'attached').waitFor({ timeout: 30_000 });
 
-    const listed = () => page.locator('#rows tr[data-id]').evaluateAll((rows) => rows.map((r) => `${r.querySelector('a')!.textContent} ${(r as HTMLElement).dataset.status}`));
+    const listed = () =>
+      page.locator('#rows tr[data-id]').evaluateAll((rows) => rows.map((r) => `${r.querySelector('a')!.textContent} ${(r as HTMLElement).dataset.status}`));
     const filter = async (o: { q?: string; status?: string; channel?: string; period?: string }) => {
       await page.getByLabel('File name or invoice number').fill(o.q ?? '');
       await page.getByLabel('Status').selectOption(o.status ?? '');
@@ -220,7 +215,9 @@ describe('dashboard walk-through', () => {
     await filter({ q: 'junk' });
     expect(await listed()).toEqual(['junk-scan.pdf failed']);
     // the period: one file received three days ago
-    await t.db.query(`update intake_staging set received_at = now() - interval '3 days' where account_id = $1 and filename = 'unknown-supplier.pdf'`, [acct.id]);
+    await t.db.query(`update intake_staging set received_at = now() - interval '3 days' where account_id = $1 and filename = 'unknown-supplier.pdf'`, [
+      acct.id,
+    ]);
     await filter({ status: 'failed', period: '24h' });
     expect(await listed()).toEqual(['junk-scan.pdf failed']);
     await filter({ status: 'failed', period: '7d' });

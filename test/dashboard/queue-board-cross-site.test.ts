@@ -4,7 +4,7 @@ import http from 'node:http';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { queuePrefix } from '../../src/queue/queue-catalog.ts';
+import { queuePrefix } from '../../src/queue/job-definition.ts';
 import { freePort } from '../../testkit/ports.ts';
 import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
 
@@ -58,7 +58,11 @@ it('a cross-site form post under cached Basic credentials is refused and adds no
   // the board's own page calls its API as the board does (axios: JSON, same origin)
   await page.goto(`${d.url}/admin/queues`);
   const status = await page.evaluate(async () => {
-    const res = await fetch('api/queues/periodic/add', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'statistics.analyze', data: { marker: 'board' }, options: {} }) });
+    const res = await fetch('api/queues/periodic/add', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'statistics.analyze', data: { marker: 'board' }, options: {} }),
+    });
     return res.status;
   });
   expect(status).toBe(200);

@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => d?.close());
 
-const stored = async (email: string) => (await d.db.query<{ id: string; totp_secret: string | null }>('select id, totp_secret from account_users where email = $1', [email]))[0];
+const stored = async (email: string) =>
+  (await d.db.query<{ id: string; totp_secret: string | null }>('select id, totp_secret from account_users where email = $1', [email]))[0];
 
 async function codeSignIn(q: Page, who: { email: string; password: string }, code: string) {
   await q.goto(`${d.url}/dashboard/sign-in`);
@@ -64,7 +65,10 @@ describe('TOTP keys at rest', () => {
     const other = await d.person(acct.id, q);
     // as the code before wrote them: the base32 itself
     const [secret, otherSecret] = ['JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', 'KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU'];
-    for (const [email, s] of [[who.email, secret], [other.email, otherSecret]]) {
+    for (const [email, s] of [
+      [who.email, secret],
+      [other.email, otherSecret],
+    ]) {
       await d.db.query('update account_users set totp_secret = $2, totp_last_step = null where email = $1', [email, s]);
     }
     await codeSignIn(q, who, totp(secret));
@@ -89,14 +93,23 @@ describe('TOTP keys at rest', () => {
 
   it('without a key (PostgreSQL and no SECRETS_KEY) the service refuses to start once anyone uses it, and never turns it on', async () => {
     const c = d.svc.container;
-    const keyless = new UserService(c.db, c.repos, c.accounts, 30);
+    const keyless = new UserService({ db: c.db, repos: c.repos, accounts: c.accounts, idleMinutes: 30 });
     await expect(keyless.prepareSecrets()).rejects.toThrow(/SECRETS_KEY is required/);
     const someone = (await d.db.query<{ id: string }>("select id from account_users where totp_secret like 'v1:%' limit 1"))[0];
     await expect(keyless.checkSecondFactor(someone.id, '123456')).rejects.toMatchObject({ kind: 'unavailable' });
     const secret = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
-    await expect(keyless.enableSecondFactor(someone.id, secret, totp(secret))).rejects.toMatchObject({ kind: 'unprocessable', detail: expect.stringMatching(/SECRETS_KEY/) });
+    await expect(keyless.enableSecondFactor(someone.id, secret, totp(secret))).rejects.toMatchObject({
+      kind: 'unprocessable',
+      detail: expect.stringMatching(/SECRETS_KEY/),
+    });
     // another key than the one that sealed it: refused plainly, not a crash
-    const wrongKey = new UserService(c.db, c.repos, c.accounts, 30, new SecretBox('another key of at least thirty-two characters'));
+    const wrongKey = new UserService({
+      db: c.db,
+      repos: c.repos,
+      accounts: c.accounts,
+      idleMinutes: 30,
+      box: new SecretBox('another key of at least thirty-two characters'),
+    });
     await expect(wrongKey.checkSecondFactor(someone.id, '123456')).rejects.toMatchObject({ kind: 'unavailable' });
   });
 

@@ -31,7 +31,9 @@ async function send(channel: Channel, a: { liveKey: string; ftpUsername: string 
     expect(res.code, res.stderr).toBe(0);
   }
   let rec: any;
-  await expect.poll(async () => (rec = (await t.imports(a.liveKey)).find((r: any) => r.filename === name))?.status, { timeout: 45_000 }).toMatch(/attached|failed|waiting/);
+  await expect
+    .poll(async () => (rec = (await t.imports(a.liveKey)).find((r: any) => r.filename === name))?.status, { timeout: 45_000 })
+    .toMatch(/attached|failed|waiting/);
   return rec;
 }
 
@@ -49,8 +51,16 @@ describe.each<Channel>(['http', 'ftps'])('credit notes over %s', (channel) => {
     const credit = await invoiceOf(a.liveKey, 'AV-2017-0005', '-233.47');
     const corrected = await invoiceOf(a.liveKey, 'RK21012345', '-8.79');
     await invoiceOf(a.liveKey, 'FA-2017-0010', '671.15'); // the invoice the credit note corrects (BT-25): never its target
-    expect(await send(channel, a, 'scan_0001.pdf', corpus('p134_Avoir_FR_type381_MINIMUM.pdf'))).toMatchObject({ status: 'attached', invoice: credit.id, matchedBy: 'einvoice' });
-    expect(await send(channel, a, 'IMG_0002.pdf', corpus('p272_BASIC_Rechnungskorrektur.pdf'))).toMatchObject({ status: 'attached', invoice: corrected.id, matchedBy: 'einvoice' });
+    expect(await send(channel, a, 'scan_0001.pdf', corpus('p134_Avoir_FR_type381_MINIMUM.pdf'))).toMatchObject({
+      status: 'attached',
+      invoice: credit.id,
+      matchedBy: 'einvoice',
+    });
+    expect(await send(channel, a, 'IMG_0002.pdf', corpus('p272_BASIC_Rechnungskorrektur.pdf'))).toMatchObject({
+      status: 'attached',
+      invoice: corrected.id,
+      matchedBy: 'einvoice',
+    });
     const read = await t.request('GET', `/v2/invoices/${credit.id}`, { key: a.liveKey });
     expect(read.body).toMatchObject({ invoiceTotal: '-233.47', document: 'scan_0001.pdf' });
   });
@@ -60,7 +70,9 @@ describe.each<Channel>(['http', 'ftps'])('credit notes over %s', (channel) => {
     const inv = await invoiceOf(a.liveKey, 'AV-2017-0005', '233.47');
     const rec = await send(channel, a, 'scan_0003.pdf', corpus('p134_Avoir_FR_type381_MINIMUM.pdf'));
     expect(rec).toMatchObject({ status: 'failed', invoice: null });
-    expect(rec.reason).toBe("The e-invoice is credit note AV-2017-0005 of -233.47 EUR, but the invoice's total is 233.47; a credit note is an invoice with a negative total: set the invoice's total to -233.47 EUR, or send the file of invoice AV-2017-0005");
+    expect(rec.reason).toBe(
+      "The e-invoice is credit note AV-2017-0005 of -233.47 EUR, but the invoice's total is 233.47; a credit note is an invoice with a negative total: set the invoice's total to -233.47 EUR, or send the file of invoice AV-2017-0005",
+    );
     expect(await t.documentsOf(inv.id)).toEqual([]);
   });
 

@@ -8,6 +8,10 @@ export function failingIntake(intake: IntakeReceiver, listingFails: () => boolea
     receive: async () => {
       throw new Error('enqueue failed: Redis unavailable');
     },
+    takeUpload: (name, body, max) => intake.takeUpload(name, body, max),
+    receiveUpload: async () => {
+      throw new Error('enqueue failed: Redis unavailable');
+    },
     recordFailure: (f, r) => intake.recordFailure(f, r),
     recent: async (s, n) => {
       if (listingFails()) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');

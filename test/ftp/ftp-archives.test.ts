@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 const scope = () => ({ accountId: acct.id, mode: 'live' as const });
-const staged = async (archiveId: string) => (await t.db.query<{ n: number }>('select count(*)::int as n from intake_staging where archive_id = $1', [archiveId]))[0].n;
+const staged = async (archiveId: string) =>
+  (await t.db.query<{ n: number }>('select count(*)::int as n from intake_staging where archive_id = $1', [archiveId]))[0].n;
 
 describe('ZIP archives by FTPS', () => {
   it('curl -T day.zip with 50 PDFs named after invoice numbers: 226 once all are staged, then 50 attached imports', async () => {
@@ -54,7 +55,11 @@ describe('ZIP archives by FTPS', () => {
       expect(res.code).toBe(226);
       const [a, b, c] = await archiveImports(t.request, acct.liveKey, intakeIdOf(res.message), 3);
       expect(a).toMatchObject({ filename: 'FB-0.pdf', status: 'attached', invoice: inv.id });
-      expect(b).toMatchObject({ filename: 'scan.pdf', status: 'failed', reason: `scan.pdf in the ZIP archive is larger than 5242880 bytes (${big.length} bytes)` });
+      expect(b).toMatchObject({
+        filename: 'scan.pdf',
+        status: 'failed',
+        reason: `scan.pdf in the ZIP archive is larger than 5242880 bytes (${big.length} bytes)`,
+      });
       expect(c).toMatchObject({ filename: 'filler.bin', status: 'failed', reason: 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' });
       // over ZIP_MAX_TOTAL_BYTES (12 MB here) the upload itself is refused while it streams
       await expect(upload(client, 'huge.zip', randomBytes(13 * 1024 * 1024))).rejects.toThrow(/552 huge\.zip is larger than 12582912 bytes/);

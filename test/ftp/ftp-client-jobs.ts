@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export const CLIENT_TIMEOUT_MS = 30_000;
+const CLIENT_TIMEOUT_MS = 30_000;
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const CLIENTS = path.join(HERE, 'clients');
 const COMMONS_NET = '/usr/share/java/commons-net.jar';
@@ -62,7 +62,18 @@ async function runAll(steps: [string, string[], NodeJS.ProcessEnv?][], deadline 
   return all;
 }
 
-const jobArgs = (j: ClientJob) => [String(j.port), j.user, j.password, j.good.local, j.good.remote, j.temp.local, j.temp.remote, j.temp.final, j.junk.local, j.junk.remote];
+const jobArgs = (j: ClientJob) => [
+  String(j.port),
+  j.user,
+  j.password,
+  j.good.local,
+  j.good.remote,
+  j.temp.local,
+  j.temp.remote,
+  j.temp.final,
+  j.junk.local,
+  j.junk.remote,
+];
 
 export const ftplib = (j: ClientJob) => run('python3', [path.join(CLIENTS, 'ftplib-job.py'), ...jobArgs(j)]);
 
@@ -122,7 +133,7 @@ export function curl(j: ClientJob, mode: TlsMode): Promise<ClientRun> {
     echo('== NLST'),
     ['curl', [...common, '--list-only', base]],
     echo('== ERROR'),
-    ['curl', [...common, base + `${j.junk.remote}.error.txt`]],
+    ['curl', [...common, `${base}${j.junk.remote}.error.txt`]],
   ]);
 }
 

@@ -30,7 +30,15 @@ export const upload = (client: Client, name: string, bytes: Buffer) => client.up
 
 export async function download(client: Client, name: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  await client.downloadTo(new Writable({ write(c, _e, cb) { chunks.push(c); cb(); } }), name);
+  await client.downloadTo(
+    new Writable({
+      write(c, _e, cb) {
+        chunks.push(c);
+        cb();
+      },
+    }),
+    name,
+  );
   return Buffer.concat(chunks);
 }
 
@@ -47,8 +55,25 @@ export interface CurlResult {
 }
 
 /** `curl -T file ftp://user:pass@127.0.0.1:port/name`, with --ssl-reqd -k when `tls`. */
-export function curlUpload(port: number, user: string, password: string, file: string, remoteName: string, opts: { tls: boolean; extra?: string[] }): Promise<CurlResult> {
-  const args = ['-sS', '-v', '--user', `${user}:${password}`, '-T', file, `ftp://127.0.0.1:${port}/${remoteName}`, ...(opts.tls ? ['--ssl-reqd', '-k'] : []), ...(opts.extra ?? [])];
+export function curlUpload(
+  port: number,
+  user: string,
+  password: string,
+  file: string,
+  remoteName: string,
+  opts: { tls: boolean; extra?: string[] },
+): Promise<CurlResult> {
+  const args = [
+    '-sS',
+    '-v',
+    '--user',
+    `${user}:${password}`,
+    '-T',
+    file,
+    `ftp://127.0.0.1:${port}/${remoteName}`,
+    ...(opts.tls ? ['--ssl-reqd', '-k'] : []),
+    ...(opts.extra ?? []),
+  ];
   return new Promise((resolve) => {
     execFile('curl', args, { timeout: 60_000 }, (err, _stdout, stderr) => {
       resolve({ code: err ? Number((err as any).code ?? 1) : 0, stderr });
@@ -57,5 +82,7 @@ export function curlUpload(port: number, user: string, password: string, file: s
 }
 
 export function spawnCurl(port: number, user: string, password: string, file: string, remoteName: string, extra: string[]): ChildProcess {
-  return spawn('curl', ['-sS', '--user', `${user}:${password}`, '-T', file, `ftp://127.0.0.1:${port}/${remoteName}`, '--ssl-reqd', '-k', ...extra], { stdio: 'ignore' });
+  return spawn('curl', ['-sS', '--user', `${user}:${password}`, '-T', file, `ftp://127.0.0.1:${port}/${remoteName}`, '--ssl-reqd', '-k', ...extra], {
+    stdio: 'ignore',
+  });
 }

@@ -23,7 +23,9 @@ async function send(key: string, user: string, name: string, bytes: Buffer) {
   const res = await curlUpload(t.port, user, key, file, encodeURIComponent(name), { tls: true });
   expect(res.code, res.stderr).toBe(0);
   let rec: any;
-  await expect.poll(async () => (rec = (await t.imports(key)).find((r: any) => r.filename === name))?.status, { timeout: 45_000 }).toMatch(/attached|failed|waiting/);
+  await expect
+    .poll(async () => (rec = (await t.imports(key)).find((r: any) => r.filename === name))?.status, { timeout: 45_000 })
+    .toMatch(/attached|failed|waiting/);
   return rec;
 }
 
@@ -32,9 +34,21 @@ describe('matching over FTPS', () => {
     const a = await t.ftpAccount();
     for (const n of ['0123', '2024', '000123']) await t.invoice(a.liveKey, n);
     const inv = await t.invoice(a.liveKey, 'INV-000123');
-    expect(await send(a.liveKey, a.ftpUsername, 'IMG_0123.pdf', await makePdf('camera'))).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
-    expect(await send(a.liveKey, a.ftpUsername, '2024-11-25.pdf', await makePdf('dated'))).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
-    expect(await send(a.liveKey, a.ftpUsername, 'INV_000123.pdf', await makePdf('separators'))).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'name_token' });
+    expect(await send(a.liveKey, a.ftpUsername, 'IMG_0123.pdf', await makePdf('camera'))).toMatchObject({
+      status: 'failed',
+      invoice: null,
+      reasonCode: 'device_name_nothing_inside',
+    });
+    expect(await send(a.liveKey, a.ftpUsername, '2024-11-25.pdf', await makePdf('dated'))).toMatchObject({
+      status: 'failed',
+      invoice: null,
+      reasonCode: 'device_name_nothing_inside',
+    });
+    expect(await send(a.liveKey, a.ftpUsername, 'INV_000123.pdf', await makePdf('separators'))).toMatchObject({
+      status: 'attached',
+      invoice: inv.id,
+      matchedBy: 'name_token',
+    });
   });
 
   it("an e-invoice naming another existing invoice than the file's name is refused, naming both", async () => {
@@ -60,7 +74,9 @@ describe('matching over FTPS', () => {
   it('an XML e-invoice (.xml) attaches as the PDF rendered from it', async () => {
     const a = await t.ftpAccount();
     const inv = await t.invoice(a.liveKey, SAMPLES[0].number);
-    expect((await t.request('PATCH', `/v2/invoices/${inv.id}`, { key: a.liveKey, body: { invoiceTotal: '1405.66', invoiceBalance: '1405.66' } })).status).toBe(200);
+    expect((await t.request('PATCH', `/v2/invoices/${inv.id}`, { key: a.liveKey, body: { invoiceTotal: '1405.66', invoiceBalance: '1405.66' } })).status).toBe(
+      200,
+    );
     const rec = await send(a.liveKey, a.ftpUsername, 'xrechnung-123456XX.xml', Buffer.from(sampleXml(SAMPLES[0])));
     expect(rec).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'einvoice' });
     expect((await t.documentsOf(inv.id))[0].filename).toBe('xrechnung-123456XX.pdf');
@@ -88,10 +104,26 @@ describe('matching over FTPS', () => {
       const hetzner = await t.invoice(a.liveKey, 'R0005532486');
       const numbered = await t.invoice(a.liveKey, 'INV-000123');
       await t.invoice(a.liveKey, '2024');
-      expect(await send(a.liveKey, a.ftpUsername, 'Scan 2024-11-25 0815.pdf', await makePdf('scanned'))).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
-      expect(await send(a.liveKey, a.ftpUsername, 'Rechnung Nr. 0815 vom 25.11.2024.pdf', await makePdf('Rechnung 0815'))).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'name_token' });
-      expect(await send(a.liveKey, a.ftpUsername, 'invoice_2024-11-25_INV-000123.pdf', await makePdf('dated'))).toMatchObject({ status: 'attached', invoice: numbered.id, matchedBy: 'name_token' });
-      expect(await send(a.liveKey, a.ftpUsername, 'RE-E-974-Hetzner_2016-01-19_R0005532486.pdf', await makePdf('Hetzner'))).toMatchObject({ status: 'attached', invoice: hetzner.id, matchedBy: 'name_token' });
+      expect(await send(a.liveKey, a.ftpUsername, 'Scan 2024-11-25 0815.pdf', await makePdf('scanned'))).toMatchObject({
+        status: 'failed',
+        invoice: null,
+        reasonCode: 'device_name_nothing_inside',
+      });
+      expect(await send(a.liveKey, a.ftpUsername, 'Rechnung Nr. 0815 vom 25.11.2024.pdf', await makePdf('Rechnung 0815'))).toMatchObject({
+        status: 'attached',
+        invoice: inv.id,
+        matchedBy: 'name_token',
+      });
+      expect(await send(a.liveKey, a.ftpUsername, 'invoice_2024-11-25_INV-000123.pdf', await makePdf('dated'))).toMatchObject({
+        status: 'attached',
+        invoice: numbered.id,
+        matchedBy: 'name_token',
+      });
+      expect(await send(a.liveKey, a.ftpUsername, 'RE-E-974-Hetzner_2016-01-19_R0005532486.pdf', await makePdf('Hetzner'))).toMatchObject({
+        status: 'attached',
+        invoice: hetzner.id,
+        matchedBy: 'name_token',
+      });
     });
 
     it('scan_0042.pdf attaches by its text without waiting; two labelled invoice numbers are refused, naming both', async () => {
@@ -99,20 +131,39 @@ describe('matching over FTPS', () => {
       const inv = await t.invoice(a.liveKey, 'RE-2026-4711');
       await t.invoice(a.liveKey, 'RE-2026-4712');
       await t.invoice(a.liveKey, 'RE-2026-4713');
-      expect(await send(a.liveKey, a.ftpUsername, 'scan_0042.pdf', await textPdf(TEXT))).toMatchObject({ status: 'attached', invoice: inv.id, matchedBy: 'pdf_text' });
-      const two = await send(a.liveKey, a.ftpUsername, 'random.pdf', await textPdf(['Rechnungsnummer: RE-2026-4712', 'Rechnungsnummer: RE-2026-4713', 'Gesamtbetrag: 100,00 EUR']));
+      expect(await send(a.liveKey, a.ftpUsername, 'scan_0042.pdf', await textPdf(TEXT))).toMatchObject({
+        status: 'attached',
+        invoice: inv.id,
+        matchedBy: 'pdf_text',
+      });
+      const two = await send(
+        a.liveKey,
+        a.ftpUsername,
+        'random.pdf',
+        await textPdf(['Rechnungsnummer: RE-2026-4712', 'Rechnungsnummer: RE-2026-4713', 'Gesamtbetrag: 100,00 EUR']),
+      );
       expect(two).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'pdf_text_names_several' });
       expect(two.reason).toContain('(RE-2026-4712 or RE-2026-4713)');
     });
 
-    it.each([['the hybrid first', true], ['the text-only file first', false]])("%s: the hybrid is the document, and the other file's record says so", async (_order, hybridFirst) => {
+    it.each([
+      ['the hybrid first', true],
+      ['the text-only file first', false],
+    ])("%s: the hybrid is the document, and the other file's record says so", async (_order, hybridFirst) => {
       const a = await t.ftpAccount();
       const inv = await t.invoice(a.liveKey, 'RE-2026-4711');
-      const files: [string, Buffer][] = [['x1.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('RE-2026-4711') })], ['printed.pdf', await textPdf(TEXT)]];
+      const files: [string, Buffer][] = [
+        ['x1.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('RE-2026-4711') })],
+        ['printed.pdf', await textPdf(TEXT)],
+      ];
       for (const [name, bytes] of hybridFirst ? files : [...files].reverse()) await send(a.liveKey, a.ftpUsername, name, bytes);
-      await expect.poll(async () => (await t.imports(a.liveKey)).find((r: any) => r.filename === 'printed.pdf').reasonCode, { timeout: 45_000 }).toBe(hybridFirst ? 'document_kept' : 'document_replaced');
+      await expect
+        .poll(async () => (await t.imports(a.liveKey)).find((r: any) => r.filename === 'printed.pdf').reasonCode, { timeout: 45_000 })
+        .toBe(hybridFirst ? 'document_kept' : 'document_replaced');
       const printed = (await t.imports(a.liveKey)).find((r: any) => r.filename === 'printed.pdf');
-      expect(printed.reason).toContain(hybridFirst ? 'already has x1.pdf, attached by its e-invoice' : "x1.pdf replaced it as invoice RE-2026-4711's document, found by its e-invoice");
+      expect(printed.reason).toContain(
+        hybridFirst ? 'already has x1.pdf, attached by its e-invoice' : "x1.pdf replaced it as invoice RE-2026-4711's document, found by its e-invoice",
+      );
       expect((await t.documentsOf(inv.id)).filter((d) => !d.deleted_at).map((d) => d.filename)).toEqual(['x1.pdf']);
     });
   });

@@ -47,6 +47,8 @@ export interface FtpApp {
   /** every log line the service wrote (JSON) */
   logLines: string[];
   ftpAccount(): Promise<FtpAccount>;
+  /** a new upload key of the API key's mode (POST /v2/account/upload-keys), limited to `networks` (default: this host) */
+  uploadKey(key: string, networks?: string[], name?: string): Promise<{ id: string; key: string }>;
   invoice(key: string, invoiceNumber?: string): Promise<{ id: string; invoiceNumber: string }>;
   /** the account-and-mode's intake records (GET /v2/imports), newest first */
   imports(key: string): Promise<any[]>;
@@ -128,7 +130,7 @@ export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
     ftpPasvRange: pasvRange,
     tlsCert: cert?.cert,
     tlsKey: cert?.key,
-    ftpMaxConnectionsPerAccount: 32,
+    transferMaxConnectionsPerAccount: 32,
     intakeBackoffMs: 60_000,
     intakeBackoffMaxMs: 60_000,
     ...opts.config,
@@ -143,7 +145,10 @@ export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
   // the API serves HTTPS with the same self-signed certificate
   const request = httpClient(svc.apiUrl!);
   return {
-    svc, config, db, request,
+    svc,
+    config,
+    db,
+    request,
     waitFor: (key, id, done, ms = 30_000) => waitForImport(request, key, id, done, ms),
     async close() {
       await svc.stop();
@@ -161,11 +166,17 @@ export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
       const a = await svc.container.accounts.create(`ftp-${randomToken(6)}`);
       return { id: a.id, ftpUsername: a.ftpUsername, liveKey: a.liveKey, testKey: a.testKey };
     },
+    async uploadKey(key, networks = ['127.0.0.1/32'], name = 'Scanner') {
+      const res = await request('POST', '/v2/account/upload-keys', { key, body: { name, networks } });
+      if (res.status !== 201) throw new Error(`upload key: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.id, key: res.body.key };
+    },
     async invoice(key, invoiceNumber = `F-${unique()}`) {
       const c = await request('POST', '/v2/customers', { key, body: { customerCode: `C-${unique()}`, name: 'FTP BV' } });
       if (c.status !== 201) throw new Error(`customer: ${c.status} ${JSON.stringify(c.body)}`);
       const res = await request('POST', '/v2/invoices', {
-        key, body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
+        key,
+        body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
       });
       if (res.status !== 201) throw new Error(`invoice: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
@@ -182,15 +193,19 @@ export async function startFtpApp(opts: FtpAppOptions = {}): Promise<FtpApp> {
 }
 
 /** curl -T by invoice number (its local file name) and by id (a remote name): both attached. Returns curl's two runs. */
-export async function expectCurlUploadsAttached(t: FtpTestFile, opts: { tls: boolean }): Promise<CurlResult[]> {
+export async function expectCurlUploadsAttached(t: FtpTestFile, opts: { tls: boolean; password?: string }): Promise<CurlResult[]> {
   const key = t.account.liveKey;
+  const password = opts.password ?? key;
   const byNumber = await t.invoice(key);
   const byId = await t.invoice(key);
   const numbered = path.join(t.dir, `${byNumber.invoiceNumber}.pdf`);
   fs.writeFileSync(numbered, await makePdf('curl number'));
   const local = path.join(t.dir, 'local-name.pdf');
   fs.writeFileSync(local, await makePdf('curl id'));
-  const runs = [await curlUpload(t.port, t.account.ftpUsername, key, numbered, '', opts), await curlUpload(t.port, t.account.ftpUsername, key, local, `${byId.id}.pdf`, opts)];
+  const runs = [
+    await curlUpload(t.port, t.account.ftpUsername, password, numbered, '', opts),
+    await curlUpload(t.port, t.account.ftpUsername, password, local, `${byId.id}.pdf`, opts),
+  ];
   for (const run of runs) expect(run.code, run.stderr).toBe(0);
   expect(await t.waitFor(key, intakeIdOf(runs[0].stderr))).toMatchObject({ status: 'attached', invoice: byNumber.id, channel: 'ftp' });
   expect(await t.waitFor(key, intakeIdOf(runs[1].stderr))).toMatchObject({ status: 'attached', invoice: byId.id, channel: 'ftp' });

@@ -83,7 +83,7 @@ async function invoiceFile(): Promise<{ invoice: { id: string; invoiceNumber: st
 }
 
 describe('floods before login', () => {
-  let floods: Flood[] = [];
+  const floods: Flood[] = [];
   afterAll(() => floods.forEach((f) => f.end()));
 
   it('205 idle connections from 127.0.0.2: 4 get the greeting, the rest 421 and closed; curl on 127.0.0.1 logs in and uploads over FTPS meanwhile', async () => {
@@ -140,7 +140,17 @@ describe('floods before login', () => {
     // 4 held (silent: no TLS hello), 46 closed at once
     await expect.poll(() => f.closedCount(), { timeout: 10_000 }).toBe(46);
     const { invoice, file } = await invoiceFile();
-    const up = await run('curl', ['-sS', '-v', '--ssl-reqd', '-k', '--user', `${t.account.ftpUsername}:${t.account.liveKey}`, '-T', file, `ftps://127.0.0.1:${t.implicitPort}/`]);
+    const up = await run('curl', [
+      '-sS',
+      '-v',
+      '--ssl-reqd',
+      '-k',
+      '--user',
+      `${t.account.ftpUsername}:${t.account.liveKey}`,
+      '-T',
+      file,
+      `ftps://127.0.0.1:${t.implicitPort}/`,
+    ]);
     expect(up.code, up.stderr).toBe(0);
     expect(await t.waitFor(t.account.liveKey, intakeIdOf(up.stderr))).toMatchObject({ status: 'attached', invoice: invoice.id });
     // the held ones do not outlive the handshake timeout

@@ -130,7 +130,7 @@ describe('interrupted uploads', () => {
   it('ABOR during an upload: 426 for the transfer, 226 for ABOR, nothing staged', () =>
     withRawStor('aborted.pdf', 300_000, async ({ ftp, data, pdf }, a) => {
       data.write(pdf.subarray(0, 100_000));
-      const before = (await t.counters());
+      const before = await t.counters();
       await until(async () => (await t.counters()).bytesReceived > before.bytesReceived || (await t.gauge('transfers')) === 1, 5000, 'bytes to arrive');
       expect(await ftp.send('ABOR')).toMatch(/^426 /);
       expect(await ftp.reply()).toMatch(/^226 ABOR/);
@@ -160,7 +160,10 @@ describe('a session that ends before its rename', () => {
     expect((await upload(first, temp, await makePdf('renamed later'))).message).toMatch(/held/);
     first.close();
     // neither the test mode of the account nor another account sees it or can rename it
-    for (const [user, key] of [[a.ftpUsername, a.testKey], [other.ftpUsername, other.liveKey]]) {
+    for (const [user, key] of [
+      [a.ftpUsername, a.testKey],
+      [other.ftpUsername, other.liveKey],
+    ]) {
       const stranger = await connectFtp(t.port, user, key);
       expect((await stranger.list()).map((f) => f.name)).not.toContain(temp);
       expect(await ftpCode(stranger.rename(temp, final).finally(() => stranger.close()))).toBe(550);

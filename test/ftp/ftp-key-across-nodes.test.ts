@@ -67,7 +67,8 @@ describe('an FTP session on another node', () => {
 describe('an FTPS session with an upload key on another node', () => {
   it('ends within 1 s when the key is revoked on node A; another upload key goes on', async () => {
     const acct = await a.ftpAccount();
-    const make = async (name: string) => (await a.request('POST', '/v2/account/upload-keys', { key: acct.liveKey, body: { name } })).body as { id: string; key: string };
+    const make = async (name: string) =>
+      (await a.request('POST', '/v2/account/upload-keys', { key: acct.liveKey, body: { name } })).body as { id: string; key: string };
     const first = await make('Scanner');
     const second = await make('Export job');
     const s1 = await connectFtp(b.port, acct.ftpUsername, first.key);

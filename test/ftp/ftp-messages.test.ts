@@ -15,7 +15,7 @@ let t: FtpApp;
 let tmp: string;
 
 beforeAll(async () => {
-  t = await startFtpApp({ config: { ftpLockoutAttempts: 1 } });
+  t = await startFtpApp({ config: { transferLockoutAttempts: 1 } });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ftp-messages-'));
 });
 afterAll(async () => {

@@ -1,4 +1,6 @@
-// Plain FTP, which only runs when FTP_ALLOW_PLAIN=true says so: curl -T and basic-ftp without TLS.
+// Plain FTP, which only runs when FTP_ALLOW_PLAIN=true says so: curl -T and basic-ftp without TLS,
+// with upload keys limited to this host's network (the only keys plain FTP takes, issue 44); the
+// API key and an upload key that works from anywhere are refused with a 530 that says why.
 // Without a certificate and without that setting the ftp role does not start. Graceful stop.
 import fs from 'node:fs';
 import net from 'node:net';
@@ -12,20 +14,39 @@ import { TransferMetrics, transferReadings } from '../../src/channels/transfer/t
 import { makePdf } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/test-app.ts';
-import { connectFtp, ftpCode, intakeIdOf, upload } from './ftp-clients.ts';
+import { connectFtp, curlUpload, ftpCode, intakeIdOf, upload } from './ftp-clients.ts';
 import { expectCurlUploadsAttached, ftpTestFile, until } from './ftp-harness.ts';
 import { RawFtp } from './raw-ftp.ts';
 
 const t = ftpTestFile({ tls: false, config: { ftpAllowPlain: true } });
 
 describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
-  it('curl -T uploads by number and by id: attached', async () => {
-    await expectCurlUploadsAttached(t, { tls: false });
+  it('curl -T with a network-limited upload key uploads by number and by id: attached', async () => {
+    const { key } = await t.uploadKey(t.account.liveKey, ['127.0.0.0/8']);
+    await expectCurlUploadsAttached(t, { tls: false, password: key });
   });
 
-  it('basic-ftp without TLS: test key to test mode, wrong key 530, AUTH TLS not offered (502)', async () => {
+  it('the API key, and an upload key that works from anywhere, are refused with a 530 that says why', async () => {
+    const anywhere = await t.uploadKey(t.account.liveKey, []);
+    const file = path.join(t.dir, 'refused.pdf');
+    fs.writeFileSync(file, await makePdf('refused'));
+    const before = (await t.imports(t.account.liveKey)).length;
+    const counted = await t.counters();
+    for (const password of [t.account.liveKey, t.account.testKey, anywhere.key]) {
+      const run = await curlUpload(t.port, t.account.ftpUsername, password, file, 'refused.pdf', { tls: false });
+      expect(run.code).toBe(67); // CURLE_LOGIN_DENIED
+      expect(run.stderr).toContain('< 530 Plain FTP takes only a network-limited upload key; use FTPS');
+    }
+    const client = connectFtp(t.port, t.account.ftpUsername, t.account.liveKey, false);
+    await expect(client).rejects.toThrow(/530 Plain FTP takes only a network-limited upload key; use FTPS/);
+    expect((await t.imports(t.account.liveKey)).length).toBe(before);
+    expect((await t.counters()).loginsRefusedPlaintext - counted.loginsRefusedPlaintext).toBe(4);
+  });
+
+  it('basic-ftp without TLS: a test-mode upload key to test mode, wrong key 530, AUTH TLS not offered (502)', async () => {
     const inv = await t.invoice(t.account.testKey);
-    const client = await connectFtp(t.port, t.account.ftpUsername, t.account.testKey, false);
+    const { key } = await t.uploadKey(t.account.testKey);
+    const client = await connectFtp(t.port, t.account.ftpUsername, key, false);
     try {
       const res = await upload(client, `${inv.invoiceNumber}.pdf`, await makePdf('plain test'));
       expect(await t.waitFor(t.account.testKey, intakeIdOf(res.message))).toMatchObject({ status: 'attached', invoice: inv.id });
@@ -45,7 +66,8 @@ describe('plain FTP (FTP_ALLOW_PLAIN=true, no certificate)', () => {
     const metrics = new TransferMetrics('ftp');
     const channel = (await startFtpRole(t.svc.container, t.svc.container.intake, { metrics }))!;
     const inv = await t.invoice(t.account.liveKey);
-    const client = await connectFtp(channel.port, t.account.ftpUsername, t.account.liveKey, false);
+    const { key } = await t.uploadKey(t.account.liveKey);
+    const client = await connectFtp(channel.port, t.account.ftpUsername, key, false);
     const source = new PassThrough();
     const pdf = await makePdf('graceful');
     const pending = client.uploadFrom(source, `${inv.invoiceNumber}.pdf`);
@@ -82,9 +104,15 @@ describe('no certificate and plain FTP not allowed', () => {
         let buf = '';
         sock.on('data', (d) => {
           buf += d.toString();
-          if (/^220 /m.test(buf) && !buf.includes('AUTH sent')) { buf += 'AUTH sent\n'; sock.write('AUTH TLS\r\n'); }
+          if (/^220 /m.test(buf) && !buf.includes('AUTH sent')) {
+            buf += 'AUTH sent\n';
+            sock.write('AUTH TLS\r\n');
+          }
           const m = /^(234|5\d\d) .*$/m.exec(buf);
-          if (m) { sock.destroy(); resolve(m[0]); }
+          if (m) {
+            sock.destroy();
+            resolve(m[0]);
+          }
         });
         sock.on('error', reject);
       });

@@ -44,7 +44,10 @@ describe('refusals under load', () => {
       const r = await run(process.execPath, [SCRIPT, String(t.port), acct.ftpUsername, acct.liveKey, local, String(REFUSALS)], { timeoutMs: 110_000 });
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trim().split('\n');
-      expect(lines.filter((l) => !/^553 553 The directory is flat/.test(l) && !l.startsWith('== ')), r.stdout).toEqual([]);
+      expect(
+        lines.filter((l) => !/^553 553 The directory is flat/.test(l) && !l.startsWith('== ')),
+        r.stdout,
+      ).toEqual([]);
       expect(lines.filter((l) => l.startsWith('553'))).toHaveLength(REFUSALS);
       expect(lines.at(-1)).toBe('== NOOP 200');
     } finally {

@@ -105,7 +105,18 @@ describe('commands around the data connection', () => {
     await upload(client, 'feat-check.pdf', Buffer.from('not a PDF')).finally(() => client.close());
     const ftp = await session();
     try {
-      expect((await ftp.send('FEAT')).split('\n')).toEqual(['211-Extensions supported', ' AUTH TLS', ' PBSZ', ' PROT', ' EPSV', ' MDTM', ' PASV', ' SIZE', ' UTF8', '211 End']);
+      expect((await ftp.send('FEAT')).split('\n')).toEqual([
+        '211-Extensions supported',
+        ' AUTH TLS',
+        ' PBSZ',
+        ' PROT',
+        ' EPSV',
+        ' MDTM',
+        ' PASV',
+        ' SIZE',
+        ' UTF8',
+        '211 End',
+      ]);
       expect(await ftp.send('SIZE feat-check.pdf')).toBe('213 9');
       expect(await ftp.send('SIZE feat-check.pdf.error.txt')).toMatch(/^213 \d+$/);
       expect(await ftp.send('MDTM feat-check.pdf')).toMatch(/^213 \d{14}(\.\d+)?$/);
@@ -134,27 +145,43 @@ describe('commands around the data connection', () => {
 
 describe('a stalled transfer says which phase waited, in the log and in /metrics (ftp_transfer_stalls_total)', () => {
   it.each<[string, string, (ftp: RawFtp) => Promise<void>]>([
-    ['pasv', 'STOR without PASV/EPSV', async (ftp) => {
-      expect(await ftp.send('STOR x.pdf')).toMatch(/^425 No data connection: send PASV or EPSV first/);
-    }],
-    ['tcp_accept', 'the client never connects to the passive port', async (ftp) => {
-      expect(await ftp.send('EPSV')).toMatch(/^229/);
-      expect(await ftp.send('STOR x.pdf')).toMatch(/^425 /);
-    }],
-    ['tls_handshake', 'the client connects but never starts TLS', async (ftp) => {
-      const tcp = await dataTcp(ftp);
-      expect(await ftp.send('STOR x.pdf')).toMatch(/^150/);
-      expect(await ftp.reply()).toMatch(/^426 /);
-      // the handshake timer may report after the 426 (it counts, then logs)
-      await expect.poll(() => loggedStall('tls_handshake')).toBe(true);
-      tcp.destroy();
-    }],
-    ['after_150', 'TLS is up but no byte comes', async (ftp) => {
-      const data = await handshake(await dataTcp(ftp));
-      expect(await ftp.send('STOR x.pdf')).toMatch(/^150/);
-      expect(await ftp.reply()).toMatch(/^426 Transfer aborted \(stalled\)/);
-      data.destroy();
-    }],
+    [
+      'pasv',
+      'STOR without PASV/EPSV',
+      async (ftp) => {
+        expect(await ftp.send('STOR x.pdf')).toMatch(/^425 No data connection: send PASV or EPSV first/);
+      },
+    ],
+    [
+      'tcp_accept',
+      'the client never connects to the passive port',
+      async (ftp) => {
+        expect(await ftp.send('EPSV')).toMatch(/^229/);
+        expect(await ftp.send('STOR x.pdf')).toMatch(/^425 /);
+      },
+    ],
+    [
+      'tls_handshake',
+      'the client connects but never starts TLS',
+      async (ftp) => {
+        const tcp = await dataTcp(ftp);
+        expect(await ftp.send('STOR x.pdf')).toMatch(/^150/);
+        expect(await ftp.reply()).toMatch(/^426 /);
+        // the handshake timer may report after the 426 (it counts, then logs)
+        await expect.poll(() => loggedStall('tls_handshake')).toBe(true);
+        tcp.destroy();
+      },
+    ],
+    [
+      'after_150',
+      'TLS is up but no byte comes',
+      async (ftp) => {
+        const data = await handshake(await dataTcp(ftp));
+        expect(await ftp.send('STOR x.pdf')).toMatch(/^150/);
+        expect(await ftp.reply()).toMatch(/^426 Transfer aborted \(stalled\)/);
+        data.destroy();
+      },
+    ],
   ])('%s: %s', async (phase, _, stall) => {
     const before = await stalls(phase);
     const ftp = await session();

@@ -47,9 +47,15 @@ async function prepare(port: number, label: string): Promise<Prepared> {
     return p;
   };
   const job: clients.ClientJob = {
-    port, user: acct.ftpUsername, password: acct.liveKey,
+    port,
+    user: acct.ftpUsername,
+    password: acct.liveKey,
     good: { local: await file('good.pdf', await makePdf(`${label} by number`)), remote: `${good.invoiceNumber}.pdf` },
-    temp: { local: await file('temp.pdf', await makePdf(`${label} renamed`)), remote: `${renamed.invoiceNumber}.pdf.part`, final: `${renamed.invoiceNumber}.pdf` },
+    temp: {
+      local: await file('temp.pdf', await makePdf(`${label} renamed`)),
+      remote: `${renamed.invoiceNumber}.pdf.part`,
+      final: `${renamed.invoiceNumber}.pdf`,
+    },
     junk: { local: await file('junk.pdf', Buffer.from('this is not a PDF\n')), remote: `bad-${label}.pdf` },
   };
   return { job, acct, good, renamed };
@@ -71,7 +77,8 @@ async function expectJobDone(p: Prepared, r: clients.ClientRun, expected: Expect
   expect(list).toContain(p.job.good.remote);
   // the status is the owner column; rclone's listing has no owners
   expect(list).toMatch(new RegExp(`${expected.owners === false ? '' : 'failed .*'}${p.job.junk.remote}\\.error\\.txt`));
-  if (expected.nlst) expect(clients.section(r.stdout, 'NLST').split(/\r?\n/)).toEqual(expect.arrayContaining([p.job.good.remote, `${p.job.junk.remote}.error.txt`]));
+  if (expected.nlst)
+    expect(clients.section(r.stdout, 'NLST').split(/\r?\n/)).toEqual(expect.arrayContaining([p.job.good.remote, `${p.job.junk.remote}.error.txt`]));
   const error = clients.section(r.stdout, 'ERROR');
   expect(error).toContain(`File: ${p.job.junk.remote}`);
   expect(error).toContain('Reason: ');

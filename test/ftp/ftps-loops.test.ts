@@ -45,17 +45,24 @@ describe.each([
   ['ruby', 'Ruby Net::FTP (ssl:)', [path.join(CLIENTS, 'ruby-loop.rb')], undefined],
   ['python3', 'Python ftplib.FTP_TLS, 150 KB files', [path.join(CLIENTS, 'ftplib-loop.py')], 150_000],
 ] as const)('%s: %s', (cmd, _name, script, size) => {
-  it.each(['1.2', '1.3'])(`${UPLOADS} uploads over TLS %s: none lost`, async (tls) => {
-    const acct = await t.ftpAccount();
-    const label = `${cmd}-tls${tls.replace('.', '')}`;
-    const local = await files(label, UPLOADS, size);
-    const r = await run(cmd, [...script, String(t.port), acct.ftpUsername, acct.liveKey, tls, ...local], { timeoutMs: 240_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n');
-    expect(lines.filter((l) => !/^OK 226 /.test(l)), r.stdout).toEqual([]);
-    expect(lines).toHaveLength(UPLOADS);
-    const names = new Set((await t.imports(acct.liveKey)).map((i: any) => i.filename));
-    expect(local.map((f) => path.basename(f)).filter((n) => !names.has(n))).toEqual([]);
-    expect(t.logLines.filter((l) => l.includes(label) && l.includes('nothing received'))).toEqual([]);
-  }, 300_000);
+  it.each(['1.2', '1.3'])(
+    `${UPLOADS} uploads over TLS %s: none lost`,
+    async (tls) => {
+      const acct = await t.ftpAccount();
+      const label = `${cmd}-tls${tls.replace('.', '')}`;
+      const local = await files(label, UPLOADS, size);
+      const r = await run(cmd, [...script, String(t.port), acct.ftpUsername, acct.liveKey, tls, ...local], { timeoutMs: 240_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.trim().split('\n');
+      expect(
+        lines.filter((l) => !/^OK 226 /.test(l)),
+        r.stdout,
+      ).toEqual([]);
+      expect(lines).toHaveLength(UPLOADS);
+      const names = new Set((await t.imports(acct.liveKey)).map((i: any) => i.filename));
+      expect(local.map((f) => path.basename(f)).filter((n) => !names.has(n))).toEqual([]);
+      expect(t.logLines.filter((l) => l.includes(label) && l.includes('nothing received'))).toEqual([]);
+    },
+    300_000,
+  );
 });

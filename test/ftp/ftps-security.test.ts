@@ -18,7 +18,7 @@ let t: FtpApp;
 let redis: Redis;
 
 beforeAll(async () => {
-  t = await startFtpApp({ config: { ftpLockoutAttempts: 3, ftpLockoutMs: 60_000, ftpMaxConnectionsPerAccount: 2, ftpMaxConnections: 8 } });
+  t = await startFtpApp({ config: { transferLockoutAttempts: 3, transferLockoutMs: 60_000, transferMaxConnectionsPerAccount: 2, ftpMaxConnections: 8 } });
   redis = new Redis(t.config.redisUrl);
 });
 afterAll(async () => {
@@ -29,7 +29,7 @@ afterAll(async () => {
 describe('TLS before the key', () => {
   it('refuses USER and PASS before AUTH TLS (530), without checking the key', async () => {
     const a = await t.ftpAccount();
-    const before = (await t.counters());
+    const before = await t.counters();
     expect(await ftpCode(connectFtp(t.port, a.ftpUsername, a.liveKey, false))).toBe(530);
     const { ftp } = await RawFtp.connect(t.port);
     try {
@@ -40,7 +40,7 @@ describe('TLS before the key', () => {
     } finally {
       ftp.close();
     }
-    const after = (await t.counters());
+    const after = await t.counters();
     expect(after.loginsRefusedPlaintext - before.loginsRefusedPlaintext).toBe(3);
     expect(after.loginsSucceeded - before.loginsSucceeded).toBe(0);
     expect(after.loginsFailed - before.loginsFailed).toBe(0);
@@ -96,7 +96,7 @@ describe('TLS before the key', () => {
 });
 
 describe('wrong keys and lockout', () => {
-  it('answers 530 to a wrong key, an unknown user and another account\'s key', async () => {
+  it("answers 530 to a wrong key, an unknown user and another account's key", async () => {
     const a = await t.ftpAccount();
     const b = await t.ftpAccount();
     expect(await ftpCode(connectFtp(t.port, a.ftpUsername, 'live_wrongwrongwrong'))).toBe(530);
@@ -110,11 +110,11 @@ describe('wrong keys and lockout', () => {
 
   it('locks a user out after repeated failures, from any address, for the configured time; logged and counted', async () => {
     const a = await t.ftpAccount();
-    const before = (await t.counters());
+    const before = await t.counters();
     for (let i = 0; i < 3; i++) expect(await loginFrom(t.port, a.ftpUsername, `live_guess${i}`, '127.0.0.2')).toMatch(/^530 Login incorrect/);
     // the right key, from an address that never failed: the user is locked
     expect(await loginFrom(t.port, a.ftpUsername, a.liveKey, '127.0.0.3')).toMatch(/^530 Too many failed logins/);
-    const after = (await t.counters());
+    const after = await t.counters();
     const events = t.logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'ftp login locked out after repeated failures' && l.username === a.ftpUsername);
     expect(after.loginsFailed - before.loginsFailed).toBe(3);
     expect(after.loginsRefusedLockedOut - before.loginsRefusedLockedOut).toBe(1);
@@ -224,7 +224,7 @@ describe('limits and passive mode', () => {
     }
   });
 
-  it('a data connection from another address than the control connection is refused; the client\'s own still works', async () => {
+  it("a data connection from another address than the control connection is refused; the client's own still works", async () => {
     await until(async () => (await t.gauge('connections')) === 0, 5000, 'earlier connections to close');
     const a = await t.ftpAccount();
     const ftp = await RawFtp.loggedIn(t.port, a.ftpUsername, a.liveKey);

@@ -108,7 +108,11 @@ describe('uploads over FTPS with basic-ftp', () => {
       expect(listed.find((f) => f.name === `${a.invoiceNumber}.pdf.filepart`)?.user).toBe('uploading');
       const renamed = await client.rename(`${a.invoiceNumber}.pdf.filepart`, `${a.invoiceNumber}.pdf`);
       expect(renamed.code).toBe(250);
-      expect(await t.waitFor(t.account.liveKey, intakeIdOf(renamed.message))).toMatchObject({ status: 'attached', invoice: a.id, filename: `${a.invoiceNumber}.pdf` });
+      expect(await t.waitFor(t.account.liveKey, intakeIdOf(renamed.message))).toMatchObject({
+        status: 'attached',
+        invoice: a.id,
+        filename: `${a.invoiceNumber}.pdf`,
+      });
 
       await upload(client, 'upload-1234.tmp', await makePdf('tmp'));
       const r2 = await client.rename('upload-1234.tmp', `${b.id}.pdf`);
@@ -204,8 +208,14 @@ describe('uploads over FTPS with basic-ftp', () => {
       expect(await client.size('F-garbage.pdf.error.txt')).toBe(errorFile.size);
       // a waiting file explains itself too (what it waits for, until when); an attached one has none
       expect(byName['F-not-yet.pdf.error.txt']).toMatchObject({ user: 'waiting' });
-      expect((await download(client, 'F-not-yet.pdf.error.txt')).toString('utf8')).toMatch(/Status: waiting\r\nReason: Waiting for an invoice with id or number F-not-yet until /);
-      expect(Object.keys(byName).filter((n) => n.endsWith('.error.txt')).sort()).toEqual(['F-garbage.pdf.error.txt', 'F-not-yet.pdf.error.txt']);
+      expect((await download(client, 'F-not-yet.pdf.error.txt')).toString('utf8')).toMatch(
+        /Status: waiting\r\nReason: Waiting for an invoice with id or number F-not-yet until /,
+      );
+      expect(
+        Object.keys(byName)
+          .filter((n) => n.endsWith('.error.txt'))
+          .sort(),
+      ).toEqual(['F-garbage.pdf.error.txt', 'F-not-yet.pdf.error.txt']);
     }));
 
   it('20 parallel uploads on 20 connections are all attached, each once', async () => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileCommonsNetJob, java, run, section } from './ftp-client-jobs.ts';
-import { SSH_OPTS, startSftpApp, type SftpApp } from '../sftp/sftp-harness.ts';
+import { sftpWithPassword, startSftpApp, type SftpApp } from '../sftp/sftp-harness.ts';
 import type { FtpAccount } from './ftp-harness.ts';
 
 const SIZE = 25 * 1024 * 1024;
@@ -60,7 +60,11 @@ const nothingReceived = async (name: string) => expect((await t.imports(acct.liv
 
 describe('FTP: 25 MB against the 5 MB cap', () => {
   it('curl shows the 552 and its words', async () => {
-    const r = await run('curl', ['-sS', '-v', '--ssl-reqd', '-k', '--user', `${acct.ftpUsername}:${acct.liveKey}`, '-T', big, `ftp://127.0.0.1:${t.port}/curl-big.pdf`], { timeoutMs: 60_000 });
+    const r = await run(
+      'curl',
+      ['-sS', '-v', '--ssl-reqd', '-k', '--user', `${acct.ftpUsername}:${acct.liveKey}`, '-T', big, `ftp://127.0.0.1:${t.port}/curl-big.pdf`],
+      { timeoutMs: 60_000 },
+    );
     expect(r.code, r.stderr.slice(-500)).toBe(70); // curl's code for a 552 (CURLE_REMOTE_DISK_FULL), not a reset (56)
     expect(r.stderr).toMatch(new RegExp(`< 552 curl-big\\.pdf ${WORDS.source}`));
     await nothingReceived('curl-big.pdf');
@@ -94,7 +98,7 @@ describe('SFTP: 25 MB against the 5 MB cap', () => {
   it('OpenSSH sftp shows the words (the channel\'s stderr) besides its "Failure"', async () => {
     const batch = path.join(tmp, 'big.batch');
     fs.writeFileSync(batch, `put ${big} sftp-big.pdf\n`);
-    const r = await run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-P', String(t.sftpPort), '-b', batch, `${acct.ftpUsername}@127.0.0.1`], { env: { SSHPASS: acct.liveKey }, timeoutMs: 60_000 });
+    const r = await sftpWithPassword({ port: t.sftpPort, user: acct.ftpUsername, password: acct.liveKey, batch, timeoutMs: 60_000 });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(new RegExp(`sftp-big\\.pdf ${WORDS.source}`));
     await nothingReceived('sftp-big.pdf');

@@ -34,7 +34,9 @@ describe('a file that matches nothing', () => {
     expect(up.code, up.stderr).toBe(0);
 
     const read = async () => (await curl(`ftp://127.0.0.1:${t.port}/F-NOT-YET.pdf.error.txt`)).stdout;
-    await expect.poll(read, { timeout: 10_000, interval: 200 }).toMatch(/Status: waiting\r\nReason: Waiting for an invoice with id or number F-NOT-YET until \d{4}-\d\d-\d\dT/);
+    await expect
+      .poll(read, { timeout: 10_000, interval: 200 })
+      .toMatch(/Status: waiting\r\nReason: Waiting for an invoice with id or number F-NOT-YET until \d{4}-\d\d-\d\dT/);
     // "at once": well before the window ends
     expect(Date.now() - sent).toBeLessThan(WINDOW_MS);
     const text = await read();

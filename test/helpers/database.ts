@@ -5,7 +5,7 @@ import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 
-export function testDbKind(): 'pglite' | 'postgres' {
+function testDbKind(): 'pglite' | 'postgres' {
   return process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
 }
 
@@ -13,5 +13,11 @@ export async function openTestDatabase(kind = testDbKind()): Promise<Database> {
   if (kind === 'pglite') return openPglite(undefined);
   const { url, drop } = await createPgDatabase();
   const db = openPostgres(url, 10);
-  return { ...db, close: async () => { await db.close(); await drop(); } };
+  return {
+    ...db,
+    close: async () => {
+      await db.close();
+      await drop();
+    },
+  };
 }

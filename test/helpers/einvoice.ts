@@ -66,7 +66,11 @@ export const utf16 = (xml: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), 
 export async function einvoicePdf(files: Record<string, string | Uint8Array>, opts: { kids?: boolean; afOnly?: boolean } = {}): Promise<Buffer> {
   const doc = await PDFDocument.load(await makePdf('E-invoice'));
   for (const [name, xml] of Object.entries(files)) {
-    await doc.attach(typeof xml === 'string' ? Buffer.from(xml) : xml, name, { mimeType: 'text/xml', description: 'Factur-X', afRelationship: AFRelationship.Alternative });
+    await doc.attach(typeof xml === 'string' ? Buffer.from(xml) : xml, name, {
+      mimeType: 'text/xml',
+      description: 'Factur-X',
+      afRelationship: AFRelationship.Alternative,
+    });
   }
   const bytes = await doc.save({ useObjectStreams: false });
   if (opts.afOnly) {
@@ -100,7 +104,16 @@ export function encryptedPdf(pdf: Buffer, userPassword: string, revision: keyof 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enc-pdf-'));
   try {
     fs.writeFileSync(path.join(dir, 'in.pdf'), pdf);
-    execFileSync('qpdf', ['--allow-weak-crypto', '--encrypt', userPassword, 'owner-secret', ...REVISIONS[revision], '--', path.join(dir, 'in.pdf'), path.join(dir, 'out.pdf')]);
+    execFileSync('qpdf', [
+      '--allow-weak-crypto',
+      '--encrypt',
+      userPassword,
+      'owner-secret',
+      ...REVISIONS[revision],
+      '--',
+      path.join(dir, 'in.pdf'),
+      path.join(dir, 'out.pdf'),
+    ]);
     return fs.readFileSync(path.join(dir, 'out.pdf'));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

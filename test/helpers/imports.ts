@@ -9,7 +9,11 @@ export const settled = (record: any) => record.status === 'attached' || record.s
 
 /** Polls the record until `done` says so and returns it; after `ms`, returns what it last read, for the test's assertion to show. */
 export async function waitForImport(request: Get, key: string, id: string, done: (record: any) => boolean = settled, ms = 30_000): Promise<any> {
-  const res = await pollFor(() => request('GET', `/v2/imports/${id}`, { key }), (r) => r.status === 200 && done(r.body), { ms });
+  const res = await pollFor(
+    () => request('GET', `/v2/imports/${id}`, { key }),
+    (r) => r.status === 200 && done(r.body),
+    { ms },
+  );
   return res.body;
 }
 

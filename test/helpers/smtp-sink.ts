@@ -3,7 +3,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 
-export interface ReceivedMail {
+interface ReceivedMail {
   envelopeFrom: string;
   envelopeTo: string[];
   parsed: ParsedMail;
@@ -40,7 +40,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+  const port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,

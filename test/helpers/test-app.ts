@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { coreReadiness, createContainer, type Container } from '../../src/app/container.ts';
+import { createContainer, type Container } from '../../src/app/container.ts';
+import { coreReadiness } from '../../src/app/core-readiness.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -13,6 +14,7 @@ import { randomToken } from '../../src/domain/ids.ts';
 import { buildServer, type ServerOptions } from '../../src/http/server.ts';
 import { httpClient, type HttpRequest } from '../../testkit/http-client.ts';
 import { openTestDatabase } from './database.ts';
+import { sameStore, testStoreConfig } from './test-store.ts';
 
 export interface TestAccount {
   id: string;
@@ -56,6 +58,7 @@ export function testConfig(overrides: Partial<Config> = {}, env: Record<string, 
       dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-test-')),
       redisPrefix: `iitest${randomToken(8)}`,
       adminToken: `adm_${randomToken(24)}`,
+      ...testStoreConfig(),
       ...overrides,
     },
   );
@@ -71,13 +74,18 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   await app.ready();
   const request = httpClient(app);
   return {
-    app, c, config, db, adminToken: config.adminToken!, request,
+    app,
+    c,
+    config,
+    db,
+    adminToken: config.adminToken!,
+    request,
     async createAccount(name = `acct-${randomToken(6)}`) {
       const res = await request('POST', '/admin/accounts', { key: config.adminToken, body: { name } });
       if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body as TestAccount;
     },
-    anotherNode: (o = {}) => startTestApp({ ...o, db: { ...db, close: async () => {} } }),
+    anotherNode: (o = {}) => startTestApp({ ...o, config: { ...sameStore(config), ...o.config }, db: { ...db, close: async () => {} } }),
     async close() {
       await app.close();
       await c.close();

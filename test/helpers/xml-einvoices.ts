@@ -3,8 +3,21 @@
 // invoices and credit notes, with parties, lines, a VAT breakdown and totals computed in cents.
 // (Public sample collections are measured outside the repository: docs/matching.md.)
 
-export interface Party { name: string; street: string; zip: string; city: string; country: string; vatId?: string }
-export interface Line { name: string; quantity: number; unit: string; priceCents: number; vatRate: number }
+interface Party {
+  name: string;
+  street: string;
+  zip: string;
+  city: string;
+  country: string;
+  vatId?: string;
+}
+export interface Line {
+  name: string;
+  quantity: number;
+  unit: string;
+  priceCents: number;
+  vatRate: number;
+}
 
 export interface SampleInvoice {
   label: string;
@@ -46,38 +59,84 @@ export function totalsOf(s: SampleInvoice) {
 
 export const SAMPLES: SampleInvoice[] = [
   {
-    label: 'XRechnung UBL, a German public-sector invoice', syntax: 'ubl', number: 'RE-2026-04711', issueDate: '2026-04-04', dueDate: '2026-05-04', currency: 'EUR',
-    specification: XRECHNUNG, buyerReference: '04011000-12345-03',
+    label: 'XRechnung UBL, a German public-sector invoice',
+    syntax: 'ubl',
+    number: 'RE-2026-04711',
+    issueDate: '2026-04-04',
+    dueDate: '2026-05-04',
+    currency: 'EUR',
+    specification: XRECHNUNG,
+    buyerReference: '04011000-12345-03',
     seller: { name: 'Müller & Söhne Büroausstattung GmbH', street: 'Königstraße 12', zip: '70173', city: 'Stuttgart', country: 'DE', vatId: 'DE123456789' },
     buyer: { name: 'Stadtverwaltung Weißenburg', street: 'Marktplatz 1', zip: '91781', city: 'Weißenburg i. Bay.', country: 'DE' },
-    lines: [{ name: 'Bürostuhl ergonomisch', quantity: 4, unit: 'H87', priceCents: 28879, vatRate: 19 }, { name: 'Lieferung und Montage', quantity: 1, unit: 'C62', priceCents: 2607, vatRate: 19 }],
-    paymentTerms: 'Zahlbar innerhalb von 30 Tagen ohne Abzug.', iban: 'DE02120300000000202051',
+    lines: [
+      { name: 'Bürostuhl ergonomisch', quantity: 4, unit: 'H87', priceCents: 28879, vatRate: 19 },
+      { name: 'Lieferung und Montage', quantity: 1, unit: 'C62', priceCents: 2607, vatRate: 19 },
+    ],
+    paymentTerms: 'Zahlbar innerhalb von 30 Tagen ohne Abzug.',
+    iban: 'DE02120300000000202051',
   },
   {
-    label: 'XRechnung CII with two VAT rates', syntax: 'cii', number: '2026/07/0042', issueDate: '2026-07-01', currency: 'EUR', specification: XRECHNUNG, buyerReference: '991-01234-56',
+    label: 'XRechnung CII with two VAT rates',
+    syntax: 'cii',
+    number: '2026/07/0042',
+    issueDate: '2026-07-01',
+    currency: 'EUR',
+    specification: XRECHNUNG,
+    buyerReference: '991-01234-56',
     seller: { name: 'Verlag Nordlicht KG', street: 'Hafenstraße 3', zip: '20457', city: 'Hamburg', country: 'DE', vatId: 'DE987654321' },
     buyer: { name: 'Landesbibliothek', street: 'Schlossplatz 2', zip: '24103', city: 'Kiel', country: 'DE' },
-    lines: [{ name: 'Zeitschrift Jahresabonnement', quantity: 1, unit: 'XPP', priceCents: 28879, vatRate: 7 }, { name: 'Porto + Versandkosten', quantity: 1, unit: 'XPP', priceCents: 2607, vatRate: 19 }],
-    paymentTerms: 'Zahlbar sofort ohne Abzug.', iban: 'DE75512108001245126199', note: 'Es gelten unsere Allgemeinen Geschäftsbedingungen.',
+    lines: [
+      { name: 'Zeitschrift Jahresabonnement', quantity: 1, unit: 'XPP', priceCents: 28879, vatRate: 7 },
+      { name: 'Porto + Versandkosten', quantity: 1, unit: 'XPP', priceCents: 2607, vatRate: 19 },
+    ],
+    paymentTerms: 'Zahlbar sofort ohne Abzug.',
+    iban: 'DE75512108001245126199',
+    note: 'Es gelten unsere Allgemeinen Geschäftsbedingungen.',
   },
   {
-    label: 'EN 16931 CII from a Dutch wholesaler, many lines', syntax: 'cii', number: '12115118', issueDate: '2026-01-09', dueDate: '2026-01-23', currency: 'EUR',
+    label: 'EN 16931 CII from a Dutch wholesaler, many lines',
+    syntax: 'cii',
+    number: '12115118',
+    issueDate: '2026-01-09',
+    dueDate: '2026-01-23',
+    currency: 'EUR',
     specification: 'urn:cen.eu:en16931:2017',
     seller: { name: 'De Koksmaat B.V.', street: 'Postbus 71', zip: '1950 AB', city: 'Velsen-Noord', country: 'NL', vatId: 'NL820098395B01' },
     buyer: { name: 'Snackbar ODIN 59', street: 'Postbus 367', zip: '1960 AJ', city: 'Heemskerk', country: 'NL' },
-    lines: Array.from({ length: 24 }, (_, i) => ({ name: ['PATAT FRITES 10MM 10KG', 'KAAS 50PL. JONG BEL. 1KG', 'POT KETCHUP 3 LT', 'KOFFIE BLIK 3,5KG'][i % 4], quantity: 1 + (i % 3), unit: 'H87', priceCents: 995 + i * 37, vatRate: i % 5 === 0 ? 21 : 9 })),
-    paymentTerms: 'Betaling binnen 14 dagen netto.', iban: 'NL57RABO0107307510',
+    lines: Array.from({ length: 24 }, (_, i) => ({
+      name: ['PATAT FRITES 10MM 10KG', 'KAAS 50PL. JONG BEL. 1KG', 'POT KETCHUP 3 LT', 'KOFFIE BLIK 3,5KG'][i % 4],
+      quantity: 1 + (i % 3),
+      unit: 'H87',
+      priceCents: 995 + i * 37,
+      vatRate: i % 5 === 0 ? 21 : 9,
+    })),
+    paymentTerms: 'Betaling binnen 14 dagen netto.',
+    iban: 'NL57RABO0107307510',
   },
   {
-    label: 'Factur-X CII from France, partly prepaid', syntax: 'cii', number: 'FA-2026-0017', issueDate: '2026-03-15', dueDate: '2026-04-14', currency: 'EUR',
+    label: 'Factur-X CII from France, partly prepaid',
+    syntax: 'cii',
+    number: 'FA-2026-0017',
+    issueDate: '2026-03-15',
+    dueDate: '2026-04-14',
+    currency: 'EUR',
     specification: 'urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended',
     seller: { name: 'Atelier Lefèvre SARL', street: '12 rue de la Paix', zip: '75002', city: 'Paris', country: 'FR', vatId: 'FR32123456789' },
     buyer: { name: 'Hôtel Côte d’Azur', street: '3 promenade des Anglais', zip: '06000', city: 'Nice', country: 'FR', vatId: 'FR61987654321' },
     lines: [{ name: 'Rénovation de la façade', quantity: 1, unit: 'C62', priceCents: 1000000, vatRate: 20 }],
-    prepaidCents: 600000, paymentTerms: 'Acompte de 6 000,00 € versé le 1er mars.', iban: 'FR7630006000011234567890189',
+    prepaidCents: 600000,
+    paymentTerms: 'Acompte de 6 000,00 € versé le 1er mars.',
+    iban: 'FR7630006000011234567890189',
   },
   {
-    label: 'Peppol BIS 3 credit note from the UK to Sweden', syntax: 'ubl', creditNote: true, number: 'CN-2026-0005', issueDate: '2026-02-13', currency: 'GBP', specification: PEPPOL,
+    label: 'Peppol BIS 3 credit note from the UK to Sweden',
+    syntax: 'ubl',
+    creditNote: true,
+    number: 'CN-2026-0005',
+    issueDate: '2026-02-13',
+    currency: 'GBP',
+    specification: PEPPOL,
     buyerReference: '0150abc',
     seller: { name: 'SupplierTradingName Ltd.', street: 'Main street 1', zip: 'GB 123 EW', city: 'London', country: 'GB', vatId: 'GB123243412' },
     buyer: { name: 'BuyerTradingName AB', street: 'Hovedgatan 32', zip: '456 34', city: 'Stockholm', country: 'SE', vatId: 'SE459837593701' },
@@ -85,7 +144,12 @@ export const SAMPLES: SampleInvoice[] = [
     paymentTerms: 'Credited to your account within 10 days.',
   },
   {
-    label: 'Peppol BIS 3 invoice with a number holding a slash and a space', syntax: 'ubl', number: '018304 / 28865', issueDate: '2026-05-31', dueDate: '2026-06-30', currency: 'EUR',
+    label: 'Peppol BIS 3 invoice with a number holding a slash and a space',
+    syntax: 'ubl',
+    number: '018304 / 28865',
+    issueDate: '2026-05-31',
+    dueDate: '2026-06-30',
+    currency: 'EUR',
     specification: PEPPOL,
     seller: { name: 'Łódź Trading Sp. z o.o.', street: 'ul. Piotrkowska 104', zip: '90-926', city: 'Łódź', country: 'PL', vatId: 'PL7251234567' },
     buyer: { name: 'Ελληνικά Τρόφιμα Α.Ε.', street: 'Οδός Ερμού 5', zip: '105 63', city: 'Αθήνα', country: 'GR', vatId: 'EL123456789' },
@@ -113,7 +177,9 @@ function cii(s: SampleInvoice): string {
     ${s.note ? `<ram:IncludedNote><ram:Content>${esc(s.note)}</ram:Content></ram:IncludedNote>` : ''}
   </rsm:ExchangedDocument>
   <rsm:SupplyChainTradeTransaction>
-    ${s.lines.map((l, i) => `<ram:IncludedSupplyChainTradeLineItem>
+    ${s.lines
+      .map(
+        (l, i) => `<ram:IncludedSupplyChainTradeLineItem>
       <ram:AssociatedDocumentLineDocument><ram:LineID>${i + 1}</ram:LineID></ram:AssociatedDocumentLineDocument>
       <ram:SpecifiedTradeProduct><ram:Name>${esc(l.name)}</ram:Name></ram:SpecifiedTradeProduct>
       <ram:SpecifiedLineTradeAgreement><ram:NetPriceProductTradePrice><ram:ChargeAmount>${money(l.priceCents)}</ram:ChargeAmount></ram:NetPriceProductTradePrice></ram:SpecifiedLineTradeAgreement>
@@ -122,7 +188,9 @@ function cii(s: SampleInvoice): string {
         <ram:ApplicableTradeTax><ram:TypeCode>VAT</ram:TypeCode><ram:CategoryCode>S</ram:CategoryCode><ram:RateApplicablePercent>${l.vatRate}</ram:RateApplicablePercent></ram:ApplicableTradeTax>
         <ram:SpecifiedTradeSettlementLineMonetarySummation><ram:LineTotalAmount>${money(lineNet(l))}</ram:LineTotalAmount></ram:SpecifiedTradeSettlementLineMonetarySummation>
       </ram:SpecifiedLineTradeSettlement>
-    </ram:IncludedSupplyChainTradeLineItem>`).join('\n    ')}
+    </ram:IncludedSupplyChainTradeLineItem>`,
+      )
+      .join('\n    ')}
     <ram:ApplicableHeaderTradeAgreement>
       ${s.buyerReference ? `<ram:BuyerReference>${s.buyerReference}</ram:BuyerReference>` : ''}
       <ram:SellerTradeParty>${party(s.seller)}</ram:SellerTradeParty>
@@ -174,13 +242,17 @@ function ubl(s: SampleInvoice): string {
     ${t.vat.map((v) => `<cac:TaxSubtotal>${amount('TaxableAmount', v.base)}${amount('TaxAmount', v.amount)}<cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>${v.rate}</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal>`).join('\n    ')}
   </cac:TaxTotal>
   <cac:LegalMonetaryTotal>${amount('LineExtensionAmount', t.net)}${amount('TaxExclusiveAmount', t.net)}${amount('TaxInclusiveAmount', t.grand)}${s.prepaidCents ? amount('PrepaidAmount', s.prepaidCents) : ''}${amount('PayableAmount', t.due)}</cac:LegalMonetaryTotal>
-  ${s.lines.map((l, i) => `<cac:${root}Line>
+  ${s.lines
+    .map(
+      (l, i) => `<cac:${root}Line>
     <cbc:ID>${i + 1}</cbc:ID>
     <cbc:${s.creditNote ? 'Credited' : 'Invoiced'}Quantity unitCode="${l.unit}">${l.quantity}</cbc:${s.creditNote ? 'Credited' : 'Invoiced'}Quantity>
     ${amount('LineExtensionAmount', lineNet(l))}
     <cac:Item><cbc:Name>${esc(l.name)}</cbc:Name><cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>${l.vatRate}</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:ClassifiedTaxCategory></cac:Item>
     <cac:Price>${amount('PriceAmount', l.priceCents)}</cac:Price>
-  </cac:${root}Line>`).join('\n  ')}
+  </cac:${root}Line>`,
+    )
+    .join('\n  ')}
 </${root}>
 `;
 }

@@ -29,7 +29,7 @@ export async function makeZip(files: ZipFile[], opts: { password?: string } = {}
     const out = path.join(dir, 'out.zip');
     const args = ['-q', '-X', ...(opts.password ? ['-P', opts.password] : []), out, '-@'];
     const child = run('zip', args, { cwd: path.join(dir, 'in'), maxBuffer: 1 << 20 });
-    child.child.stdin!.end(files.map((f) => f.name).join('\n') + '\n');
+    child.child.stdin!.end(`${files.map((f) => f.name).join('\n')}\n`);
     await child;
     return fs.readFileSync(out);
   } finally {
@@ -55,14 +55,25 @@ export async function pdfsNamed(prefix: string, count: number, padTo = 0): Promi
   return Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i}.pdf`, bytes: Buffer.concat([base, Buffer.from(`\n% file ${i}\n`)]) }));
 }
 
-type Container = { customers: { create(scope: Scope, b: object, idem: boolean): Promise<{ customer: { id: string } }> }; invoices: { create(scope: Scope, b: object): Promise<{ id: string; invoiceNumber: string }> } };
+type Container = {
+  customers: { create(scope: Scope, b: object, idem: boolean): Promise<{ customer: { id: string } }> };
+  invoices: { create(scope: Scope, b: object): Promise<{ id: string; invoiceNumber: string }> };
+};
 
 /** Invoices numbered `<prefix><i>` for i < count, made through the services. */
 export async function invoicesNumbered(c: Container, scope: Scope, prefix: string, count: number): Promise<{ id: string; invoiceNumber: string }[]> {
   const { customer } = await c.customers.create(scope, { customerCode: `C-${prefix}`, name: 'Zip BV' }, false);
   const out = [];
   for (let i = 0; i < count; i++) {
-    out.push(await c.invoices.create(scope, { customer: customer.id, invoiceNumber: `${prefix}${i}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' }));
+    out.push(
+      await c.invoices.create(scope, {
+        customer: customer.id,
+        invoiceNumber: `${prefix}${i}`,
+        invoiceDate: '01-02-2026',
+        invoiceDuedate: '01-03-2026',
+        invoiceTotal: '1.00',
+      }),
+    );
   }
   return out;
 }
@@ -70,7 +81,14 @@ export async function invoicesNumbered(c: Container, scope: Scope, prefix: strin
 type Get = (method: string, url: string, opts: { key: string }) => Promise<{ status: number; body: any }>;
 
 /** The imports (GET /v2/imports) unpacked from this archive's import, once `done` holds for all `count` of them. */
-export async function archiveImports(request: Get, key: string, archiveId: string, count: number, done: (r: any) => boolean = settled, ms = 60_000): Promise<any[]> {
+export async function archiveImports(
+  request: Get,
+  key: string,
+  archiveId: string,
+  count: number,
+  done: (r: any) => boolean = settled,
+  ms = 60_000,
+): Promise<any[]> {
   const files = await pollFor(
     async () => ((await request('GET', '/v2/imports?limit=250', { key })).body.imports as any[]).filter((r) => r.archive === archiveId),
     (f) => f.length === count && f.every(done),

@@ -10,7 +10,8 @@ const FILES = 200;
 const rig = crashRig();
 const workerEnv = () => ({ ...rig.env(), INTAKE_CONCURRENCY: '8', INTAKE_LOCK_MS: '10000', RECONCILE_INTERVAL_MS: '5000' });
 
-const attachedCount = async () => (await rig.svc.container.db.query<{ n: number }>(`select count(*)::int as n from intake_records where status = 'attached'`))[0].n;
+const attachedCount = async () =>
+  (await rig.svc.container.db.query<{ n: number }>(`select count(*)::int as n from intake_records where status = 'attached'`))[0].n;
 
 describe('crash', () => {
   it('SIGKILL mid-batch, restart: all 200 files attached exactly once', async () => {
@@ -20,7 +21,15 @@ describe('crash', () => {
     const { customer } = await c.customers.create(scope, { customerCode: 'C-CRASH', name: 'Crash BV' }, false);
     const invoices = [];
     for (let i = 0; i < FILES; i++) {
-      invoices.push(await c.invoices.create(scope, { customer: customer.id, invoiceNumber: `CR-${i}`, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' }));
+      invoices.push(
+        await c.invoices.create(scope, {
+          customer: customer.id,
+          invoiceNumber: `CR-${i}`,
+          invoiceDate: '01-02-2026',
+          invoiceDuedate: '01-03-2026',
+          invoiceTotal: '1.00',
+        }),
+      );
     }
     const base = await makePdf('crash', 150_000);
     for (let i = 0; i < FILES; i++) {
@@ -41,15 +50,21 @@ describe('crash', () => {
     await until(async () => (await attachedCount()) === FILES, 120_000, `all files attached after the restart\n${second.output().slice(-3000)}`);
 
     const perInvoice = await c.db.query<{ invoice_id: string; n: number }>(
-      `select i.id as invoice_id, count(d.id)::int as n from invoices i left join documents d on d.invoice_id = i.id where i.account_id = $1 group by i.id`, [acct.id]);
+      `select i.id as invoice_id, count(d.id)::int as n from invoices i left join documents d on d.invoice_id = i.id where i.account_id = $1 group by i.id`,
+      [acct.id],
+    );
     expect(perInvoice).toHaveLength(FILES);
     expect(perInvoice.filter((r) => r.n !== 1)).toEqual([]); // one document each, never attached twice
     const mismatched = await c.db.query(
-      `select r.id from intake_records r join invoices i on i.id = r.invoice_id where r.account_id = $1 and (r.status <> 'attached' or r.document_id is distinct from i.document_id)`, [acct.id]);
+      `select r.id from intake_records r join invoices i on i.id = r.invoice_id where r.account_id = $1 and (r.status <> 'attached' or r.document_id is distinct from i.document_id)`,
+      [acct.id],
+    );
     expect(mismatched).toEqual([]);
     // a job finishes in BullMQ just after its record is marked attached: wait for the last one to
     // complete (a failed job would never leave `failed`)
-    await expect.poll(() => c.intakeQueue.getJobCounts('failed', 'wait', 'active', 'delayed'), { timeout: 30_000 }).toEqual({ failed: 0, wait: 0, active: 0, delayed: 0 });
+    await expect
+      .poll(() => c.jobs.bullQueue('intake').getJobCounts('failed', 'wait', 'active', 'delayed'), { timeout: 30_000 })
+      .toEqual({ failed: 0, wait: 0, active: 0, delayed: 0 });
 
     second.kill('SIGTERM');
     const code = await new Promise((r) => second.once('exit', (code) => r(code)));

@@ -41,12 +41,17 @@ describe('real file names against an account that has short numbers', () => {
     expect(rec).toMatchObject({ status: 'waiting', invoice: null, matchedBy: null });
   });
 
-  it.each(['IMG_0123.pdf', 'scan_0001.pdf', '2024-11-25.pdf', 'DSC01234.pdf'])("%s attaches to none of them: a device's name on a PDF that names nothing is refused at once", async (filename) => {
-    const a = await accountWith(...SHORT);
-    const rec = await upload(a.key, filename, await makePdf(filename));
-    expect(rec).toMatchObject({ status: 'failed', invoice: null, matchedBy: null, reasonCode: 'device_name_nothing_inside' });
-    expect(rec.reason).toContain(`The file name ${filename.slice(0, -4)} is a scanner's or camera's name, not an invoice number, and nothing in the PDF names an invoice`);
-  });
+  it.each(['IMG_0123.pdf', 'scan_0001.pdf', '2024-11-25.pdf', 'DSC01234.pdf'])(
+    "%s attaches to none of them: a device's name on a PDF that names nothing is refused at once",
+    async (filename) => {
+      const a = await accountWith(...SHORT);
+      const rec = await upload(a.key, filename, await makePdf(filename));
+      expect(rec).toMatchObject({ status: 'failed', invoice: null, matchedBy: null, reasonCode: 'device_name_nothing_inside' });
+      expect(rec.reason).toContain(
+        `The file name ${filename.slice(0, -4)} is a scanner's or camera's name, not an invoice number, and nothing in the PDF names an invoice`,
+      );
+    },
+  );
 
   it.each([
     ['INV_000123.pdf', 'INV-000123'],
@@ -58,25 +63,44 @@ describe('real file names against an account that has short numbers', () => {
 
   it('the exact <invoice_number>.pdf still attaches, short numbers too', async () => {
     const a = await accountWith(...SHORT);
-    expect(await upload(a.key, '2024.pdf', await makePdf('2024'))).toMatchObject({ status: 'attached', invoice: a.invoices['2024'], matchedBy: 'invoice_number' });
-    expect(await upload(a.key, '0123 (1).pdf', await makePdf('copy'))).toMatchObject({ status: 'attached', invoice: a.invoices['0123'], matchedBy: 'invoice_number' });
+    expect(await upload(a.key, '2024.pdf', await makePdf('2024'))).toMatchObject({
+      status: 'attached',
+      invoice: a.invoices['2024'],
+      matchedBy: 'invoice_number',
+    });
+    expect(await upload(a.key, '0123 (1).pdf', await makePdf('copy'))).toMatchObject({
+      status: 'attached',
+      invoice: a.invoices['0123'],
+      matchedBy: 'invoice_number',
+    });
   });
 });
 
 describe('ZIP entries are decided like any file', () => {
   it('a counter waits, separators match, a conflicting e-invoice is refused, a .pdf.p7m is unwrapped', async () => {
     const a = await accountWith('0123', 'INV-000123', '000123', 'RE-2024-0815', '471102', 'RE-2024-0848');
-    const res = await t.request('POST', '/v2/imports', { key: a.key, body: { Filename: 'export.zip', Content: (await makeZip([
-      { name: 'IMG_0123.pdf', bytes: await makePdf('camera') },
-      { name: 'INV_000123.pdf', bytes: await makePdf('separators') },
-      { name: 'RE-2024-0815.pdf', bytes: await einvoicePdf({ 'factur-x.xml': ciiXml('471102') }) },
-      { name: 'RE-2024-0848.pdf.p7m', bytes: fs.readFileSync(path.join(CMS, 'signed.der')) },
-    ])).toString('base64') } });
+    const res = await t.request('POST', '/v2/imports', {
+      key: a.key,
+      body: {
+        Filename: 'export.zip',
+        Content: (
+          await makeZip([
+            { name: 'IMG_0123.pdf', bytes: await makePdf('camera') },
+            { name: 'INV_000123.pdf', bytes: await makePdf('separators') },
+            { name: 'RE-2024-0815.pdf', bytes: await einvoicePdf({ 'factur-x.xml': ciiXml('471102') }) },
+            { name: 'RE-2024-0848.pdf.p7m', bytes: fs.readFileSync(path.join(CMS, 'signed.der')) },
+          ])
+        ).toString('base64'),
+      },
+    });
     expect(res.status).toBe(202);
     const files = Object.fromEntries((await archiveImports(t.request, a.key, res.body.id, 4, (r) => r.status !== 'received')).map((r) => [r.filename, r]));
     expect(files['IMG_0123.pdf']).toMatchObject({ status: 'failed', invoice: null, reasonCode: 'device_name_nothing_inside' });
     expect(files['INV_000123.pdf']).toMatchObject({ status: 'attached', invoice: a.invoices['INV-000123'], matchedBy: 'name_token' });
-    expect(files['RE-2024-0815.pdf']).toMatchObject({ status: 'failed', reason: "The file's name says RE-2024-0815, but its e-invoice says 471102; rename the file or assign it" });
+    expect(files['RE-2024-0815.pdf']).toMatchObject({
+      status: 'failed',
+      reason: "The file's name says RE-2024-0815, but its e-invoice says 471102; rename the file or assign it",
+    });
     expect(files['RE-2024-0848.pdf.p7m']).toMatchObject({ status: 'attached', invoice: a.invoices['RE-2024-0848'] });
   });
 });
@@ -85,7 +109,11 @@ describe('conflicting evidence is refused, naming both', () => {
   it("an e-invoice that names another existing invoice than the file's name", async () => {
     const a = await accountWith('RE-2024-0815', '471102');
     const rec = await upload(a.key, 'RE-2024-0815.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('471102') }));
-    expect(rec).toMatchObject({ status: 'failed', invoice: null, reason: "The file's name says RE-2024-0815, but its e-invoice says 471102; rename the file or assign it" });
+    expect(rec).toMatchObject({
+      status: 'failed',
+      invoice: null,
+      reason: "The file's name says RE-2024-0815, but its e-invoice says 471102; rename the file or assign it",
+    });
     expect((await t.request('GET', `/v2/documents/${a.invoices['RE-2024-0815']}`, { key: a.key })).status).toBe(404);
   });
 });
@@ -97,11 +125,16 @@ describe('weaker evidence never replaces a document that stronger evidence attac
     const attached = await upload(a.key, '2026-0500.pdf', first);
     expect(attached).toMatchObject({ status: 'attached', matchedBy: 'invoice_number' });
     // the history line (what the dashboard shows) names the evidence used
-    const history = await t.svc.container.intakeHistory.list({ accountId: (await t.request('GET', '/v2/account', { key: a.key })).body.id, mode: 'live' }, attached.id);
+    const history = await t.svc.container.intakeHistory.list(
+      { accountId: (await t.request('GET', '/v2/account', { key: a.key })).body.id, mode: 'live' },
+      attached.id,
+    );
     expect(history.at(-1)).toMatchObject({ status: 'attached', reason: 'Matched by its name (2026-0500)' });
     const weaker = await upload(a.key, 'Factuur 2026-0500.pdf', await makePdf('weaker'));
     expect(weaker).toMatchObject({ status: 'failed', invoice: a.invoices['2026-0500'] });
-    expect(weaker.reason).toBe('Invoice 2026-0500 already has 2026-0500.pdf, attached by its name; this file was found by a number in its name, which does not replace it: send it as 2026-0500.pdf or assign it to replace the document');
+    expect(weaker.reason).toBe(
+      'Invoice 2026-0500 already has 2026-0500.pdf, attached by its name; this file was found by a number in its name, which does not replace it: send it as 2026-0500.pdf or assign it to replace the document',
+    );
     expect(sha((await documentOf(a.key, a.invoices['2026-0500'])).bytes)).toBe(sha(first));
     const correction = await makePdf('correction');
     expect(await upload(a.key, '2026-0500.pdf', correction)).toMatchObject({ status: 'attached', matchedBy: 'invoice_number' });
@@ -120,7 +153,10 @@ describe('weaker evidence never replaces a document that stronger evidence attac
     const a = await accountWith('2026-0502');
     await upload(a.key, '2026-0502.pdf', await makePdf('by name'));
     const api = await makePdf('by the API');
-    const res = await t.request('POST', '/v2/documents', { key: a.key, body: { Invoice: a.invoices['2026-0502'], Filename: 'api.pdf', MediaType: 'application/pdf', Content: api.toString('base64') } });
+    const res = await t.request('POST', '/v2/documents', {
+      key: a.key,
+      body: { Invoice: a.invoices['2026-0502'], Filename: 'api.pdf', MediaType: 'application/pdf', Content: api.toString('base64') },
+    });
     expect([200, 201]).toContain(res.status);
     expect(sha((await documentOf(a.key, a.invoices['2026-0502'])).bytes)).toBe(sha(api));
   });
@@ -139,7 +175,10 @@ describe('e-invoices beyond the common layouts', () => {
 
   it('an order (Order-X) is no evidence of an invoice', async () => {
     const a = await accountWith('ORD-2026-1');
-    expect(await upload(a.key, 'document.pdf', await einvoicePdf({ 'order-x.xml': orderXXml('ORD-2026-1') }))).toMatchObject({ status: 'waiting', invoice: null });
+    expect(await upload(a.key, 'document.pdf', await einvoicePdf({ 'order-x.xml': orderXXml('ORD-2026-1') }))).toMatchObject({
+      status: 'waiting',
+      invoice: null,
+    });
   });
 
   it('an invoice XML whose number cannot be read says so', async () => {
@@ -157,7 +196,15 @@ describe('what is stored is a PDF from its first byte', () => {
     const rec = await upload(a.key, '2026-0600.pdf', Buffer.concat([Buffer.from('\r\n\uFEFFjunk'), pdf]));
     expect(rec).toMatchObject({ status: 'attached', reason: "The 9 bytes before the PDF's %PDF- header were dropped" });
     expect(sha((await documentOf(a.key, a.invoices['2026-0600'])).bytes)).toBe(sha(pdf));
-    const res = await t.request('POST', '/v2/documents', { key: a.key, body: { Invoice: a.invoices['2026-0601'], Filename: 'x.pdf', MediaType: 'application/pdf', Content: Buffer.concat([Buffer.from('  '), pdf]).toString('base64') } });
+    const res = await t.request('POST', '/v2/documents', {
+      key: a.key,
+      body: {
+        Invoice: a.invoices['2026-0601'],
+        Filename: 'x.pdf',
+        MediaType: 'application/pdf',
+        Content: Buffer.concat([Buffer.from('  '), pdf]).toString('base64'),
+      },
+    });
     expect([200, 201]).toContain(res.status);
     expect(sha((await documentOf(a.key, a.invoices['2026-0601'])).bytes)).toBe(sha(pdf));
   });
@@ -166,7 +213,11 @@ describe('what is stored is a PDF from its first byte', () => {
     const a = await accountWith('RE-2024-0848');
     const pdf = fs.readFileSync(path.join(CMS, 'invoice.pdf'));
     const rec = await upload(a.key, 'RE-2024-0848.pdf.p7m', fs.readFileSync(path.join(CMS, 'signed.der')));
-    expect(rec).toMatchObject({ status: 'attached', matchedBy: 'invoice_number', reason: 'The PDF was taken out of a signature container (CMS/PKCS#7, .p7m); its signature was verified' });
+    expect(rec).toMatchObject({
+      status: 'attached',
+      matchedBy: 'invoice_number',
+      reason: 'The PDF was taken out of a signature container (CMS/PKCS#7, .p7m); its signature was verified',
+    });
     const doc = await documentOf(a.key, a.invoices['RE-2024-0848']);
     expect(doc.filename).toBe('RE-2024-0848.pdf');
     expect(sha(doc.bytes)).toBe(sha(pdf));
@@ -182,7 +233,10 @@ describe('what is stored is a PDF from its first byte', () => {
   it("Outlook's TNEF (winmail.dat) is refused by name, never stored", async () => {
     const a = await accountWith('2026-0602');
     const tnef = Buffer.concat([Buffer.from([0x78, 0x9f, 0x3e, 0x22, 0x01, 0x00]), await makePdf('inside tnef')]);
-    expect(await upload(a.key, '2026-0602.pdf', tnef)).toMatchObject({ status: 'failed', reason: 'The file is an Outlook TNEF container (winmail.dat), not a PDF; send the PDF itself' });
+    expect(await upload(a.key, '2026-0602.pdf', tnef)).toMatchObject({
+      status: 'failed',
+      reason: 'The file is an Outlook TNEF container (winmail.dat), not a PDF; send the PDF itself',
+    });
   });
 });
 

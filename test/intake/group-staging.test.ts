@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
-import { queuePrefix } from '../../src/queue/queue-catalog.ts';
+import { queuePrefix } from '../../src/queue/job-definition.ts';
 import { httpClient } from '../../testkit/http-client.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis } from '../../testkit/private-redis.ts';
@@ -21,7 +21,15 @@ let app: IntakeApp;
 /** count and sum of intake_staging_batch_size in this process's registry */
 async function batches(): Promise<{ count: number; sum: number }> {
   const text = await app.svc.container.metrics.text();
-  const read = (name: string) => Number(/^(\S+) (\S+)$/m.exec(text.split('\n').filter((l) => l.startsWith(`${name} `)).join('\n'))?.[2] ?? 0);
+  const read = (name: string) =>
+    Number(
+      /^(\S+) (\S+)$/m.exec(
+        text
+          .split('\n')
+          .filter((l) => l.startsWith(`${name} `))
+          .join('\n'),
+      )?.[2] ?? 0,
+    );
   return { count: read('intake_staging_batch_size_count'), sum: read('intake_staging_batch_size_sum') };
 }
 
@@ -37,11 +45,13 @@ describe('group commit of staging', () => {
     await c.webhooks.create(a.live, { url: 'http://127.0.0.1:9/hook', events: ['import.received', 'import.failed'] });
     const pdf = await makePdf('group', 20_000);
     const before = await batches();
-    const answers = await Promise.all(Array.from({ length: FILES }, (_, i) => {
-      // one of them is no PDF: refused at once, in the same group as the others
-      const bytes = i === 7 ? Buffer.from('not a pdf at all') : Buffer.concat([pdf, Buffer.from(`\n% ${i}\n`)]);
-      return app.request('POST', '/v2/imports', { key: a.liveKey, body: { Filename: `GS-${i}.pdf`, Content: bytes.toString('base64') } });
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: FILES }, (_, i) => {
+        // one of them is no PDF: refused at once, in the same group as the others
+        const bytes = i === 7 ? Buffer.from('not a pdf at all') : Buffer.concat([pdf, Buffer.from(`\n% ${i}\n`)]);
+        return app.request('POST', '/v2/imports', { key: a.liveKey, body: { Filename: `GS-${i}.pdf`, Content: bytes.toString('base64') } });
+      }),
+    );
     expect(answers.map((r) => r.status).filter((s) => s !== 202 && s !== 201)).toEqual([]);
     const ids = answers.map((r) => r.body.id as string);
     expect(new Set(ids).size).toBe(FILES);
@@ -52,8 +62,10 @@ describe('group commit of staging', () => {
 
     const records = await c.db.query<{ id: string; status: string; history: string[]; events: number; has_content: boolean }>(
       `select r.id, r.status, (select array_agg(h.status order by h.at) from intake_history h where h.intake_id = r.id) as history,
-              (select count(*)::int from webhook_events e where e.body::jsonb -> 'data' ->> 'id' = r.id and e.type = case when r.id = $2 then 'import.failed' else 'import.received' end) as events, s.content is not null as has_content
-       from intake_records r join intake_staging s on s.id = r.id where r.id = any($1)`, [ids, ids[7]]);
+              (select count(*)::int from webhook_events e where e.body::jsonb -> 'data' ->> 'id' = r.id and e.type = case when r.id = $2 then 'import.failed' else 'import.received' end) as events, s.content_sha256 is not null as has_content
+       from intake_records r join intake_staging s on s.id = r.id where r.id = any($1)`,
+      [ids, ids[7]],
+    );
     expect(records).toHaveLength(FILES);
     const refused = records.find((r) => r.id === ids[7])!;
     expect(refused.history[0]).toBe('failed');
@@ -62,7 +74,7 @@ describe('group commit of staging', () => {
       expect(r.events).toBe(1); // its first status's import.* event, once
     }
     // every accepted file has its job (the worker may already have finished it)
-    for (const id of ids.filter((id) => id !== ids[7])) expect(await c.intakeQueue.getJob(id)).toBeTruthy();
+    for (const id of ids.filter((id) => id !== ids[7])) expect(await c.jobs.bullQueue('intake').getJob(id)).toBeTruthy();
   }, 120_000);
 
   it('a group whose statement fails is staged file by file: only the bad file fails', async () => {
@@ -74,7 +86,9 @@ describe('group commit of staging', () => {
     const before = await batches();
     // the first goes alone; the rest wait for it and form one group, which the NUL byte (refused by
     // PostgreSQL's text type) makes fail as a whole
-    const results = await Promise.allSettled([file('FB-0.pdf'), file('FB-1.pdf'), file('FB-\u0000.pdf'), file('FB-3.pdf'), file('FB-4.pdf')].map((f) => c.intake.receive(f)));
+    const results = await Promise.allSettled(
+      [file('FB-0.pdf'), file('FB-1.pdf'), file('FB-\u0000.pdf'), file('FB-3.pdf'), file('FB-4.pdf')].map((f) => c.intake.receive(f)),
+    );
     const after = await batches();
     expect(after.count - before.count).toBe(2); // one group after the first (then one by one)
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
@@ -86,13 +100,20 @@ describe('group commit of staging', () => {
     const a = await app.account();
     const pdf = await makePdf('keyed', 5_000);
     const before = await batches();
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-      app.request('POST', '/v2/imports', { key: a.liveKey, headers: { 'idempotency-key': `gs-${i}` }, body: { Filename: `K-${i}.pdf`, Content: pdf.toString('base64') } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        app.request('POST', '/v2/imports', {
+          key: a.liveKey,
+          headers: { 'idempotency-key': `gs-${i}` },
+          body: { Filename: `K-${i}.pdf`, Content: pdf.toString('base64') },
+        }),
+      ),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(202));
     const after = await batches();
     expect(after.count - before.count).toBe(0); // never through the group
     const ids = answers.map((r) => r.body.id);
-    for (const id of ids) expect(await app.svc.container.intakeQueue.getJob(id)).toBeTruthy();
+    for (const id of ids) expect(await app.svc.container.jobs.bullQueue('intake').getJob(id)).toBeTruthy();
   }, 60_000);
 });
 
@@ -111,15 +132,20 @@ describe('group commit across a SIGKILL', () => {
       const answered: string[] = [];
       let killed = false;
       const upload = async (i: number) => {
-        const res = await req('POST', '/v2/imports', { key, body: { Filename: `KS-${i}.pdf`, Content: Buffer.concat([pdf, Buffer.from(`\n% ${i}\n`)]).toString('base64') } }).catch(() => undefined);
+        const res = await req('POST', '/v2/imports', {
+          key,
+          body: { Filename: `KS-${i}.pdf`, Content: Buffer.concat([pdf, Buffer.from(`\n% ${i}\n`)]).toString('base64') },
+        }).catch(() => undefined);
         if (res?.status === 202) answered.push(res.body.id);
-        if (answered.length >= 60 && !killed) (killed = true, api.signal('SIGKILL'));
+        if (answered.length >= 60 && !killed) (killed = true), api.signal('SIGKILL');
       };
       // 40 at a time until the kill (then the rest fail to connect)
       let next = 0;
-      await Promise.all(Array.from({ length: 40 }, async () => {
-        while (next < 400 && !killed) await upload(next++);
-      }));
+      await Promise.all(
+        Array.from({ length: 40 }, async () => {
+          while (next < 400 && !killed) await upload(next++);
+        }),
+      );
       await api.exited;
       expect(killed).toBe(true);
       expect(answered.length).toBeGreaterThanOrEqual(60);
@@ -128,7 +154,12 @@ describe('group commit across a SIGKILL', () => {
       await sql.connect();
       const queue = new Queue('intake', { connection: { url: redis.url }, prefix: queuePrefix({ redisPrefix: env.REDIS_PREFIX }) });
       try {
-        const rows = (await sql.query(`select r.id from intake_records r join intake_staging s on s.id = r.id where r.id = any($1) and r.status = 'received' and s.content is not null`, [answered])).rows;
+        const rows = (
+          await sql.query(
+            `select r.id from intake_records r join intake_staging s on s.id = r.id where r.id = any($1) and r.status = 'received' and s.content_sha256 is not null`,
+            [answered],
+          )
+        ).rows;
         expect(rows.map((r) => r.id).sort()).toEqual([...answered].sort());
         const missingJobs = [];
         for (const id of answered) if (!(await queue.getJob(id))) missingJobs.push(id);

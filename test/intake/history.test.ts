@@ -6,12 +6,9 @@ import { plainReason } from '../../src/domain/intake-reasons.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import { IntakeProcessor, WaitingForInvoice } from '../../src/intake/intake-processor.ts';
 import { DomainEvents } from '../../src/services/domain-events.ts';
-import { IntakeRepository } from '../../src/intake/intake-repository.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
-
-const repo = new IntakeRepository();
 
 /** Each record of the account with its status and the status of its newest history line, read in one snapshot. */
 const STATUS_AND_LAST_LINE = `select r.id, r.status, (select h.status from intake_history h where h.intake_id = r.id order by h.at desc, h.seq desc limit 1) as last
@@ -39,7 +36,15 @@ for (const kind of ['pglite', 'postgres'] as const) {
       // a second worker's run of the same job
       const events = new DomainEvents();
       events.on('intakeStatus', (e) => void announced.push(e.status));
-      processor = new IntakeProcessor(c.db, c.intakeRepos, c.outbox, c.documents, c.invoices, { windowMs: t.config.intakeMatchWindowMs, einvoice: true, subject: true, nameToken: true, pdfText: true }, events);
+      processor = new IntakeProcessor({
+        db: c.db,
+        repos: c.intakeRepos,
+        outbox: c.outbox,
+        documents: c.documents,
+        invoices: c.invoices,
+        events,
+        rules: { windowMs: t.config.intakeMatchWindowMs, einvoice: true, subject: true, nameToken: true, pdfText: true },
+      });
     });
     afterAll(async () => {
       await t?.close();
@@ -50,7 +55,13 @@ for (const kind of ['pglite', 'postgres'] as const) {
     const invoice = async (number: string) => {
       const c = t.svc.container;
       const { customer } = await c.customers.create(scope, { customerCode: `C-${number}`, name: 'History BV' }, false);
-      return c.invoices.create(scope, { customer: customer.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '5.00' });
+      return c.invoices.create(scope, {
+        customer: customer.id,
+        invoiceNumber: number,
+        invoiceDate: '01-02-2026',
+        invoiceDuedate: '01-03-2026',
+        invoiceTotal: '5.00',
+      });
     };
     const failedRecord = async (reason: string) =>
       (await t.svc.intake.recordFailure({ scope, channel: 'mail', sender: 'a@b.nl', filename: '(no attachment)' }, plainReason(reason))).id;
@@ -58,7 +69,8 @@ for (const kind of ['pglite', 'postgres'] as const) {
     it('every file goes received -> attached or received -> waiting -> attached; the record and its last line never disagree; a job run again adds nothing', async () => {
       for (const n of [1, 2, 3]) await invoice(`H-${n}`);
       const ids: string[] = [];
-      for (const n of [1, 2, 3, 4, 5, 6]) ids.push((await t.svc.intake.receive({ scope, channel: 'ftp', sender: 'h', filename: `H-${n}.pdf`, bytes: await makePdf(`h${n}`) })).id);
+      for (const n of [1, 2, 3, 4, 5, 6])
+        ids.push((await t.svc.intake.receive({ scope, channel: 'ftp', sender: 'h', filename: `H-${n}.pdf`, bytes: await makePdf(`h${n}`) })).id);
       const disagreements: unknown[] = [];
       const watch = async () => {
         const rows = await t.db.query(STATUS_AND_LAST_LINE, [accountId]);
@@ -74,7 +86,11 @@ for (const kind of ['pglite', 'postgres'] as const) {
 
       for (const n of [4, 5, 6]) await invoice(`H-${n}`);
       await expect.poll(watch, { timeout: 30_000, interval: 20 }).toEqual(ids.map(() => 'attached'));
-      for (const id of ids) expect(await processor.process({ intakeId: id, accountId, mode: scope.mode }, { made: 0, max: 10 })).toEqual({ status: 'skipped', why: 'already attached' });
+      for (const id of ids)
+        expect(await processor.process({ intakeId: id, accountId, mode: scope.mode }, { made: 0, max: 10 })).toEqual({
+          status: 'skipped',
+          why: 'already attached',
+        });
 
       expect(await Promise.all(ids.map(statuses))).toEqual([...Array(3).fill(['received', 'attached']), ...Array(3).fill(['received', 'waiting', 'attached'])]);
       expect(disagreements).toEqual([]);
@@ -84,24 +100,24 @@ for (const kind of ['pglite', 'postgres'] as const) {
       await invoice('H-7');
       const id = (await t.svc.intake.receive({ scope, channel: 'ftp', sender: 'h', filename: 'H-7.pdf', bytes: await makePdf('h7') })).id;
       expect((await t.waitFor(key, id)).status).toBe('attached');
-      const before = (await repo.find(t.db, scope, id))!.record;
+      const before = (await t.svc.container.intakeRepos.intake.find(t.db, scope, id))!.record;
 
-      expect(await repo.markFailed(t.db, scope, id, plainReason('Too late'))).toBe(false);
+      expect(await t.svc.container.intakeRepos.intake.markFailed(t.db, scope, id, plainReason('Too late'))).toBe(false);
       announced.length = 0;
       await processor.giveUp({ intakeId: id, accountId, mode: scope.mode }, plainReason('Gave up'));
       expect(announced).toEqual([]); // nothing changed: no failed status for metrics or the dashboard
-      await repo.markWaiting(t.db, scope, id, plainReason('Waiting again'));
-      expect(await repo.markRetried(t.db, scope, id)).toBe(false);
-      await repo.markAttached(t.db, scope, id, before.invoiceId!, 'doc_other', plainReason('Attached twice'), 'manual');
+      await t.svc.container.intakeRepos.intake.markWaiting(t.db, scope, id, plainReason('Waiting again'));
+      expect(await t.svc.container.intakeRepos.intake.markRetried(t.db, scope, id)).toBe(false);
+      await t.svc.container.intakeRepos.intake.markAttached(t.db, scope, id, before.invoiceId!, 'doc_other', plainReason('Attached twice'), 'manual');
 
-      expect((await repo.find(t.db, scope, id))!.record).toEqual(before);
+      expect((await t.svc.container.intakeRepos.intake.find(t.db, scope, id))!.record).toEqual(before);
       expect(await statuses(id)).toEqual(['received', 'attached']);
     });
 
     it('a failed file retried gets one received line; a second retry, which does not apply, none', async () => {
       const id = await failedRecord('No PDF attached');
-      expect(await repo.markRetried(t.db, scope, id)).toBe(true);
-      expect(await repo.markRetried(t.db, scope, id)).toBe(false);
+      expect(await t.svc.container.intakeRepos.intake.markRetried(t.db, scope, id)).toBe(true);
+      expect(await t.svc.container.intakeRepos.intake.markRetried(t.db, scope, id)).toBe(false);
       expect(await statuses(id)).toEqual(['failed', 'received']);
     });
 
@@ -109,11 +125,11 @@ for (const kind of ['pglite', 'postgres'] as const) {
       const id = await failedRecord('No PDF attached');
       await t.db.query("alter table intake_history add constraint history_test_refusal check (reason is distinct from 'Refused line')");
       try {
-        await expect(repo.markWaiting(t.db, scope, id, plainReason('Refused line'))).rejects.toThrow(/history_test_refusal/);
+        await expect(t.svc.container.intakeRepos.intake.markWaiting(t.db, scope, id, plainReason('Refused line'))).rejects.toThrow(/history_test_refusal/);
       } finally {
         await t.db.query('alter table intake_history drop constraint history_test_refusal');
       }
-      expect((await repo.find(t.db, scope, id))!.record).toMatchObject({ status: 'failed', reason: 'No PDF attached' });
+      expect((await t.svc.container.intakeRepos.intake.find(t.db, scope, id))!.record).toMatchObject({ status: 'failed', reason: 'No PDF attached' });
       expect(await statuses(id)).toEqual(['failed']);
     });
 
@@ -126,13 +142,14 @@ for (const kind of ['pglite', 'postgres'] as const) {
         const holding = new Promise<void>((r) => (locked = r));
         const held = new Promise<void>((r) => (release = r));
         const first = t.db.transaction(async (tx) => {
-          await repo.markWaiting(tx, scope, id, plainReason('First'));
+          await t.svc.container.intakeRepos.intake.markWaiting(tx, scope, id, plainReason('First'));
           locked();
           await held;
         });
         await holding;
-        const second = repo.markWaiting(t.db, scope, id, plainReason('Second'));
-        const lockWaits = async () => (await t.db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'"))[0].n;
+        const second = t.svc.container.intakeRepos.intake.markWaiting(t.db, scope, id, plainReason('Second'));
+        const lockWaits = async () =>
+          (await t.db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'"))[0].n;
         try {
           await expect.poll(lockWaits).toBe(1);
         } finally {
@@ -141,7 +158,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
         await first;
         await second;
         expect(await statuses(id)).toEqual(['failed', 'waiting']);
-        expect((await repo.find(t.db, scope, id))!.record).toMatchObject({ status: 'waiting', reason: 'Second' });
+        expect((await t.svc.container.intakeRepos.intake.find(t.db, scope, id))!.record).toMatchObject({ status: 'waiting', reason: 'Second' });
       });
     }
   });

@@ -40,11 +40,17 @@ describe('installation-unique Redis prefix', () => {
     const workersB = await startIntakeWorkers(b);
     cleanup.push(() => workersB.close());
     const acct = await a.accounts.create('alpha');
-    const rec = await a.intake.receive({ scope: { accountId: acct.id, mode: 'live' }, channel: 'http', sender: 'test', filename: 'A-1.pdf', bytes: await makePdf('a') });
-    expect(await a.intakeQueue.getJob(rec.id)).toBeTruthy();
-    expect(await b.intakeQueue.getJob(rec.id)).toBeUndefined();
-    const counts = await b.intakeQueue.getJobCounts();
+    const rec = await a.intake.receive({
+      scope: { accountId: acct.id, mode: 'live' },
+      channel: 'http',
+      sender: 'test',
+      filename: 'A-1.pdf',
+      bytes: await makePdf('a'),
+    });
+    expect(await a.jobs.bullQueue('intake').getJob(rec.id)).toBeTruthy();
+    expect(await b.jobs.bullQueue('intake').getJob(rec.id)).toBeUndefined();
+    const counts = await b.jobs.bullQueue('intake').getJobCounts();
     expect(Object.values(counts).reduce((x, y) => x + y, 0)).toBe(0);
-    expect(await a.intakeQueue.getJobState(rec.id)).toBe('waiting');
+    expect(await a.jobs.bullQueue('intake').getJobState(rec.id)).toBe('waiting');
   });
 });

@@ -9,7 +9,7 @@ import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { randomToken } from '../../src/domain/ids.ts';
 import type { Scope } from '../../src/domain/scope.ts';
-import { queuePrefix } from '../../src/queue/queue-catalog.ts';
+import { queuePrefix } from '../../src/queue/job-definition.ts';
 import { httpClient, type HttpRequest } from '../../testkit/http-client.ts';
 import { ROOT } from '../../testkit/paths.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
@@ -34,13 +34,18 @@ export interface IntakeApp {
   close(): Promise<void>;
 }
 
-export async function startIntakeApp(opts: { config?: Partial<Config>; db?: Database } = {}): Promise<IntakeApp> {
+export async function startIntakeApp(
+  opts: { config?: Partial<Config>; db?: Database /** where the log lines go (stdout when unset) */; logTo?: NodeJS.WritableStream } = {},
+): Promise<IntakeApp> {
   const config = testConfig({ roles: ['api', 'worker'], ...opts.config });
   const db = opts.db ?? (await openTestDatabase());
-  const svc = await startService(config, createLogger(config.logLevel), { db });
+  const svc = await startService(config, createLogger(config.logLevel, opts.logTo), { db });
   const request = httpClient(svc.apiUrl!);
   const app: IntakeApp = {
-    svc, config, db, request,
+    svc,
+    config,
+    db,
+    request,
     async account() {
       const a = await svc.container.accounts.create(`intake-${randomToken(6)}`);
       return { id: a.id, liveKey: a.liveKey, testKey: a.testKey, live: { accountId: a.id, mode: 'live' }, test: { accountId: a.id, mode: 'test' } };
@@ -52,7 +57,10 @@ export async function startIntakeApp(opts: { config?: Partial<Config>; db?: Data
       const customer = await request('POST', '/v2/customers', { key, body: { customerCode: 'C-1', name: 'Intake GmbH' } });
       const invoices: Record<string, string> = {};
       for (const [invoiceNumber, invoiceTotal] of Object.entries(totals)) {
-        const res = await request('POST', '/v2/invoices', { key, body: { customer: customer.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal } });
+        const res = await request('POST', '/v2/invoices', {
+          key,
+          body: { customer: customer.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal },
+        });
         if (res.status !== 201) throw new Error(`invoice ${invoiceNumber}: ${res.status} ${JSON.stringify(res.body)}`);
         invoices[invoiceNumber] = res.body.id;
       }
@@ -88,7 +96,7 @@ export async function dropQueueKeys(config: Config): Promise<void> {
 }
 
 /** `node --import tsx src/main.ts --role worker` (or another role), as `npm start` runs it, with this environment. */
-export function spawnWorker(env: Record<string, string>, role = 'worker'): ChildProcess & { output: () => string } {
+function spawnWorker(env: Record<string, string>, role = 'worker'): ChildProcess & { output: () => string } {
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
     cwd: ROOT,

@@ -25,7 +25,8 @@ async function accountWith(...numbers: string[]) {
 async function invoice(key: string, invoiceNumber: string): Promise<string> {
   const c = await t.request('POST', '/v2/customers', { key, body: { customerCode: `C-${invoiceNumber}`, name: 'Fallback BV' } });
   const res = await t.request('POST', '/v2/invoices', {
-    key, body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
+    key,
+    body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
   });
   expect(res.status).toBe(201);
   return res.body.id;
@@ -52,7 +53,12 @@ describe('the e-invoice inside the PDF', () => {
   it('against a number in the name that names another invoice: refused, both named (conflict is no race)', async () => {
     const a = await accountWith('2026-0117', '2026-0118');
     const rec = await upload(a.key, 'Factuur 2026-0118.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }));
-    expect(rec).toMatchObject({ status: 'failed', invoice: null, matchedBy: null, reason: "The file's e-invoice says 2026-0117, but its name says 2026-0118; rename the file or assign it" });
+    expect(rec).toMatchObject({
+      status: 'failed',
+      invoice: null,
+      matchedBy: null,
+      reason: "The file's e-invoice says 2026-0117, but its name says 2026-0118; rename the file or assign it",
+    });
   });
 
   it('naming an unknown invoice: the file waits, and attaches once that invoice exists', async () => {
@@ -60,7 +66,9 @@ describe('the e-invoice inside the PDF', () => {
     const rec = await upload(a.key, 'scan0002.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0999') }));
     expect(rec.status).toBe('waiting');
     // a scanner's name is not waited for: the e-invoice's number is
-    expect(rec.reason).toMatch(/^Waiting until .+ for an invoice that the PDF names: its file name scan0002 is a scanner's or camera's name, not an invoice number; its e-invoice says 2026-0999, which is no invoice of this account yet$/);
+    expect(rec.reason).toMatch(
+      /^Waiting until .+ for an invoice that the PDF names: its file name scan0002 is a scanner's or camera's name, not an invoice number; its e-invoice says 2026-0999, which is no invoice of this account yet$/,
+    );
     const id = await invoice(a.key, '2026-0999');
     expect(await t.waitFor(a.key, rec.id)).toMatchObject({ status: 'attached', invoice: id, matchedBy: 'einvoice' });
   });
@@ -69,18 +77,31 @@ describe('the e-invoice inside the PDF', () => {
 describe('a number inside the file name', () => {
   it('Factuur 2026-0117.pdf attaches to invoice 2026-0117', async () => {
     const a = await accountWith('2026-0117');
-    expect(await upload(a.key, 'Factuur 2026-0117.pdf', await makePdf('token'))).toMatchObject({ status: 'attached', invoice: a.invoices['2026-0117'], matchedBy: 'name_token' });
+    expect(await upload(a.key, 'Factuur 2026-0117.pdf', await makePdf('token'))).toMatchObject({
+      status: 'attached',
+      invoice: a.invoices['2026-0117'],
+      matchedBy: 'name_token',
+    });
   });
 
   it('INV-2026-0117_signed.pdf attaches to INV-2026-0117, not to 2026-0117 inside it', async () => {
     const a = await accountWith('2026-0117', 'INV-2026-0117');
-    expect(await upload(a.key, 'INV-2026-0117_signed.pdf', await makePdf('longer'))).toMatchObject({ status: 'attached', invoice: a.invoices['INV-2026-0117'], matchedBy: 'name_token' });
+    expect(await upload(a.key, 'INV-2026-0117_signed.pdf', await makePdf('longer'))).toMatchObject({
+      status: 'attached',
+      invoice: a.invoices['INV-2026-0117'],
+      matchedBy: 'name_token',
+    });
   });
 
   it('a name with two invoice numbers fails and says both', async () => {
     const a = await accountWith('2026-0117', '2026-0118');
     const rec = await upload(a.key, 'Factuur 2026-0117 2026-0118.pdf', await makePdf('ambiguous'));
-    expect(rec).toMatchObject({ status: 'failed', reason: 'The file could be invoice 2026-0117 or 2026-0118; rename it or assign it', invoice: null, matchedBy: null });
+    expect(rec).toMatchObject({
+      status: 'failed',
+      reason: 'The file could be invoice 2026-0117 or 2026-0118; rename it or assign it',
+      invoice: null,
+      matchedBy: null,
+    });
   });
 
   it('numbers shorter than 4 characters never match by token; part of a longer run never matches', async () => {
@@ -91,7 +112,7 @@ describe('a number inside the file name', () => {
 });
 
 describe('matchedBy', () => {
-  it('says invoice_id and invoice_number for the spec\'s rules, manual for a file assigned by hand', async () => {
+  it("says invoice_id and invoice_number for the spec's rules, manual for a file assigned by hand", async () => {
     const a = await accountWith('2026-0117', '2026-0118');
     expect(await upload(a.key, `${a.invoices['2026-0117']}.pdf`, await makePdf('id'))).toMatchObject({ status: 'attached', matchedBy: 'invoice_id' });
     expect(await upload(a.key, '2026-0118.pdf', await makePdf('number'))).toMatchObject({ status: 'attached', matchedBy: 'invoice_number' });
@@ -114,13 +135,19 @@ describe('PDFs protected with a password', () => {
   it('a PDF that needs a password to open fails and says so; one with only an owner password attaches', async () => {
     const a = await accountWith('2026-0117', '2026-0118');
     const locked = await upload(a.key, '2026-0117.pdf', encryptedPdf(await makePdf('locked'), 'user-secret'));
-    expect(locked).toMatchObject({ status: 'failed', reason: 'The PDF is protected with a password, so it cannot be checked or shown; send it without a password' });
+    expect(locked).toMatchObject({
+      status: 'failed',
+      reason: 'The PDF is protected with a password, so it cannot be checked or shown; send it without a password',
+    });
     const permissions = await upload(a.key, '2026-0118.pdf', encryptedPdf(await makePdf('permissions only'), ''));
     expect(permissions).toMatchObject({ status: 'attached', invoice: a.invoices['2026-0118'], matchedBy: 'invoice_number' });
   });
 
   it('fails at once when no invoice matches either, instead of waiting', async () => {
     const a = await accountWith();
-    expect(await upload(a.key, 'scan0004.pdf', encryptedPdf(await makePdf('locked'), 'user-secret'))).toMatchObject({ status: 'failed', reason: 'The PDF is protected with a password, so it cannot be checked or shown; send it without a password' });
+    expect(await upload(a.key, 'scan0004.pdf', encryptedPdf(await makePdf('locked'), 'user-secret'))).toMatchObject({
+      status: 'failed',
+      reason: 'The PDF is protected with a password, so it cannot be checked or shown; send it without a password',
+    });
   });
 });

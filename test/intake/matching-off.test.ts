@@ -12,11 +12,12 @@ describe('each fallback can be turned off', () => {
   });
   afterAll(() => off?.close());
 
-  it('with the e-invoice and name token fallbacks off, only the spec\'s rules match', async () => {
+  it("with the e-invoice and name token fallbacks off, only the spec's rules match", async () => {
     const acct = await off.account();
     const c = await off.request('POST', '/v2/customers', { key: acct.liveKey, body: { customerCode: 'C-OFF', name: 'Off BV' } });
     const inv = await off.request('POST', '/v2/invoices', {
-      key: acct.liveKey, body: { customer: c.body.id, invoiceNumber: '2026-0117', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' },
+      key: acct.liveKey,
+      body: { customer: c.body.id, invoiceNumber: '2026-0117', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' },
     });
     const send = async (filename: string, bytes: Buffer) => {
       const res = await off.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: filename, Content: bytes.toString('base64') } });

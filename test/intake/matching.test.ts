@@ -1,40 +1,23 @@
 // The intake pipeline end to end on PostgreSQL and the shared Redis (private prefix): files in,
-// matched by id or number, checked, attached through the documents code path.
+// matched by id or number, checked, attached through the documents code path. Scoping, the
+// imports API and the test data purge are in imports-api.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { until } from '../../testkit/wait.ts';
-import { postImport } from '../helpers/imports.ts';
 import { startIntakeApp, type IntakeApp } from './intake-harness.ts';
+import { MATCHING_CONFIG, matchingCalls } from './matching-calls.ts';
 
 let t: IntakeApp;
 let acct: Awaited<ReturnType<IntakeApp['account']>>;
 let seq = 0;
 
-// A backoff of five minutes: anything attached sooner than that was woken, not retried.
 beforeAll(async () => {
-  t = await startIntakeApp({ config: { intakeBackoffMs: 300_000, intakeBackoffMaxMs: 300_000, intakeMatchWindowMs: 3_600_000 } });
+  t = await startIntakeApp({ config: MATCHING_CONFIG });
   acct = await t.account();
 });
 afterAll(() => t?.close());
 
-async function invoice(key: string, invoiceNumber = `F-${Date.now().toString(36)}-${seq++}`) {
-  const c = await t.request('POST', '/v2/customers', { key, body: { customerCode: `C-${Date.now().toString(36)}-${seq++}`, name: 'Intake BV' } });
-  const res = await t.request('POST', '/v2/invoices', {
-    key, body: { customer: c.body.id, invoiceNumber, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '100.00' },
-  });
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-const upload = (key: string, filename: string, bytes: Buffer) => postImport(t.request, key, filename, bytes);
-
-/** Whether each intake file still holds its staged bytes. */
-const stagedBytes = async (...ids: string[]) => Object.fromEntries(
-  (await t.db.query<{ id: string; kept: boolean }>('select id, content is not null as kept from intake_staging where id = any($1)', [ids])).map((r) => [r.id, r.kept]));
-const contentOf = async (key: string, invoiceId: string) => (await t.request('GET', `/v2/documents/${invoiceId}/content`, { key })).raw;
-
-const documentsOf = (invoiceId: string) => t.db.query<{ id: string; deleted_at: Date | null; source: string; filename: string }>(
-  'select id, deleted_at, source, filename from documents where invoice_id = $1 order by created_at', [invoiceId]);
+const { invoice, upload, stagedBytes, contentOf, documentsOf } = matchingCalls(() => t);
 
 describe('matching', () => {
   it('attaches a file named <invoice_id>.pdf to that invoice', async () => {
@@ -85,7 +68,7 @@ describe('matching', () => {
     expect(await t.waitFor(acct.liveKey, rec.id)).toMatchObject({ status: 'attached', invoice: inv.id });
   });
 
-  it('prefers the invoice id over an invoice number that happens to equal another invoice\'s id', async () => {
+  it("prefers the invoice id over an invoice number that happens to equal another invoice's id", async () => {
     const target = await invoice(acct.liveKey);
     await invoice(acct.liveKey, target.id); // an invoice whose number is the other one's id
     const rec = await upload(acct.liveKey, `${target.id}.pdf`, await makePdf('id first'));
@@ -103,7 +86,7 @@ describe('matching', () => {
     expect(waiting.status).toBe('waiting');
     expect(waiting.reason).toMatch(new RegExp(`^Waiting for an invoice with id or number ${number} until `));
     // marked waiting just before its job goes back to the delayed set
-    await until(async () => (await (await t.svc.container.intakeQueue.getJob(rec.id))!.getState()) === 'delayed', 10_000, 'the delayed job');
+    await until(async () => (await (await t.svc.container.jobs.bullQueue('intake').getJob(rec.id))!.getState()) === 'delayed', 10_000, 'the delayed job');
     const inv = await invoice(acct.liveKey, number);
     // the next backoff tick is five minutes away: within a minute can only be the wake-up
     const done = await t.waitFor(acct.liveKey, rec.id, undefined, 60_000);
@@ -127,7 +110,7 @@ describe('documents', () => {
     expect(Buffer.compare(await contentOf(acct.liveKey, inv.id), pdf)).toBe(0);
   });
 
-  it('replaces the invoice\'s document with a different file', async () => {
+  it("replaces the invoice's document with a different file", async () => {
     const inv = await invoice(acct.liveKey);
     const v2 = await makePdf('v2 corrected');
     const first = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf('v1'))).id);
@@ -135,7 +118,10 @@ describe('documents', () => {
     expect(second.status).toBe('attached');
     expect(second.document).not.toBe(first.document);
     const docs = await documentsOf(inv.id);
-    expect(docs.map((d) => ({ id: d.id, live: d.deleted_at === null }))).toEqual([{ id: first.document, live: false }, { id: second.document, live: true }]);
+    expect(docs.map((d) => ({ id: d.id, live: d.deleted_at === null }))).toEqual([
+      { id: first.document, live: false },
+      { id: second.document, live: true },
+    ]);
     const current = await t.request('GET', `/v2/documents/${inv.id}`, { key: acct.liveKey });
     expect(current.body.id).toBe(second.document);
     // the replaced document's bytes are freed with it
@@ -147,7 +133,10 @@ describe('documents', () => {
     const inv = await invoice(acct.liveKey);
     const imported = await t.waitFor(acct.liveKey, (await upload(acct.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf('by import'))).id);
     const direct = await makePdf('by the API');
-    const res = await t.request('POST', `/v2/documents/${inv.id}`, { key: acct.liveKey, body: { Filename: 'api.pdf', Mediatype: 'application/pdf', Content: direct.toString('base64') } });
+    const res = await t.request('POST', `/v2/documents/${inv.id}`, {
+      key: acct.liveKey,
+      body: { Filename: 'api.pdf', Mediatype: 'application/pdf', Content: direct.toString('base64') },
+    });
     expect(res.status).toBe(201);
     expect(await stagedBytes(imported.id)).toEqual({ [imported.id]: false });
     expect(Buffer.compare(await contentOf(acct.liveKey, inv.id), direct)).toBe(0);
@@ -164,14 +153,18 @@ describe('permanent problems fail at once and are never retried', () => {
   it.each([
     ['empty', () => Buffer.alloc(0), 'The file is empty; send it again'],
     ['not a PDF', () => Buffer.from('Dear customer, here is your invoice.'), 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file'],
-    ['oversized', async () => Buffer.concat([await makePdf('big'), Buffer.alloc(5 * 1024 * 1024, 0x20)]), 'The file is larger than 5242880 bytes; send a smaller PDF (scanned at a lower resolution, or compressed)'],
+    [
+      'oversized',
+      async () => Buffer.concat([await makePdf('big'), Buffer.alloc(5 * 1024 * 1024, 0x20)]),
+      'The file is larger than 5242880 bytes; send a smaller PDF (scanned at a lower resolution, or compressed)',
+    ],
   ])('%s: failed on receipt, no job', async (_name, make, reason) => {
     const inv = await invoice(acct.liveKey);
     const bytes = await make();
     const { svc } = t;
     const rec = await svc.intake.receive({ scope: acct.live, channel: 'ftp', sender: 'tester', filename: `${inv.invoiceNumber}.pdf`, bytes });
     expect(rec).toMatchObject({ status: 'failed', reason });
-    expect(await svc.container.intakeQueue.getJob(rec.id)).toBeUndefined();
+    expect(await svc.container.jobs.bullQueue('intake').getJob(rec.id)).toBeUndefined();
     expect(await documentsOf(inv.id)).toHaveLength(0);
   });
 
@@ -183,7 +176,7 @@ describe('permanent problems fail at once and are never retried', () => {
     const done = await t.waitFor(acct.liveKey, rec.id);
     expect(done.status).toBe('failed');
     expect(done.reason).toMatch(/^The PDF cannot be read/);
-    const job = await t.svc.container.intakeQueue.getJob(rec.id);
+    const job = await t.svc.container.jobs.bullQueue('intake').getJob(rec.id);
     expect(await job!.getState()).toBe('failed');
     expect(job!.attemptsMade).toBe(1);
     expect(job!.failedReason).toBe(done.reason);
@@ -208,92 +201,5 @@ describe('permanent problems fail at once and are never retried', () => {
     const rec = await upload(acct.liveKey, name, await makePdf('name'));
     expect(rec.status).toBe('failed');
     expect(rec.reason).toMatch(/path parts|no invoice id or number/);
-  });
-});
-
-describe('scoping', () => {
-  it('a test-mode file never matches a live invoice, and each key sees only its own imports', async () => {
-    const live = await invoice(acct.liveKey);
-    const rec = await upload(acct.testKey, `${live.invoiceNumber}.pdf`, await makePdf('test mode'));
-    expect((await t.waitFor(acct.testKey, rec.id, (r) => r.status !== 'received')).status).toBe('waiting');
-    expect((await t.request('GET', `/v2/imports/${rec.id}`, { key: acct.liveKey })).status).toBe(404);
-    const liveList = await t.request('GET', '/v2/imports?limit=250', { key: acct.liveKey });
-    expect(liveList.body.imports.map((i: any) => i.id)).not.toContain(rec.id);
-    const other = await t.account();
-    expect((await t.request('GET', `/v2/imports/${rec.id}`, { key: other.testKey })).status).toBe(404);
-    // a test invoice with that number now exists: the test file goes there
-    const testInv = await invoice(acct.testKey, live.invoiceNumber);
-    expect(await t.waitFor(acct.testKey, rec.id)).toMatchObject({ status: 'attached', invoice: testInv.id });
-    expect(await documentsOf(live.id)).toHaveLength(0);
-  });
-});
-
-describe('imports API', () => {
-  it('lists newest first with pagination links and a status filter', async () => {
-    const a = await t.account();
-    const inv = await invoice(a.liveKey);
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await upload(a.liveKey, `${inv.invoiceNumber}.pdf`, await makePdf(`list ${i}`))).id);
-    ids.push((await upload(a.liveKey, 'x/y.pdf', await makePdf('bad'))).id);
-    for (const id of ids) await t.waitFor(a.liveKey, id);
-    const page1 = await t.request('GET', '/v2/imports?Limit=2', { key: a.liveKey });
-    expect(page1.status).toBe(200);
-    expect(page1.body.count).toBe(2);
-    expect(page1.body.imports.map((i: any) => i.id)).toEqual([ids[3], ids[2]]);
-    expect(page1.body.links.previous).toBeNull();
-    const next = new URL(page1.body.links.next.href);
-    const page2 = await t.request('GET', `${next.pathname}${next.search}`, { key: a.liveKey });
-    expect(page2.body.imports.map((i: any) => i.id)).toEqual([ids[1], ids[0]]);
-    expect(page2.body.links.next).toBeNull();
-    const failed = await t.request('GET', '/v2/imports?status=failed', { key: a.liveKey });
-    expect(failed.body.imports.map((i: any) => i.id)).toEqual([ids[3]]);
-    const attached = await t.request('GET', '/v2/imports?Status=attached', { key: a.liveKey });
-    expect(attached.body.count).toBe(3);
-    expect(attached.body.imports[0]).toMatchObject({
-      resource: 'import', channel: 'http', sender: `api:${a.id}`, status: 'attached', invoice: inv.id,
-      _links: { self: { href: expect.stringMatching(new RegExp(`/v2/imports/${ids[2]}$`)) }, invoice: { href: expect.stringMatching(new RegExp(`/v2/invoices/${inv.id}$`)) } },
-    });
-    expect((await t.request('GET', '/v2/imports?status=lost', { key: a.liveKey })).body).toMatchObject({ status: 400, field: 'status' });
-  });
-
-  it('refuses bad bodies and unknown ids, and is documented in the OpenAPI document', async () => {
-    expect((await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf' } })).body).toMatchObject({ status: 400, field: 'content' });
-    expect((await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf', Content: 'not base64!' } })).status).toBe(400);
-    const tooLong = await t.request('POST', '/v2/imports', { key: acct.liveKey, body: { Filename: 'a.pdf', Content: 'A'.repeat(5_242_884) } });
-    expect(tooLong.body).toEqual({ status: 400, title: 'Bad Request', detail: 'Field content is longer than 5242880 characters', field: 'content' });
-    expect((await t.request('POST', '/v2/imports', { body: { Filename: 'a.pdf', Content: '' } })).status).toBe(401);
-    expect((await t.request('GET', '/v2/imports/imp_doesnotexist', { key: acct.liveKey })).body).toMatchObject({ status: 404, detail: 'No import exists with id imp_doesnotexist.' });
-    const doc = await t.request('GET', '/v2/openapi.json');
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v2/imports', '/v2/imports/{import_id}']));
-    expect(doc.body.paths['/v2/imports'].post.responses['202']).toBeDefined();
-  });
-});
-
-describe('test data purge', () => {
-  it('purges old test-mode intake rows and keeps live ones', async () => {
-    const a = await t.account();
-    const live = await t.svc.intake.receive({ scope: a.live, channel: 'ftp', sender: 's', filename: 'P-1.pdf', bytes: Buffer.from('no pdf') });
-    const test = await t.svc.intake.receive({ scope: a.test, channel: 'ftp', sender: 's', filename: 'P-1.pdf', bytes: Buffer.from('no pdf') });
-    await t.db.query(`update intake_staging set received_at = now() - interval '40 days' where id = any($1)`, [[live.id, test.id]]);
-    const counts = await t.svc.container.maintenance.purgeTestData(30);
-    expect(counts.intake).toBeGreaterThanOrEqual(1);
-    const left = await t.db.query<{ id: string }>('select id from intake_records where id = any($1)', [[live.id, test.id]]);
-    expect(left.map((r) => r.id)).toEqual([live.id]);
-  });
-
-  it('keeps an old test-mode file whose bytes the document of a younger invoice still shares', async () => {
-    const a = await t.account();
-    const inv = await invoice(a.testKey);
-    const pdf = await makePdf('old file, young invoice');
-    const rec = await t.waitFor(a.testKey, (await upload(a.testKey, `${inv.invoiceNumber}.pdf`, pdf)).id);
-    expect(rec.status).toBe('attached');
-    await t.db.query(`update intake_staging set received_at = now() - interval '40 days' where id = $1`, [rec.id]);
-    await t.svc.container.maintenance.purgeTestData(30);
-    expect(Buffer.compare(await contentOf(a.testKey, inv.id), pdf)).toBe(0);
-
-    await t.db.query(`update invoices set created_at = now() - interval '40 days' where id = $1`, [inv.id]);
-    await t.svc.container.maintenance.purgeTestData(30);
-    expect(await t.db.query('select id from intake_staging where id = $1', [rec.id])).toEqual([]);
-    expect(await documentsOf(inv.id)).toEqual([]);
   });
 });

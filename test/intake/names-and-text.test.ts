@@ -16,11 +16,12 @@ afterAll(() => t?.close());
 
 const TEXT_4711 = ['ACME GmbH', 'Rechnungsnummer: RE-2026-4711', 'Rechnungsdatum: 25.11.2024', 'Gesamtbetrag: 1.210,50 EUR'];
 const upload = (key: string, filename: string, bytes: Buffer) => t.importFile(key, filename, bytes);
-const historyOf = async (id: string) => (await t.db.query<{ status: string }>('select status from intake_history where intake_id = $1 order by at, seq', [id])).map((r) => r.status);
+const historyOf = async (id: string) =>
+  (await t.db.query<{ status: string }>('select status from intake_history where intake_id = $1 order by at, seq', [id])).map((r) => r.status);
 const documentOf = async (key: string, invoiceId: string) => (await t.request('GET', `/v2/documents/${invoiceId}`, { key })).body;
 
 describe('dates and times in names', () => {
-  it("Scan 2024-11-25 0815.pdf is not invoice 0815; Rechnung Nr. 0815 vom 25.11.2024.pdf is, and is not refused", async () => {
+  it('Scan 2024-11-25 0815.pdf is not invoice 0815; Rechnung Nr. 0815 vom 25.11.2024.pdf is, and is not refused', async () => {
     const a = await t.accountWith(['0815', '2024', '1125']);
     const scan = await upload(a.key, 'Scan 2024-11-25 0815.pdf', await makePdf('scanned page'));
     expect(scan).toMatchObject({ status: 'failed', invoice: null, matchedBy: null, reasonCode: 'device_name_nothing_inside' });
@@ -53,26 +54,41 @@ describe("a scanner's name is not waited for", () => {
     const a = await t.accountWith({ 'RE-2026-4700': '1210.50' });
     const rec = await upload(a.key, 'scan_0043.pdf', await textPdf(TEXT_4711));
     expect(rec).toMatchObject({ status: 'waiting', reasonCode: 'waiting_device' });
-    expect(rec.reason).toMatch(/^Waiting until .+ for an invoice that the PDF names: its file name scan_0043 is a scanner's or camera's name, not an invoice number; the PDF's text says invoice RE-2026-4711, which is no invoice of this account$/);
+    expect(rec.reason).toMatch(
+      /^Waiting until .+ for an invoice that the PDF names: its file name scan_0043 is a scanner's or camera's name, not an invoice number; the PDF's text says invoice RE-2026-4711, which is no invoice of this account$/,
+    );
     // the invoice is created: the file attaches by its text
     const customer = (await t.request('POST', '/v2/customers', { key: a.key, body: { customerCode: 'C-1', name: 'Intake GmbH' } })).body.id;
-    const inv = await t.request('POST', '/v2/invoices', { key: a.key, body: { customer, invoiceNumber: 'RE-2026-4711', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1210.50' } });
+    const inv = await t.request('POST', '/v2/invoices', {
+      key: a.key,
+      body: { customer, invoiceNumber: 'RE-2026-4711', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1210.50' },
+    });
     expect(inv.status).toBe(201);
     expect(await t.waitFor(a.key, rec.id, (r) => r.status === 'attached')).toMatchObject({ invoice: inv.body.id, matchedBy: 'pdf_text' });
   });
 
   it('an account whose invoice number is literally IMG_1234 gets IMG_1234.pdf by its name', async () => {
     const a = await t.accountWith(['IMG_1234', '1234']);
-    expect(await upload(a.key, 'IMG_1234.pdf', await makePdf('camera'))).toMatchObject({ status: 'attached', invoice: a.invoices['IMG_1234'], matchedBy: 'invoice_number' });
+    expect(await upload(a.key, 'IMG_1234.pdf', await makePdf('camera'))).toMatchObject({
+      status: 'attached',
+      invoice: a.invoices.IMG_1234,
+      matchedBy: 'invoice_number',
+    });
   });
 });
 
 describe('two labelled numbers in the text', () => {
   it('that both exist, with the same total: refused, naming both', async () => {
     const a = await t.accountWith({ 'RE-2026-4712': '1210.50', 'RE-2026-4713': '1210.50' });
-    const rec = await upload(a.key, 'random.pdf', await textPdf(['Rechnungsnummer: RE-2026-4712', 'Rechnungsnummer: RE-2026-4713', 'Gesamtbetrag: 1.210,50 EUR']));
+    const rec = await upload(
+      a.key,
+      'random.pdf',
+      await textPdf(['Rechnungsnummer: RE-2026-4712', 'Rechnungsnummer: RE-2026-4713', 'Gesamtbetrag: 1.210,50 EUR']),
+    );
     expect(rec).toMatchObject({ status: 'failed', invoice: null, matchedBy: null, reasonCode: 'pdf_text_names_several' });
-    expect(rec.reason).toBe("The PDF's text names several invoices (RE-2026-4712 or RE-2026-4713), so it cannot say which one it is; rename the file to the invoice's number or assign it");
+    expect(rec.reason).toBe(
+      "The PDF's text names several invoices (RE-2026-4712 or RE-2026-4713), so it cannot say which one it is; rename the file to the invoice's number or assign it",
+    );
   });
 });
 
@@ -85,7 +101,9 @@ describe('a text-only PDF and the hybrid PDF of one invoice, in both orders', ()
     expect(first).toMatchObject({ status: 'attached', matchedBy: 'einvoice' });
     const second = await upload(a.key, 'printed.pdf', await textPdf(TEXT_4711));
     expect(second).toMatchObject({ status: 'failed', invoice: a.invoices['RE-2026-4711'], reasonCode: 'document_kept' });
-    expect(second.reason).toBe('Invoice RE-2026-4711 already has x1.pdf, attached by its e-invoice; this file was found by the invoice number and total in its text, which does not replace it: send it as RE-2026-4711.pdf or assign it to replace the document');
+    expect(second.reason).toBe(
+      'Invoice RE-2026-4711 already has x1.pdf, attached by its e-invoice; this file was found by the invoice number and total in its text, which does not replace it: send it as RE-2026-4711.pdf or assign it to replace the document',
+    );
     expect((await documentOf(a.key, a.invoices['RE-2026-4711'])).id).toBe(first.document);
   });
 
@@ -98,7 +116,9 @@ describe('a text-only PDF and the hybrid PDF of one invoice, in both orders', ()
     expect((await documentOf(a.key, a.invoices['RE-2026-4711'])).id).toBe(second.document);
     const replaced = (await t.request('GET', `/v2/imports/${first.id}`, { key: a.key })).body;
     expect(replaced).toMatchObject({ status: 'attached', matchedBy: 'pdf_text', reasonCode: 'document_replaced' });
-    expect(replaced.reason).toBe(`No longer the invoice's document: x1.pdf replaced it as invoice RE-2026-4711's document, found by its e-invoice, which ranks at least as high as this file's evidence`);
+    expect(replaced.reason).toBe(
+      `No longer the invoice's document: x1.pdf replaced it as invoice RE-2026-4711's document, found by its e-invoice, which ranks at least as high as this file's evidence`,
+    );
     expect(await historyOf(first.id)).toEqual(['received', 'attached', 'attached']);
   });
 });

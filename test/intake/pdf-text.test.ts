@@ -37,7 +37,11 @@ describe('a number after a label, confirmed by the total', () => {
     ['English', 'INV-000123', '1210.50', ['Invoice no. INV-000123', 'Total due: 1,210.50 EUR']],
     ['French', 'FA-2024-17', '99.00', ['Facture n° FA-2024-17', 'Net à payer : 99,00 €']],
   ])('%s', async (_language, number, total, lines) => {
-    const a = await accountWith([[number, total], ['0815', total], ['2024', total]]);
+    const a = await accountWith([
+      [number, total],
+      ['0815', total],
+      ['2024', total],
+    ]);
     const rec = await upload(a.key, 'scan.pdf', await textPdf(lines));
     expect(rec).toMatchObject({ status: 'attached', invoice: a.ids[number], matchedBy: 'pdf_text' });
   });
@@ -59,7 +63,10 @@ describe('not enough: it waits and says what the text said', () => {
   });
 
   it("the text never beats the file's name, even when it names another invoice", async () => {
-    const a = await accountWith([['RE-2024-0815', '1210.50'], ['RE-2024-0816', '1210.50']]);
+    const a = await accountWith([
+      ['RE-2024-0815', '1210.50'],
+      ['RE-2024-0816', '1210.50'],
+    ]);
     const rec = await upload(a.key, 'RE-2024-0816.pdf', await textPdf(['Rechnungsnummer RE-2024-0815', 'Gesamtbetrag 1.210,50 EUR']));
     expect(rec).toMatchObject({ status: 'attached', invoice: a.ids['RE-2024-0816'], matchedBy: 'invoice_number' });
   });

@@ -22,7 +22,13 @@ afterAll(async () => {
 async function invoice(number: string) {
   const { container: c } = t.svc;
   const { customer } = await c.customers.create(acct.live, { customerCode: `C-${number}`, name: 'Lite BV' }, false);
-  return c.invoices.create(acct.live, { customer: customer.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '5.00' });
+  return c.invoices.create(acct.live, {
+    customer: customer.id,
+    invoiceNumber: number,
+    invoiceDate: '01-02-2026',
+    invoiceDuedate: '01-03-2026',
+    invoiceTotal: '5.00',
+  });
 }
 const receive = async (filename: string, text: string) =>
   (await t.svc.intake.receive({ scope: acct.live, channel: 'ftp', sender: 'lite', filename, bytes: await makePdf(text) })).id;
@@ -51,7 +57,13 @@ describe('matching on PGlite', () => {
 
   it('a ZIP archive: its files staged in one transaction on the embedded database, each attached', async () => {
     const invoices = [await invoice('LZ-0'), await invoice('LZ-1'), await invoice('LZ-2')];
-    const archive = await t.svc.intake.receive({ scope: acct.live, channel: 'ftp', sender: 'lite', filename: 'lite.zip', bytes: await makeZip(await pdfsNamed('LZ-', 3)) });
+    const archive = await t.svc.intake.receive({
+      scope: acct.live,
+      channel: 'ftp',
+      sender: 'lite',
+      filename: 'lite.zip',
+      bytes: await makeZip(await pdfsNamed('LZ-', 3)),
+    });
     expect(archive).toMatchObject({ status: 'unpacked', reason: 'Unpacked into 3 files' });
     const files = await archiveImports(t.request, acct.liveKey, archive.id, 3);
     expect(files.map((f) => [f.status, f.invoice])).toEqual(invoices.map((i) => ['attached', i.id]));

@@ -23,9 +23,10 @@ describe('IntakeReceiver.receive', () => {
     const record = await t.c.intake.receive({ scope, channel: 'ftp', sender: 'ftpuser@127.0.0.1', filename: 'F-1.pdf', bytes, traceId: 'tr-1' });
     expect(record).toMatchObject({ channel: 'ftp', sender: 'ftpuser@127.0.0.1', filename: 'F-1.pdf', size: bytes.length, status: 'received', reason: null });
     expect(record.id).toMatch(/^imp_/);
-    const staged = await t.db.query('select content from intake_staging where id = $1', [record.id]);
-    expect(Buffer.from(staged[0].content).equals(bytes)).toBe(true);
-    const job = await t.c.intakeQueue.getJob(record.id);
+    // the row points at the bytes in the document store, by their SHA-256
+    const staged = await t.db.query<{ content_sha256: string }>('select content_sha256 from intake_staging where id = $1', [record.id]);
+    expect((await t.c.store.get(staged[0].content_sha256)).equals(bytes)).toBe(true);
+    const job = await t.c.jobs.bullQueue('intake').getJob(record.id);
     expect(job?.data).toEqual({ intakeId: record.id, accountId: acct.id, mode: 'live', traceId: 'tr-1' });
     expect((await t.c.intake.recent(scope, 5))[0].id).toBe(record.id);
   });
@@ -34,7 +35,7 @@ describe('IntakeReceiver.receive', () => {
     const scope = { accountId: acct.id, mode: 'test' as const };
     const notPdf = await t.c.intake.receive({ scope, channel: 'mail', sender: 'a@b.nl', filename: 'F-2.pdf', bytes: Buffer.from('hello') });
     expect(notPdf).toMatchObject({ status: 'failed', reason: 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' });
-    expect(await t.c.intakeQueue.getJob(notPdf.id)).toBeUndefined();
+    expect(await t.c.jobs.bullQueue('intake').getJob(notPdf.id)).toBeUndefined();
     const badName = await t.c.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: '../F-2.pdf', bytes: await makePdf() });
     expect(badName.status).toBe('failed');
     expect(badName.reason).toMatch(/path parts/);

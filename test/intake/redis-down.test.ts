@@ -32,9 +32,12 @@ describe('Redis down', () => {
     const ok = await svc.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: 'UP-1.pdf', bytes: await makePdf('up') });
     expect(ok.status).toBe('received');
     await redis.stop();
-    await expect(svc.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: 'DOWN-1.pdf', bytes: await makePdf('down') }))
-      .rejects.toThrow(/did not answer|Connection is closed|ECONNREFUSED/);
-    const rows = await svc.container.db.query<{ filename: string }>('select filename from intake_staging where account_id = $1 order by received_at', [acct.id]);
+    await expect(svc.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: 'DOWN-1.pdf', bytes: await makePdf('down') })).rejects.toThrow(
+      /did not answer|Connection is closed|ECONNREFUSED/,
+    );
+    const rows = await svc.container.db.query<{ filename: string }>('select filename from intake_staging where account_id = $1 order by received_at', [
+      acct.id,
+    ]);
     expect(rows.map((r) => r.filename)).toEqual(['UP-1.pdf']);
   });
 
@@ -43,9 +46,32 @@ describe('Redis down', () => {
     const scope = { accountId: acct.id, mode: 'live' as const };
     const zip = await makeZip(await pdfsNamed('DZ-', 3));
     await redis.stop(); // already stopped by the test above when it ran first
-    await expect(svc.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: 'day.zip', bytes: zip })).rejects.toThrow(/did not answer|Connection is closed|ECONNREFUSED/);
+    await expect(svc.intake.receive({ scope, channel: 'ftp', sender: 'x', filename: 'day.zip', bytes: zip })).rejects.toThrow(
+      /did not answer|Connection is closed|ECONNREFUSED/,
+    );
     const rows = await svc.container.db.query('select filename from intake_staging where account_id = $1', [acct.id]);
     expect(rows).toEqual([]);
+  });
+
+  it('stays known down while ioredis tries again (status connecting between tries), so a file is refused at once', async () => {
+    await redis.stop(); // already stopped by the test above when it ran first
+    const { jobs, redis: client } = svc.container;
+    const seen = new Map<string, boolean>();
+    await expect
+      .poll(
+        async () => {
+          // sample on every turn of the event loop for a while: a try is short on a refused port
+          for (let i = 0; i < 2000 && !seen.has('connecting'); i++) {
+            seen.set(client.status, (seen.get(client.status) ?? true) && jobs.connectionDown());
+            await new Promise((r) => setImmediate(r));
+          }
+          return seen.has('connecting');
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    expect(Object.fromEntries(seen)).toMatchObject({ connecting: true });
+    expect([...seen.values()].every(Boolean)).toBe(true);
   });
 
   it('POST /v2/imports answers 503 with Retry-After and the spec body, at once', async () => {

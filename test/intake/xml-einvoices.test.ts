@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, type PDFHexString, PDFName, type PDFRawStream, type PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciiXml, einvoicePdf, orderXXml } from '../helpers/einvoice.ts';
 import { SAMPLES, sampleXml, totalsOf } from '../helpers/xml-einvoices.ts';
@@ -34,8 +34,10 @@ async function associatedFiles(pdf: Buffer) {
     const spec = af.lookup(i, PDFDict);
     const stream = spec.lookup(PDFName.of('EF'), PDFDict).lookup(PDFName.of('F')) as PDFRawStream;
     return {
-      name: (spec.lookup(PDFName.of('UF')) as PDFHexString | PDFString).decodeText(), relationship: String(spec.lookup(PDFName.of('AFRelationship'))),
-      subtype: String(stream.dict.lookup(PDFName.of('Subtype'))), bytes: Buffer.from(decodePDFRawStream(stream).decode()),
+      name: (spec.lookup(PDFName.of('UF')) as PDFHexString | PDFString).decodeText(),
+      relationship: String(spec.lookup(PDFName.of('AFRelationship'))),
+      subtype: String(stream.dict.lookup(PDFName.of('Subtype'))),
+      bytes: Buffer.from(decodePDFRawStream(stream).decode()),
     };
   });
 }
@@ -80,7 +82,11 @@ describe('XML e-invoices', () => {
     const original = await t.request('GET', `/v2/documents/${a.invoiceId}/content?format=xml`, { key: a.key });
     expect(original.status).toBe(200);
     expect(original.raw.equals(xml)).toBe(true);
-    expect(original.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-disposition': expect.stringMatching(/^attachment; /), 'content-security-policy': expect.stringMatching(/\bsandbox\b/) });
+    expect(original.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'content-disposition': expect.stringMatching(/^attachment; /),
+      'content-security-policy': expect.stringMatching(/\bsandbox\b/),
+    });
   });
 });
 
@@ -89,7 +95,9 @@ describe('refused with what was wrong', () => {
     const a = await accountWith('RE-2026-04711', '300.00');
     const rec = await upload(a.key, 'rechnung.xml', Buffer.from(sampleXml(SAMPLES[0])));
     expect(rec).toMatchObject({ status: 'failed', invoice: null });
-    expect(rec.reason).toBe("The e-invoice says invoice RE-2026-04711 with a total of 1,405.66 EUR; the invoice's total is 300.00: correct the invoice's total or send the matching file");
+    expect(rec.reason).toBe(
+      "The e-invoice says invoice RE-2026-04711 with a total of 1,405.66 EUR; the invoice's total is 300.00: correct the invoice's total or send the matching file",
+    );
   });
 
   it('a partly prepaid invoice attaches when its total is the amount due', async () => {
@@ -100,15 +108,26 @@ describe('refused with what was wrong', () => {
 
   it('the same check for the XML inside a PDF', async () => {
     const a = await accountWith('FX-2026-1', '100.00');
-    const xml = ciiXml('FX-2026-1').replace('</rsm:ExchangedDocument>', `</rsm:ExchangedDocument><rsm:SupplyChainTradeTransaction><ram:ApplicableHeaderTradeSettlement><ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
+    const xml = ciiXml('FX-2026-1').replace(
+      '</rsm:ExchangedDocument>',
+      `</rsm:ExchangedDocument><rsm:SupplyChainTradeTransaction><ram:ApplicableHeaderTradeSettlement><ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
       <ram:SpecifiedTradeSettlementHeaderMonetarySummation><ram:GrandTotalAmount>119.00</ram:GrandTotalAmount><ram:DuePayableAmount>119.00</ram:DuePayableAmount></ram:SpecifiedTradeSettlementHeaderMonetarySummation>
-      </ram:ApplicableHeaderTradeSettlement></rsm:SupplyChainTradeTransaction>`);
+      </ram:ApplicableHeaderTradeSettlement></rsm:SupplyChainTradeTransaction>`,
+    );
     const rec = await upload(a.key, 'FX-2026-1.pdf', await einvoicePdf({ 'factur-x.xml': xml }));
-    expect(rec).toMatchObject({ status: 'failed', reason: "The e-invoice says invoice FX-2026-1 with a total of 119.00 EUR; the invoice's total is 100.00: correct the invoice's total or send the matching file" });
+    expect(rec).toMatchObject({
+      status: 'failed',
+      reason:
+        "The e-invoice says invoice FX-2026-1 with a total of 119.00 EUR; the invoice's total is 100.00: correct the invoice's total or send the matching file",
+    });
   });
 
   it.each([
-    ['not well-formed', '<?xml version="1.0"?>\n<Invoice>\n  <ID>1</ID>\n</Invoce>', /^The XML file cannot be read: it is not well-formed XML \(at line 4\); export it again from the program that made it$/],
+    [
+      'not well-formed',
+      '<?xml version="1.0"?>\n<Invoice>\n  <ID>1</ID>\n</Invoce>',
+      /^The XML file cannot be read: it is not well-formed XML \(at line 4\); export it again from the program that made it$/,
+    ],
     ['an order', orderXXml('ORD-1'), /^The XML file is an order \(Order-X\), not an invoice$/],
     ['no number', ciiXml(''), /^The XML e-invoice has no invoice number \(BT-1\)$/],
     ['no e-invoice', '<?xml version="1.0"?><catalog><book/></catalog>', /^The XML file is not an e-invoice \(its root element is catalog\); send a UBL or CII/],

@@ -30,11 +30,15 @@ afterAll(async () => {
 /** The message's reply row once it is decided (no longer pending or sending). */
 async function decidedReply(messageId: string) {
   let row: any;
-  await until(async () => {
-    const sql = `select r.* from mail_replies r join mail_messages m on m.id = r.message_id where m.header_message_id = $1 and r.state not in ('pending', 'sending')`;
-    row = (await h.db.query(sql, [messageId]))[0];
-    return Boolean(row);
-  }, 45_000, `the reply to ${messageId} to be decided`);
+  await until(
+    async () => {
+      const sql = `select r.* from mail_replies r join mail_messages m on m.id = r.message_id where m.header_message_id = $1 and r.state not in ('pending', 'sending')`;
+      row = (await h.db.query(sql, [messageId]))[0];
+      return Boolean(row);
+    },
+    45_000,
+    `the reply to ${messageId} to be decided`,
+  );
   return row;
 }
 
@@ -46,7 +50,9 @@ describe('ZIP attachments by e-mail', () => {
     await append(invoiceMail(acct.live, [{ filename: 'invoices-2026-03.zip', content: zip, contentType: 'application/zip' }], { messageId: id }));
     const row = await h.moved(id);
     expect(row).toMatchObject({ outcome: 'processed', account_id: acct.id, mode: 'live' });
-    const [file] = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1', [row.id]);
+    const [file] = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1', [
+      row.id,
+    ]);
     expect(file.filename).toBe('invoices-2026-03.zip');
     const archive = await h.svc.container.intake.get(acct.liveScope, file.intake_id);
     expect(archive).toMatchObject({ status: 'unpacked', reason: 'Unpacked into 50 files', channel: 'mail', size: zip.length });
@@ -84,17 +90,37 @@ describe('ZIP attachments by e-mail', () => {
     const box = 'LargeZip'; // its own mailbox, so only the poller with the low limits reads it
     const zip = await makeZip(await pdfsNamed('ML-', 3, 40_000));
     const tooLarge = await makeZip([{ name: 'X-1.pdf', bytes: randomBytes(1_200_000) }]);
-    await append(invoiceMail(acct.live, [
-      { filename: 'small.zip', content: zip },
-      { filename: 'video.mp4', content: randomBytes(300_000), contentType: 'video/mp4' },
-      { filename: 'big.zip', content: tooLarge },
-    ], { messageId: id }), box);
-    const large = h.startPoller({ imapUrl: h.dovecot.url(box), mailMaxMessageBytes: 64 * 1024, zipMaxTotalBytes: 1024 * 1024, mailProcessedMailbox: 'LargeZipDone', mailFailedMailbox: 'LargeZipFailed' });
+    await append(
+      invoiceMail(
+        acct.live,
+        [
+          { filename: 'small.zip', content: zip },
+          { filename: 'video.mp4', content: randomBytes(300_000), contentType: 'video/mp4' },
+          { filename: 'big.zip', content: tooLarge },
+        ],
+        { messageId: id },
+      ),
+      box,
+    );
+    const large = h.startPoller({
+      imapUrl: h.dovecot.url(box),
+      mailMaxMessageBytes: 64 * 1024,
+      zipMaxTotalBytes: 1024 * 1024,
+      mailProcessedMailbox: 'LargeZipDone',
+      mailFailedMailbox: 'LargeZipFailed',
+    });
     try {
       const row = await h.moved(id);
-      const files = await h.db.query<{ intake_id: string; filename: string }>('select intake_id, filename from mail_message_files where message_id = $1 order by filename', [row.id]);
+      const files = await h.db.query<{ intake_id: string; filename: string }>(
+        'select intake_id, filename from mail_message_files where message_id = $1 order by filename',
+        [row.id],
+      );
       const [big, small] = await Promise.all(files.map((f) => h.svc.container.intake.get(acct.liveScope, f.intake_id)));
-      expect(big).toMatchObject({ filename: 'big.zip', status: 'failed', reason: expect.stringMatching(/^The attachment is larger than 1048576 bytes \(\d+ bytes encoded\) and was not downloaded$/) });
+      expect(big).toMatchObject({
+        filename: 'big.zip',
+        status: 'failed',
+        reason: expect.stringMatching(/^The attachment is larger than 1048576 bytes \(\d+ bytes encoded\) and was not downloaded$/),
+      });
       expect(small).toMatchObject({ filename: 'small.zip', status: 'unpacked', reason: 'Unpacked into 3 files' });
       const imports = await archiveImports(h.request, acct.liveKey, small.id, 3);
       expect(imports.map((r) => [r.status, r.invoice])).toEqual(invoices.map((i) => ['attached', i.id]));

@@ -64,7 +64,7 @@ describe('automatic mail', () => {
     expect((await h.request('GET', '/admin/mail-messages', {})).status).toBe(401);
   });
 
-  it('leaves no failed import in the account\'s list (the bounce\'s quoted PDF is not imported either)', async () => {
+  it("leaves no failed import in the account's list (the bounce's quoted PDF is not imported either)", async () => {
     for (const [file] of AUTOMATIC) await h.moved(sent.get(file)!);
     expect(await h.records(acct.liveScope)).toEqual([]);
     const res = await h.request('GET', '/v2/imports', { key: acct.liveKey });
@@ -74,7 +74,7 @@ describe('automatic mail', () => {
     expect(await h.dovecot.count('Failed')).toBe(0);
   });
 
-  it('sends no reply, while a person\'s mail without PDF from the same sender gets one', async () => {
+  it("sends no reply, while a person's mail without PDF from the same sender gets one", async () => {
     const from = 'ap@supplier.example';
     const id = `<human-${Date.now().toString(36)}@supplier.example>`;
     await h.dovecot.append(authenticated(invoiceMail(acct.live, [], { from, messageId: id, subject: 'Invoice without file' })));
@@ -98,13 +98,20 @@ describe('automatic mail', () => {
     expect(h.logs.filter((l) => l.includes('automatic mail: not imported'))).toHaveLength(AUTOMATIC.length);
   });
 
-  it('ignores automatic mail to no account\'s address (a bounce of a reply sent from the import address), but fails misrouted automatic mail with a file', async () => {
+  it("ignores automatic mail to no account's address (a bounce of a reply sent from the import address), but fails misrouted automatic mail with a file", async () => {
     const bounce = `<bounce-${Date.now().toString(36)}@test.example>`;
-    const text = readFileSync(new URL('../fixtures/mail/automatic/exchange-out-of-office.eml', import.meta.url), 'latin1').replace(/\r?\n/g, '\r\n').replace(/^Message-ID: <[^>]+>/im, `Message-ID: ${bounce}`);
+    const text = readFileSync(new URL('../fixtures/mail/automatic/exchange-out-of-office.eml', import.meta.url), 'latin1')
+      .replace(/\r?\n/g, '\r\n')
+      .replace(/^Message-ID: <[^>]+>/im, `Message-ID: ${bounce}`);
     await h.dovecot.appendRaw(Buffer.from(text, 'latin1'));
     expect(await h.moved(bounce)).toMatchObject({ outcome: 'ignored', account_id: null, reason: 'automatic message: out-of-office or other auto-reply' });
     const misrouted = `<misrouted-${Date.now().toString(36)}@billing.example>`;
-    await h.dovecot.append(invoiceMail('invoices@example.com', [{ filename: 'INV-9.pdf', content: await makePdf('misrouted') }], { messageId: misrouted, headers: { 'Auto-Submitted': 'auto-generated' } }));
+    await h.dovecot.append(
+      invoiceMail('invoices@example.com', [{ filename: 'INV-9.pdf', content: await makePdf('misrouted') }], {
+        messageId: misrouted,
+        headers: { 'Auto-Submitted': 'auto-generated' },
+      }),
+    );
     expect(await h.moved(misrouted)).toMatchObject({ outcome: 'failed', account_id: null });
   });
 

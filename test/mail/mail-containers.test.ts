@@ -36,7 +36,9 @@ afterAll(() => h?.close());
 /** The fixture as delivered to `to`: an MTA adds Delivered-To; the Message-ID is made unique for this run. */
 function delivered(file: string, to: string): { raw: Buffer; id: string } {
   const id = `<${file.replace(/\W/g, '')}-${Date.now().toString(36)}-${seq++}@test.example>`;
-  const text = fixture(file).toString('latin1').replace(/^Message-ID: <[^>]+>/im, `Message-ID: ${id}`);
+  const text = fixture(file)
+    .toString('latin1')
+    .replace(/^Message-ID: <[^>]+>/im, `Message-ID: ${id}`);
   return { raw: Buffer.from(`Delivered-To: ${to}\r\n${text}`, 'latin1'), id };
 }
 
@@ -76,7 +78,9 @@ describe.each([
 
   it('cades-p7m-attachment.eml: intake unwraps the .pdf.p7m, attaches the PDF inside and says the signature was verified', async () => {
     const { records } = await h.settledRecords(sent.get('cades-p7m-attachment.eml')!);
-    expect(records).toEqual([expect.objectContaining({ filename: 'INV-P7M-1.pdf.p7m', status: 'attached', reason: expect.stringMatching(/its signature was verified/) })]);
+    expect(records).toEqual([
+      expect.objectContaining({ filename: 'INV-P7M-1.pdf.p7m', status: 'attached', reason: expect.stringMatching(/its signature was verified/) }),
+    ]);
     expect(await documentSha(acct, records[0].documentId!)).toBe(sha(fixture('pdfs/INV-P7M-1.pdf')));
   });
 
@@ -107,13 +111,17 @@ describe.each([
 });
 
 describe('the fixtures', () => {
-  it('the TNEF fixture reads the same in Debian\'s tnef: the long name and the bytes', () => {
+  it("the TNEF fixture reads the same in Debian's tnef: the long name and the bytes", () => {
     const listed = execFileSync('tnef', ['-t', '--save-body=no', '-f', new URL('../fixtures/mail/winmail-invoice.dat', import.meta.url).pathname]).toString();
     expect(listed).toContain('INV-TNEF-1.pdf');
   });
 
   it('the S/MIME fixture verifies in OpenSSL', () => {
-    const out = execFileSync('openssl', ['smime', '-verify', '-noverify', '-in', new URL('../fixtures/mail/smime-opaque-signed.eml', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(
+      'openssl',
+      ['smime', '-verify', '-noverify', '-in', new URL('../fixtures/mail/smime-opaque-signed.eml', import.meta.url).pathname],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     expect(out.toString('latin1')).toContain('INV-SMIME-1.pdf');
   });
 });

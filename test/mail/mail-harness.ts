@@ -70,16 +70,18 @@ export const MAIL_TEST_SETTINGS: Partial<Config> = {
   imapAuthservId: 'mx.test.example',
 };
 
-export async function startMailHarness(opts: {
-  dovecot?: DovecotOptions;
-  /** the mailbox the poller reads (IMAP_URL path) */
-  mailbox?: string;
-  config?: Partial<Config>;
-  /** run the mail role inside startService (IMAP_URL set), as `npm start` does */
-  mailRole?: boolean;
-  /** the embedded database instead of PostgreSQL */
-  pglite?: boolean;
-} = {}): Promise<MailHarness> {
+export async function startMailHarness(
+  opts: {
+    dovecot?: DovecotOptions;
+    /** the mailbox the poller reads (IMAP_URL path) */
+    mailbox?: string;
+    config?: Partial<Config>;
+    /** run the mail role inside startService (IMAP_URL set), as `npm start` does */
+    mailRole?: boolean;
+    /** the embedded database instead of PostgreSQL */
+    pglite?: boolean;
+  } = {},
+): Promise<MailHarness> {
   const dovecot = await startDovecot(opts.dovecot);
   const mailbox = opts.mailbox ?? 'INBOX';
   const base = testConfig({ roles: ['api', 'worker'], ...MAIL_TEST_SETTINGS, ...opts.config });
@@ -147,10 +149,14 @@ export async function startMailHarness(opts: {
     records: (scope) => svc.container.intake.recent(scope, 1000),
     async moved(messageId, ms = 45_000) {
       let row: any;
-      await until(async () => {
-        row = (await db.query(`select * from mail_messages where header_message_id = $1 and state = 'moved'`, [messageId]))[0];
-        return Boolean(row);
-      }, ms, `message ${messageId} to be moved`);
+      await until(
+        async () => {
+          row = (await db.query(`select * from mail_messages where header_message_id = $1 and state = 'moved'`, [messageId]))[0];
+          return Boolean(row);
+        },
+        ms,
+        `message ${messageId} to be moved`,
+      );
       return row;
     },
     async settledRecords(messageId, ms = 45_000) {
@@ -158,10 +164,14 @@ export async function startMailHarness(opts: {
       const files = await db.query<{ intake_id: string }>('select intake_id from mail_message_files where message_id = $1', [row.id]);
       const scope = { accountId: row.account_id, mode: row.mode };
       let records: ImportRecord[] = [];
-      await until(async () => {
-        records = await Promise.all(files.map((f) => svc.container.intake.get(scope, f.intake_id)));
-        return records.every((r) => r.status === 'attached' || r.status === 'failed');
-      }, ms, `records of ${messageId} to settle`);
+      await until(
+        async () => {
+          records = await Promise.all(files.map((f) => svc.container.intake.get(scope, f.intake_id)));
+          return records.every((r) => r.status === 'attached' || r.status === 'failed');
+        },
+        ms,
+        `records of ${messageId} to settle`,
+      );
       return { row, records };
     },
     async close() {

@@ -70,7 +70,13 @@ describe('attachments by case', () => {
     const { row, records } = await h.settledRecords(id);
     expect(row).toMatchObject({ outcome: 'processed', account_id: acct.id, mode: 'live', sender: 'accounts@supplier.example' });
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ status: 'attached', channel: 'mail', invoiceId: inv.id, filename: `${inv.id}.pdf`, sender: 'accounts@supplier.example' });
+    expect(records[0]).toMatchObject({
+      status: 'attached',
+      channel: 'mail',
+      invoiceId: inv.id,
+      filename: `${inv.id}.pdf`,
+      sender: 'accounts@supplier.example',
+    });
     expect(await messageIdsIn(PROCESSED)).toContain(id);
     expect(await messageIdsIn('INBOX')).not.toContain(id);
     const after = await h.request('GET', `/v2/invoices/${inv.id}`, { key: acct.liveKey });
@@ -116,10 +122,12 @@ describe('attachments by case', () => {
     );
     const { records } = await h.settledRecords(id);
     expect(records).toHaveLength(2);
-    expect(records).toEqual(expect.arrayContaining([
-      expect.objectContaining({ status: 'attached', invoiceId: inv.id, filename: `${inv.invoiceNumber}.pdf` }),
-      expect.objectContaining({ status: 'failed', filename: 'terms.pdf', reason: 'The attachment terms.pdf is not a PDF' }),
-    ]));
+    expect(records).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ status: 'attached', invoiceId: inv.id, filename: `${inv.invoiceNumber}.pdf` }),
+        expect.objectContaining({ status: 'failed', filename: 'terms.pdf', reason: 'The attachment terms.pdf is not a PDF' }),
+      ]),
+    );
   });
 
   it('decodes an RFC 2231 file name (charset, percent-encoding, continuations)', async () => {
@@ -143,7 +151,11 @@ describe('attachments by case', () => {
     const number = `Rechnung-${Date.now().toString(36)}-${seq++}-Größe`;
     const inv = await h.invoice(acct.liveKey, number);
     const latin1 = Buffer.from(`${number}.pdf`, 'latin1');
-    const q = [...latin1].map((b) => (b >= 0x30 && b <= 0x7a && b !== 0x3d && b !== 0x3f && b !== 0x5f ? String.fromCharCode(b) : `=${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+    const q = [...latin1]
+      .map((b) =>
+        b >= 0x30 && b <= 0x7a && b !== 0x3d && b !== 0x3f && b !== 0x5f ? String.fromCharCode(b) : `=${b.toString(16).toUpperCase().padStart(2, '0')}`,
+      )
+      .join('');
     const id = msgId();
     const headers = [
       `Content-Type: application/pdf; name="=?UTF-8?B?${Buffer.from(`${number}.pdf`).toString('base64')}?="`,
@@ -169,7 +181,11 @@ describe('attachments by case', () => {
     const invs = [await h.invoice(acct.liveKey), await h.invoice(acct.liveKey), await h.invoice(acct.liveKey)];
     const id = msgId();
     await h.dovecot.append(
-      invoiceMail(acct.live, await Promise.all(invs.map(async (inv, i) => ({ filename: `${inv.invoiceNumber}.pdf`, content: await makePdf(`several ${i}`) }))), { messageId: id }),
+      invoiceMail(
+        acct.live,
+        await Promise.all(invs.map(async (inv, i) => ({ filename: `${inv.invoiceNumber}.pdf`, content: await makePdf(`several ${i}`) }))),
+        { messageId: id },
+      ),
     );
     const { row, records } = await h.settledRecords(id);
     expect(row.outcome).toBe('processed');
@@ -179,7 +195,9 @@ describe('attachments by case', () => {
 
   it('records a failed intake ("No PDF attached") for a message without PDF and moves it to Failed', async () => {
     const id = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'scan.png', content: randomBytes(500), contentType: 'image/png' }], { messageId: id, subject: 'March invoice' }));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: 'scan.png', content: randomBytes(500), contentType: 'image/png' }], { messageId: id, subject: 'March invoice' }),
+    );
     const { row, records } = await h.settledRecords(id);
     expect(row).toMatchObject({ outcome: 'failed', reason: 'No PDF attached' });
     expect(records).toEqual([expect.objectContaining({ status: 'failed', reason: 'No PDF attached', channel: 'mail', filename: 'March invoice' })]);
@@ -192,7 +210,10 @@ describe('attachments by case', () => {
     const before = (await h.db.query<{ n: number }>('select count(*)::int as n from intake_records'))[0].n;
     const id = msgId();
     await h.dovecot.append(
-      invoiceMail('invoices+nosuchtoken@example.com', [{ filename: 'X.pdf', content: await makePdf('nobody') }], { messageId: id, cc: 'someone@elsewhere.example' }),
+      invoiceMail('invoices+nosuchtoken@example.com', [{ filename: 'X.pdf', content: await makePdf('nobody') }], {
+        messageId: id,
+        cc: 'someone@elsewhere.example',
+      }),
     );
     const row = await h.moved(id);
     expect(row).toMatchObject({ outcome: 'failed', account_id: null });
@@ -246,10 +267,14 @@ describe('IDLE', () => {
       const t0 = Date.now();
       await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: await makePdf('idle') }], { messageId: id }));
       let rec: any;
-      await until(async () => {
-        rec = (await h.records(acct.liveScope)).find((r) => r.invoiceId === inv.id || r.filename === `${inv.invoiceNumber}.pdf`);
-        return Boolean(rec);
-      }, 30_000, 'the record');
+      await until(
+        async () => {
+          rec = (await h.records(acct.liveScope)).find((r) => r.invoiceId === inv.id || r.filename === `${inv.invoiceNumber}.pdf`);
+          return Boolean(rec);
+        },
+        30_000,
+        'the record',
+      );
       const received = Date.now() - t0;
       await until(async () => (await h.svc.container.intake.get(acct.liveScope, rec.id)).status === 'attached', 30_000, 'attached');
       latencies.push({ received, attached: Date.now() - t0 });
@@ -257,7 +282,9 @@ describe('IDLE', () => {
       expect(mail.poller.stats.drains).toBeGreaterThan(drainsBefore);
     }
     const med = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    console.log(`IDLE latency over ${latencies.length} messages: new mail -> staged p50 ${med(latencies.map((l) => l.received))} ms, -> attached p50 ${med(latencies.map((l) => l.attached))} ms`);
+    console.log(
+      `IDLE latency over ${latencies.length} messages: new mail -> staged p50 ${med(latencies.map((l) => l.received))} ms, -> attached p50 ${med(latencies.map((l) => l.attached))} ms`,
+    );
     // a sanity bound only (the machine may be loaded): the next poll is a minute away
     expect(Math.max(...latencies.map((l) => l.attached))).toBeLessThan(45_000);
   }, 240_000);

@@ -40,7 +40,12 @@ describe('large messages', () => {
       box,
     );
     expect(raw.length).toBeGreaterThan(7_000_000);
-    const large = h.startPoller({ imapUrl: h.dovecot.url(box), mailMaxMessageBytes: 256 * 1024, mailProcessedMailbox: 'LargeDone', mailFailedMailbox: 'LargeFailed' });
+    const large = h.startPoller({
+      imapUrl: h.dovecot.url(box),
+      mailMaxMessageBytes: 256 * 1024,
+      mailProcessedMailbox: 'LargeDone',
+      mailFailedMailbox: 'LargeFailed',
+    });
     const { row, records } = await h.settledRecords(id);
     expect(row.outcome).toBe('processed');
     const byName = Object.fromEntries(records.map((r) => [r.filename, r]));
@@ -67,14 +72,22 @@ describe('large messages', () => {
         [
           rawPart(`Content-Type: application/pdf\r\nContent-Disposition: attachment; filename="=?ISO-8859-1?Q?${q}?="`, await makePdf('latin1')),
           // € is 0x80 in windows-1252
-          rawPart(`Content-Type: application/pdf\r\nContent-Disposition: attachment; filename*=windows-1252''Factuur-%80-${stamp}.pdf`, await makePdf('cp1252')),
+          rawPart(
+            `Content-Type: application/pdf\r\nContent-Disposition: attachment; filename*=windows-1252''Factuur-%80-${stamp}.pdf`,
+            await makePdf('cp1252'),
+          ),
         ],
         { messageId: id },
       ),
       box,
     );
     // every message is large to this poller
-    const large = h.startPoller({ imapUrl: h.dovecot.url(box), mailMaxMessageBytes: 1024, mailProcessedMailbox: 'LargeNamesDone', mailFailedMailbox: 'LargeNamesFailed' });
+    const large = h.startPoller({
+      imapUrl: h.dovecot.url(box),
+      mailMaxMessageBytes: 1024,
+      mailProcessedMailbox: 'LargeNamesDone',
+      mailFailedMailbox: 'LargeNamesFailed',
+    });
     const { records } = await h.settledRecords(id);
     expect(h.logs.some((l) => l.includes('downloaded its PDF parts only') && l.includes(`"parts":2`))).toBe(true);
     expect(records).toHaveLength(2);

@@ -22,10 +22,14 @@ afterAll(() => h?.close());
 /** The account's records of these file names, once each is attached, failed or waiting. */
 async function settled(...filenames: string[]): Promise<Record<string, ImportRecord>> {
   let found: ImportRecord[] = [];
-  await until(async () => {
-    found = (await h.records(acct.liveScope)).filter((r) => filenames.includes(r.filename));
-    return found.length === filenames.length && found.every((r) => r.status === 'attached' || r.status === 'failed' || r.status === 'waiting');
-  }, 45_000, `records of ${filenames.join(', ')} to settle`);
+  await until(
+    async () => {
+      found = (await h.records(acct.liveScope)).filter((r) => filenames.includes(r.filename));
+      return found.length === filenames.length && found.every((r) => r.status === 'attached' || r.status === 'failed' || r.status === 'waiting');
+    },
+    45_000,
+    `records of ${filenames.join(', ')} to settle`,
+  );
   return Object.fromEntries(found.map((r) => [r.filename, r]));
 }
 
@@ -34,13 +38,18 @@ const documentOf = async (invoiceId: string) => (await h.svc.container.documents
 describe('the e-mail subject', () => {
   it("attaches a message's only PDF, named scan0001.pdf, to the invoice the subject names", async () => {
     const inv = await h.invoice(acct.liveKey, `2026-${Date.now().toString(36)}`);
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'scan0001.pdf', content: await makePdf('subject') }], { subject: `Factuur ${inv.invoiceNumber}` }));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: 'scan0001.pdf', content: await makePdf('subject') }], { subject: `Factuur ${inv.invoiceNumber}` }),
+    );
     const records = await settled('scan0001.pdf');
     expect(records['scan0001.pdf']).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'subject' });
   });
 
   // Issue 28: the terms beside the invoice used to attach by the subject and replace the invoice
-  it.each([['invoice first', false], ['terms first', true]])('names none of several files: %s, the invoice stays, the terms never attach', async (_order, termsFirst) => {
+  it.each([
+    ['invoice first', false],
+    ['terms first', true],
+  ])('names none of several files: %s, the invoice stays, the terms never attach', async (_order, termsFirst) => {
     const inv = await h.invoice(acct.liveKey, `RE-${Date.now().toString(36)}`);
     const terms = `AGB-${termsFirst ? 1 : 2}.pdf`;
     const parts = [
@@ -51,7 +60,9 @@ describe('the e-mail subject', () => {
     const records = await settled(`${inv.invoiceNumber}.pdf`, terms);
     expect(records[`${inv.invoiceNumber}.pdf`]).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'invoice_number' });
     expect(records[terms]).toMatchObject({ status: 'waiting', invoiceId: null });
-    expect(records[terms].reason).toContain(`the e-mail's subject names ${inv.invoiceNumber}, but the message carried 2 files, so its subject cannot say which one is the invoice`);
+    expect(records[terms].reason).toContain(
+      `the e-mail's subject names ${inv.invoiceNumber}, but the message carried 2 files, so its subject cannot say which one is the invoice`,
+    );
     expect(await documentOf(inv.id)).toBe(`${inv.invoiceNumber}.pdf`);
   });
 
@@ -61,12 +72,18 @@ describe('the e-mail subject', () => {
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${old.invoiceNumber}.pdf`, content: await makePdf('the old one') }]));
     await settled(`${old.invoiceNumber}.pdf`);
     const newer = `RE-${Date.now() % 1e8}-0899`;
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${newer}.pdf`, content: await makePdf('the new one') }], { subject: `AW: Rechnung ${old.invoiceNumber}` }));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: `${newer}.pdf`, content: await makePdf('the new one') }], { subject: `AW: Rechnung ${old.invoiceNumber}` }),
+    );
     const waiting = (await settled(`${newer}.pdf`))[`${newer}.pdf`];
     expect(waiting).toMatchObject({ status: 'waiting', invoiceId: null });
     expect(waiting.reason).toContain(`the reply's subject names ${old.invoiceNumber}, but the file's own evidence comes first`);
     const created = await h.invoice(acct.liveKey, newer);
-    await until(async () => (await h.records(acct.liveScope)).some((r) => r.id === waiting.id && r.status === 'attached'), 45_000, "the reply's file to attach");
+    await until(
+      async () => (await h.records(acct.liveScope)).some((r) => r.id === waiting.id && r.status === 'attached'),
+      45_000,
+      "the reply's file to attach",
+    );
     const attached = (await h.records(acct.liveScope)).find((r) => r.id === waiting.id)!;
     expect(attached).toMatchObject({ invoiceId: created.id, matchedBy: 'invoice_number' });
     expect(attached.reason).toContain(`overruled: the reply's subject, which names ${old.invoiceNumber}`);
@@ -75,10 +92,16 @@ describe('the e-mail subject', () => {
 });
 
 describe('XML e-invoices in mail', () => {
-  it.each([['application/xml', 'xrechnung.xml'], ['text/xml', 'invoice.XML'], ['application/octet-stream', 'rechnung.xml']])('a %s part (%s) attaches as the PDF rendered from it', async (contentType, filename) => {
+  it.each([
+    ['application/xml', 'xrechnung.xml'],
+    ['text/xml', 'invoice.XML'],
+    ['application/octet-stream', 'rechnung.xml'],
+  ])('a %s part (%s) attaches as the PDF rendered from it', async (contentType, filename) => {
     const number = `XR-${Date.now() % 1e8}`;
     const inv = await h.invoice(acct.liveKey, number);
-    expect((await h.request('PATCH', `/v2/invoices/${inv.id}`, { key: acct.liveKey, body: { invoiceTotal: '1405.66', invoiceBalance: '1405.66' } })).status).toBe(200);
+    expect(
+      (await h.request('PATCH', `/v2/invoices/${inv.id}`, { key: acct.liveKey, body: { invoiceTotal: '1405.66', invoiceBalance: '1405.66' } })).status,
+    ).toBe(200);
     const xml = sampleXml({ ...SAMPLES[0], number });
     await h.dovecot.append(invoiceMail(acct.live, [{ filename, content: Buffer.from(xml), contentType }], { subject: 'XRechnung' }));
     const records = await settled(filename);
@@ -91,17 +114,21 @@ describe('XML e-invoices in mail', () => {
 describe('parts named *.pdf that are no PDF', () => {
   it('get a failed record "... is not a PDF" beside the real PDF', async () => {
     const inv = await h.invoice(acct.liveKey);
-    await h.dovecot.append(invoiceMail(acct.live, [
-      { filename: `${inv.invoiceNumber}.pdf`, content: await makePdf('real') },
-      { filename: 'terms.pdf', content: Buffer.from('these are not PDF bytes'), contentType: 'application/pdf' },
-    ]));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [
+        { filename: `${inv.invoiceNumber}.pdf`, content: await makePdf('real') },
+        { filename: 'terms.pdf', content: Buffer.from('these are not PDF bytes'), contentType: 'application/pdf' },
+      ]),
+    );
     const records = await settled(`${inv.invoiceNumber}.pdf`, 'terms.pdf');
     expect(records[`${inv.invoiceNumber}.pdf`]).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'invoice_number' });
     expect(records['terms.pdf']).toMatchObject({ status: 'failed', channel: 'mail', reason: 'The attachment terms.pdf is not a PDF' });
   });
 
   it('alone in a message: that failed record, not "No PDF attached"', async () => {
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'Invoice-March.PDF', content: Buffer.from('<html>phishing</html>'), contentType: 'application/octet-stream' }]));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: 'Invoice-March.PDF', content: Buffer.from('<html>phishing</html>'), contentType: 'application/octet-stream' }]),
+    );
     const records = await settled('Invoice-March.PDF');
     expect(records['Invoice-March.PDF']).toMatchObject({ status: 'failed', reason: 'The attachment Invoice-March.PDF is not a PDF' });
     expect((await h.records(acct.liveScope)).filter((r) => r.reason === 'No PDF attached')).toEqual([]);
@@ -114,10 +141,14 @@ describe("issue 42's real names and PDFs, by e-mail", () => {
   const mailed = async (account: MailAccount, filename: string, content: Buffer) => {
     await h.dovecot.append(invoiceMail(account.live, [{ filename, content }], { subject: 'Scan' }));
     let found: ImportRecord | undefined;
-    await until(async () => {
-      found = (await h.records(account.liveScope)).find((r) => r.filename === filename && r.status !== 'received');
-      return found !== undefined;
-    }, 45_000, `the record of ${filename}`);
+    await until(
+      async () => {
+        found = (await h.records(account.liveScope)).find((r) => r.filename === filename && r.status !== 'received');
+        return found !== undefined;
+      },
+      45_000,
+      `the record of ${filename}`,
+    );
     return found!;
   };
 
@@ -126,10 +157,26 @@ describe("issue 42's real names and PDFs, by e-mail", () => {
     const inv = await h.invoice(b.liveKey, '0815');
     const numbered = await h.invoice(b.liveKey, 'INV-000123');
     const hetzner = await h.invoice(b.liveKey, 'R0005532486');
-    expect(await mailed(b, 'Scan 2024-11-25 0815.pdf', await makePdf('scanned'))).toMatchObject({ status: 'failed', invoiceId: null, reasonCode: 'device_name_nothing_inside' });
-    expect(await mailed(b, 'Rechnung Nr. 0815 vom 25.11.2024.pdf', await makePdf('Rechnung 0815'))).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'name_token' });
-    expect(await mailed(b, 'invoice_2024-11-25_INV-000123.pdf', await makePdf('dated'))).toMatchObject({ status: 'attached', invoiceId: numbered.id, matchedBy: 'name_token' });
-    expect(await mailed(b, 'RE-E-974-Hetzner_2016-01-19_R0005532486.pdf', await makePdf('Hetzner'))).toMatchObject({ status: 'attached', invoiceId: hetzner.id, matchedBy: 'name_token' });
+    expect(await mailed(b, 'Scan 2024-11-25 0815.pdf', await makePdf('scanned'))).toMatchObject({
+      status: 'failed',
+      invoiceId: null,
+      reasonCode: 'device_name_nothing_inside',
+    });
+    expect(await mailed(b, 'Rechnung Nr. 0815 vom 25.11.2024.pdf', await makePdf('Rechnung 0815'))).toMatchObject({
+      status: 'attached',
+      invoiceId: inv.id,
+      matchedBy: 'name_token',
+    });
+    expect(await mailed(b, 'invoice_2024-11-25_INV-000123.pdf', await makePdf('dated'))).toMatchObject({
+      status: 'attached',
+      invoiceId: numbered.id,
+      matchedBy: 'name_token',
+    });
+    expect(await mailed(b, 'RE-E-974-Hetzner_2016-01-19_R0005532486.pdf', await makePdf('Hetzner'))).toMatchObject({
+      status: 'attached',
+      invoiceId: hetzner.id,
+      matchedBy: 'name_token',
+    });
   });
 
   it('scan_0042.pdf attaches by its text without waiting; two labelled numbers are refused, naming both; the hybrid after it replaces it and its record says so', async () => {
@@ -142,7 +189,11 @@ describe("issue 42's real names and PDFs, by e-mail", () => {
     const two = await mailed(b, 'random.pdf', await textPdf(['Rechnungsnummer: RE-2026-4712', 'Rechnungsnummer: RE-2026-4713', 'Gesamtbetrag: 100,00 EUR']));
     expect(two).toMatchObject({ status: 'failed', invoiceId: null, reasonCode: 'pdf_text_names_several' });
     expect(two.reason).toContain('(RE-2026-4712 or RE-2026-4713)');
-    expect(await mailed(b, 'x1.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('RE-2026-4711') }))).toMatchObject({ status: 'attached', invoiceId: inv.id, matchedBy: 'einvoice' });
+    expect(await mailed(b, 'x1.pdf', await einvoicePdf({ 'factur-x.xml': ciiXml('RE-2026-4711') }))).toMatchObject({
+      status: 'attached',
+      invoiceId: inv.id,
+      matchedBy: 'einvoice',
+    });
     const replaced = (await h.records(b.liveScope)).find((r) => r.id === scan.id)!;
     expect(replaced).toMatchObject({ status: 'attached', reasonCode: 'document_replaced' });
     expect(replaced.reason).toContain("x1.pdf replaced it as invoice RE-2026-4711's document, found by its e-invoice");

@@ -26,7 +26,16 @@ describe('no silent drop', () => {
     const id = msgId();
     const zip = await makeZip([{ name: `${inv.invoiceNumber}.pdf`, bytes: await makePdf('zipped') }]);
     const sevenZ = await make7z([{ name: 'beleg.pdf', bytes: await makePdf('7z') }]);
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'Rechnungen.zip', content: zip }, { filename: 'Belege.7z', content: sevenZ, contentType: 'application/x-7z-compressed' }], { messageId: id }));
+    await h.dovecot.append(
+      invoiceMail(
+        acct.live,
+        [
+          { filename: 'Rechnungen.zip', content: zip },
+          { filename: 'Belege.7z', content: sevenZ, contentType: 'application/x-7z-compressed' },
+        ],
+        { messageId: id },
+      ),
+    );
     const row = await h.moved(id);
     expect(row.outcome).toBe('processed');
     const files = await h.db.query<{ intake_id: string }>('select intake_id from mail_message_files where message_id = $1', [row.id]);
@@ -35,12 +44,18 @@ describe('no silent drop', () => {
     const byName = Object.fromEntries(records.map((r) => [r.filename, r]));
     expect(byName['Rechnungen.zip'].status).toBe('unpacked');
     expect(byName['Belege.7z']).toMatchObject({ status: 'failed', reason: SEVEN_Z_REASON, reasonCode: 'archive_not_read' });
-    await until(async () => (await h.records(acct.liveScope)).some((r) => r.invoiceId === inv.id && r.status === 'attached'), 30_000, 'the zipped PDF to be attached');
+    await until(
+      async () => (await h.records(acct.liveScope)).some((r) => r.invoiceId === inv.id && r.status === 'attached'),
+      30_000,
+      'the zipped PDF to be attached',
+    );
   });
 
   it('a message with only a 7z: failed with that reason, not "No PDF attached", in the failed mailbox', async () => {
     const id = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'Belege.7z', content: await make7z([{ name: 'b.pdf', bytes: await makePdf('only 7z') }]) }], { messageId: id }));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: 'Belege.7z', content: await make7z([{ name: 'b.pdf', bytes: await makePdf('only 7z') }]) }], { messageId: id }),
+    );
     const { row, records } = await h.settledRecords(id);
     expect(row).toMatchObject({ outcome: 'failed', reason: SEVEN_Z_REASON });
     expect(records).toEqual([expect.objectContaining({ filename: 'Belege.7z', status: 'failed', reason: SEVEN_Z_REASON })]);
@@ -60,7 +75,12 @@ describe('no silent drop', () => {
     const box = 'DropLarge';
     const parts = msgId();
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'huge.pdf', content: big }], { messageId: parts }), box);
-    const large = h.startPoller({ imapUrl: h.dovecot.url(box), mailMaxMessageBytes: 1024, mailProcessedMailbox: 'DropLargeDone', mailFailedMailbox: 'DropLargeFailed' });
+    const large = h.startPoller({
+      imapUrl: h.dovecot.url(box),
+      mailMaxMessageBytes: 1024,
+      mailProcessedMailbox: 'DropLargeDone',
+      mailFailedMailbox: 'DropLargeFailed',
+    });
     const b = await h.settledRecords(parts);
     expect(b.row.outcome).toBe('failed');
     expect(b.records).toEqual([expect.objectContaining({ status: 'failed', reasonCode: 'attachment_too_large' })]);

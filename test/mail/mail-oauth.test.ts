@@ -29,8 +29,16 @@ let seq = 0;
 
 beforeAll(async () => {
   certDir = mkdtempSync(path.join(tmpdir(), 'ii-oauth-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'app.key', '-out', 'app.crt', '-days', '2', '-subj', '/CN=intake-app'], { cwd: certDir, stdio: 'ignore' });
-  ts = await startTokenServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, cert: readFileSync(path.join(certDir, 'app.crt'), 'utf8'), username: 'importer' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'app.key', '-out', 'app.crt', '-days', '2', '-subj', '/CN=intake-app'], {
+    cwd: certDir,
+    stdio: 'ignore',
+  });
+  ts = await startTokenServer({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    cert: readFileSync(path.join(certDir, 'app.crt'), 'utf8'),
+    username: 'importer',
+  });
   // Exchange Online offers XOAUTH2; Gmail offers both (imapflow then takes OAUTHBEARER)
   h = await startMailHarness({ dovecot: { oauth2: { introspectionUrl: ts.introspectionUrl, mechanisms: ['xoauth2'] } } });
   gmail = await startDovecot({ oauth2: { introspectionUrl: ts.introspectionUrl, mechanisms: ['oauthbearer', 'xoauth2'] } });
@@ -45,8 +53,14 @@ afterAll(async () => {
 
 const tokenUrl = (d: Dovecot, box: string) => `imap://importer@127.0.0.1:${d.port}/${box}`;
 const microsoft = (box: string, extra: Partial<Config> = {}): Partial<Config> => ({
-  imapUrl: tokenUrl(h.dovecot, box), imapAuth: 'xoauth2', imapOauthTokenUrl: ts.tokenUrl, imapOauthClientId: CLIENT_ID, imapOauthClientSecret: CLIENT_SECRET,
-  mailProcessedMailbox: `${box}Done`, mailFailedMailbox: `${box}Failed`, ...extra,
+  imapUrl: tokenUrl(h.dovecot, box),
+  imapAuth: 'xoauth2',
+  imapOauthTokenUrl: ts.tokenUrl,
+  imapOauthClientId: CLIENT_ID,
+  imapOauthClientSecret: CLIENT_SECRET,
+  mailProcessedMailbox: `${box}Done`,
+  mailFailedMailbox: `${box}Failed`,
+  ...extra,
 });
 /** The mailbox the poller reads must exist before it logs in (its SELECT fails otherwise). */
 async function mailbox(box: string): Promise<string> {
@@ -69,7 +83,12 @@ async function attached(m: { id: string; invoiceId: string }) {
 }
 function noSecretsLogged() {
   const all = h.logs.join('\n');
-  for (const secret of [CLIENT_SECRET, ts.refreshToken, ...ts.issued.map((t) => t.token), ...ts.requests.flatMap((r) => [r.refresh_token, r.client_assertion]).filter(Boolean)]) {
+  for (const secret of [
+    CLIENT_SECRET,
+    ts.refreshToken,
+    ...ts.issued.map((t) => t.token),
+    ...ts.requests.flatMap((r) => [r.refresh_token, r.client_assertion]).filter(Boolean),
+  ]) {
     expect(all.includes(secret), 'a token or secret in the log').toBe(false);
   }
 }
@@ -88,7 +107,13 @@ describe('IMAP_AUTH=xoauth2', () => {
 
   it('Microsoft 365: client credentials with a certificate (signed client assertion)', async () => {
     const before = ts.requests.length;
-    const role = h.startPoller(microsoft(await mailbox('Cert'), { imapOauthClientSecret: undefined, imapOauthClientCert: path.join(certDir, 'app.crt'), imapOauthClientKey: path.join(certDir, 'app.key') }));
+    const role = h.startPoller(
+      microsoft(await mailbox('Cert'), {
+        imapOauthClientSecret: undefined,
+        imapOauthClientCert: path.join(certDir, 'app.crt'),
+        imapOauthClientKey: path.join(certDir, 'app.key'),
+      }),
+    );
     await attached(await mailInvoice(h.dovecot, 'Cert'));
     const request = ts.requests[before];
     expect(request.client_secret).toBeUndefined();
@@ -134,8 +159,14 @@ describe('IMAP_AUTH=xoauth2', () => {
     const refresh = ts.refreshToken;
     ts.lifetimeSeconds = 2;
     const role = h.startPoller({
-      imapUrl: tokenUrl(gmail, 'INBOX'), imapAuth: 'xoauth2', imapOauthTokenUrl: ts.tokenUrl, imapOauthClientId: CLIENT_ID, imapOauthClientSecret: CLIENT_SECRET,
-      imapOauthRefreshToken: refresh, mailProcessedMailbox: 'Done', mailFailedMailbox: 'Failed',
+      imapUrl: tokenUrl(gmail, 'INBOX'),
+      imapAuth: 'xoauth2',
+      imapOauthTokenUrl: ts.tokenUrl,
+      imapOauthClientId: CLIENT_ID,
+      imapOauthClientSecret: CLIENT_SECRET,
+      imapOauthRefreshToken: refresh,
+      mailProcessedMailbox: 'Done',
+      mailFailedMailbox: 'Failed',
     });
     await attached(await mailInvoice(gmail, 'INBOX'));
     expect(ts.requests.at(-1)).toMatchObject({ grant_type: 'refresh_token', refresh_token: refresh });
@@ -152,7 +183,7 @@ describe('IMAP_AUTH=xoauth2', () => {
     await role.stop();
   });
 
-  it('a revoked grant: a clear error in the log and in /readyz\'s mail check', async () => {
+  it("a revoked grant: a clear error in the log and in /readyz's mail check", async () => {
     ts.refuseAll = true;
     const lines: string[] = [];
     const sink = new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) });
@@ -164,7 +195,9 @@ describe('IMAP_AUTH=xoauth2', () => {
       expect(line.err).toMatch(/^OAuth token request to 127\.0\.0\.1:\d+ was refused \(HTTP 400, invalid_grant: AADSTS70000/);
       const ready = await fetch(`${svc.apiUrl}/readyz`);
       expect(ready.status).toBe(503);
-      expect((await ready.json()).checks.mail).toMatch(/^failing: the IMAP poller is not connected: OAuth token request .* was refused \(HTTP 400, invalid_grant/);
+      expect((await ready.json()).checks.mail).toMatch(
+        /^failing: the IMAP poller is not connected: OAuth token request .* was refused \(HTTP 400, invalid_grant/,
+      );
       expect(lines.join('\n')).not.toContain(CLIENT_SECRET);
     } finally {
       await svc.stop();

@@ -14,7 +14,11 @@ let sink: SmtpSink;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
-  h = await startMailHarness({ pglite: true, mailRole: true, config: { smtpUrl: sink.url, intakeMatchWindowMs: 1000, intakeBackoffMs: 200, intakeBackoffMaxMs: 300 } });
+  h = await startMailHarness({
+    pglite: true,
+    mailRole: true,
+    config: { smtpUrl: sink.url, intakeMatchWindowMs: 1000, intakeBackoffMs: 200, intakeBackoffMaxMs: 300 },
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -27,13 +31,26 @@ it('hands over, attaches, moves and replies on PGlite', async () => {
   await h.request('PUT', '/v2/account/senders', { key: acct.liveKey, body: { policy: 'anyone', senders: ['@supplier.example'] } });
   const inv = await h.invoice(acct.liveKey);
   const pdf = await makePdf('pglite');
-  await append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }, { filename: 'NOPE-PGLITE.pdf', content: pdf }], { from: 'lite@supplier.example' }));
+  await append(
+    invoiceMail(
+      acct.live,
+      [
+        { filename: `${inv.invoiceNumber}.pdf`, content: pdf },
+        { filename: 'NOPE-PGLITE.pdf', content: pdf },
+      ],
+      { from: 'lite@supplier.example' },
+    ),
+  );
   await until(async () => (await h.dovecot.count('Processed')) === 1, 45_000, 'the message to be moved');
   let records: Awaited<ReturnType<MailHarness['records']>> = [];
-  await until(async () => {
-    records = await h.records(acct.liveScope);
-    return records.length === 2 && records.every((r) => r.status === 'attached' || r.status === 'failed');
-  }, 45_000, 'both files to settle');
+  await until(
+    async () => {
+      records = await h.records(acct.liveScope);
+      return records.length === 2 && records.every((r) => r.status === 'attached' || r.status === 'failed');
+    },
+    45_000,
+    'both files to settle',
+  );
   expect(records.find((r) => r.filename === `${inv.invoiceNumber}.pdf`)).toMatchObject({ status: 'attached', invoiceId: inv.id });
   expect(records.find((r) => r.filename === 'NOPE-PGLITE.pdf')).toMatchObject({ status: 'failed' });
   await until(() => sink.to('lite@supplier.example').length === 1, 45_000, 'the reply');

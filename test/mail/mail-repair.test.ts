@@ -19,7 +19,9 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 function delivered(file: string): { raw: Buffer; id: string } {
   const id = `<repair-${Date.now().toString(36)}-${seq++}@test.example>`;
-  const text = fixture(file).toString('latin1').replace(/^Message-ID: <[^>]+>/im, `Message-ID: ${id}`);
+  const text = fixture(file)
+    .toString('latin1')
+    .replace(/^Message-ID: <[^>]+>/im, `Message-ID: ${id}`);
   return { raw: Buffer.from(`Delivered-To: ${acct.live}\r\n${text}`, 'latin1'), id };
 }
 

@@ -45,15 +45,19 @@ const msgId = () => `<reply-${Date.now().toString(36)}-${seq++}@supplier.example
 /** The message's reply row once it is decided (no longer pending or sending). */
 async function decidedReply(messageId: string, ms = 45_000) {
   let row: any;
-  await until(async () => {
-    row = (
-      await h.db.query(
-        `select r.* from mail_replies r join mail_messages m on m.id = r.message_id where m.header_message_id = $1 and r.state not in ('pending', 'sending')`,
-        [messageId],
-      )
-    )[0];
-    return Boolean(row);
-  }, ms, `the reply to ${messageId} to be decided`);
+  await until(
+    async () => {
+      row = (
+        await h.db.query(
+          `select r.* from mail_replies r join mail_messages m on m.id = r.message_id where m.header_message_id = $1 and r.state not in ('pending', 'sending')`,
+          [messageId],
+        )
+      )[0];
+      return Boolean(row);
+    },
+    ms,
+    `the reply to ${messageId} to be decided`,
+  );
   return row;
 }
 
@@ -75,7 +79,9 @@ describe('replies', () => {
   it('answers a file that failed the PDF check', async () => {
     const from = sender('corrupt');
     const id = msgId();
-    await append(invoiceMail(acct.live, [{ filename: 'broken.pdf', content: Buffer.from('%PDF-1.4\nthis is not really a PDF at all\n') }], { from, messageId: id }));
+    await append(
+      invoiceMail(acct.live, [{ filename: 'broken.pdf', content: Buffer.from('%PDF-1.4\nthis is not really a PDF at all\n') }], { from, messageId: id }),
+    );
     expect(await decidedReply(id)).toMatchObject({ state: 'sent' });
     await until(() => sink.to(from).length === 1, 30_000, 'the reply');
     expect(sink.to(from)[0].parsed.text).toMatch(/broken\.pdf: .*PDF/);
@@ -101,7 +107,14 @@ describe('replies', () => {
     const mixedFrom = sender('mixed');
     const mixedId = msgId();
     await append(
-      invoiceMail(acct.live, [{ filename: `${inv2.invoiceNumber}.pdf`, content: pdf }, { filename: 'UNKNOWN-77.pdf', content: pdf }], { from: mixedFrom, messageId: mixedId }),
+      invoiceMail(
+        acct.live,
+        [
+          { filename: `${inv2.invoiceNumber}.pdf`, content: pdf },
+          { filename: 'UNKNOWN-77.pdf', content: pdf },
+        ],
+        { from: mixedFrom, messageId: mixedId },
+      ),
     );
     expect(await decidedReply(mixedId)).toMatchObject({ state: 'sent' });
     await until(() => sink.to(mixedFrom).length === 1, 30_000, 'the reply');

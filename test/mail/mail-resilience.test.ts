@@ -1,16 +1,12 @@
 // The poller under failure: connections cut mid-drain, a poller process killed, two pollers on
-// one mailbox, a renumbered mailbox (UIDVALIDITY change), a silently dead connection, a server
-// that is away, a server without IDLE, and hand-overs failing for one account. Every message
-// must be handed over exactly once and end up moved.
+// one mailbox, a renumbered mailbox (UIDVALIDITY change). Every message must be handed over
+// exactly once and end up moved. Dead and missing connections, a server without IDLE and
+// hand-overs failing for one account are in mail-poller-connections.test.ts.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { MailboxSession } from '../../src/channels/mail/imap-mailbox.ts';
-import type { MailRole } from '../../src/app/mail-role.ts';
-import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
-import { startDovecot } from '../../testkit/dovecot.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
@@ -39,7 +35,10 @@ async function fill(box: string, n: number) {
   const invoices = [];
   for (let i = 0; i < n; i++) invoices.push(await h.invoice(acct.liveKey));
   for (const [i, inv] of invoices.entries()) {
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: `<${box}-${i}-${Date.now()}@test.example>` }), box);
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: `<${box}-${i}-${Date.now()}@test.example>` }),
+      box,
+    );
   }
   return invoices;
 }
@@ -49,16 +48,22 @@ async function expectExactlyOnce(box: string, invoices: { id: string; invoiceNum
   await until(async () => (await h.dovecot.count(`${box}Done`)) === invoices.length && (await h.dovecot.count(box)) === 0, 90_000, `${box} to be drained`);
   const names = new Map(invoices.map((inv) => [`${inv.invoiceNumber}.pdf`, inv]));
   let records: Awaited<ReturnType<MailHarness['records']>> = [];
-  await until(async () => {
-    records = (await h.records(acct.liveScope)).filter((r) => names.has(r.filename));
-    return records.length >= invoices.length && records.every((r) => r.status === 'attached');
-  }, 90_000, `${box} records to be attached`);
+  await until(
+    async () => {
+      records = (await h.records(acct.liveScope)).filter((r) => names.has(r.filename));
+      return records.length >= invoices.length && records.every((r) => r.status === 'attached');
+    },
+    90_000,
+    `${box} records to be attached`,
+  );
   const perName = new Map<string, number>();
   for (const r of records) perName.set(r.filename, (perName.get(r.filename) ?? 0) + 1);
   expect([...perName.values()].filter((n) => n !== 1)).toEqual([]);
   expect(perName.size).toBe(invoices.length);
   for (const r of records) expect(r.invoiceId).toBe(names.get(r.filename)!.id);
-  const docs = await h.db.query<{ n: number }>('select count(*)::int as n from documents where invoice_id = any($1::text[]) and deleted_at is null', [invoices.map((i) => i.id)]);
+  const docs = await h.db.query<{ n: number }>('select count(*)::int as n from documents where invoice_id = any($1::text[]) and deleted_at is null', [
+    invoices.map((i) => i.id),
+  ]);
   expect(docs[0].n).toBe(invoices.length);
   // staged: moved by a poller that died before it could note the move, which is harmless
   const claims = await h.db.query<{ state: string }>('select state from mail_messages where mailbox = $1', [box]);
@@ -115,7 +120,11 @@ describe('exactly once', () => {
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
     try {
-      await until(() => (out.match(/mail message received as imports/g) ?? []).length >= 10, 60_000, `the poller process to hand over 10 messages:\n${out.slice(-2000)}`);
+      await until(
+        () => (out.match(/mail message received as imports/g) ?? []).length >= 10,
+        60_000,
+        `the poller process to hand over 10 messages:\n${out.slice(-2000)}`,
+      );
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     } finally {
@@ -141,7 +150,10 @@ describe('copies', () => {
   it('two byte-identical copies of a message in the mailbox: handed over once, both moved', async () => {
     const box = 'Twice';
     const inv = await h.invoice(acct.liveKey);
-    const raw = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<twice@test.example>' }), box);
+    const raw = await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<twice@test.example>' }),
+      box,
+    );
     await h.dovecot.appendRaw(raw, box);
     const role = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
     await until(async () => (await h.dovecot.count(`${box}Done`)) === 2, 45_000, 'both copies to be moved');
@@ -155,24 +167,37 @@ describe('UIDVALIDITY', () => {
   it('a renumbered mailbox is rescanned: new mail is taken, mail handed over before is only moved', async () => {
     const box = 'Renumber';
     const [a, b] = [await h.invoice(acct.liveKey), await h.invoice(acct.liveKey)];
-    const rawA = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${a.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-a@test.example>' }), box);
-    const rawB = await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${b.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-b@test.example>' }), box);
+    const rawA = await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: `${a.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-a@test.example>' }),
+      box,
+    );
+    const rawB = await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: `${b.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-b@test.example>' }),
+      box,
+    );
     let poller = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
     await until(async () => (await h.dovecot.count(`${box}Done`)) === 2, 45_000, 'A and B to be handed over');
     await poller.stop();
-    const before = (await h.db.query<{ uidvalidity: number; last_uid: number }>('select uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [box]))[0];
+    const before = (
+      await h.db.query<{ uidvalidity: number; last_uid: number }>('select uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [box])
+    )[0];
     expect(before.last_uid).toBe(2);
 
     // the server is restored from a backup: the mailbox is recreated, its UIDs start over, and
     // it holds A and B again (same bytes) besides a new message C that now has UID 1
     const c = await h.dovecot.client();
     // Dovecot derives UIDVALIDITY from the clock: within the same second it may hand out the old one
-    await until(async () => {
-      await c.mailboxDelete(box);
-      await c.mailboxCreate(box);
-      const status = await c.status(box, { uidValidity: true });
-      return status !== false && Number(status.uidValidity) !== Number(before.uidvalidity);
-    }, 5000, 'the recreated mailbox to get a new UIDVALIDITY', 200);
+    await until(
+      async () => {
+        await c.mailboxDelete(box);
+        await c.mailboxCreate(box);
+        const status = await c.status(box, { uidValidity: true });
+        return status !== false && Number(status.uidValidity) !== Number(before.uidvalidity);
+      },
+      5000,
+      'the recreated mailbox to get a new UIDVALIDITY',
+      200,
+    );
     const inv = await h.invoice(acct.liveKey);
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<renumber-c@test.example>' }), box);
     await h.dovecot.appendRaw(rawA, box);
@@ -182,7 +207,9 @@ describe('UIDVALIDITY', () => {
     poller = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box) });
     await until(async () => (await h.dovecot.count(box)) === 0, 45_000, 'the renumbered mailbox to be drained');
     await poller.stop();
-    const after = (await h.db.query<{ uidvalidity: number; last_uid: number }>('select uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [box]))[0];
+    const after = (
+      await h.db.query<{ uidvalidity: number; last_uid: number }>('select uidvalidity, last_uid from mail_mailboxes where mailbox = $1', [box])
+    )[0];
     expect(after.uidvalidity).not.toBe(before.uidvalidity);
     expect(after.last_uid).toBe(3);
     expect(h.logs.some((l) => l.includes('UIDVALIDITY changed'))).toBe(true);
@@ -190,96 +217,5 @@ describe('UIDVALIDITY', () => {
     const records = await h.records(acct.liveScope);
     for (const x of [a, b, inv]) expect(records.filter((r) => r.filename === `${x.invoiceNumber}.pdf`)).toHaveLength(1);
     expect(poller.poller.stats.processed).toBe(1);
-  });
-});
-
-describe('connections', () => {
-  it('notices a silently dead connection (watchdog NOOP) and reconnects', async () => {
-    const box = 'Frozen';
-    await h.dovecot.append({ from: 'x@y.example', to: 'nobody@example.com', subject: 'creates the mailbox', text: '.' }, box);
-    const proxy = await startTcpProxy(h.dovecot.port);
-    proxies.push(proxy);
-    const role = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailWatchdogIntervalMs: 500, mailWatchdogTimeoutMs: 500, mailPollIntervalMs: 600_000 });
-    const errors: string[] = [];
-    role.poller.on('disconnected', (e: Error) => errors.push(e.message));
-    await until(async () => (await h.dovecot.count(box)) === 0, 30_000, 'the first drain');
-    // freeze the link once the drain is over and the session waits in IDLE
-    await vi.waitFor(() => expect(role.poller.idling()).toBe(true), { timeout: 10_000 });
-    proxy.freeze();
-    const inv = await h.invoice(acct.liveKey);
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
-    // IDLE cannot report it over the frozen link, and the next poll is 10 minutes away
-    await until(async () => (await h.dovecot.count(`${box}Done`)) === 1, 45_000, 'the message after the watchdog reconnected');
-    expect(errors.some((e) => /NOOP got no answer/.test(e))).toBe(true);
-    expect(role.poller.stats.connects).toBeGreaterThanOrEqual(2);
-    await role.stop();
-  });
-
-  it('keeps trying with backoff while the server is away, and drains when it is back', async () => {
-    const box = 'Away';
-    const proxy = await startTcpProxy(h.dovecot.port);
-    proxies.push(proxy);
-    proxy.refuse(true);
-    const inv = await h.invoice(acct.liveKey);
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
-    const role = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailReconnectMinMs: 50, mailReconnectMaxMs: 400 });
-    let failures = 0;
-    role.poller.on('disconnected', () => failures++);
-    await until(() => failures >= 4, 45_000, 'several failed connection attempts');
-    expect(role.poller.stats.connects).toBe(0);
-    proxy.refuse(false);
-    await until(async () => (await h.dovecot.count(`${box}Done`)) === 1, 45_000, 'the drain after the server came back');
-    expect(role.poller.stats.connects).toBe(1);
-    await role.stop();
-  });
-
-  it('polls a server without IDLE', async () => {
-    const plain = await startDovecot({ noIdle: true });
-    try {
-      const url = plain.url('INBOX');
-      let idle: boolean | undefined;
-      const role = h.startPoller({ imapUrl: url, mailPollIntervalMs: 300 });
-      role.poller.on('connected', (s: MailboxSession) => (idle = s.idle));
-      const inv = await h.invoice(acct.liveKey);
-      await until(() => idle !== undefined, 30_000, 'the poller to connect');
-      expect(idle).toBe(false);
-      await plain.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<noidle@test.example>' }));
-      await until(async () => (await plain.count('Processed')) === 1, 45_000, 'the polled message to be moved');
-      expect(role.poller.stats.drains).toBeGreaterThan(1);
-      await role.stop();
-    } finally {
-      await plain.stop();
-    }
-  });
-});
-
-describe('errors of one account', () => {
-  it('never stop the poller: the other mail is handed over, the failing message stays and is retried', async () => {
-    const box = 'Faulty';
-    const bad = await h.account();
-    const badInv = await h.invoice(bad.liveKey);
-    const good = [await h.invoice(acct.liveKey), await h.invoice(acct.liveKey)];
-    // the pipeline refuses this account's files twice (as when its staging fails), then takes them
-    let refusals = 0;
-    const real = h.svc.container.intake;
-    const receiver: IntakeReceiver = {
-      receive: (f) => (f.scope.accountId === bad.id && refusals++ < 2 ? Promise.reject(new Error('staging failed')) : real.receive(f)),
-      recordFailure: (f, r) => real.recordFailure(f, r),
-      recent: (s, n) => real.recent(s, n),
-    };
-    await h.dovecot.append(invoiceMail(bad.live, [{ filename: `${badInv.invoiceNumber}.pdf`, content: pdf }], { messageId: '<faulty-bad@test.example>' }), box);
-    for (const inv of good) await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
-    const role = h.startPoller({ imapUrl: h.dovecot.url(box), ...boxes(box), mailPollIntervalMs: 300 }, { receiver });
-    await until(async () => (await h.dovecot.count(`${box}Done`)) === 3, 45_000, 'all three messages, the failing one after its retries');
-    expect(refusals).toBe(3);
-    expect(role.poller.stats.errors).toBe(2);
-    let claim: any;
-    await until(async () => {
-      claim = (await h.db.query('select attempts, last_error, state from mail_messages where header_message_id = $1', ['<faulty-bad@test.example>']))[0];
-      return claim.state === 'moved';
-    }, 30_000, 'the claim to be noted as moved');
-    expect(claim).toMatchObject({ attempts: 3, last_error: 'staging failed' });
-    expect((await h.records(bad.liveScope)).filter((r) => r.filename === `${badInv.invoiceNumber}.pdf`)).toHaveLength(1);
-    await role.stop();
   });
 });

@@ -18,7 +18,14 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   h = await startMailHarness({
     mailRole: true,
-    config: { imapAuthservId: TRUSTED, smtpUrl: sink.url, mailReplyFrom: 'no-reply@invoices.example', intakeMatchWindowMs: 1500, intakeBackoffMs: 200, intakeBackoffMaxMs: 400 },
+    config: {
+      imapAuthservId: TRUSTED,
+      smtpUrl: sink.url,
+      mailReplyFrom: 'no-reply@invoices.example',
+      intakeMatchWindowMs: 1500,
+      intakeBackoffMs: 200,
+      intakeBackoffMaxMs: 400,
+    },
   });
   acct = await h.account();
   pdf = await makePdf('trust');
@@ -29,7 +36,8 @@ afterAll(async () => {
 });
 
 const msgId = () => `<trust-${Date.now().toString(36)}-${seq++}@supplier.example>`;
-const authResults = (id: string, domain: string) => `${id}; spf=pass smtp.mailfrom=bounce@${domain}; dkim=pass header.d=${domain}; dmarc=pass header.from=${domain}`;
+const authResults = (id: string, domain: string) =>
+  `${id}; spf=pass smtp.mailfrom=bounce@${domain}; dkim=pass header.d=${domain}; dmarc=pass header.from=${domain}`;
 
 async function recordOf(messageId: string) {
   const row = await h.moved(messageId);
@@ -42,25 +50,39 @@ async function recordOf(messageId: string) {
 describe('the sender verdict of mail read by IMAP', () => {
   it("believes the trusted server's header: the message and its file's record say the sender is authenticated", async () => {
     const id = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NO-SUCH-1.pdf', content: pdf }], {
-      from: 'billing@supplier.example', messageId: id, headers: { 'Authentication-Results': authResults(TRUSTED, 'supplier.example') },
-    }));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: 'NO-SUCH-1.pdf', content: pdf }], {
+        from: 'billing@supplier.example',
+        messageId: id,
+        headers: { 'Authentication-Results': authResults(TRUSTED, 'supplier.example') },
+      }),
+    );
     const { row, record } = await recordOf(id);
     expect(row.sender_verdict).toMatchObject({ source: 'imap-header', dmarc: 'pass', authenticated: true, from: 'billing@supplier.example' });
-    expect(record.senderCheck).toBe("Sender authenticated (From billing@supplier.example): DMARC pass, SPF pass (supplier.example), DKIM pass (supplier.example); checked by the mailbox's server");
+    expect(record.senderCheck).toBe(
+      "Sender authenticated (From billing@supplier.example): DMARC pass, SPF pass (supplier.example), DKIM pass (supplier.example); checked by the mailbox's server",
+    );
     const admin = await h.request('GET', '/admin/mail-messages?limit=250', { admin: true });
     expect(admin.body.items.find((m: any) => m.id === row.id).senderCheck).toBe(record.senderCheck);
   });
 
-  it("ignores a header another server wrote (a stranger can write any header), and a forged From is not authenticated", async () => {
+  it('ignores a header another server wrote (a stranger can write any header), and a forged From is not authenticated', async () => {
     const forgedHeader = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NO-SUCH-2.pdf', content: pdf }], {
-      from: 'billing@supplier.example', messageId: forgedHeader, headers: { 'Authentication-Results': authResults('mx.stranger.example', 'supplier.example') },
-    }));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: 'NO-SUCH-2.pdf', content: pdf }], {
+        from: 'billing@supplier.example',
+        messageId: forgedHeader,
+        headers: { 'Authentication-Results': authResults('mx.stranger.example', 'supplier.example') },
+      }),
+    );
     const forgedFrom = msgId();
-    await h.dovecot.append(invoiceMail(acct.live, [{ filename: 'NO-SUCH-3.pdf', content: pdf }], {
-      from: 'ceo@supplier.example', messageId: forgedFrom, headers: { 'Authentication-Results': authResults(TRUSTED, 'stranger.example') },
-    }));
+    await h.dovecot.append(
+      invoiceMail(acct.live, [{ filename: 'NO-SUCH-3.pdf', content: pdf }], {
+        from: 'ceo@supplier.example',
+        messageId: forgedFrom,
+        headers: { 'Authentication-Results': authResults(TRUSTED, 'stranger.example') },
+      }),
+    );
     const a = await recordOf(forgedHeader);
     expect(a.row.sender_verdict).toMatchObject({ source: 'none', authenticated: false });
     expect(a.record.senderCheck).toBe('Sender not checked (From billing@supplier.example): no trusted Authentication-Results header');
@@ -79,20 +101,31 @@ describe('the sender verdict of mail read by IMAP', () => {
 /** The message's reply row, once decided (no longer pending or sending) unless `pending` is fine. */
 async function replyOf(messageId: string, settled = true) {
   let row: any;
-  await until(async () => {
-    row = (await h.db.query(`select r.* from mail_replies r join mail_messages m on m.id = r.message_id where m.header_message_id = $1`, [messageId]))[0];
-    return Boolean(row) && (!settled || !['pending', 'sending'].includes(row.state));
-  }, 45_000, `the reply to ${messageId}`);
+  await until(
+    async () => {
+      row = (await h.db.query(`select r.* from mail_replies r join mail_messages m on m.id = r.message_id where m.header_message_id = $1`, [messageId]))[0];
+      return Boolean(row) && (!settled || !['pending', 'sending'].includes(row.state));
+    },
+    45_000,
+    `the reply to ${messageId}`,
+  );
   return row;
 }
 const mail = (from: string, filename: string, id: string, authResultsFor?: string) =>
-  invoiceMail(acct.live, [{ filename, content: pdf }], { from, messageId: id, ...(authResultsFor ? { headers: { 'Authentication-Results': authResults(TRUSTED, authResultsFor) } } : {}) });
+  invoiceMail(acct.live, [{ filename, content: pdf }], {
+    from,
+    messageId: id,
+    ...(authResultsFor ? { headers: { 'Authentication-Results': authResults(TRUSTED, authResultsFor) } } : {}),
+  });
 
 describe('who may send, and who gets a reply', () => {
   let listedAcct: MailAccount;
   beforeAll(async () => {
     listedAcct = await h.account();
-    const put = await h.request('PUT', '/v2/account/senders', { key: listedAcct.liveKey, body: { Policy: 'listed', Senders: ['@supplier.example', 'Billing@Partner.example'] } });
+    const put = await h.request('PUT', '/v2/account/senders', {
+      key: listedAcct.liveKey,
+      body: { Policy: 'listed', Senders: ['@supplier.example', 'Billing@Partner.example'] },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ resource: 'senders', policy: 'listed', senders: ['@supplier.example', 'billing@partner.example'] });
   });
@@ -102,7 +135,10 @@ describe('who may send, and who gets a reply', () => {
     expect((await h.request('GET', '/v2/account/senders', { key: listedAcct.liveKey })).body).toMatchObject({ policy: 'listed' });
     expect((await h.request('GET', '/v2/account/senders', { key: listedAcct.testKey })).body).toEqual({ resource: 'senders', policy: 'anyone', senders: [] });
     const bad = await h.request('PUT', '/v2/account/senders', { key: listedAcct.testKey, body: { policy: 'listed', senders: ['supplier.example'] } });
-    expect(bad).toMatchObject({ status: 400, body: { status: 400, field: 'senders', detail: expect.stringMatching(/"supplier.example" is neither an address/) } });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { status: 400, field: 'senders', detail: expect.stringMatching(/"supplier.example" is neither an address/) },
+    });
     expect((await h.request('PUT', '/v2/account/senders', { key: listedAcct.testKey, body: { policy: 'some', senders: [] } })).status).toBe(400);
   });
 
@@ -110,13 +146,19 @@ describe('who may send, and who gets a reply', () => {
     const forged = msgId();
     await h.dovecot.append(to(acct, 'ceo@supplier.example', 'NO-SUCH-10.pdf', forged));
     const untrusted = msgId();
-    await h.dovecot.append({ ...to(acct, 'untrusted@supplier.example', 'NO-SUCH-11.pdf', untrusted), headers: { 'Authentication-Results': authResults('mx.stranger.example', 'supplier.example') } });
+    await h.dovecot.append({
+      ...to(acct, 'untrusted@supplier.example', 'NO-SUCH-11.pdf', untrusted),
+      headers: { 'Authentication-Results': authResults('mx.stranger.example', 'supplier.example') },
+    });
     const unlisted = msgId();
     await h.dovecot.append(to(listedAcct, 'billing@stranger.example', 'NO-SUCH-12.pdf', unlisted, 'stranger.example'));
     const unaligned = msgId();
     await h.dovecot.append(to(listedAcct, 'ar@supplier.example', 'NO-SUCH-13.pdf', unaligned, 'relay.example'));
     const bounce = msgId();
-    await h.dovecot.append({ ...to(acct, 'MAILER-DAEMON@supplier.example', 'NO-SUCH-14.pdf', bounce, 'supplier.example'), headers: { 'Auto-Submitted': 'auto-replied', 'Authentication-Results': authResults(TRUSTED, 'supplier.example') } });
+    await h.dovecot.append({
+      ...to(acct, 'MAILER-DAEMON@supplier.example', 'NO-SUCH-14.pdf', bounce, 'supplier.example'),
+      headers: { 'Auto-Submitted': 'auto-replied', 'Authentication-Results': authResults(TRUSTED, 'supplier.example') },
+    });
     const unlistedAuthed = msgId();
     await h.dovecot.append(to(acct, 'anna@supplier.example', 'NO-SUCH-15.pdf', unlistedAuthed, 'supplier.example'));
     const listed = msgId();
@@ -134,14 +176,26 @@ describe('who may send, and who gets a reply', () => {
     expect(noFacts).toContain('NO-SUCH-15.pdf: It could not be matched to an invoice');
     expect(noFacts).not.toContain('No invoice with id or number');
 
-    for (const id of [forged, untrusted, unaligned]) expect(await replyOf(id, false), id).toMatchObject({ state: 'suppressed', reason: expect.stringMatching(/not authenticated/) });
+    for (const id of [forged, untrusted, unaligned])
+      expect(await replyOf(id, false), id).toMatchObject({ state: 'suppressed', reason: expect.stringMatching(/not authenticated/) });
     expect(await replyOf(bounce, false)).toMatchObject({ state: 'suppressed', reason: 'Auto-Submitted: auto-replied' });
     // the unlisted sender's file is held (not final): no reply is even due
     expect(await replyOf(unlisted, false)).toMatchObject({ state: 'pending' });
-    for (const stranger of ['ceo@supplier.example', 'untrusted@supplier.example', 'billing@stranger.example', 'ar@supplier.example', 'mailer-daemon@supplier.example']) expect(sink.to(stranger), stranger).toEqual([]);
+    for (const stranger of [
+      'ceo@supplier.example',
+      'untrusted@supplier.example',
+      'billing@stranger.example',
+      'ar@supplier.example',
+      'mailer-daemon@supplier.example',
+    ])
+      expect(sink.to(stranger), stranger).toEqual([]);
 
     const held = (await recordOf2(listedAcct, unlisted)).record;
-    expect(held).toMatchObject({ status: 'held', reasonCode: 'held_sender_not_listed', reason: expect.stringMatching(/^billing@stranger.example is not on the list of senders/) });
+    expect(held).toMatchObject({
+      status: 'held',
+      reasonCode: 'held_sender_not_listed',
+      reason: expect.stringMatching(/^billing@stranger.example is not on the list of senders/),
+    });
     const notAligned = (await recordOf2(listedAcct, unaligned)).record;
     expect(notAligned).toMatchObject({ status: 'held', reasonCode: 'held_sender_not_authenticated' });
     // anyone may still send to the account that did not choose: the forged From's file went to matching
@@ -158,7 +212,11 @@ describe('who may send, and who gets a reply', () => {
     expect(wrong.status).toBe(404); // another mode's key never sees it
     const released = await h.request('POST', `/v2/imports/${record.id}/release`, { key: listedAcct.liveKey, body: { AddSender: true } });
     expect(released).toMatchObject({ status: 200, body: { status: 'received' } });
-    await until(async () => (await h.request('GET', `/v2/imports/${record.id}`, { key: listedAcct.liveKey })).body.status === 'attached', 30_000, 'the released file to be attached');
+    await until(
+      async () => (await h.request('GET', `/v2/imports/${record.id}`, { key: listedAcct.liveKey })).body.status === 'attached',
+      30_000,
+      'the released file to be attached',
+    );
     expect((await h.request('GET', '/v2/account/senders', { key: listedAcct.liveKey })).body.senders).toContain('ap@newpartner.example');
     const again = await h.request('POST', `/v2/imports/${record.id}/release`, { key: listedAcct.liveKey });
     expect(again, JSON.stringify(again.body)).toMatchObject({ status: 409, body: { detail: expect.stringMatching(/only a held file can be released/) } });

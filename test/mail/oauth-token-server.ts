@@ -38,8 +38,16 @@ export async function startTokenServer(o: { clientId: string; clientSecret: stri
     const header = JSON.parse(Buffer.from(h, 'base64url').toString());
     const claims = JSON.parse(Buffer.from(c, 'base64url').toString());
     const now = Date.now() / 1000;
-    return header.alg === 'RS256' && header.x5t === x5t && claims.aud === aud && claims.iss === o.clientId && claims.sub === o.clientId && claims.exp > now && claims.nbf <= now + 5
-      && verify('sha256', Buffer.from(`${h}.${c}`), new X509Certificate(o.cert).publicKey, Buffer.from(sig, 'base64url'));
+    return (
+      header.alg === 'RS256' &&
+      header.x5t === x5t &&
+      claims.aud === aud &&
+      claims.iss === o.clientId &&
+      claims.sub === o.clientId &&
+      claims.exp > now &&
+      claims.nbf <= now + 5 &&
+      verify('sha256', Buffer.from(`${h}.${c}`), new X509Certificate(o.cert).publicKey, Buffer.from(sig, 'base64url'))
+    );
   };
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -68,7 +76,8 @@ export async function startTokenServer(o: { clientId: string; clientSecret: stri
     if (f.client_id !== o.clientId) return send(res, 401, { error: 'invalid_client' });
     if (f.grant_type === 'client_credentials') {
       const byCert = f.client_assertion_type === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' && assertionValid(f.client_assertion, s.tokenUrl);
-      if (!byCert && f.client_secret !== o.clientSecret) return send(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
+      if (!byCert && f.client_secret !== o.clientSecret)
+        return send(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
       if (f.scope !== 'https://outlook.office365.com/.default') return send(res, 400, { error: 'invalid_scope' });
     } else if (f.grant_type === 'refresh_token') {
       if (f.refresh_token !== s.refreshToken) return send(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
@@ -76,7 +85,12 @@ export async function startTokenServer(o: { clientId: string; clientSecret: stri
     } else return send(res, 400, { error: 'unsupported_grant_type' });
     const token = `at_${randomBytes(16).toString('hex')}`;
     s.issued.push({ token, expiresAt: Date.now() + s.lifetimeSeconds * 1000 });
-    send(res, 200, { token_type: 'Bearer', access_token: token, expires_in: s.lifetimeSeconds, ...(f.grant_type === 'refresh_token' ? { refresh_token: s.refreshToken } : {}) });
+    send(res, 200, {
+      token_type: 'Bearer',
+      access_token: token,
+      expires_in: s.lifetimeSeconds,
+      ...(f.grant_type === 'refresh_token' ? { refresh_token: s.refreshToken } : {}),
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as AddressInfo;

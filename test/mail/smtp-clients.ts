@@ -18,7 +18,10 @@ function run(cmd: string, args: string[], timeoutMs = 60_000): Promise<ClientRun
 }
 
 /** swaks with each file attached as application/pdf under its name; `extra`: more swaks options. */
-export async function swaks(port: number, opts: { to: string | string[]; from?: string; files?: { name: string; bytes: Buffer }[]; extra?: string[] }): Promise<ClientRun> {
+export async function swaks(
+  port: number,
+  opts: { to: string | string[]; from?: string; files?: { name: string; bytes: Buffer }[]; extra?: string[] },
+): Promise<ClientRun> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-swaks-'));
   try {
     const attach = (opts.files ?? []).flatMap((f) => {
@@ -27,7 +30,20 @@ export async function swaks(port: number, opts: { to: string | string[]; from?: 
       return ['--attach-type', 'application/pdf', '--attach-name', f.name, '--attach', `@${p}`];
     });
     const to = Array.isArray(opts.to) ? opts.to.join(',') : opts.to;
-    return await run('swaks', ['--server', '127.0.0.1', '--port', String(port), '--from', opts.from ?? 'accounts@supplier.example', '--to', to, '--helo', 'client.supplier.example', ...attach, ...(opts.extra ?? [])]);
+    return await run('swaks', [
+      '--server',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--from',
+      opts.from ?? 'accounts@supplier.example',
+      '--to',
+      to,
+      '--helo',
+      'client.supplier.example',
+      ...attach,
+      ...(opts.extra ?? []),
+    ]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -36,7 +36,13 @@ beforeAll(async () => {
   const db = openPostgres(url.toString(), 5);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   svc = await startService(config, createLogger('info', sink), { db });
-  cleanups.push(() => pg.drop(), () => proxy.close(), () => db.close(), () => dropQueueKeys(config), () => svc.stop());
+  cleanups.push(
+    () => pg.drop(),
+    () => proxy.close(),
+    () => db.close(),
+    () => dropQueueKeys(config),
+    () => svc.stop(),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -54,19 +60,39 @@ describe('SMTP receiver without its database', () => {
     const api = httpClient(svc.apiUrl!);
     const account = (await api('POST', '/admin/accounts', { key: config.adminToken, body: { name: 'db-away' } })).body;
     const customer = (await api('POST', '/v2/customers', { key: account.liveKey, body: { customerCode: 'C-1', name: 'Away BV' } })).body;
-    const invoice = (await api('POST', '/v2/invoices', { key: account.liveKey, body: { customer: customer.id, invoiceNumber: 'AWAY-1', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' } })).body;
+    const invoice = (
+      await api('POST', '/v2/invoices', {
+        key: account.liveKey,
+        body: { customer: customer.id, invoiceNumber: 'AWAY-1', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' },
+      })
+    ).body;
     const to = account.importAddresses.live;
-    const raw = await new MailComposer({ from: 'billing@supplier.example', to, subject: 'Invoice', text: 'Attached.', messageId: '<away-1@supplier.example>', attachments: [{ filename: 'AWAY-1.pdf', content: await makePdf('away') }] }).compile().build();
+    const raw = await new MailComposer({
+      from: 'billing@supplier.example',
+      to,
+      subject: 'Invoice',
+      text: 'Attached.',
+      messageId: '<away-1@supplier.example>',
+      attachments: [{ filename: 'AWAY-1.pdf', content: await makePdf('away') }],
+    })
+      .compile()
+      .build();
     const file = path.join(tmp, 'away.eml');
     fs.writeFileSync(file, raw);
     const port = String(svc.smtpPort);
 
     away();
-    expect((await python(SMTPLIB_SEND, [port, 'billing@supplier.example', to, file])).out.trim()).toMatch(/^RCPT 451 4\.3\.0 Temporary failure checking the recipient/);
+    expect((await python(SMTPLIB_SEND, [port, 'billing@supplier.example', to, file])).out.trim()).toMatch(
+      /^RCPT 451 4\.3\.0 Temporary failure checking the recipient/,
+    );
     proxy.refuse(false);
 
     // RCPT accepted, then the database goes while the client waits to send DATA
-    const client = spawn('/usr/bin/python3', ['-c', `
+    const client = spawn(
+      '/usr/bin/python3',
+      [
+        '-c',
+        `
 import smtplib, sys
 s = smtplib.SMTP('127.0.0.1', int(sys.argv[1]), timeout=30)
 s.ehlo()
@@ -76,7 +102,14 @@ sys.stdin.readline()
 code, text = s.data(open(sys.argv[4], 'rb').read())
 print('DATA', code, text.decode(), flush=True)
 s.quit()
-`, port, 'billing@supplier.example', to, file], { stdio: ['pipe', 'pipe', 'pipe'] });
+`,
+        port,
+        'billing@supplier.example',
+        to,
+        file,
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let out = '';
     client.stdout!.on('data', (d) => (out += d));
     client.stderr!.on('data', (d) => (out += d));
@@ -91,10 +124,14 @@ s.quit()
     // the sender's retry, with the database back
     expect((await python(SMTPLIB_SEND, [port, 'billing@supplier.example', to, file])).out.trim()).toBe('OK');
     let imports: { filename: string; status: string; invoice: string | null }[] = [];
-    await until(async () => {
-      imports = (await api('GET', '/v2/imports', { key: account.liveKey })).body.imports;
-      return imports.length > 0 && imports.every((r) => r.status === 'attached' || r.status === 'failed');
-    }, 60_000, 'the import to settle');
+    await until(
+      async () => {
+        imports = (await api('GET', '/v2/imports', { key: account.liveKey })).body.imports;
+        return imports.length > 0 && imports.every((r) => r.status === 'attached' || r.status === 'failed');
+      },
+      60_000,
+      'the import to settle',
+    );
     expect(imports.map((r) => [r.filename, r.status, r.invoice])).toEqual([['AWAY-1.pdf', 'attached', invoice.id]]);
   }, 120_000);
 });

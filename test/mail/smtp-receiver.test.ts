@@ -2,7 +2,8 @@
 // message for an import address becomes imports through the mail pipeline (attached when its
 // name is an invoice number); RCPT TO for any other address is 550 5.1.1 at once; SIZE is
 // advertised and enforced (552); a silent client is cut off; the per-address and per-sender
-// limits answer 421 and 450; a message sent twice is imported once.
+// limits answer 421 and 450; a DATA that trickles past SMTP_DATA_TIMEOUT_MS gets 451 4.4.2 and
+// leaves nothing; a message sent twice is imported once.
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -19,7 +20,14 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-smtp-'));
 
 beforeAll(async () => {
   h = await startMailHarness({
-    config: { roles: ['api', 'worker', 'smtp'], mailMaxMessageBytes: 256 * 1024, smtpIdleTimeoutMs: 800, smtpMaxConnectionsPerIp: 4, smtpMessagesPerSenderPerHour: 3 },
+    config: {
+      roles: ['api', 'worker', 'smtp'],
+      mailMaxMessageBytes: 256 * 1024,
+      smtpIdleTimeoutMs: 800,
+      smtpDataTimeoutMs: 4000,
+      smtpMaxConnectionsPerIp: 4,
+      smtpMessagesPerSenderPerHour: 3,
+    },
   });
   port = h.svc.smtpPort!;
 }, 120_000);
@@ -44,11 +52,17 @@ describe('SMTP receiver', () => {
     const a = await h.account();
     const inv = await h.invoice(a.liveKey);
     const messageId = `<swaks-${Date.now()}@supplier.example>`;
-    const sent = await swaks(port, { to: a.live, files: [{ name: `${inv.invoiceNumber}.pdf`, bytes: await makePdf('swaks') }], extra: ['--header', `Message-Id: ${messageId}`] });
+    const sent = await swaks(port, {
+      to: a.live,
+      files: [{ name: `${inv.invoiceNumber}.pdf`, bytes: await makePdf('swaks') }],
+      extra: ['--header', `Message-Id: ${messageId}`],
+    });
     expect(sent.out).toMatch(/<- {2}250 2\.6\.0 Ok: queued as msg_\w+/);
     expect(sent.code).toBe(0);
     const { row, records } = await settledFor(messageId);
     expect(row.transport).toBe('smtp');
+    // no folder to move it to: staged and moved by one statement (one now())
+    expect(row.moved_at).toEqual(row.staged_at);
     // the pipeline got the receiver's own verdict (not one read from the message's headers)
     expect(row.sender_verdict).toMatchObject({ source: 'smtp', from: 'accounts@supplier.example', authenticated: false });
     expect(records.map((r) => [r.status, r.filename, r.invoiceId])).toEqual([['attached', `${inv.invoiceNumber}.pdf`, inv.id]]);
@@ -63,7 +77,11 @@ describe('SMTP receiver', () => {
     const a = await h.account();
     const inv = await h.invoice(a.liveKey);
     const messageId = `<tls-${Date.now()}@supplier.example>`;
-    const sent = await swaks(port, { to: a.live, files: [{ name: `${inv.invoiceNumber}.pdf`, bytes: await makePdf('tls') }], extra: ['--tls', '--header', `Message-Id: ${messageId}`] });
+    const sent = await swaks(port, {
+      to: a.live,
+      files: [{ name: `${inv.invoiceNumber}.pdf`, bytes: await makePdf('tls') }],
+      extra: ['--tls', '--header', `Message-Id: ${messageId}`],
+    });
     expect(sent.out).toMatch(/TLS started with cipher TLSv1\.[23]/);
     expect(sent.out).toMatch(/<~ {2}250 2\.6\.0 Ok: queued/);
     const { records } = await settledFor(messageId);
@@ -71,11 +89,16 @@ describe('SMTP receiver', () => {
     expect((await h.db.query<any>('select tls from smtp_messages where rcpt_to @> array[$1]::text[]', [a.live.toLowerCase()]))[0].tls).toBe(true);
   }, 90_000);
 
-  it('unknown, malformed and disabled accounts\' recipients get 550 5.1.1 at RCPT, before any data', async () => {
+  it("unknown, malformed and disabled accounts' recipients get 550 5.1.1 at RCPT, before any data", async () => {
     const a = await h.account();
     const unknown = await swaks(port, { to: 'invoices+nobody0000@example.com', extra: ['--quit-after', 'RCPT'] });
     expect(unknown.out).toMatch(/<\*\* 550 5\.1\.1 No such import address: invoices\+nobody0000@example\.com/);
-    const stranger = await python(SMTPLIB_SEND, [String(port), 'a@supplier.example', 'someone@elsewhere.example', await messageFile('someone@elsewhere.example', [], '<x1@supplier.example>')]);
+    const stranger = await python(SMTPLIB_SEND, [
+      String(port),
+      'a@supplier.example',
+      'someone@elsewhere.example',
+      await messageFile('someone@elsewhere.example', [], '<x1@supplier.example>'),
+    ]);
     expect(stranger.out.trim()).toBe('RCPT 550 5.1.1 No such import address: someone@elsewhere.example');
     expect((await h.request('PATCH', `/admin/accounts/${a.id}`, { admin: true, body: { disabled: true } })).status).toBe(200);
     const disabled = await swaks(port, { to: a.live, extra: ['--quit-after', 'RCPT'] });
@@ -88,7 +111,12 @@ describe('SMTP receiver', () => {
     const big = await makePdf('big', 300 * 1024);
     const ehlo = await swaks(port, { to: a.live, extra: ['--quit-after', 'EHLO'] });
     expect(ehlo.out).toContain(`SIZE ${256 * 1024}`);
-    const declared = await python(SMTPLIB_SEND, [String(port), 'a@supplier.example', a.live, await messageFile(a.live, [{ filename: 'big.pdf', content: big }], '<big1@supplier.example>')]);
+    const declared = await python(SMTPLIB_SEND, [
+      String(port),
+      'a@supplier.example',
+      a.live,
+      await messageFile(a.live, [{ filename: 'big.pdf', content: big }], '<big1@supplier.example>'),
+    ]);
     expect(declared.out.trim()).toMatch(/^MAIL 552 5\.3\.4 /);
     const undeclared = await swaks(port, { to: a.live, files: [{ name: 'big.pdf', bytes: big }] });
     expect(undeclared.out).toMatch(/<\*\* 552 5\.[23]\.\d /);
@@ -97,7 +125,8 @@ describe('SMTP receiver', () => {
 
   it('a client that falls silent is disconnected with 421 after SMTP_IDLE_TIMEOUT_MS', async () => {
     // Python connects, says EHLO and MAIL FROM, then only listens until the server hangs up
-    const slow = await python(`
+    const slow = await python(
+      `
 import socket, sys, time
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
 f = s.makefile('rb')
@@ -107,12 +136,59 @@ while not f.readline().startswith(b'250 '): pass
 start = time.monotonic()
 rest = f.read()
 print(round(time.monotonic() - start, 1), rest.decode().strip())
-`, [String(port)], 20_000);
+`,
+      [String(port)],
+      20_000,
+    );
     const [seconds, ...reply] = slow.out.trim().split(' ');
     expect(reply.join(' ')).toMatch(/^421 /);
     expect(Number(seconds)).toBeGreaterThanOrEqual(0.7);
     expect(Number(seconds)).toBeLessThan(10);
   }, 30_000);
+
+  it('a DATA that trickles (each line within the idle timeout) past SMTP_DATA_TIMEOUT_MS: 451 4.4.2, the connection closed, nothing kept', async () => {
+    const a = await h.account();
+    const before = (await h.db.query<{ n: number }>('select count(*)::int as n from smtp_messages'))[0].n;
+    // Python sends a header line every 250 ms (the idle timeout is 800 ms) and never the final dot
+    const slow = await python(
+      `
+import socket, sys, time
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+f = s.makefile('rb')
+def reply():
+    while True:
+        line = f.readline()
+        if not line or line[3:4] == b' ': return line
+reply()
+for cmd in [b'EHLO slow.example', b'MAIL FROM:<billing@supplier.example>', ('RCPT TO:<%s>' % sys.argv[2]).encode(), b'DATA']:
+    s.sendall(cmd + b'\\r\\n'); reply()
+start = time.monotonic()
+s.settimeout(0.25)
+answer = b''
+while not answer and time.monotonic() - start < 30:
+    try:
+        s.sendall(b'X-Trickle: %d\\r\\n' % int(time.monotonic() * 1000))
+        answer = s.recv(4096)
+    except socket.timeout: pass
+    except OSError: break
+s.settimeout(5)
+try: closed = s.recv(4096) == b''
+except OSError: closed = True
+print(round(time.monotonic() - start, 1), 'closed' if closed else 'open', answer.decode().strip())
+`,
+      [String(port), a.live],
+      40_000,
+    );
+    const [seconds, closed, ...reply] = slow.out.trim().split(' ');
+    expect(reply.join(' ')).toMatch(/^451 4\.4\.2 Message not received within 4 s/);
+    expect(closed).toBe('closed');
+    expect(Number(seconds)).toBeGreaterThanOrEqual(3.9);
+    expect(Number(seconds)).toBeLessThan(15);
+    // nothing committed, so nothing staged: the sender keeps the message
+    expect((await h.db.query<{ n: number }>('select count(*)::int as n from smtp_messages'))[0].n).toBe(before);
+    expect(await h.db.query('select 1 from smtp_messages where rcpt_to @> array[$1]::text[]', [a.live.toLowerCase()])).toEqual([]);
+    expect((await h.request('GET', '/v2/imports', { key: a.liveKey })).body.imports).toEqual([]);
+  }, 60_000);
 
   it('more connections from one address than SMTP_MAX_CONNECTIONS_PER_IP: 421 for the one too many', async () => {
     const open: net.Socket[] = [];
@@ -147,7 +223,9 @@ print(round(time.monotonic() - start, 1), rest.decode().strip())
     expect(records.map((r) => r.status)).toEqual(['attached']);
     expect((await h.records(a.liveScope)).filter((r) => r.channel === 'mail')).toHaveLength(1);
     // the limit is 3 per hour: two sent, one more accepted, the next refused
-    expect((await python(SMTPLIB_SEND, [String(port), from, a.live, await messageFile(a.live, [], `<third-${Date.now()}@supplier.example>`, from)])).out.trim()).toBe('OK');
+    expect(
+      (await python(SMTPLIB_SEND, [String(port), from, a.live, await messageFile(a.live, [], `<third-${Date.now()}@supplier.example>`, from)])).out.trim(),
+    ).toBe('OK');
     const over = await python(SMTPLIB_SEND, [String(port), from, a.live, await messageFile(a.live, [], `<fourth-${Date.now()}@supplier.example>`, from)]);
     expect(over.out.trim()).toMatch(/^MAIL 450 4\.\d\.\d Too many messages from this sender/);
   }, 90_000);

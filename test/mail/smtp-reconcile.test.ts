@@ -26,11 +26,15 @@ describe('SMTP reconcile', () => {
     const a = await h.account();
     const inv = await h.invoice(a.liveKey);
     const messageId = `<lost-job-${Date.now()}@supplier.example>`;
-    const sent = await swaks(h.svc.smtpPort!, { to: a.live, files: [{ name: `${inv.invoiceNumber}.pdf`, bytes: await makePdf('lost') }], extra: ['--header', `Message-Id: ${messageId}`] });
+    const sent = await swaks(h.svc.smtpPort!, {
+      to: a.live,
+      files: [{ name: `${inv.invoiceNumber}.pdf`, bytes: await makePdf('lost') }],
+      extra: ['--header', `Message-Id: ${messageId}`],
+    });
     expect(sent.out).toMatch(/<- {2}250 2\.6\.0 Ok: queued as (msg_\w+)/);
     const id = /queued as (msg_\w+)/.exec(sent.out)![1];
     // Redis loses the job (no worker ran it yet)
-    const queue = h.svc.container.queues.queue('mail');
+    const queue = h.svc.container.jobs.bullQueue('mail');
     await until(async () => Boolean(await queue.getJob(id)), 10_000, 'the job to be queued');
     await queue.obliterate({ force: true });
     expect(await queue.getJob(id)).toBeUndefined();
@@ -41,6 +45,9 @@ describe('SMTP reconcile', () => {
     worker = await startService({ ...h.config, roles: ['worker'] }, createLogger('info', sink), { db: { ...h.db, close: async () => {} } });
     const { records } = await h.settledRecords(messageId, 90_000);
     expect(records.map((r) => [r.status, r.invoiceId])).toEqual([['attached', inv.id]]);
-    expect((await h.db.query<any>('select processed_at from smtp_messages where id = $1', [id]))[0].processed_at).toBeInstanceOf(Date);
+    // the message is marked processed after its files are staged: their records may settle first
+    await expect
+      .poll(async () => (await h.db.query<any>('select processed_at from smtp_messages where id = $1', [id]))[0].processed_at, { timeout: 10_000 })
+      .toBeInstanceOf(Date);
   }, 150_000);
 });

@@ -41,7 +41,14 @@ beforeAll(async () => {
   });
   // SMTP only (no mailbox): the smtp role sends the replies through SMTP_URL, a receiver of the test's
   sink = await startSmtpSink();
-  h = await startMailHarness({ config: { roles: ['api', 'worker', 'smtp'], dnsServers: [{ host: '127.0.0.1', port: dns.port }], smtpHostname: 'mx.invoice-intake.test', smtpUrl: sink.url } });
+  h = await startMailHarness({
+    config: {
+      roles: ['api', 'worker', 'smtp'],
+      dnsServers: [{ host: '127.0.0.1', port: dns.port }],
+      smtpHostname: 'mx.invoice-intake.test',
+      smtpUrl: sink.url,
+    },
+  });
   account = await h.account();
 }, 120_000);
 
@@ -55,9 +62,20 @@ afterAll(async () => {
 /** A message signed by dkimsign (it prints the message with its signature) for `domain`, selector sel; `tamper` changes its body after signing. */
 async function signed(from: string, domain: string, messageId: string, tamper = false): Promise<string> {
   const inv = await h.invoice(account.liveKey);
-  const raw = await new MailComposer({ from, to: account.live, subject: 'Invoice', text: 'Attached.', messageId, attachments: [{ filename: `${inv.invoiceNumber}.pdf`, content: await makePdf('signed') }] }).compile().build();
+  const raw = await new MailComposer({
+    from,
+    to: account.live,
+    subject: 'Invoice',
+    text: 'Attached.',
+    messageId,
+    attachments: [{ filename: `${inv.invoiceNumber}.pdf`, content: await makePdf('signed') }],
+  })
+    .compile()
+    .build();
   let out = await new Promise<Buffer>((resolve, reject) => {
-    const p = execFile('dkimsign', ['sel', domain, key], { encoding: 'buffer', maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    const p = execFile('dkimsign', ['sel', domain, key], { encoding: 'buffer', maxBuffer: 16 * 1024 * 1024 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
     p.stdin!.end(raw);
   });
   if (tamper) out = Buffer.from(out.toString('latin1').replace('Attached.', 'Pay to another account.'), 'latin1');
@@ -69,7 +87,9 @@ async function signed(from: string, domain: string, messageId: string, tamper = 
 async function send(mailFrom: string, file: string, messageId: string) {
   expect((await python(SMTPLIB_SEND, [String(h.svc.smtpPort), mailFrom, account.live, file])).out.trim()).toBe('OK');
   const { row } = await h.settledRecords(messageId, 60_000);
-  const [stored] = await h.db.query<any>("select verdict from smtp_messages where verdict->>'from' = $1 order by received_at desc limit 1", [row.sender_verdict.from]);
+  const [stored] = await h.db.query<any>("select verdict from smtp_messages where verdict->>'from' = $1 order by received_at desc limit 1", [
+    row.sender_verdict.from,
+  ]);
   // what was stored with the raw message is what the pipeline got
   expect(row.sender_verdict).toEqual(stored.verdict);
   return stored.verdict;
@@ -79,24 +99,52 @@ describe('SMTP sender checks (mailauth, real DNS, a foreign DKIM signer)', () =>
   it('pass: SPF for the client address, a valid DKIM signature and DMARC aligned: authenticated', async () => {
     const messageId = `<pass-${Date.now()}@signer.example>`;
     const verdict = await send('billing@signer.example', await signed('Billing <billing@signer.example>', 'signer.example', messageId), messageId);
-    expect(verdict).toEqual({ source: 'smtp', from: 'billing@signer.example', spf: 'pass', spfDomain: 'signer.example', dkimPassDomains: ['signer.example'], dmarc: 'pass', arc: 'none', authenticated: true });
+    expect(verdict).toEqual({
+      source: 'smtp',
+      from: 'billing@signer.example',
+      spf: 'pass',
+      spfDomain: 'signer.example',
+      dkimPassDomains: ['signer.example'],
+      dmarc: 'pass',
+      arc: 'none',
+      authenticated: true,
+    });
   }, 90_000);
 
   it('fail: SPF fails for the client address, the body was changed after signing, DMARC fails: not authenticated', async () => {
     const messageId = `<fail-${Date.now()}@fail.example>`;
     const verdict = await send('billing@fail.example', await signed('billing@fail.example', 'fail.example', messageId, true), messageId);
-    expect(verdict).toMatchObject({ source: 'smtp', from: 'billing@fail.example', spf: 'fail', spfDomain: 'fail.example', dkimPassDomains: [], dmarc: 'fail', authenticated: false });
+    expect(verdict).toMatchObject({
+      source: 'smtp',
+      from: 'billing@fail.example',
+      spf: 'fail',
+      spfDomain: 'fail.example',
+      dkimPassDomains: [],
+      dmarc: 'fail',
+      authenticated: false,
+    });
   }, 90_000);
 
-  it('forged From: the envelope and signature are signer.example\'s (both pass), From says bank.example: DMARC fails, not authenticated', async () => {
+  it("forged From: the envelope and signature are signer.example's (both pass), From says bank.example: DMARC fails, not authenticated", async () => {
     const messageId = `<forged-${Date.now()}@signer.example>`;
     const verdict = await send('bounce@signer.example', await signed('CEO <ceo@bank.example>', 'signer.example', messageId), messageId);
-    expect(verdict).toEqual({ source: 'smtp', from: 'ceo@bank.example', spf: 'pass', spfDomain: 'signer.example', dkimPassDomains: ['signer.example'], dmarc: 'fail', arc: 'none', authenticated: false });
+    expect(verdict).toEqual({
+      source: 'smtp',
+      from: 'ceo@bank.example',
+      spf: 'pass',
+      spfDomain: 'signer.example',
+      dkimPassDomains: ['signer.example'],
+      dmarc: 'fail',
+      arc: 'none',
+      authenticated: false,
+    });
   }, 90_000);
 
   it('SMTP only: the smtp role answers an authenticated sender whose message had no PDF (the reply goes out through SMTP_URL)', async () => {
     const messageId = `<nopdf-${Date.now()}@signer.example>`;
-    const raw = await new MailComposer({ from: 'billing@signer.example', to: account.live, subject: 'Our invoice', text: 'Forgot the file.', messageId }).compile().build();
+    const raw = await new MailComposer({ from: 'billing@signer.example', to: account.live, subject: 'Our invoice', text: 'Forgot the file.', messageId })
+      .compile()
+      .build();
     const signedRaw = execFileSync('dkimsign', ['sel', 'signer.example', key], { input: raw, maxBuffer: 16 * 1024 * 1024 });
     const file = path.join(tmp, 'nopdf.eml');
     fs.writeFileSync(file, signedRaw);

@@ -28,7 +28,11 @@ beforeAll(async () => {
   await promisify(execFile)('npm', ['run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, BUILD_OUT: out } });
   // the build resolves its packages as dist/ does: from the node_modules beside it
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(work, 'node_modules'));
-  service = spawnService(['api', 'worker'], { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: `iitest${randomToken(8)}`, ADMIN_TOKEN: adminToken, DATA_DIR: dataDir }, { build: out });
+  service = spawnService(
+    ['api', 'worker'],
+    { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: `iitest${randomToken(8)}`, ADMIN_TOKEN: adminToken, DATA_DIR: dataDir },
+    { build: out },
+  );
   base = await service.url();
 }, 240_000);
 
@@ -44,10 +48,12 @@ describe('the build (npm start)', () => {
   it('runs from dist/ without tsx, migrates, and attaches an import after the PDF check thread has read it', async () => {
     expect(fs.existsSync(path.join(out, 'main.js'))).toBe(true);
     // TypeBox is bundled into the one module that re-exports it (package.json's build): the
-    // service below builds every route's schemas from it, and nothing imports the package itself
-    const typebox = fs.readFileSync(path.join(out, 'http/schemas/typebox.js'), 'utf8');
+    // service below reads its config and builds every route's schemas from it, and nothing imports the package itself
+    const typebox = fs.readFileSync(path.join(out, 'config/typebox.js'), 'utf8');
     expect(typebox).not.toMatch(/from\s*["']typebox/);
     expect(typebox).toMatch(/export\s*\{[^}]*\bType\b/);
+    expect(typebox).toMatch(/export\s*\{[^}]*\bCompile\b/);
+    expect(fs.readFileSync(path.join(out, 'http/schemas/typebox.js'), 'utf8')).not.toMatch(/from\s*["']typebox/);
     expect(checkoutDist()).toBe(distBefore); // the checkout's dist/ untouched
     const args = (await fs.promises.readFile(`/proc/${service.proc.pid}/cmdline`, 'utf8')).split('\0');
     expect(args).toContain(path.join(out, 'main.js'));
@@ -56,7 +62,13 @@ describe('the build (npm start)', () => {
     const account = (await call('POST', '/admin/accounts', adminToken, { name: 'build' })).body;
     const key = account.liveKey as string;
     const customer = (await call('POST', '/v2/customers', key, { customerCode: 'B-1', name: 'Build BV' })).body;
-    const invoice = await call('POST', '/v2/invoices', key, { customer: customer.id, invoiceNumber: 'BUILD-1', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' });
+    const invoice = await call('POST', '/v2/invoices', key, {
+      customer: customer.id,
+      invoiceNumber: 'BUILD-1',
+      invoiceDate: '01-02-2026',
+      invoiceDuedate: '01-03-2026',
+      invoiceTotal: '10.00',
+    });
     expect(invoice.status).toBe(201);
 
     const good = await call('POST', '/v2/imports', key, { filename: 'BUILD-1.pdf', content: (await makePdf('build')).toString('base64') });
@@ -87,7 +99,16 @@ describe('the build (npm start)', () => {
     fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(work, 'package.json'));
     const npm = spawn('npm', ['start', '--ignore-scripts'], {
       cwd: work,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATA_DIR: path.join(dir, 'data'), PORT: '0', FTP_PORT: '0', ROLES: 'api,worker', REDIS_PREFIX: `iitest${randomToken(8)}`, LOG_LEVEL: 'info' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        DATA_DIR: path.join(dir, 'data'),
+        PORT: '0',
+        FTP_PORT: '0',
+        ROLES: 'api,worker',
+        REDIS_PREFIX: `iitest${randomToken(8)}`,
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -71,13 +71,19 @@ it(`${FILES} files by HTTP and FTPS: what they cost each part`, async () => {
   cpu.postgresql = +per1000(postgresCpuSeconds(e.server.pid()) - pgCpu0).toFixed(2);
   const rss = Object.fromEntries([...e.flow.processes].map(([name, p]) => [name, Math.round(rssMb(p.proc.pid!))]));
   const tables = Object.fromEntries(
-    [...db1].map(([t, v]) => [t, { rows: Math.round(per1000(v.n - (db0.get(t)?.n ?? 0))), kB: Math.round(per1000(v.bytes - (db0.get(t)?.bytes ?? 0)) / 1024) }])
+    [...db1]
+      .map(([t, v]) => [t, { rows: Math.round(per1000(v.n - (db0.get(t)?.n ?? 0))), kB: Math.round(per1000(v.bytes - (db0.get(t)?.bytes ?? 0)) / 1024) }])
       .filter(([, v]) => (v as { rows: number; kB: number }).rows !== 0 || (v as { kB: number }).kB !== 0),
   );
   const pdfBytes = files.reduce((n, f) => n + f.bytes.length, 0) / FILES;
   const figures = {
-    files: FILES, seconds: +seconds.toFixed(1), filesPerSecond: +(FILES / seconds).toFixed(1), averagePdfBytes: Math.round(pdfBytes),
-    cpuSecondsPer1000: cpu, rssMb: rss, databasePer1000: tables,
+    files: FILES,
+    seconds: +seconds.toFixed(1),
+    filesPerSecond: +(FILES / seconds).toFixed(1),
+    averagePdfBytes: Math.round(pdfBytes),
+    cpuSecondsPer1000: cpu,
+    rssMb: rss,
+    databasePer1000: tables,
     databaseKBPer1000: Math.round(Object.values(tables).reduce((n: number, t) => n + (t as { kB: number }).kB, 0)),
     redisKBPer1000: Math.round(per1000(redis1 - redis0) / 1024),
   };

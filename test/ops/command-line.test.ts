@@ -7,7 +7,11 @@ import { ROOT } from '../../testkit/paths.ts';
 
 async function main(...args: string[]): Promise<{ code: number; stderr: string }> {
   try {
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 });
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 30_000,
+    });
     return { code: 0, stderr: '' };
   } catch (e) {
     const err = e as { code: number; stderr: string };

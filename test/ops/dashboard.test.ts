@@ -2,6 +2,7 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
+import { boardAdapters } from '../../src/queue/board-adapters.ts';
 import { queueDashboard } from '../../src/http/plugins/queue-dashboard.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
     server: (c) => ({
       adminPlugins: [
         queueDashboard({
-          queues: () => [intake, other],
+          jobs: { board: (o) => boardAdapters([intake, other], o) },
           adminToken: c.config.adminToken!,
           jobLink: (data) => (typeof data.intakeId === 'string' ? { href: `/admin/intakes/${data.intakeId}`, displayText: 'intake record' } : undefined),
         }),
@@ -29,10 +30,21 @@ beforeAll(async () => {
   // one job that completes, and two that fail for good
   await intake.add('attach', { intakeId: 'imp_ok1', accountId: 'acc_1', mode: 'live' });
   await intake.add('attach', { intakeId: 'imp_bad1', accountId: 'acc_1', mode: 'live' });
-  await intake.add('attach', { intakeId: 'imp_bad2', accountId: 'acc_1', mode: 'test', apiKey: 'live_secret', bytes: Buffer.from('%PDF-1.7 ...'), content: 'JVBERi0=' });
-  const worker = new Worker('intake', async (job) => {
-    if (job.data.intakeId !== 'imp_ok1') throw new UnrecoverableError(`no invoice for ${job.data.intakeId}`);
-  }, { connection: connection.duplicate(), prefix });
+  await intake.add('attach', {
+    intakeId: 'imp_bad2',
+    accountId: 'acc_1',
+    mode: 'test',
+    apiKey: 'live_secret',
+    bytes: Buffer.from('%PDF-1.7 ...'),
+    content: 'JVBERi0=',
+  });
+  const worker = new Worker(
+    'intake',
+    async (job) => {
+      if (job.data.intakeId !== 'imp_ok1') throw new UnrecoverableError(`no invoice for ${job.data.intakeId}`);
+    },
+    { connection: connection.duplicate(), prefix },
+  );
   await new Promise<void>((resolve) => {
     let n = 0;
     const tick = () => ++n === 3 && resolve();
@@ -80,7 +92,12 @@ describe('queue dashboard at /admin/queues', () => {
       expect(page.body).toContain('<base href="/admin/queues/" />');
       const api = await board('GET', '/admin/queues/api/queues?activeQueue=intake&status=latest&page=1&jobsPerPage=10', authorization);
       expect(api.status).toBe(200);
-      expect(api.json().queues.map((q: { name: string }) => q.name).sort()).toEqual(['intake', 'maintenance']);
+      expect(
+        api
+          .json()
+          .queues.map((q: { name: string }) => q.name)
+          .sort(),
+      ).toEqual(['intake', 'maintenance']);
     }
     // the static assets the page loads are behind the same credentials
     const page = await board('GET', '/admin/queues', `Bearer ${t.adminToken}`);
@@ -103,7 +120,11 @@ describe('queue dashboard at /admin/queues', () => {
     expect(bad2.externalUrl).toEqual({ href: '/admin/intakes/imp_bad2', displayText: 'intake record' });
     expect(bad2.failedReason).toBe('no invoice for imp_bad2');
     // one job, by id, is redacted the same way
-    const job = await board('GET', `/admin/queues/api/queues/intake/${(await intake.getFailed()).find((j) => j.data.intakeId === 'imp_bad2')!.id}`, `Bearer ${t.adminToken}`);
+    const job = await board(
+      'GET',
+      `/admin/queues/api/queues/intake/${(await intake.getFailed()).find((j) => j.data.intakeId === 'imp_bad2')!.id}`,
+      `Bearer ${t.adminToken}`,
+    );
     expect(job.status).toBe(200);
     expect(job.body).not.toContain('live_secret');
     expect(job.json().job.data.apiKey).toBe('[omitted]');
@@ -152,11 +173,20 @@ describe('queue dashboard actions refuse cross-site requests', () => {
       { headers: { 'content-type': 'multipart/form-data; boundary=b' }, body: '--b--\r\n' },
     ];
     for (const a of attempts) {
-      const res = await t.request('POST', '/admin/queues/api/queues/maintenance/add', { headers: { authorization: auth(), ...a.headers }, form: a.form, body: a.body });
+      const res = await t.request('POST', '/admin/queues/api/queues/maintenance/add', {
+        headers: { authorization: auth(), ...a.headers },
+        form: a.form,
+        body: a.body,
+      });
       expectRefused(res);
     }
     // every state-changing method, not only POST
-    for (const [method, url] of [['PUT', '/admin/queues/api/queues/intake/retry/failed'], ['PUT', '/admin/queues/api/queues/maintenance/pause'], ['PUT', '/admin/queues/api/queues/maintenance/empty'], ['PUT', '/admin/queues/api/queues/maintenance/obliterate']]) {
+    for (const [method, url] of [
+      ['PUT', '/admin/queues/api/queues/intake/retry/failed'],
+      ['PUT', '/admin/queues/api/queues/maintenance/pause'],
+      ['PUT', '/admin/queues/api/queues/maintenance/empty'],
+      ['PUT', '/admin/queues/api/queues/maintenance/obliterate'],
+    ]) {
       expectRefused(await t.request(method, url, { headers: { authorization: auth(), origin: 'http://evil.example' } }));
     }
     expect(await added()).toBe(before);
@@ -175,7 +205,9 @@ describe('queue dashboard actions refuse cross-site requests', () => {
     expect(await added()).toBe(before + 2);
     expect((await other.getJobs(['waiting'])).map((j) => j.name).sort()).toEqual(['from-board', 'from-script']);
     // a body-less action from the page (axios sends no Content-Type)
-    const pause = await t.request('PUT', '/admin/queues/api/queues/maintenance/pause', { headers: { authorization: auth(), origin: 'http://localhost', 'sec-fetch-site': 'same-origin' } });
+    const pause = await t.request('PUT', '/admin/queues/api/queues/maintenance/pause', {
+      headers: { authorization: auth(), origin: 'http://localhost', 'sec-fetch-site': 'same-origin' },
+    });
     expect(pause.status).toBeLessThan(300);
     expect(await other.isPaused()).toBe(true);
     await other.resume();

@@ -13,7 +13,7 @@ import { createPgDatabase } from '../../testkit/postgres.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { testConfig } from '../helpers/test-app.ts';
 import { invoiceMail, MAIL_TEST_SETTINGS } from '../mail/mail-harness.ts';
-import { run, SSH_OPTS, sshKeygen, tempDir } from '../sftp/sftp-harness.ts';
+import { run, SSH_OPTS, sftpWithPassword, sshKeygen, tempDir } from '../sftp/sftp-harness.ts';
 
 let dovecot: Dovecot;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
@@ -47,8 +47,20 @@ describe('a disabled account', () => {
     const batch = path.join(dir, 'batch');
     fs.writeFileSync(batch, 'ls\n');
     const target = `${account.ftpUsername}@127.0.0.1`;
-    const byPassword = () => run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-P', String(svc.sftpPort), '-b', batch, target], { env: { SSHPASS: account.liveKey } });
-    const byKey = () => run('sftp', [...SSH_OPTS, '-oIdentitiesOnly=yes', '-oPreferredAuthentications=publickey', '-i', key.file, '-P', String(svc.sftpPort), '-b', batch, target]);
+    const byPassword = () => sftpWithPassword({ port: String(svc.sftpPort), user: account.ftpUsername, password: account.liveKey, batch });
+    const byKey = () =>
+      run('sftp', [
+        ...SSH_OPTS,
+        '-oIdentitiesOnly=yes',
+        '-oPreferredAuthentications=publickey',
+        '-i',
+        key.file,
+        '-P',
+        String(svc.sftpPort),
+        '-b',
+        batch,
+        target,
+      ]);
     expect((await byPassword()).code).toBe(0);
     expect((await byKey()).code).toBe(0);
 
@@ -59,8 +71,16 @@ describe('a disabled account', () => {
     expect(keyRefused.stderr).toMatch(/Permission denied \(publickey/);
 
     await dovecot.append(invoiceMail(account.importAddresses.live, [{ filename: 'OFF-1.pdf', content: await makePdf('off'), contentType: 'application/pdf' }]));
-    await expect.poll(async () => (await admin('GET', '/admin/imports?status=failed')).items, { timeout: 30_000, interval: 200 }).toEqual([
-      expect.objectContaining({ account: account.id, channel: 'mail', filename: 'OFF-1.pdf', status: 'failed', reason: expect.stringMatching(/account is disabled/) }),
-    ]);
+    await expect
+      .poll(async () => (await admin('GET', '/admin/imports?status=failed')).items, { timeout: 30_000, interval: 200 })
+      .toEqual([
+        expect.objectContaining({
+          account: account.id,
+          channel: 'mail',
+          filename: 'OFF-1.pdf',
+          status: 'failed',
+          reason: expect.stringMatching(/account is disabled/),
+        }),
+      ]);
   }, 120_000);
 });

@@ -14,7 +14,7 @@ import { freePort } from '../../testkit/ports.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
   for (const fn of cleanups.reverse()) await fn();
 });

@@ -25,7 +25,7 @@ export interface FlowOptions {
   workers?: number;
 }
 
-export interface HttpAnswer {
+interface HttpAnswer {
   status: number;
   retryAfter?: string;
   body?: any;
@@ -69,9 +69,18 @@ export async function startFlow(opts: FlowOptions): Promise<Flow> {
   };
   const processes = new Map<string, ServiceProcess>();
   processes.set('api', spawnService(['api'], { ...env, PORT: String(apiPort) }));
-  processes.set('ftp', spawnService(['ftp'], {
-    ...env, FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv[0]}-${pasv[1]}`, TLS_CERT: cert.cert, TLS_KEY: cert.key,
-  }));
+  processes.set(
+    'ftp',
+    spawnService(['ftp'], {
+      ...env,
+      FTP_PORT: String(ftpPort),
+      FTP_HOST: '127.0.0.1',
+      FTP_PASV_URL: '127.0.0.1',
+      FTP_PASV_RANGE: `${pasv[0]}-${pasv[1]}`,
+      TLS_CERT: cert.cert,
+      TLS_KEY: cert.key,
+    }),
+  );
   for (let i = 1; i <= (opts.workers ?? 2); i++) processes.set(`worker-${i}`, spawnService(['worker'], env));
   const stop = async () => {
     for (const p of processes.values()) p.signal('SIGKILL');
@@ -106,10 +115,21 @@ export async function startFlow(opts: FlowOptions): Promise<Flow> {
     for (let i = 0; i < n; i++) {
       const number = `${prefix}-${i}`;
       for (;;) {
-        const res = await api('POST', '/v2/invoices', { customer: customer.body.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' }, { 'idempotency-key': `inv-${number}` });
+        const res = await api(
+          'POST',
+          '/v2/invoices',
+          { customer: customer.body.id, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' },
+          { 'idempotency-key': `inv-${number}` },
+        );
         if (res.status === 201) {
           const bytes = await makePdf(`Invoice ${number}`);
-          files.push({ number, invoiceId: res.body.id, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), channel: channels[i % channels.length] });
+          files.push({
+            number,
+            invoiceId: res.body.id,
+            bytes,
+            sha256: createHash('sha256').update(bytes).digest('hex'),
+            channel: channels[i % channels.length],
+          });
           break;
         }
         httpAnswers.push(res);
@@ -122,50 +142,66 @@ export async function startFlow(opts: FlowOptions): Promise<Flow> {
 
   const sendHttp = async (files: File[], width = 4) => {
     const queue = [...files];
-    await Promise.all(Array.from({ length: width }, async () => {
-      for (let f; (f = queue.shift()); ) {
-        for (;;) {
-          try {
-            const res = await api('POST', '/v2/imports', { Filename: `${f.number}.pdf`, Content: f.bytes.toString('base64') }, { 'idempotency-key': `imp-${f.number}` });
-            if (res.status === 202) break;
-            httpAnswers.push(res);
-          } catch (e) {
-            if (!/ECONNREFUSED|ECONNRESET|EPIPE|socket/i.test(`${(e as Error).message} ${(e as NodeJS.ErrnoException).code}`)) throw e;
-            httpAnswers.push({ status: 0 });
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        for (let f; (f = queue.shift()); ) {
+          for (;;) {
+            try {
+              const res = await api(
+                'POST',
+                '/v2/imports',
+                { Filename: `${f.number}.pdf`, Content: f.bytes.toString('base64') },
+                { 'idempotency-key': `imp-${f.number}` },
+              );
+              if (res.status === 202) break;
+              httpAnswers.push(res);
+            } catch (e) {
+              if (!/ECONNREFUSED|ECONNRESET|EPIPE|socket/i.test(`${(e as Error).message} ${(e as NodeJS.ErrnoException).code}`)) throw e;
+              httpAnswers.push({ status: 0 });
+            }
+            await sleep(100); // a client's pause before it sends again, not a wait for the service
           }
-          await sleep(100); // a client's pause before it sends again, not a wait for the service
         }
-      }
-    }));
+      }),
+    );
   };
 
   const sendFtps = async (files: File[], width = 3) => {
     const queue = [...files];
-    await Promise.all(Array.from({ length: width }, async () => {
-      let client: FtpClient | undefined;
-      try {
-        for (let f; (f = queue.shift()); ) {
-          for (;;) {
-            try {
-              if (!client || client.closed) {
-                client = new FtpClient(60_000);
-                await client.access({ host: '127.0.0.1', port: ftpPort, user: ftpUser, password: key, secure: true, secureOptions: { rejectUnauthorized: false } });
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        let client: FtpClient | undefined;
+        try {
+          for (let f; (f = queue.shift()); ) {
+            for (;;) {
+              try {
+                if (!client || client.closed) {
+                  client = new FtpClient(60_000);
+                  await client.access({
+                    host: '127.0.0.1',
+                    port: ftpPort,
+                    user: ftpUser,
+                    password: key,
+                    secure: true,
+                    secureOptions: { rejectUnauthorized: false },
+                  });
+                }
+                const res = await client.uploadFrom(Readable.from([f.bytes]), `${f.number}.pdf`);
+                if (res.code === 226) break;
+                ftpCodes.push(res.code);
+              } catch (e) {
+                ftpCodes.push(e instanceof FTPError ? e.code : 0);
+                client?.close();
+                client = undefined;
               }
-              const res = await client.uploadFrom(Readable.from([f.bytes]), `${f.number}.pdf`);
-              if (res.code === 226) break;
-              ftpCodes.push(res.code);
-            } catch (e) {
-              ftpCodes.push(e instanceof FTPError ? e.code : 0);
-              client?.close();
-              client = undefined;
+              await sleep(100); // a client's pause before it sends again
             }
-            await sleep(100); // a client's pause before it sends again
           }
+        } finally {
+          client?.close();
         }
-      } finally {
-        client?.close();
-      }
-    }));
+      }),
+    );
   };
 
   return { processes, apiBase, key, api, makeFiles, sendHttp, sendFtps, httpAnswers, ftpCodes, stop };

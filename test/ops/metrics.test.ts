@@ -49,7 +49,9 @@ describe('/metrics', () => {
     const { samples } = await scrape();
     expect(sampleValue(samples, 'http_requests_total', route) - sampleValue(before, 'http_requests_total', route)).toBe(n);
     expect(sampleValue(samples, 'http_request_duration_seconds_count', route) - sampleValue(before, 'http_request_duration_seconds_count', route)).toBe(n);
-    expect(sampleValue(samples, 'http_request_duration_seconds_bucket', { ...route, le: '+Inf' })).toBe(sampleValue(samples, 'http_request_duration_seconds_count', route));
+    expect(sampleValue(samples, 'http_request_duration_seconds_bucket', { ...route, le: '+Inf' })).toBe(
+      sampleValue(samples, 'http_request_duration_seconds_count', route),
+    );
     expect(sampleValue(samples, 'http_request_duration_seconds_sum', route)).toBeGreaterThan(0);
     // raw URLs never become labels: the ids above and the unknown path are not in any series
     expect(samples.some((s) => Object.values(s.labels).some((v) => v.includes('cst_missing') || v.includes('/no/such')))).toBe(false);
@@ -94,7 +96,7 @@ describe('/metrics', () => {
     expect(sampleValue(samples, 'imap_seconds_since_last_poll')).toBeGreaterThanOrEqual(5);
   });
 
-  it('keeps each container\'s registry apart (no global registry shared by test apps)', async () => {
+  it("keeps each container's registry apart (no global registry shared by test apps)", async () => {
     const other = new Metrics({ defaultMetrics: false });
     other.intake.status('mail', 'failed');
     other.intake.status('mail', 'failed');
@@ -116,10 +118,14 @@ describe('/metrics', () => {
       expect(sampleValue(s, 'bullmq_queue_jobs', { queue: queue.name, state: 'waiting' })).toBe(5);
       expect(sampleValue(s, 'bullmq_queue_jobs', { queue: queue.name, state: 'completed' })).toBe(0);
 
-      const worker = new Worker(queue.name, async (job) => {
-        if (job.name === 'flaky' && job.attemptsMade === 0) throw new Error('transient');
-        if (job.name === 'broken') throw new UnrecoverableError('permanent');
-      }, { connection: connection.duplicate(), prefix });
+      const worker = new Worker(
+        queue.name,
+        async (job) => {
+          if (job.name === 'flaky' && job.attemptsMade === 0) throw new Error('transient');
+          if (job.name === 'broken') throw new UnrecoverableError('permanent');
+        },
+        { connection: connection.duplicate(), prefix },
+      );
       t.c.metrics.queues.observeWorker(worker);
       const done = new Promise<void>((resolve) => {
         let finished = 0;

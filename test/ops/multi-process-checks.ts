@@ -47,15 +47,18 @@ export class Gate {
 export async function waitAttached(sql: pg.Pool, files: File[], ms = 240_000): Promise<void> {
   const names = files.map((f) => `${f.number}.pdf`);
   const state = async () =>
-    (await sql.query<{ attached: number; pending: number }>(
-      `select count(distinct s.filename)::int as attached,
+    (
+      await sql.query<{ attached: number; pending: number }>(
+        `select count(distinct s.filename)::int as attached,
               (select count(*)::int from intake_records where status in ('received', 'waiting')) as pending
          from intake_records t join intake_staging s on s.id = t.id
         where t.status = 'attached' and s.filename = any($1)`,
-      [names],
-    )).rows[0];
+        [names],
+      )
+    ).rows[0];
   const last = await pollFor(state, (r) => r.attached === files.length && r.pending === 0, { ms, everyMs: 250 });
-  if (last.attached !== files.length || last.pending !== 0) throw new Error(`after ${ms} ms: ${last.attached} of ${files.length} attached, ${last.pending} pending`);
+  if (last.attached !== files.length || last.pending !== 0)
+    throw new Error(`after ${ms} ms: ${last.attached} of ${files.length} attached, ${last.pending} pending`);
 }
 
 /** Nothing lost, nothing attached twice: each invoice got exactly one document, with its file's bytes. */

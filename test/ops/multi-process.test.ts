@@ -8,8 +8,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { Client as FtpClient } from 'basic-ftp';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
@@ -19,10 +17,11 @@ import { freePort } from '../../testkit/ports.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redis.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
-import { sleep, until } from '../../testkit/wait.ts';
+import { until } from '../../testkit/wait.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { freePortRange } from '../ftp/ftp-harness.ts';
 import { Gate, mailboxSettled, verify, waitAttached, type File } from './multi-process-checks.ts';
+import { sendFtp, sendHttp, ungated } from './multi-process-clients.ts';
 
 // Sizes: 1,000 files in the first batch (half by FTP, half by e-mail), 300 in the second (a third each by FTP, e-mail, HTTP).
 const FIRST = Number(process.env.OPS_MP_FILES ?? 1000);
@@ -37,6 +36,8 @@ let apiBase: string;
 let key: string;
 let importAddress: string;
 let ftpUser: string;
+/** a network-limited upload key, the FTP password (plain FTP) */
+let ftpKey: string;
 let ftpPort: number;
 let customer: string;
 const running = new Map<string, ServiceProcess>();
@@ -99,6 +100,10 @@ beforeAll(async () => {
   expect(account.status).toBe(201);
   key = account.body.liveKey;
   ftpUser = account.body.ftpUsername;
+  // plain FTP takes only an upload key limited to networks (issue 44): this host's
+  const made = await api('POST', '/v2/account/upload-keys', { name: 'Export job', networks: ['127.0.0.1/32'] });
+  expect(made.status).toBe(201);
+  ftpKey = made.body.key;
   importAddress = account.body.importAddresses.live;
   customer = (await api('POST', '/v2/customers', { customerCode: 'MP-1', name: 'Multi Process' })).body.id;
 }, 180_000);
@@ -115,7 +120,13 @@ async function makeFiles(prefix: string, n: number, channels: File['channel'][])
   const files: File[] = [];
   for (let i = 0; i < n; i++) {
     const number = `${prefix}-${i}`;
-    const res = await api('POST', '/v2/invoices', { customer, invoiceNumber: number, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' });
+    const res = await api('POST', '/v2/invoices', {
+      customer,
+      invoiceNumber: number,
+      invoiceDate: '01-02-2026',
+      invoiceDuedate: '01-03-2026',
+      invoiceTotal: '10.00',
+    });
     expect(res.status).toBe(201);
     const bytes = await makePdf(`Invoice ${number}`);
     files.push({ number, invoiceId: res.body.id, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), channel: channels[i % channels.length] });
@@ -123,81 +134,22 @@ async function makeFiles(prefix: string, n: number, channels: File['channel'][])
   return files;
 }
 
-const ungated = new Gate();
-
 /** Appends one message per mail file to the import mailbox. */
 async function sendMail(files: File[], gate = ungated): Promise<void> {
   const take = gate.feed(files);
   for (let f; (f = await take()); ) {
     await dovecot.append({
-      from: 'accounts@supplier.example', to: importAddress, subject: `Invoice ${f.number}`, text: 'Attached.',
+      from: 'accounts@supplier.example',
+      to: importAddress,
+      subject: `Invoice ${f.number}`,
+      text: 'Attached.',
       attachments: [{ filename: `${f.number}.pdf`, content: f.bytes, contentType: 'application/pdf' }],
     });
   }
 }
 
-/**
- * Uploads each HTTP file until it is acknowledged (202), as a client that resends whatever was not
- * acknowledged: a refused connection or a 503 while the API restarts is tried again.
- */
-async function sendHttp(files: File[], gate = ungated, width = 6): Promise<{ retries: number }> {
-  const take = gate.feed(files);
-  let retries = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    for (let f; (f = await take()); ) {
-      for (;;) {
-        try {
-          const res = await api('POST', '/v2/imports', { Filename: `${f.number}.pdf`, Content: f.bytes.toString('base64') });
-          if (res.status === 202) break;
-          if (res.status !== 503) throw new Error(`upload of ${f.number}: ${res.status} ${JSON.stringify(res.body)}`);
-        } catch (e) {
-          if (!/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String((e as Error).message) + String((e as { cause?: unknown }).cause))) throw e;
-        }
-        retries++;
-        await sleep(100); // a client's pause before it sends again, not a wait for the service
-      }
-    }
-  }));
-  return { retries };
-}
-
-/**
- * Uploads each FTP file over a few connections until the server confirms it (226: staged and
- * queued), as an FTP client would: after a refused or cut connection it reconnects and sends the
- * file again.
- */
-async function sendFtp(files: File[], gate = ungated, width = 4): Promise<{ retries: number }> {
-  const take = gate.feed(files);
-  let retries = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    let client: FtpClient | undefined;
-    try {
-      for (let f; (f = await take()); ) {
-        for (;;) {
-          try {
-            if (!client || client.closed) {
-              client = new FtpClient(60_000); // generous: a loaded machine must not look like a cut connection
-              await client.access({ host: '127.0.0.1', port: ftpPort, user: ftpUser, password: key, secure: false });
-            }
-            const res = await client.uploadFrom(Readable.from([f.bytes]), `${f.number}.pdf`);
-            if (res.code === 226) break;
-            throw new Error(`upload of ${f.number}: ${res.code} ${res.message}`);
-          } catch (e) {
-            // refused while the FTP process restarts, or cut by its stop: not acknowledged, so send again
-            if (/^upload of/.test((e as Error).message)) throw e;
-            client?.close();
-            client = undefined;
-            retries++;
-            await sleep(100); // a client's pause before it sends again, not a wait for the service
-          }
-        }
-      }
-    } finally {
-      client?.close();
-    }
-  }));
-  return { retries };
-}
+/** the FTP upload key's login (plain FTP) */
+const ftpLogin = () => ({ port: ftpPort, user: ftpUser, password: ftpKey });
 
 async function sigterm(name: string): Promise<void> {
   const p = running.get(name)!;
@@ -214,7 +166,13 @@ describe('api, ftp, mail and two workers in separate processes on one Redis and 
     const files = await makeFiles('MP1', FIRST, ['ftp', 'mail']);
     const mail = files.filter((f) => f.channel === 'mail');
     firstMail = mail.length;
-    const [, { retries }] = await Promise.all([sendMail(mail), sendFtp(files.filter((f) => f.channel === 'ftp'))]);
+    const [, { retries }] = await Promise.all([
+      sendMail(mail),
+      sendFtp(
+        ftpLogin(),
+        files.filter((f) => f.channel === 'ftp'),
+      ),
+    ]);
     expect(retries).toBe(0);
     await waitAttached(sql, files);
     await mailboxSettled(dovecot, mail.length);
@@ -232,8 +190,16 @@ describe('api, ftp, mail and two workers in separate processes on one Redis and 
     const workerLogs = [...running.get('worker-1')!.logs, ...running.get('worker-2')!.logs];
     const attached = workerLogs.find((l) => l.msg === 'intake attached' && l.intakeId === intakeId)!;
     expect(attached.traceId).toMatch(/@/);
-    const mailLogs = running.get('mail')!.logs.filter((l) => l.traceId === attached.traceId).map((l) => [l.msg, l.intakeId]);
-    expect(mailLogs).toEqual(expect.arrayContaining([['intake received', intakeId], ['mail message received as imports', undefined]]));
+    const mailLogs = running
+      .get('mail')!
+      .logs.filter((l) => l.traceId === attached.traceId)
+      .map((l) => [l.msg, l.intakeId]);
+    expect(mailLogs).toEqual(
+      expect.arrayContaining([
+        ['intake received', intakeId],
+        ['mail message received as imports', undefined],
+      ]),
+    );
   }, 600_000);
 
   it(`loses nothing of ${SECOND} files while each process in turn gets SIGTERM during the batch`, async () => {
@@ -243,11 +209,17 @@ describe('api, ftp, mail and two workers in separate processes on one Redis and 
     const ftp = files.filter((f) => f.channel === 'ftp');
     const gate = new Gate();
     gate.open(0.1);
-    const sending = Promise.all([sendMail(mail, gate), sendHttp(http, gate), sendFtp(ftp, gate)]);
+    const sending = Promise.all([sendMail(mail, gate), sendHttp(api, http, gate), sendFtp(ftpLogin(), ftp, gate)]);
     const stops: string[] = [];
     // one process after the other, while files keep coming (each stop lets the next share of
     // the batch go); each is started again after it has exited
-    const order = [['worker-1', 'worker'], ['ftp', 'ftp'], ['mail', 'mail'], ['api', 'api'], ['worker-2', 'worker']] as const;
+    const order = [
+      ['worker-1', 'worker'],
+      ['ftp', 'ftp'],
+      ['mail', 'mail'],
+      ['api', 'api'],
+      ['worker-2', 'worker'],
+    ] as const;
     for (const [k, [name, role]] of order.entries()) {
       // the stop comes once the next share has begun to arrive
       const before = gate.passed;
@@ -269,6 +241,8 @@ describe('api, ftp, mail and two workers in separate processes on one Redis and 
     for (const p of everStarted.filter((x) => x.proc.exitCode === 0)) {
       expect(p.logs.map((l) => l.msg)).toContain('stop phase done');
     }
-    console.log(`SIGTERM batch: ${files.length} files (${ftp.length} FTP, ${mail.length} e-mail, ${http.length} HTTP); resent while their process restarted: ${ftpRetries} FTP, ${retries} HTTP`);
+    console.log(
+      `SIGTERM batch: ${files.length} files (${ftp.length} FTP, ${mail.length} e-mail, ${http.length} HTTP); resent while their process restarted: ${ftpRetries} FTP, ${retries} HTTP`,
+    );
   }, 600_000);
 });

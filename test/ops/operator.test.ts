@@ -13,7 +13,7 @@ import { makePdf } from '../helpers/fixtures.ts';
 import { testConfig } from '../helpers/test-app.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const config = testConfig({ roles: ['api', 'ftp'], ftpAllowPlain: true, keyCacheMs: 60_000 });
+const config = testConfig({ roles: ['api', 'ftp'], keyCacheMs: 60_000 });
 let svc: RunningService;
 let db: Database;
 let url: string;
@@ -28,12 +28,14 @@ afterAll(async () => {
   await db?.close();
 });
 
-const call = (method: string, p: string, opts: { key?: string; body?: unknown } = {}) => httpClient(url)(method, p, { key: opts.key ?? config.adminToken, body: opts.body });
+const call = (method: string, p: string, opts: { key?: string; body?: unknown } = {}) =>
+  httpClient(url)(method, p, { key: opts.key ?? config.adminToken, body: opts.body });
 
 async function ftpLogin(user: string, password: string): Promise<number> {
   const client = new FtpClient(10_000);
   try {
-    await client.access({ host: '127.0.0.1', port: svc.ftpPort, user, password, secure: false });
+    // FTPS (the role's self-signed certificate): plain FTP takes no API key (issue 44)
+    await client.access({ host: '127.0.0.1', port: svc.ftpPort, user, password, secure: true, secureOptions: { rejectUnauthorized: false } });
     return 230;
   } catch (e) {
     return (e as { code?: number }).code ?? -1;
@@ -44,8 +46,12 @@ async function ftpLogin(user: string, password: string): Promise<number> {
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { cwd: root, env: { PATH: process.env.PATH!, ADMIN_URL: url, ADMIN_TOKEN: config.adminToken! }, timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as any).code ?? 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/admin.ts', ...args],
+      { cwd: root, env: { PATH: process.env.PATH!, ADMIN_URL: url, ADMIN_TOKEN: config.adminToken! }, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as any).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -99,7 +105,10 @@ describe('operators', () => {
 
   it('GET /admin/imports?status=failed lists failed files of every account, refused ones included', async () => {
     const alpha = accounts['Alpha Trading'];
-    const refused = await call('POST', '/v2/imports', { key: alpha.liveKey, body: { filename: 'X-1.pdf', content: Buffer.from('not a pdf').toString('base64') } });
+    const refused = await call('POST', '/v2/imports', {
+      key: alpha.liveKey,
+      body: { filename: 'X-1.pdf', content: Buffer.from('not a pdf').toString('base64') },
+    });
     expect(refused.body.status).toBe('failed');
     const failed = await call('GET', '/admin/imports?status=failed');
     expect(failed.status).toBe(200);
@@ -115,7 +124,7 @@ describe('operators', () => {
   });
 
   it('the CLI: list-accounts, disable-account, enable-account, failed-imports', async () => {
-    const gamma = accounts['Gamma_Works'];
+    const gamma = accounts.Gamma_Works;
     const list = await cli(['list-accounts', 'gamma']);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(new RegExp(`${gamma.id}\\s+active\\s+${gamma.ftpUsername}`));

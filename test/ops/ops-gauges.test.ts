@@ -28,15 +28,25 @@ const read = async (m: Metrics): Promise<Sample[]> => parsePrometheusText(await 
 const named = (samples: Sample[], name: string) => samples.filter((s) => s.name === name);
 
 describe('readiness and listener gauges', () => {
-  it('run the readiness checks at scrape time: each check\'s answer and time, the listeners by channel', async () => {
+  it("run the readiness checks at scrape time: each check's answer and time, the listeners by channel", async () => {
     const m = new Metrics({ defaultMetrics: false });
     let redisUp = true;
     const checks = new Map<string, ReadinessCheck>([
       ['database', async () => sleep(120)],
-      ['redis', async () => { if (!redisUp) throw new Error('no answer'); }],
+      [
+        'redis',
+        async () => {
+          if (!redisUp) throw new Error('no answer');
+        },
+      ],
       ['worker', async () => {}],
       ['ftp', async () => {}],
-      ['ftps-implicit', async () => { throw new Error('implicit FTPS not started'); }],
+      [
+        'ftps-implicit',
+        async () => {
+          throw new Error('implicit FTPS not started');
+        },
+      ],
       ['smtp', async () => {}],
     ]);
     observeReadiness(m.registry, checks);
@@ -47,8 +57,14 @@ describe('readiness and listener gauges', () => {
     expect(sampleValue(s, 'invoice_intake_readiness_check_duration_seconds', { check: 'database' })).toBeGreaterThanOrEqual(0.1);
     expect(sampleValue(s, 'invoice_intake_readiness_check_duration_seconds', { check: 'redis' })).toBeLessThan(0.1);
     // only listeners, labelled by the channel they serve
-    expect(named(s, 'intake_listener_up').map((x) => [x.labels.channel, x.labels.listener, x.value]).sort()).toEqual([
-      ['ftp', 'ftp', 1], ['ftp', 'ftps-implicit', 0], ['smtp', 'smtp', 1],
+    expect(
+      named(s, 'intake_listener_up')
+        .map((x) => [x.labels.channel, x.labels.listener, x.value])
+        .sort(),
+    ).toEqual([
+      ['ftp', 'ftp', 1],
+      ['ftp', 'ftps-implicit', 0],
+      ['smtp', 'smtp', 1],
     ]);
     // a role's check replaced or a dependency failing shows at the next scrape
     checks.set('ftps-implicit', async () => {});
@@ -61,7 +77,7 @@ describe('readiness and listener gauges', () => {
   });
 
   it('are wired to the real checks of a container (the database and Redis answer)', async () => {
-    const { coreReadiness } = await import('../../src/app/container.ts');
+    const { coreReadiness } = await import('../../src/app/core-readiness.ts');
     const m = new Metrics({ defaultMetrics: false });
     observeReadiness(m.registry, coreReadiness(t.c));
     const s = await read(m);
@@ -72,7 +88,7 @@ describe('readiness and listener gauges', () => {
 });
 
 describe('DATA_DIR and certificate gauges', () => {
-  it('report the free and total bytes of DATA_DIR\'s file system, and nothing for a directory that is gone', async () => {
+  it("report the free and total bytes of DATA_DIR's file system, and nothing for a directory that is gone", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-datadir-'));
     const m = new Metrics({ defaultMetrics: false });
     observeDataDir(m.registry, dir);
@@ -130,7 +146,7 @@ describe('queue and intake gauges', () => {
     }
   });
 
-  it('time uploads to attached by channel and count the reconciler\'s requeues', async () => {
+  it("time uploads to attached by channel and count the reconciler's requeues", async () => {
     const m = new Metrics({ defaultMetrics: false });
     m.intake.status('ftp', 'attached', new Date(Date.now() - 3000));
     m.intake.status('ftp', 'attached'); // no receipt time: counted, not timed

@@ -9,7 +9,18 @@ import { startPrivateRedis, type PrivateRedis } from '../../testkit/private-redi
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
 import { pollFor } from '../../testkit/wait.ts';
 
-const TASKS = ['intake.reconcile', 'intake.retention', 'test-data.purge', 'idempotency.purge', 'sessions.purge', 'mail-claims.purge', 'webhooks.sweep', 'statistics.analyze', 'trail.purge'];
+const TASKS = [
+  'intake.reconcile',
+  'intake.retention',
+  'test-data.purge',
+  'idempotency.purge',
+  'sessions.purge',
+  'mail-claims.purge',
+  'webhooks.sweep',
+  'statistics.analyze',
+  'trail.purge',
+  'documents.sweep',
+];
 const EVERY_MS = 1000;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 let redis: PrivateRedis;
@@ -18,8 +29,14 @@ const workers: ServiceProcess[] = [];
 beforeAll(async () => {
   [pgdb, redis] = await Promise.all([createPgDatabase(), startPrivateRedis()]);
   const env = {
-    DATABASE_URL: pgdb.url, REDIS_URL: redis.url, REDIS_PREFIX: `iitest${randomToken(6)}`,
-    RECONCILE_INTERVAL_MS: String(EVERY_MS), PURGE_INTERVAL_MS: String(EVERY_MS), WEBHOOK_DISPATCH_INTERVAL_MS: String(EVERY_MS), ANALYZE_INTERVAL_MS: String(EVERY_MS),
+    DATABASE_URL: pgdb.url,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: `iitest${randomToken(6)}`,
+    RECONCILE_INTERVAL_MS: String(EVERY_MS),
+    PURGE_INTERVAL_MS: String(EVERY_MS),
+    WEBHOOK_DISPATCH_INTERVAL_MS: String(EVERY_MS),
+    ANALYZE_INTERVAL_MS: String(EVERY_MS),
+    DOCUMENT_SWEEP_INTERVAL_MS: String(EVERY_MS),
   };
   const first = spawnService(['worker'], env); // migrates before the others start
   workers.push(first);
@@ -35,7 +52,10 @@ afterAll(async () => {
   await pgdb?.drop();
 });
 
-const runs = (task: string) => workers.flatMap((w, i) => w.logs.filter((l) => l.msg === 'periodic task done' && l.task === task).map((l) => ({ process: i, jobId: l.jobId as string, time: l.time as number })));
+const runs = (task: string) =>
+  workers.flatMap((w, i) =>
+    w.logs.filter((l) => l.msg === 'periodic task done' && l.task === task).map((l) => ({ process: i, jobId: l.jobId as string, time: l.time as number })),
+  );
 
 describe('periodic work with three worker processes', () => {
   it('each task runs once per slot across the three processes, not once per process', async () => {
@@ -52,7 +72,7 @@ describe('periodic work with three worker processes', () => {
     }
   }, 90_000);
 
-  it('/metrics of any process shows each task\'s last and next run', async () => {
+  it("/metrics of any process shows each task's last and next run", async () => {
     const text = await (await fetch(`${await workers[2].url()}/metrics`)).text();
     const now = Date.now() / 1000;
     for (const task of TASKS) {

@@ -20,7 +20,11 @@ let sql: pg.Pool;
 
 beforeAll(async () => {
   const server = new URL(PG_ADMIN_URL);
-  [pgdb, redis, bouncer] = await Promise.all([createPgDatabase(), startPrivateRedis(), startPgBouncer({ host: server.hostname, port: Number(server.port || 5432) })]);
+  [pgdb, redis, bouncer] = await Promise.all([
+    createPgDatabase(),
+    startPrivateRedis(),
+    startPgBouncer({ host: server.hostname, port: Number(server.port || 5432) }),
+  ]);
   sql = new pg.Pool({ connectionString: pgdb.url, max: 2 });
   flow = await startFlow({ env: { DATABASE_URL: bouncer.through(pgdb.url), DATABASE_POOLER: 'transaction', REDIS_URL: redis.url } });
 }, 240_000);
@@ -57,6 +61,10 @@ describe('PgBouncer in transaction pooling', () => {
     await waitAttached(sql, files);
     const { duplicates } = await verify(sql, files);
     expect(duplicates).toBe(0);
-    for (const [name, p] of flow.processes) expect(p.logs.filter((l) => /prepared statement/.test(JSON.stringify(l))), name).toEqual([]);
+    for (const [name, p] of flow.processes)
+      expect(
+        p.logs.filter((l) => /prepared statement/.test(JSON.stringify(l))),
+        name,
+      ).toEqual([]);
   }, 300_000);
 });

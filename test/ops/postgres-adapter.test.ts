@@ -32,7 +32,9 @@ describe('the PostgreSQL adapter', () => {
   beforeAll(async () => {
     ({ url, drop } = await createPgDatabase());
     db = openPostgres(url, { poolSize: 1, onConnectionError: (e) => lost.push(e) });
-    await db.query('create table t (id int primary key, big int8, bytes bytea, doc jsonb, day date, tags text[], at timestamptz, amount numeric(12,2), flag boolean)');
+    await db.query(
+      'create table t (id int primary key, big int8, bytes bytea, doc jsonb, day date, tags text[], at timestamptz, amount numeric(12,2), flag boolean)',
+    );
   });
   afterAll(async () => {
     await db?.close();
@@ -91,15 +93,17 @@ describe('the PostgreSQL adapter', () => {
       await tx.query('insert into t (id) values ($1)', [12], { prepare: true });
     });
     const boom = new Error('boom');
-    await expect(db.transaction(async (tx) => {
-      await tx.query('insert into t (id) values ($1)', [13]);
-      throw boom;
-    })).rejects.toBe(boom);
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query('insert into t (id) values ($1)', [13]);
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
     await expect(db.transaction((tx) => tx.query('insert into t (id) values ($1)', [10]))).rejects.toMatchObject({ code: '23505' });
     expect(await db.query('select id from t where id >= 10 order by id')).toEqual([{ id: 10 }, { id: 11 }, { id: 12 }]);
   });
 
-  it("statements sent at once inside a transaction take turns on its client, and a rollback waits for those in flight", async () => {
+  it('statements sent at once inside a transaction take turns on its client, and a rollback waits for those in flight', async () => {
     // in a process of its own with --throw-deprecation: pg warns once per process when a query is
     // sent while its client runs another (pg 9 refuses it), so a warning there fails this script
     const script = `
@@ -113,7 +117,11 @@ describe('the PostgreSQL adapter', () => {
       const left = await db.query('select id from t where id in (20, 21)');
       console.log(JSON.stringify({ sums, failed, left }));
       await db.close();`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--throw-deprecation', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, TEST_DB_URL: url }, timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--throw-deprecation', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, TEST_DB_URL: url },
+      timeout: 30_000,
+    });
     expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({ sums: [[{ v: 10 }], [{ v: 20 }], [{ v: 30 }], [{ v: 40 }]], failed: 'boom', left: [] });
   });
 

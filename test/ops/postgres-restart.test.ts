@@ -17,16 +17,30 @@ it('two restarts mid-flow: 503 with Retry-After or FTP 4xx, no exit, ready withi
   const files = await e.flow.makeFiles('PGR', 80, ['http', 'ftp']);
   const sending = Promise.all([e.flow.sendHttp(files.filter((f) => f.channel === 'http')), e.flow.sendFtps(files.filter((f) => f.channel === 'ftp'))]);
   for (const after of [15, 40]) {
-    await pollFor(() => received().catch(() => 0), (n) => n >= after, { ms: 120_000, everyMs: 100 });
+    await pollFor(
+      () => received().catch(() => 0),
+      (n) => n >= after,
+      { ms: 120_000, everyMs: 100 },
+    );
     await e.server.restart();
   }
   const restartedAt = Date.now();
   // every process is ready again by itself, within 30 s of the last restart
-  await Promise.all([...e.flow.processes.values()].map(async (p) => {
-    const base = await p.url();
-    const ready = await pollFor(() => fetch(`${base}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, { ms: 30_000, everyMs: 200 });
-    expect(ready, `${p.roles} /readyz`).toBe(200);
-  }));
+  await Promise.all(
+    [...e.flow.processes.values()].map(async (p) => {
+      const base = await p.url();
+      const ready = await pollFor(
+        () =>
+          fetch(`${base}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        (s) => s === 200,
+        { ms: 30_000, everyMs: 200 },
+      );
+      expect(ready, `${p.roles} /readyz`).toBe(200);
+    }),
+  );
   expect(Date.now() - restartedAt).toBeLessThan(30_000);
   await sending;
   await waitAttached(e.sql, files);
@@ -35,7 +49,10 @@ it('two restarts mid-flow: 503 with Retry-After or FTP 4xx, no exit, ready withi
 
   for (const [name, p] of e.flow.processes) {
     expect(p.proc.exitCode, `${name} exited: ${p.stderr.join('')}`).toBeNull();
-    expect(p.logs.filter((l) => l.msg === 'unhandled error'), name).toEqual([]);
+    expect(
+      p.logs.filter((l) => l.msg === 'unhandled error'),
+      name,
+    ).toEqual([]);
   }
   // the restart reached the pools (each process saw its connections cut) and was handled
   const lost = [...e.flow.processes.values()].filter((p) => p.logs.some((l) => l.msg === 'database connection lost'));

@@ -30,7 +30,8 @@ export function parsePrometheusText(text: string): { types: Map<string, string>;
     const family = types.has(name) ? name : name.replace(/_(bucket|sum|count|total|created)$/, '');
     if (!types.has(family) && !types.has(name)) throw new Error(`line ${i + 1}: sample of undeclared metric ${name}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2].replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]] = l[2].replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
     const v = m[3];
     const lower = v.toLowerCase();
     samples.push({ name, labels, value: lower === 'nan' ? NaN : /inf$/.test(lower) ? (v.startsWith('-') ? -Infinity : Infinity) : Number(v) });

@@ -32,7 +32,9 @@ const run = promisify(execFile);
 const JOB = 'invoice-intake';
 const POLL = { timeout: 60_000, interval: 500 };
 const rules = fs.readFileSync(path.join(ROOT, 'config/prometheus/invoice-intake.rules.yml'), 'utf8').replace(/^(\s+)for: \S+$/gm, '$1for: 2s');
-const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/grafana/invoice-intake.json'), 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
+const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'config/grafana/invoice-intake.json'), 'utf8')) as {
+  panels: { title: string; targets?: { expr: string }[] }[];
+};
 
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 let cert: Awaited<ReturnType<typeof makeCertificate>>;
@@ -43,6 +45,8 @@ let worker: ServiceProcess | undefined;
 let api: HttpRequest;
 let key: string;
 let ftpUser: string;
+/** a network-limited upload key, the FTP password (plain FTP) */
+let ftpKey: string;
 let ftpPort: number;
 const dirs: string[] = [];
 const env: Record<string, string> = {};
@@ -58,16 +62,39 @@ const tmpDir = (prefix: string) => {
 };
 
 beforeAll(async () => {
-  [pgdb, cert, dovecot, prom] = await Promise.all([createPgDatabase(), makeCertificate(), startDovecot(), startPrometheus({ rules, job: JOB, interval: '1s' })]);
+  [pgdb, cert, dovecot, prom] = await Promise.all([
+    createPgDatabase(),
+    makeCertificate(),
+    startDovecot(),
+    startPrometheus({ rules, job: JOB, interval: '1s' }),
+  ]);
   const pasv = await freePortRange(10);
   ftpPort = await freePort();
   Object.assign(env, {
-    DATABASE_URL: pgdb.url, REDIS_PREFIX: `iitest${randomToken(6)}`, ADMIN_TOKEN: `adm_${randomToken(24)}`, WEBHOOK_ALLOW_PRIVATE: 'true',
-    WEBHOOK_BACKOFF_MS: '200', WEBHOOK_BACKOFF_MAX_MS: '500', RECONCILE_INTERVAL_MS: '1000', INTAKE_BACKOFF_MS: '600000', INTAKE_BACKOFF_MAX_MS: '600000',
+    DATABASE_URL: pgdb.url,
+    REDIS_PREFIX: `iitest${randomToken(6)}`,
+    ADMIN_TOKEN: `adm_${randomToken(24)}`,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_BACKOFF_MS: '200',
+    WEBHOOK_BACKOFF_MAX_MS: '500',
+    RECONCILE_INTERVAL_MS: '1000',
+    INTAKE_BACKOFF_MS: '600000',
+    INTAKE_BACKOFF_MAX_MS: '600000',
   });
   edge = spawnService(['api', 'ftp', 'sftp', 'mail', 'smtp'], {
-    ...env, DATA_DIR: tmpDir('ii-prom-edge-'), SMTP_LISTEN: `127.0.0.1:${await freePort()}`, IMAP_URL: dovecot.url(), IMPORT_ADDRESS: 'invoices@intake.example.org', MAIL_RECONNECT_MIN_MS: '100', MAIL_RECONNECT_MAX_MS: '300',
-    MAIL_POLL_INTERVAL_MS: '1000', FTP_ALLOW_PLAIN: 'true', FTP_PORT: String(ftpPort), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', FTP_PASV_RANGE: `${pasv[0]}-${pasv[1]}`,
+    ...env,
+    DATA_DIR: tmpDir('ii-prom-edge-'),
+    SMTP_LISTEN: `127.0.0.1:${await freePort()}`,
+    IMAP_URL: dovecot.url(),
+    IMPORT_ADDRESS: 'invoices@intake.example.org',
+    MAIL_RECONNECT_MIN_MS: '100',
+    MAIL_RECONNECT_MAX_MS: '300',
+    MAIL_POLL_INTERVAL_MS: '1000',
+    FTP_ALLOW_PLAIN: 'true',
+    FTP_PORT: String(ftpPort),
+    FTP_HOST: '127.0.0.1',
+    FTP_PASV_URL: '127.0.0.1',
+    FTP_PASV_RANGE: `${pasv[0]}-${pasv[1]}`,
   });
   targets.push(await hostPort(edge));
   prom.setTargets(targets);
@@ -76,6 +103,10 @@ beforeAll(async () => {
   expect(account.status).toBe(201);
   key = account.body.liveKey;
   ftpUser = account.body.ftpUsername;
+  // plain FTP takes only an upload key limited to networks (issue 44): this host's
+  const made = await api('POST', '/v2/account/upload-keys', { key, body: { name: 'Export job', networks: ['127.0.0.1/32'] } });
+  expect(made.status).toBe(201);
+  ftpKey = made.body.key;
 }, 240_000);
 
 afterAll(async () => {
@@ -96,7 +127,11 @@ describe('the shipped rules in a real Prometheus', () => {
     // every listener of the process, the SMTP receiver's too, reported up by its channel
     // (the API answers before the listeners' roles have started: 0 until then)
     const listeners = async () => (await prom.query('intake_listener_up')).map((s) => [s.metric.channel, s.metric.listener, s.value[1]]).sort();
-    await expect.poll(listeners, POLL).toEqual([['ftp', 'ftp', '1'], ['sftp', 'sftp', '1'], ['smtp', 'smtp', '1']]);
+    await expect.poll(listeners, POLL).toEqual([
+      ['ftp', 'ftp', '1'],
+      ['sftp', 'sftp', '1'],
+      ['smtp', 'smtp', '1'],
+    ]);
     await expect.poll(() => active('IntakeListenerDown'), POLL).toEqual([]);
 
     // files with no worker to take them: a customer, invoices, their PDFs by HTTP and FTP, a file that is no PDF, one whose invoice does not exist yet
@@ -104,7 +139,10 @@ describe('the shipped rules in a real Prometheus', () => {
     expect(customer.status).toBe(201);
     const numbers = ['W-1', 'W-2', 'W-3'];
     for (const n of numbers) {
-      const inv = await api('POST', '/v2/invoices', { key, body: { customer: customer.body.id, invoiceNumber: n, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' } });
+      const inv = await api('POST', '/v2/invoices', {
+        key,
+        body: { customer: customer.body.id, invoiceNumber: n, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' },
+      });
       expect(inv.status).toBe(201);
     }
     const receiver = await webhookReceiver();
@@ -123,16 +161,18 @@ describe('the shipped rules in a real Prometheus', () => {
     const unmatched = await post('W-404.pdf', await makePdf('Invoice W-404'));
     const local = path.join(tmpDir('ii-prom-ftp-'), 'W-3.pdf');
     fs.writeFileSync(local, await makePdf('Invoice W-3'));
-    await run('curl', ['-sS', '--user', `${ftpUser}:${key}`, '-T', local, `ftp://127.0.0.1:${ftpPort}/W-3.pdf`]);
+    await run('curl', ['-sS', '--user', `${ftpUser}:${ftpKey}`, '-T', local, `ftp://127.0.0.1:${ftpPort}/W-3.pdf`]);
     // a refused login, a 404: series for the dashboard's panels
     await expect(run('curl', ['-sS', '--user', `${ftpUser}:wrong`, `ftp://127.0.0.1:${ftpPort}/`])).rejects.toThrow();
     expect((await api('GET', '/v2/invoices/inv_missing', { key })).status).toBe(404);
 
     // its summary follows the value at every evaluation: the four PDFs once the last is scraped (the
     // file that is no PDF failed at once, in the channel)
-    await expect.poll(async () => (await firing('IntakeBacklogStalled')).map((a) => [a.labels, a.annotations.summary]), POLL).toEqual([
-      [{ alertname: 'IntakeBacklogStalled', queue: 'intake', severity: 'critical' }, '4 intake jobs wait and no worker has finished one for 5 minutes'],
-    ]);
+    await expect
+      .poll(async () => (await firing('IntakeBacklogStalled')).map((a) => [a.labels, a.annotations.summary]), POLL)
+      .toEqual([
+        [{ alertname: 'IntakeBacklogStalled', queue: 'intake', severity: 'critical' }, '4 intake jobs wait and no worker has finished one for 5 minutes'],
+      ]);
     expect((await firing('IntakeBacklogStalled'))[0].annotations.runbook_url).toBe('docs/operations.md#intakebacklogstalled');
 
     // the IMAP server goes away, and comes back on its port
@@ -169,11 +209,19 @@ describe('the shipped rules in a real Prometheus', () => {
   }, 300_000);
 
   it('answer every expression of the Grafana dashboard with series', async () => {
-    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr.replaceAll('$__rate_interval', '10s').replaceAll('$instance', '.*') })));
+    const exprs = dashboard.panels.flatMap((p) =>
+      (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr.replaceAll('$__rate_interval', '10s').replaceAll('$instance', '.*') })),
+    );
     expect(exprs.length).toBeGreaterThanOrEqual(25);
     expect(exprs.every((e) => !e.expr.includes('$'))).toBe(true);
     // each answered without error, with at least one series, within the poll (rates want two scrapes)
-    await Promise.all(exprs.map((e) => expect.poll(async () => ({ panel: e.panel, expr: e.expr, series: (await prom.query(e.expr)).length > 0 }), POLL).toEqual({ panel: e.panel, expr: e.expr, series: true })));
+    await Promise.all(
+      exprs.map((e) =>
+        expect
+          .poll(async () => ({ panel: e.panel, expr: e.expr, series: (await prom.query(e.expr)).length > 0 }), POLL)
+          .toEqual({ panel: e.panel, expr: e.expr, series: true }),
+      ),
+    );
   }, 120_000);
 });
 

@@ -14,13 +14,29 @@ const DIR = path.join(ROOT, 'config/prometheus');
 const RULES = path.join(DIR, 'invoice-intake.rules.yml');
 const TESTS = path.join(DIR, 'invoice-intake.rules.test.yml');
 
-interface Rule { alert?: string; record?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
-interface AlertTest { eval_time: string; alertname: string; exp_alerts?: unknown[] }
+interface Rule {
+  alert?: string;
+  record?: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+interface AlertTest {
+  eval_time: string;
+  alertname: string;
+  exp_alerts?: unknown[];
+}
 
 const alerts = (): Rule[] => (parse(fs.readFileSync(RULES, 'utf8')) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules).filter((r) => r.alert);
 
 /** GitHub's anchor of a Markdown heading: lower case, spaces to dashes, punctuation dropped. */
-const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+const anchor = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 
 describe('Prometheus rules', () => {
   it('pass promtool check rules', async () => {
@@ -46,7 +62,10 @@ describe('Prometheus rules', () => {
       const all = parse(fs.readFileSync(TESTS, 'utf8')) as { tests: { alert_rule_test?: AlertTest[] }[] };
       const mine = all.tests.filter((t) => t.alert_rule_test?.some((a) => a.alertname === 'IntakeBacklogStalled'));
       fs.writeFileSync(path.join(tmp, 'stalled.test.yml'), stringify({ ...all, tests: mine }));
-      const passes = await run('promtool', ['test', 'rules', 'stalled.test.yml'], { cwd: tmp }).then(() => true, (e: { stdout: string; stderr: string }) => e.stdout + e.stderr);
+      const passes = await run('promtool', ['test', 'rules', 'stalled.test.yml'], { cwd: tmp }).then(
+        () => true,
+        (e: { stdout: string; stderr: string }) => e.stdout + e.stderr,
+      );
       expect(passes).toMatch(/FAILED:[\s\S]*alertname: IntakeBacklogStalled, time: 10m/);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
@@ -71,8 +90,14 @@ describe('Prometheus rules', () => {
     const tests = (parse(fs.readFileSync(TESTS, 'utf8')) as { tests: { alert_rule_test?: AlertTest[] }[] }).tests.flatMap((t) => t.alert_rule_test ?? []);
     for (const a of alerts()) {
       const mine = tests.filter((t) => t.alertname === a.alert);
-      expect(mine.some((t) => (t.exp_alerts ?? []).length > 0), `${a.alert} never fires in the tests`).toBe(true);
-      expect(mine.some((t) => (t.exp_alerts ?? []).length === 0), `${a.alert} has no case where it stays quiet`).toBe(true);
+      expect(
+        mine.some((t) => (t.exp_alerts ?? []).length > 0),
+        `${a.alert} never fires in the tests`,
+      ).toBe(true);
+      expect(
+        mine.some((t) => (t.exp_alerts ?? []).length === 0),
+        `${a.alert} has no case where it stays quiet`,
+      ).toBe(true);
     }
   });
 });

@@ -26,7 +26,14 @@ afterAll(async () => {
 });
 
 const start = (env: Record<string, string>) => {
-  const p = spawnService(['ftp', 'sftp'], { DATABASE_URL: pgdb.url, REDIS_PREFIX: `iitest${randomToken(6)}`, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ready-')), FTP_HOST: '127.0.0.1', FTP_PASV_URL: '127.0.0.1', ...env });
+  const p = spawnService(['ftp', 'sftp'], {
+    DATABASE_URL: pgdb.url,
+    REDIS_PREFIX: `iitest${randomToken(6)}`,
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-ready-')),
+    FTP_HOST: '127.0.0.1',
+    FTP_PASV_URL: '127.0.0.1',
+    ...env,
+  });
   procs.push(p);
   return p;
 };
@@ -38,13 +45,21 @@ const readyz = async (p: ServiceProcess) => {
 describe('/readyz of the transfer roles', () => {
   it('FTP, implicit FTPS and SFTP listening: ready, each reported', async () => {
     const p = start({ TLS_CERT: cert.cert, TLS_KEY: cert.key, FTPS_IMPLICIT_PORT: '0' });
-    const r = await pollFor(() => readyz(p), (x) => x.status === 200, { ms: 60_000, everyMs: 200, tolerateErrors: true });
+    const r = await pollFor(
+      () => readyz(p),
+      (x) => x.status === 200,
+      { ms: 60_000, everyMs: 200, tolerateErrors: true },
+    );
     expect(r).toEqual({ status: 200, checks: { database: 'ok', redis: 'ok', lifecycle: 'ok', ftp: 'ok', 'ftps-implicit': 'ok', sftp: 'ok' } });
   }, 120_000);
 
   it('implicit FTPS asked for without a certificate: not ready, and says why', async () => {
     const p = start({ FTP_ALLOW_PLAIN: 'true', FTPS_IMPLICIT_PORT: '0' });
-    const r = await pollFor(() => readyz(p), (x) => x.checks.ftp === 'ok' && x.checks.sftp === 'ok', { ms: 60_000, everyMs: 200, tolerateErrors: true });
+    const r = await pollFor(
+      () => readyz(p),
+      (x) => x.checks.ftp === 'ok' && x.checks.sftp === 'ok',
+      { ms: 60_000, everyMs: 200, tolerateErrors: true },
+    );
     expect(r.status).toBe(503);
     expect(r.checks['ftps-implicit']).toBe('failing: implicit FTPS not started: it needs TLS_CERT and TLS_KEY');
     expect(r.checks).toMatchObject({ database: 'ok', redis: 'ok', ftp: 'ok', sftp: 'ok' });

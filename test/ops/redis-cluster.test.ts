@@ -43,17 +43,23 @@ it('files by HTTP and FTPS through a three-primary cluster: every acknowledged f
   // (the intake and periodic queues, the rate limiter's windows). A window's key lives as long as
   // its window: one more request makes sure one is there however long the flow took.
   expect((await flow.api('GET', '/v2/imports')).status).toBe(200);
-  const perNode = await Promise.all(cluster.ports.map(async (port) => {
-    const node = new Redis({ port, host: '127.0.0.1' });
-    try {
-      const keys = await node.keys(`{${prefix}}:*`);
-      return { keys, slots: new Set(await Promise.all(keys.map((k) => node.call('CLUSTER', 'KEYSLOT', k)))) };
-    } finally {
-      node.disconnect();
-    }
-  }));
+  const perNode = await Promise.all(
+    cluster.ports.map(async (port) => {
+      const node = new Redis({ port, host: '127.0.0.1' });
+      try {
+        const keys = await node.keys(`{${prefix}}:*`);
+        return { keys, slots: new Set(await Promise.all(keys.map((k) => node.call('CLUSTER', 'KEYSLOT', k)))) };
+      } finally {
+        node.disconnect();
+      }
+    }),
+  );
   const holding = perNode.filter((n) => n.keys.length);
   expect(holding).toHaveLength(1);
   expect(holding[0].slots.size).toBe(1);
-  for (const part of ['intake', 'periodic', 'rl']) expect(holding[0].keys.some((k) => k.startsWith(`{${prefix}}:${part}:`)), part).toBe(true);
+  for (const part of ['intake', 'periodic', 'rl'])
+    expect(
+      holding[0].keys.some((k) => k.startsWith(`{${prefix}}:${part}:`)),
+      part,
+    ).toBe(true);
 }, 300_000);

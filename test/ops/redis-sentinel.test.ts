@@ -40,11 +40,21 @@ it('the primary killed mid-flow: the replica takes over, every process follows, 
   const { from, to } = await sentinel.killPrimary();
   expect(to).not.toBe(from);
   const promotedAt = Date.now();
-  await Promise.all([...flow.processes.values()].map(async (p) => {
-    const base = await p.url();
-    const ready = await pollFor(() => fetch(`${base}/readyz`).then(async (r) => ({ status: r.status, body: await r.text() }), () => ({ status: 0, body: '' })), (r) => r.status === 200, { ms: 30_000, everyMs: 200 });
-    expect(ready.status, `${p.roles} /readyz: ${ready.body}`).toBe(200);
-  }));
+  await Promise.all(
+    [...flow.processes.values()].map(async (p) => {
+      const base = await p.url();
+      const ready = await pollFor(
+        () =>
+          fetch(`${base}/readyz`).then(
+            async (r) => ({ status: r.status, body: await r.text() }),
+            () => ({ status: 0, body: '' }),
+          ),
+        (r) => r.status === 200,
+        { ms: 30_000, everyMs: 200 },
+      );
+      expect(ready.status, `${p.roles} /readyz: ${ready.body}`).toBe(200);
+    }),
+  );
   expect(Date.now() - promotedAt).toBeLessThan(30_000);
   await sending;
   await waitAttached(sql, files);

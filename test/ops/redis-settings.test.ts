@@ -28,7 +28,18 @@ afterAll(async () => {
 async function warnings(policy: string): Promise<any[]> {
   await client.config('SET', 'maxmemory-policy', policy);
   const lines: any[] = [];
-  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(...chunk.toString().split('\n').filter(Boolean).map((l: string) => JSON.parse(l))), cb()) });
+  const sink = new Writable({
+    write: (chunk, _e, cb) => (
+      lines.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter(Boolean)
+          .map((l: string) => JSON.parse(l)),
+      ),
+      cb()
+    ),
+  });
   await checkEvictionPolicy(client, createLogger('info', sink));
   return lines.filter((l) => l.level === 40);
 }
@@ -58,7 +69,11 @@ describe('Redis settings', () => {
 
   it('REDIS_SENTINELS: host:port pairs; anything else is a configuration error naming the variable', () => {
     const c = loadConfig({ REDIS_SENTINELS: '10.0.0.1:26379, sentinel-b:26380,[::1]:26381', REDIS_SENTINEL_NAME: 'ii' });
-    expect(c.redisSentinels).toEqual([{ host: '10.0.0.1', port: 26379 }, { host: 'sentinel-b', port: 26380 }, { host: '::1', port: 26381 }]);
+    expect(c.redisSentinels).toEqual([
+      { host: '10.0.0.1', port: 26379 },
+      { host: 'sentinel-b', port: 26380 },
+      { host: '::1', port: 26381 },
+    ]);
     expect(describeRedis(c)).toBe('sentinel ii via 10.0.0.1:26379,sentinel-b:26380,::1:26381');
     expect(() => loadConfig({ REDIS_SENTINELS: 'sentinel-a' })).toThrow(/REDIS_SENTINELS must be host:port pairs/);
     expect(() => loadConfig({ REDIS_SENTINELS: 'a:1,b:70000' })).toThrow(/REDIS_SENTINELS must be host:port pairs/);

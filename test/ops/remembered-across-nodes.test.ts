@@ -1,25 +1,23 @@
 // What each node remembers so that every change or received file does not ask the database
-// (src/services/announced-memo.ts): which event types an account's webhooks want, and whether an
-// account is disabled. A change made on one node counts on every node at once: it is announced over
-// Redis pub/sub as key rotations are. Webhook events here are payment.created, counted in the
+// (src/services/announced-memo.ts): which event types an account's webhooks want, whether an
+// account is disabled, and who may send its mail. A change made on one node counts on every node
+// at once: it is announced over Redis pub/sub as key rotations are. Webhook events here are payment.created, counted in the
 // outbox table (no workers needed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
-import { webhookRoutes } from '../../src/http/routes/webhooks.ts';
 import { createInvoice, makePdf } from '../helpers/fixtures.ts';
 import { startTestApp, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 
 let a: TestApp; // node A
 let b: TestApp; // node B: same database, same Redis prefix
 let uncached: TestApp; // KEY_CACHE_MS=0: nothing remembered
-const server = (c: TestApp['c']) => ({ apiRoutes: [webhookRoutes(c)] });
 
 beforeAll(async () => {
   const prefix = `iitest${randomToken(8)}`;
   const config = { redisPrefix: prefix, keyCacheMs: 60_000, webhookAllowPrivate: true };
-  a = await startTestApp({ config, server });
-  b = await a.anotherNode({ config, server });
-  uncached = await a.anotherNode({ config: { ...config, keyCacheMs: 0 }, server });
+  a = await startTestApp({ config });
+  b = await a.anotherNode({ config });
+  uncached = await a.anotherNode({ config: { ...config, keyCacheMs: 0 } });
 });
 afterAll(async () => {
   await uncached?.close();
@@ -33,7 +31,9 @@ async function pay(node: TestApp, acct: TestAccount): Promise<number> {
   const invoice = await createInvoice(node, acct.liveKey);
   const res = await node.request('POST', '/v2/payments', { key: acct.liveKey, body: { invoice: invoice.id, date: '02-02-2026', amount: '1.00' } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const rows = await node.db.query<{ n: number }>(`select count(*)::int as n from webhook_events where account_id = $1 and type = 'payment.created'`, [acct.id]);
+  const rows = await node.db.query<{ n: number }>(`select count(*)::int as n from webhook_events where account_id = $1 and type = 'payment.created'`, [
+    acct.id,
+  ]);
   return Number(rows[0].n);
 }
 const addHook = async (node: TestApp, acct: TestAccount, events = ['payment.created']) => {
@@ -42,7 +42,11 @@ const addHook = async (node: TestApp, acct: TestAccount, events = ['payment.crea
   return res.body.id as string;
 };
 const addHookBehindTheServicesBack = (t: TestApp, acct: TestAccount) =>
-  t.db.query(`insert into webhooks (id, account_id, mode, url, events, secret) values ($1, $2, 'live', $3, '{payment.created}', 'whsec_x')`, [`whk_${randomToken(10)}`, acct.id, hookUrl]);
+  t.db.query(`insert into webhooks (id, account_id, mode, url, events, secret) values ($1, $2, 'live', $3, '{payment.created}', 'whsec_x')`, [
+    `whk_${randomToken(10)}`,
+    acct.id,
+    hookUrl,
+  ]);
 
 describe('webhook subscriptions per node', () => {
   it('are really remembered: an endpoint added in the database alone is not seen by a node that looked already', async () => {
@@ -81,7 +85,7 @@ describe('webhook subscriptions per node', () => {
   });
 
   it('with Redis unreachable nothing is remembered, and a change of endpoints is refused without changing anything', async () => {
-    const down = await a.anotherNode({ config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 60_000, webhookAllowPrivate: true }, server });
+    const down = await a.anotherNode({ config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 60_000, webhookAllowPrivate: true } });
     try {
       const acct = await down.createAccount();
       expect(await pay(down, acct)).toBe(0);
@@ -97,7 +101,7 @@ describe('webhook subscriptions per node', () => {
   });
 
   it('with nothing remembered (KEY_CACHE_MS=0), changes of endpoints do not need Redis', async () => {
-    const down = await a.anotherNode({ config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 0, webhookAllowPrivate: true }, server });
+    const down = await a.anotherNode({ config: { redisUrl: 'redis://127.0.0.1:1', keyCacheMs: 0, webhookAllowPrivate: true } });
     try {
       const acct = await down.createAccount();
       await addHook(down, acct);
@@ -110,7 +114,13 @@ describe('webhook subscriptions per node', () => {
 
 describe('disabled accounts per node', () => {
   const receive = async (node: TestApp, acct: TestAccount) =>
-    node.c.intake.receive({ scope: { accountId: acct.id, mode: 'live' }, channel: 'mail', sender: 'a@example.com', filename: `OFF-${randomToken(6)}.pdf`, bytes: await makePdf('off') });
+    node.c.intake.receive({
+      scope: { accountId: acct.id, mode: 'live' },
+      channel: 'mail',
+      sender: 'a@example.com',
+      filename: `OFF-${randomToken(6)}.pdf`,
+      bytes: await makePdf('off'),
+    });
   const setDisabled = (node: TestApp, acct: TestAccount, disabled: boolean) =>
     node.request('PATCH', `/admin/accounts/${acct.id}`, { headers: { authorization: `Bearer ${node.adminToken}` }, body: { disabled } });
 
@@ -131,5 +141,28 @@ describe('disabled accounts per node', () => {
     expect((await receive(a, acct)).status).toBe('failed'); // A now remembers it disabled
     expect((await setDisabled(b, acct, false)).status).toBe(200);
     expect((await receive(a, acct)).status).toBe('received');
+  });
+});
+
+describe('sender policies per node', () => {
+  const policyOn = (node: TestApp, acct: TestAccount) => node.c.senderPolicies.get({ accountId: acct.id, mode: 'live' });
+  const putSenders = (node: TestApp, acct: TestAccount, senders: string[]) =>
+    node.request('PUT', '/v2/account/senders', { key: acct.liveKey, body: { policy: 'listed', senders } });
+
+  it('are really remembered: changed in the database alone, a node that looked keeps the old one', async () => {
+    const acct = await a.createAccount();
+    const before = await policyOn(b, acct);
+    await a.db.query(`insert into account_sender_policies (account_id, mode, policy, senders) values ($1, 'live', 'listed', '{@db.example}')`, [acct.id]);
+    expect(await policyOn(b, acct)).toEqual(before); // from B's memory
+    expect(await policyOn(uncached, acct)).toEqual({ policy: 'listed', senders: ['@db.example'] });
+  });
+
+  it('a list set on node A counts on node B at once, and a change made on B on A', async () => {
+    const acct = await a.createAccount();
+    expect((await policyOn(b, acct)).senders).toEqual([]);
+    expect((await putSenders(a, acct, ['@one.example'])).status).toBe(200);
+    expect(await policyOn(b, acct)).toEqual({ policy: 'listed', senders: ['@one.example'] });
+    expect((await putSenders(b, acct, ['@two.example'])).status).toBe(200);
+    expect(await policyOn(a, acct)).toEqual({ policy: 'listed', senders: ['@two.example'] });
   });
 });

@@ -9,7 +9,12 @@ import { spawnService, type ServiceProcess } from '../../testkit/service-process
 import { pollFor } from '../../testkit/wait.ts';
 
 // the health listener answers before the roles have started; each role is 'starting' until then
-const readyStatus = (url: string) => pollFor(() => fetch(`${url}/readyz`).then((r) => r.status), (s) => s === 200, { ms: 30_000, everyMs: 100 });
+const readyStatus = (url: string) =>
+  pollFor(
+    () => fetch(`${url}/readyz`).then((r) => r.status),
+    (s) => s === 200,
+    { ms: 30_000, everyMs: 100 },
+  );
 
 const started: ServiceProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];

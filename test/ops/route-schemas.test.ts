@@ -5,10 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboard } from '../../src/http/dashboard/dashboard.ts';
 import { lazySchemaCompilers } from '../../src/http/lazy-schema-compilers.ts';
 import { queueDashboard } from '../../src/http/plugins/queue-dashboard.ts';
-import { importRoutes } from '../../src/http/routes/imports.ts';
 import { intakeRecordLink, intakeView } from '../../src/http/routes/intake-view.ts';
 import { metricsPlugin } from '../../src/http/routes/metrics-route.ts';
-import { webhookRoutes } from '../../src/http/routes/webhooks.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const compilers = lazySchemaCompilers();
@@ -19,8 +17,7 @@ beforeAll(async () => {
   t = await startTestApp({
     server: (c) => ({
       schemaCompilers: compilers,
-      apiRoutes: [importRoutes(c), webhookRoutes(c)],
-      adminPlugins: [queueDashboard({ queues: () => c.queues.all(), adminToken: c.config.adminToken!, jobLink: intakeRecordLink }), intakeView(c, c.config.adminToken!)],
+      adminPlugins: [queueDashboard({ jobs: c.jobs, adminToken: c.config.adminToken!, jobLink: intakeRecordLink }), intakeView(c, c.config.adminToken!)],
       plugins: [metricsPlugin(c.metrics, c.config.metricsToken), dashboard(c)],
     }),
   });

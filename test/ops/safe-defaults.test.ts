@@ -36,7 +36,12 @@ describe('safe defaults', () => {
 
   it('the API beyond loopback without PUBLIC_URL does not start: the process says to set it and exits 2', async () => {
     const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const p = execFile(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOST: '0.0.0.0', PORT: '0', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-no-url-')) } }, (_err, _out, stderr) => resolve({ code: p.exitCode, stderr }));
+      const p = execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/main.ts'],
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOST: '0.0.0.0', PORT: '0', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'ii-no-url-')) } },
+        (_err, _out, stderr) => resolve({ code: p.exitCode, stderr }),
+      );
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/Invalid configuration:\n {2}- PUBLIC_URL must be set when the API listens beyond this machine \(HOST=0\.0\.0\.0\)/);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startIntakeApp, type IntakeApp } from '../intake/intake-harness.ts';
 import { parsePrometheusText, sampleValue, type Sample } from './prom-text.ts';
+import { threadNices } from '../helpers/thread-nices.ts';
 
 let t: IntakeApp;
 let key: string;
@@ -27,7 +28,10 @@ async function scrape(): Promise<Sample[]> {
 }
 
 async function invoice(n: string) {
-  const res = await t.request('POST', '/v2/invoices', { key, body: { customer, invoiceNumber: n, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' } });
+  const res = await t.request('POST', '/v2/invoices', {
+    key,
+    body: { customer, invoiceNumber: n, invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '10.00' },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -41,7 +45,10 @@ describe('ops wiring of the service', () => {
     const sent = await t.request('POST', '/v2/imports', { key, body: { Filename: 'OPS-100.pdf', Content: (await makePdf('OPS-100')).toString('base64') } });
     expect(sent.status).toBe(202);
     expect((await t.waitFor(key, sent.body.id)).status).toBe('attached');
-    const junk = await t.request('POST', '/v2/imports', { key, body: { Filename: 'OPS-101.pdf', Content: Buffer.from('not a pdf at all').toString('base64') } });
+    const junk = await t.request('POST', '/v2/imports', {
+      key,
+      body: { Filename: 'OPS-101.pdf', Content: Buffer.from('not a pdf at all').toString('base64') },
+    });
     expect(junk.body.status).toBe('failed');
 
     const after = await scrape();
@@ -55,13 +62,26 @@ describe('ops wiring of the service', () => {
     expect(sampleValue(after, 'bullmq_queue_jobs', { queue: 'intake', state: 'waiting' })).toBe(0);
   });
 
+  it('runs the PDF check threads at PDF_CHECK_PRIORITY (19 by default) and the thread that answers at 0 (Linux, from /proc)', async () => {
+    expect(t.config.pdfCheckPriority).toBe(19);
+    // the worker role starts the pool's threads (warm) and a file keeps them up
+    await invoice('OPS-150');
+    const sent = await t.request('POST', '/v2/imports', { key, body: { Filename: 'OPS-150.pdf', Content: (await makePdf('OPS-150')).toString('base64') } });
+    expect((await t.waitFor(key, sent.body.id)).status).toBe('attached');
+    t.svc.container.pdfPool!.warm();
+    await expect.poll(() => threadNices().filter((n) => n.nice === 19).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect(threadNices().find((n) => n.tid === process.pid)?.nice).toBe(0);
+  });
+
   it('lists the intake queue on the dashboard with each job linked to its intake record', async () => {
     await invoice('OPS-200');
     const sent = await t.request('POST', '/v2/imports', { key, body: { Filename: 'OPS-200.pdf', Content: (await makePdf('OPS-200')).toString('base64') } });
     expect((await t.waitFor(key, sent.body.id)).status).toBe('attached');
     const token = t.config.adminToken!;
 
-    const res = await fetch(`${t.svc.apiUrl}/admin/queues/api/queues?activeQueue=intake&status=completed&page=1&jobsPerPage=50`, { headers: { authorization: basic(token) } });
+    const res = await fetch(`${t.svc.apiUrl}/admin/queues/api/queues?activeQueue=intake&status=completed&page=1&jobsPerPage=50`, {
+      headers: { authorization: basic(token) },
+    });
     expect(res.status).toBe(200);
     const queue = (await res.json()).queues.find((q: { name: string }) => q.name === 'intake');
     const job = queue.jobs.find((j: { data: { intakeId: string } }) => j.data.intakeId === sent.body.id);

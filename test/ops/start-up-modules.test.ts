@@ -9,7 +9,14 @@ import { ROOT } from '../../testkit/paths.ts';
 
 /** The packages (CommonJS and ES modules) that `script` leaves loaded in a fresh process. */
 const loadedPackages = (script: string): string[] => {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `
     import { createRequire, register } from 'node:module';
     import { MessageChannel } from 'node:worker_threads';
     // ES modules: every URL the loader loads, reported by a hook; CommonJS ones: require.cache
@@ -22,7 +29,10 @@ const loadedPackages = (script: string): string[] => {
     await new Promise((resolve) => setTimeout(resolve, 200)); // the hook's last messages
     const files = [...esm, ...Object.keys(createRequire(import.meta.url).cache)];
     const names = files.map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(f)?.[1]).filter(Boolean);
-    console.log(JSON.stringify([...new Set(names)]));`], { cwd: ROOT, encoding: 'utf8' });
+    console.log(JSON.stringify([...new Set(names)]));`,
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   return JSON.parse(out.trim().split('\n').pop()!);
 };
 
@@ -50,13 +60,13 @@ describe('start-up modules', () => {
   it('a start loads neither the CMS reader nor the XML parser; sniffing a PDF does not either, a signed file and an XML do', async () => {
     const start = `await Promise.all(['start-service', 'ftp-role', 'sftp-role', 'container'].map((m) => import('./src/app/' + m + '.ts')));`;
     const plainPdf = loadedPackages(`${start}
-      const { sniffPdf } = await import('./src/domain/pdf.ts');
+      const { sniffPdf } = await import('./src/formats/pdf.ts');
       if (sniffPdf(new TextEncoder().encode('%PDF-1.7 ...'))) throw new Error('refused');`);
     expect(plainPdf).toEqual(expect.arrayContaining(['bullmq', 'fastify']));
     for (const lazy of ['pkijs', 'asn1js', 'fast-xml-parser']) expect(plainPdf).not.toContain(lazy);
     const used = loadedPackages(`${start}
       const fs = await import('node:fs');
-      const { sniffPdf } = await import('./src/domain/pdf.ts');
+      const { sniffPdf } = await import('./src/formats/pdf.ts');
       if (sniffPdf(new Uint8Array(fs.readFileSync('test/fixtures/mail/cms/signed.der')))) throw new Error('refused');
       if (sniffPdf(new TextEncoder().encode('<Invoice/>'))?.ok !== false) throw new Error('an XML without a number was taken');`);
     expect(used).toEqual(expect.arrayContaining(['pkijs', 'asn1js', 'fast-xml-parser']));

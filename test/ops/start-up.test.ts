@@ -12,7 +12,7 @@ import { ROOT } from '../../testkit/paths.ts';
 import { createPgDatabase } from '../../testkit/postgres.ts';
 import { spawnService, type ServiceProcess } from '../../testkit/service-process.ts';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
   for (const fn of cleanups.reverse()) await fn();
 });
@@ -69,19 +69,39 @@ describe('start-up', () => {
     await exited;
   }, 180_000);
 
-  it('elsewhere: JSON lines, the summary\'s facts as fields; a key typed as the FTP user name is masked', async () => {
+  it("elsewhere: JSON lines, the summary's facts as fields; a key typed as the FTP user name is masked", async () => {
     const adminToken = `adm_${randomToken(24)}`;
     const svc: ServiceProcess = spawnService(['api', 'ftp'], { ...(await freshEnv()), ADMIN_TOKEN: adminToken, LOG_LEVEL: 'debug' });
     cleanups.push(async () => (svc.signal('SIGKILL'), await svc.exited));
     const base = await svc.url();
     const summary = await svc.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('invoice-intake is running'));
-    expect(summary).toMatchObject({ level: 30, startUp: { api: `${base}/v2`, docs: `${base}/docs`, dashboard: `${base}/dashboard`, adminToken: 'ADMIN_TOKEN, as set', ftp: expect.stringMatching(/^0\.0\.0\.0:\d+$/) } });
+    expect(summary).toMatchObject({
+      level: 30,
+      startUp: {
+        api: `${base}/v2`,
+        docs: `${base}/docs`,
+        dashboard: `${base}/dashboard`,
+        adminToken: 'ADMIN_TOKEN, as set',
+        ftp: expect.stringMatching(/^0\.0\.0\.0:\d+$/),
+      },
+    });
     expect(svc.logs.every((l) => typeof l.level === 'number' && typeof l.time === 'number')).toBe(true); // each line was JSON
 
-    const account = (await (await fetch(`${base}/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'typed' }) })).json()) as { liveKey: string };
+    const account = (await (
+      await fetch(`${base}/admin/accounts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'typed' }),
+      })
+    ).json()) as { liveKey: string };
     // a person pastes the key into the user field (curl, FTPS as the server requires)
     const curl = await new Promise<number>((resolve) => {
-      execFile('curl', ['-sS', '--ssl-reqd', '-k', '--user', `${account.liveKey}:wrong`, `ftp://127.0.0.1:${summary.startUp.ftp.split(':')[1]}/`], { timeout: 30_000 }, (err) => resolve(Number((err as { code?: number } | null)?.code ?? 0)));
+      execFile(
+        'curl',
+        ['-sS', '--ssl-reqd', '-k', '--user', `${account.liveKey}:wrong`, `ftp://127.0.0.1:${summary.startUp.ftp.split(':')[1]}/`],
+        { timeout: 30_000 },
+        (err) => resolve(Number((err as { code?: number } | null)?.code ?? 0)),
+      );
     });
     expect(curl).toBe(67); // curl: login denied
     const failed = await svc.waitForLog((l) => l.msg === 'ftp login failed');

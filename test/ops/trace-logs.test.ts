@@ -36,13 +36,20 @@ describe('structured logs', () => {
   it('carry the request id as traceId from the upload to attached, and the intake id in between', async () => {
     const account = await svc.container.accounts.create('trace');
     const auth = { authorization: `Bearer ${account.liveKey}`, 'content-type': 'application/json' };
-    const customer = await (await fetch(`${svc.apiUrl}/v2/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ customerCode: 'T-1', name: 'Trace' }) })).json();
-    const inv = await fetch(`${svc.apiUrl}/v2/invoices`, { method: 'POST', headers: auth, body: JSON.stringify({ customer: customer.id, invoiceNumber: 'TRACE-1', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' }) });
+    const customer = await (
+      await fetch(`${svc.apiUrl}/v2/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ customerCode: 'T-1', name: 'Trace' }) })
+    ).json();
+    const inv = await fetch(`${svc.apiUrl}/v2/invoices`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ customer: customer.id, invoiceNumber: 'TRACE-1', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' }),
+    });
     expect(inv.status).toBe(201);
 
     const traceId = `trace-${Date.now()}`;
     const res = await fetch(`${svc.apiUrl}/v2/imports`, {
-      method: 'POST', headers: { ...auth, 'x-request-id': traceId },
+      method: 'POST',
+      headers: { ...auth, 'x-request-id': traceId },
       body: JSON.stringify({ Filename: 'TRACE-1.pdf', Content: (await makePdf('TRACE-1')).toString('base64') }),
     });
     expect(res.status).toBe(202);

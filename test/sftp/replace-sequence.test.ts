@@ -47,7 +47,7 @@ async function expectBothKept(v: Awaited<ReturnType<typeof versions>>, channel: 
   expect(await setup.app.waitFor(v.acct.liveKey, corrected.id)).toMatchObject({ channel, status: expect.stringMatching(/^(attached|failed)$/) });
 }
 
-describe('WinSCP\'s replace sequence', () => {
+describe("WinSCP's replace sequence", () => {
   it('over SFTP (paramiko: upload .filepart, remove, rename); a Latin-1 name is refused with the reason', async () => {
     const v = await versions('sftp');
     const r = await run('/usr/bin/python3', [PARAMIKO, String(setup.app.sftpPort), v.acct.ftpUsername, v.acct.liveKey, v.first, v.corrected, v.remote]);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { archiveImports, invoicesNumbered, make7z, makeZip, pdfsNamed } from '../helpers/zip-archives.ts';
-import { run, SSH_OPTS, sftpTestFile } from './sftp-harness.ts';
+import { sftpTestFile, sftpWithPassword } from './sftp-harness.ts';
 
 const setup = sftpTestFile();
 
@@ -19,7 +19,7 @@ describe('ZIP archives by SFTP', () => {
     fs.writeFileSync(file, zip);
     const batch = path.join(dir, 'zip.batch');
     fs.writeFileSync(batch, `put ${file}\n`);
-    const res = await run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-P', String(app.sftpPort), '-b', batch, `${account.ftpUsername}@127.0.0.1`], { env: { SSHPASS: account.liveKey } });
+    const res = await sftpWithPassword({ port: app.sftpPort, user: account.ftpUsername, password: account.liveKey, batch });
     expect(res.code, res.stderr).toBe(0);
     const [archive] = (await app.imports(account.liveKey)).filter((r) => r.filename === 'day.zip');
     expect(archive).toMatchObject({ channel: 'sftp', status: 'unpacked', reason: 'Unpacked into 50 files', size: zip.length });
@@ -37,7 +37,7 @@ describe('ZIP archives by SFTP', () => {
     fs.writeFileSync(file, await make7z([{ name: 'a.pdf', bytes: (await pdfsNamed('S7-', 1))[0].bytes }]));
     const batch = path.join(dir, '7z.batch');
     fs.writeFileSync(batch, `put ${file}\n`);
-    const res = await run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-P', String(app.sftpPort), '-b', batch, `${account.ftpUsername}@127.0.0.1`], { env: { SSHPASS: account.liveKey } });
+    const res = await sftpWithPassword({ port: app.sftpPort, user: account.ftpUsername, password: account.liveKey, batch });
     expect(res.code, res.stderr).toBe(0);
     const [record] = (await app.imports(account.liveKey)).filter((r) => r.filename === 'Belege.7z');
     expect(record).toMatchObject({ channel: 'sftp', status: 'failed', reason: '7z archives are not read: send the PDFs or a ZIP' });

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { admin, bigPdf, run, SSH_OPTS, sshKeygen, sftpTestFile, tempDir } from './sftp-harness.ts';
+import { admin, bigPdf, run, SSH_OPTS, sshKeygen, sftpTestFile, tempDir, sftpWithPassword } from './sftp-harness.ts';
 
 const setup = sftpTestFile();
 
@@ -17,7 +17,9 @@ async function invoiceFile(key = setup.account.liveKey): Promise<{ invoice: { id
 }
 
 async function expectAttached(key: string, invoiceNumber: string) {
-  await expect.poll(async () => (await setup.app.imports(key)).find((r) => r.filename === `${invoiceNumber}.pdf`)?.status, { timeout: 20_000 }).toBe('attached');
+  await expect
+    .poll(async () => (await setup.app.imports(key)).find((r) => r.filename === `${invoiceNumber}.pdf`)?.status, { timeout: 20_000 })
+    .toBe('attached');
 }
 
 /** A local PDF named after a fresh invoice, another to upload under a temporary name, and a file that fails. */
@@ -45,16 +47,19 @@ describe('OpenSSH sftp -b', () => {
     const { invoiceNumber } = job.renamed.invoice;
     const errorCopy = path.join(setup.dir, 'sftp.error.txt');
     const batch = path.join(setup.dir, 'put.batch');
-    fs.writeFileSync(batch, [
-      `put ${job.good.file}`,
-      `put ${job.renamed.file} ${invoiceNumber}.pdf.filepart`,
-      `rename ${invoiceNumber}.pdf.filepart ${invoiceNumber}.pdf`,
-      `put ${job.junk}`,
-      'ls -l',
-      `get ${job.junkName}.error.txt ${errorCopy}`,
-      '',
-    ].join('\n'));
-    const res = await run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-P', String(setup.app.sftpPort), '-b', batch, `${setup.account.ftpUsername}@127.0.0.1`], { env: { SSHPASS: setup.account.liveKey } });
+    fs.writeFileSync(
+      batch,
+      [
+        `put ${job.good.file}`,
+        `put ${job.renamed.file} ${invoiceNumber}.pdf.filepart`,
+        `rename ${invoiceNumber}.pdf.filepart ${invoiceNumber}.pdf`,
+        `put ${job.junk}`,
+        'ls -l',
+        `get ${job.junkName}.error.txt ${errorCopy}`,
+        '',
+      ].join('\n'),
+    );
+    const res = await sftpWithPassword({ port: setup.app.sftpPort, user: setup.account.ftpUsername, password: setup.account.liveKey, batch });
     expect(res.code, res.stderr).toBe(0);
     // sftp -b echoes each command: the listing is what comes between `ls -l` and `get`
     const listing = res.stdout.slice(res.stdout.indexOf('sftp> ls -l'), res.stdout.indexOf('sftp> get'));
@@ -73,17 +78,33 @@ describe('OpenSSH sftp -b', () => {
     const { invoice, file } = await invoiceFile(setup.account.testKey);
     const batch = path.join(setup.dir, 'key.batch');
     fs.writeFileSync(batch, `put ${file}\n`);
-    const res = await run('sftp', [...SSH_OPTS, '-oIdentitiesOnly=yes', '-i', key.file, '-P', String(setup.app.sftpPort), '-b', batch, `${setup.account.ftpUsername}@127.0.0.1`]);
+    const res = await run('sftp', [
+      ...SSH_OPTS,
+      '-oIdentitiesOnly=yes',
+      '-i',
+      key.file,
+      '-P',
+      String(setup.app.sftpPort),
+      '-b',
+      batch,
+      `${setup.account.ftpUsername}@127.0.0.1`,
+    ]);
     expect(res.code, res.stderr).toBe(0);
     await expectAttached(setup.account.testKey, invoice.invoiceNumber);
   });
 
   it('refuses mkdir, delete and paths outside the root, and fails the batch', async () => {
     const { invoice, file } = await invoiceFile();
-    for (const command of ['mkdir sub', `put ${file} ../${invoice.invoiceNumber}.pdf`, `put ${file} sub/${invoice.invoiceNumber}.pdf`, 'rm whatever.pdf', 'ln -s a.pdf b.pdf']) {
+    for (const command of [
+      'mkdir sub',
+      `put ${file} ../${invoice.invoiceNumber}.pdf`,
+      `put ${file} sub/${invoice.invoiceNumber}.pdf`,
+      'rm whatever.pdf',
+      'ln -s a.pdf b.pdf',
+    ]) {
       const batch = path.join(setup.dir, 'bad.batch');
       fs.writeFileSync(batch, `${command}\n`);
-      const res = await run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPubkeyAuthentication=no', '-P', String(setup.app.sftpPort), '-b', batch, `${setup.account.ftpUsername}@127.0.0.1`], { env: { SSHPASS: setup.account.liveKey } });
+      const res = await sftpWithPassword({ port: setup.app.sftpPort, user: setup.account.ftpUsername, password: setup.account.liveKey, batch });
       expect(res.code, command).not.toBe(0);
     }
     expect((await setup.app.imports(setup.account.liveKey)).some((r) => r.filename === `${invoice.invoiceNumber}.pdf`)).toBe(false);
@@ -95,7 +116,17 @@ describe('scp -s (SFTP mode)', () => {
     const key = await sshKeygen(setup.dir, 'ecdsa');
     expect((await admin(setup.app, 'POST', `/admin/accounts/${setup.account.id}/ssh-keys/live`, { publicKey: key.publicKey })).status).toBe(201);
     const { invoice, file } = await invoiceFile();
-    const res = await run('scp', ['-s', ...SSH_OPTS, '-oIdentitiesOnly=yes', '-i', key.file, '-P', String(setup.app.sftpPort), file, `${setup.account.ftpUsername}@127.0.0.1:`]);
+    const res = await run('scp', [
+      '-s',
+      ...SSH_OPTS,
+      '-oIdentitiesOnly=yes',
+      '-i',
+      key.file,
+      '-P',
+      String(setup.app.sftpPort),
+      file,
+      `${setup.account.ftpUsername}@127.0.0.1:`,
+    ]);
     expect(res.code, res.stderr).toBe(0);
     await expectAttached(setup.account.liveKey, invoice.invoiceNumber);
   });
@@ -104,10 +135,31 @@ describe('scp -s (SFTP mode)', () => {
     const key = await sshKeygen(setup.dir, 'rsa', 3072);
     expect((await admin(setup.app, 'POST', `/admin/accounts/${setup.account.id}/ssh-keys/live`, { publicKey: key.publicKey })).status).toBe(201);
     const { invoice, file } = await invoiceFile();
-    const sha1 = await run('scp', ['-s', ...SSH_OPTS, '-oIdentitiesOnly=yes', '-oPubkeyAcceptedAlgorithms=ssh-rsa', '-i', key.file, '-P', String(setup.app.sftpPort), file, `${setup.account.ftpUsername}@127.0.0.1:`]);
+    const sha1 = await run('scp', [
+      '-s',
+      ...SSH_OPTS,
+      '-oIdentitiesOnly=yes',
+      '-oPubkeyAcceptedAlgorithms=ssh-rsa',
+      '-i',
+      key.file,
+      '-P',
+      String(setup.app.sftpPort),
+      file,
+      `${setup.account.ftpUsername}@127.0.0.1:`,
+    ]);
     expect(sha1.code).not.toBe(0);
     expect(sha1.stderr).toMatch(/Permission denied/);
-    const res = await run('scp', ['-s', ...SSH_OPTS, '-oIdentitiesOnly=yes', '-i', key.file, '-P', String(setup.app.sftpPort), file, `${setup.account.ftpUsername}@127.0.0.1:/${invoice.invoiceNumber}.pdf`]);
+    const res = await run('scp', [
+      '-s',
+      ...SSH_OPTS,
+      '-oIdentitiesOnly=yes',
+      '-i',
+      key.file,
+      '-P',
+      String(setup.app.sftpPort),
+      file,
+      `${setup.account.ftpUsername}@127.0.0.1:/${invoice.invoiceNumber}.pdf`,
+    ]);
     expect(res.code, res.stderr).toBe(0);
     await expectAttached(setup.account.liveKey, invoice.invoiceNumber);
   });
@@ -123,9 +175,13 @@ describe('rclone sftp backend', () => {
     const obscured = (await run('rclone', ['obscure', setup.account.liveKey])).stdout.trim();
     const env = {
       RCLONE_CONFIG: '/dev/null',
-      RCLONE_CONFIG_II_TYPE: 'sftp', RCLONE_CONFIG_II_HOST: '127.0.0.1', RCLONE_CONFIG_II_PORT: String(setup.app.sftpPort),
-      RCLONE_CONFIG_II_USER: setup.account.ftpUsername, RCLONE_CONFIG_II_PASS: obscured,
-      RCLONE_CONFIG_II_SHELL_TYPE: 'none', RCLONE_CONFIG_II_DISABLE_HASHCHECK: 'true',
+      RCLONE_CONFIG_II_TYPE: 'sftp',
+      RCLONE_CONFIG_II_HOST: '127.0.0.1',
+      RCLONE_CONFIG_II_PORT: String(setup.app.sftpPort),
+      RCLONE_CONFIG_II_USER: setup.account.ftpUsername,
+      RCLONE_CONFIG_II_PASS: obscured,
+      RCLONE_CONFIG_II_SHELL_TYPE: 'none',
+      RCLONE_CONFIG_II_DISABLE_HASHCHECK: 'true',
     };
     const rclone = async (...args: string[]) => {
       const res = await run('rclone', ['--contimeout', '10s', '--timeout', '20s', '--retries', '1', ...args], { env });

@@ -63,10 +63,12 @@ export function connectSftp(port: number, auth: Pick<ConnectConfig, 'username' |
     });
     // a server that turns the connection away may just close it (a no-op once connected); an
     // error that comes with the close (authentication failed) is the better reason
-    client.on('close', () => setImmediate(() => {
-      clearTimeout(timer);
-      reject(new Error('connection closed before the sftp session opened'));
-    }));
+    client.on('close', () =>
+      setImmediate(() => {
+        clearTimeout(timer);
+        reject(new Error('connection closed before the sftp session opened'));
+      }),
+    );
     client.on('ready', () => {
       client.sftp((err, sftp) => {
         clearTimeout(timer);
@@ -75,7 +77,11 @@ export function connectSftp(port: number, auth: Pick<ConnectConfig, 'username' |
       });
     });
     client.connect({
-      host: '127.0.0.1', port, localAddress, readyTimeout: 20_000, ...auth,
+      host: '127.0.0.1',
+      port,
+      localAddress,
+      readyTimeout: 20_000,
+      ...auth,
       hostVerifier: (key: Buffer) => {
         hostKey = sshFingerprint(key);
         return true;
@@ -131,6 +137,19 @@ export function tempDir(prefix = 'ii-sftp-'): string {
 
 /** OpenSSH options for a throwaway client: no known_hosts, no agent, no config. */
 export const SSH_OPTS = ['-F', '/dev/null', '-oStrictHostKeyChecking=no', '-oUserKnownHostsFile=/dev/null', '-oIdentityAgent=none', '-oConnectTimeout=10'];
+
+/** OpenSSH's sftp logging in to 127.0.0.1 with a password (an API key or an upload key's secret) given by sshpass, running `batch` (sftp -b). */
+export function sftpWithPassword(o: {
+  port: number | string;
+  user: string;
+  password: string;
+  batch: string;
+  options?: string[];
+  timeoutMs?: number;
+}): Promise<Run> {
+  const args = ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', ...(o.options ?? [])];
+  return run('sshpass', [...args, '-P', String(o.port), '-b', o.batch, `${o.user}@127.0.0.1`], { env: { SSHPASS: o.password }, timeoutMs: o.timeoutMs });
+}
 
 /** An Ed25519 (or other) key pair made with ssh-keygen into `dir`. */
 export async function sshKeygen(dir: string, type = 'ed25519', bits?: number): Promise<{ file: string; publicKey: string }> {

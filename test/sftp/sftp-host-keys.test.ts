@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ensureHostKeys, loadHostKeys } from '../../src/channels/sftp/host-keys.ts';
 import { ROOT } from '../../testkit/paths.ts';
-import { admin, connectSftp, readdir, refusal, run, SSH_OPTS, sshKeygen, sftpTestFile } from './sftp-harness.ts';
+import { admin, connectSftp, readdir, refusal, run, sshKeygen, sftpTestFile, sftpWithPassword } from './sftp-harness.ts';
 
 const setup = sftpTestFile();
 
@@ -20,7 +20,13 @@ const cli = (...args: string[]) =>
 async function fingerprintSeenBy(algorithm: string): Promise<string> {
   const batch = path.join(setup.dir, 'bye.batch');
   fs.writeFileSync(batch, 'bye\n');
-  const res = await run('sshpass', ['-e', 'sftp', '-v', ...SSH_OPTS, '-oBatchMode=no', '-oPubkeyAuthentication=no', `-oHostKeyAlgorithms=${algorithm}`, '-P', String(setup.app.sftpPort), '-b', batch, `${setup.account.ftpUsername}@127.0.0.1`], { env: { SSHPASS: setup.account.liveKey } });
+  const res = await sftpWithPassword({
+    port: setup.app.sftpPort,
+    user: setup.account.ftpUsername,
+    password: setup.account.liveKey,
+    batch,
+    options: ['-v', `-oHostKeyAlgorithms=${algorithm}`],
+  });
   expect(res.code, res.stderr).toBe(0);
   return /Server host key: \S+ (SHA256:\S+)/.exec(res.stderr)![1];
 }
@@ -86,6 +92,8 @@ describe('SSH keys through the CLI', () => {
     expect((await cli('remove-ssh-key', setup.account.id, id)).code).toBe(0);
     await refusal(readdir(session.sftp));
     await vi.waitFor(() => expect((session.client as any)._sock?.destroyed ?? true).toBe(true));
-    await expect(connectSftp(setup.app.sftpPort, { username: setup.account.ftpUsername, privateKey: fs.readFileSync(key.file) })).rejects.toThrow(/authentication/i);
+    await expect(connectSftp(setup.app.sftpPort, { username: setup.account.ftpUsername, privateKey: fs.readFileSync(key.file) })).rejects.toThrow(
+      /authentication/i,
+    );
   });
 });

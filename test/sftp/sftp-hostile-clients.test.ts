@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flood, limitHits, openedWithin, rawConnect, type Flood } from '../helpers/connection-flood.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import type { FtpAccount } from '../ftp/ftp-harness.ts';
-import { run, SSH_OPTS, startSftpApp, tempDir, type SftpApp } from './sftp-harness.ts';
+import { startSftpApp, tempDir, type SftpApp, sftpWithPassword } from './sftp-harness.ts';
 
 const LIMITS = { transferMaxUnauthenticatedPerAddress: 4, transferConnectionsPerMinutePerAddress: 30, transferHandshakeTimeoutMs: 3000 };
 let app: SftpApp;
@@ -33,9 +33,11 @@ async function sftpUploadAttached(): Promise<void> {
   fs.writeFileSync(file, await makePdf(invoice.invoiceNumber));
   const batch = path.join(dir, `${invoice.invoiceNumber}.batch`);
   fs.writeFileSync(batch, `put ${file}\n`);
-  const res = await run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-P', String(app.sftpPort), '-b', batch, `${account.ftpUsername}@127.0.0.1`], { env: { SSHPASS: account.liveKey } });
+  const res = await sftpWithPassword({ port: app.sftpPort, user: account.ftpUsername, password: account.liveKey, batch });
   expect(res.code, res.stderr).toBe(0);
-  await expect.poll(async () => (await app.imports(account.liveKey)).find((r) => r.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 30_000 }).toBe('attached');
+  await expect
+    .poll(async () => (await app.imports(account.liveKey)).find((r) => r.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 30_000 })
+    .toBe('attached');
 }
 
 describe('floods before login', () => {
@@ -69,6 +71,8 @@ describe('floods before login', () => {
     const closedAt = await openedWithin(socket, LIMITS.transferHandshakeTimeoutMs + 2000);
     expect(closedAt - opened).toBeGreaterThanOrEqual(LIMITS.transferHandshakeTimeoutMs - 200);
     await expect.poll(() => limitHits(app, 'sftp', 'handshake_timeout')).toBe(before + 1);
-    expect(app.logLines.some((l) => l.includes('"prelogin":"handshake_timeout"') && l.includes('"address":"127.0.0.4"') && l.includes('"protocol":"sftp"'))).toBe(true);
+    expect(
+      app.logLines.some((l) => l.includes('"prelogin":"handshake_timeout"') && l.includes('"address":"127.0.0.4"') && l.includes('"protocol":"sftp"')),
+    ).toBe(true);
   });
 });

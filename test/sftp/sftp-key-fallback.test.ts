@@ -13,7 +13,7 @@ let app: SftpApp;
 let dir: string;
 
 beforeAll(async () => {
-  app = await startSftpApp({ ftpLockoutAttempts: ATTEMPTS, ftpLockoutMs: 60_000 });
+  app = await startSftpApp({ transferLockoutAttempts: ATTEMPTS, transferLockoutMs: 60_000 });
   dir = tempDir();
 });
 afterAll(async () => {
@@ -49,7 +49,9 @@ describe('curl sftp with a SHA-1-only RSA key, then a password', () => {
 
     const ok = await curlSftp(app.sftpPort, acct.ftpUsername, acct.liveKey, pdf, `${invoice.invoiceNumber}.pdf`);
     expect(ok.code, ok.stderr).toBe(0);
-    await expect.poll(async () => (await app.imports(acct.liveKey)).find((i: any) => i.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 30_000 }).toBe('attached');
+    await expect
+      .poll(async () => (await app.imports(acct.liveKey)).find((i: any) => i.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 30_000 })
+      .toBe('attached');
   }, 120_000);
 
   it('a wrong password still counts: the lockout is reached', async () => {

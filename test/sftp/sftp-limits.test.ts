@@ -1,6 +1,6 @@
-// The SFTP channel's limits on the real service: connections per account (FTP_MAX_CONNECTIONS_PER_ACCOUNT)
+// The SFTP channel's limits on the real service: connections per account (TRANSFER_MAX_CONNECTIONS_PER_ACCOUNT)
 // and in total (SFTP_MAX_CONNECTIONS), idle sessions closed after SFTP_IDLE_TIMEOUT_MS, and
-// temporary uploads dropped when not renamed within FTP_TEMP_UPLOAD_HOLD_MS.
+// temporary uploads dropped when not renamed within TRANSFER_TEMP_UPLOAD_HOLD_MS.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FtpAccount } from '../ftp/ftp-harness.ts';
 import { bigPdf, connectSftp, readdir, refusal, rename, startSftpApp, writeFile, type Connected, type SftpApp } from './sftp-harness.ts';
@@ -8,7 +8,7 @@ import { bigPdf, connectSftp, readdir, refusal, rename, startSftpApp, writeFile,
 let app: SftpApp;
 
 beforeAll(async () => {
-  app = await startSftpApp({ ftpMaxConnectionsPerAccount: 2, sftpMaxConnections: 3, sftpIdleTimeoutMs: 1500, ftpTempUploadHoldMs: 2000 });
+  app = await startSftpApp({ transferMaxConnectionsPerAccount: 2, sftpMaxConnections: 3, sftpIdleTimeoutMs: 1500, transferTempUploadHoldMs: 2000 });
 });
 afterAll(async () => app?.close());
 
@@ -17,7 +17,7 @@ const isClosed = (c: Connected) => Boolean((c.client as any)._sock?.destroyed ??
 const closed = (c: Connected) => vi.waitFor(() => expect(isClosed(c)).toBe(true), { timeout: 10_000 });
 
 describe('connection limits', () => {
-  it('at most FTP_MAX_CONNECTIONS_PER_ACCOUNT sessions per account, and SFTP_MAX_CONNECTIONS in total', async () => {
+  it('at most TRANSFER_MAX_CONNECTIONS_PER_ACCOUNT sessions per account, and SFTP_MAX_CONNECTIONS in total', async () => {
     const [a, b] = [await app.ftpAccount(), await app.ftpAccount()];
     const before = await app.counters('sftp');
     const first = await login(a);
@@ -56,7 +56,7 @@ describe('idle sessions', () => {
 });
 
 describe('temporary uploads', () => {
-  it('one not renamed within FTP_TEMP_UPLOAD_HOLD_MS is dropped: gone from the listing, nothing received', async () => {
+  it('one not renamed within TRANSFER_TEMP_UPLOAD_HOLD_MS is dropped: gone from the listing, nothing received', async () => {
     const a = await app.ftpAccount();
     const c = await login(a);
     await writeFile(c.sftp, 'late.pdf.filepart', await bigPdf(1000));

@@ -27,7 +27,7 @@ async function scrape() {
 
 describe('metrics, readiness and the trace id', () => {
   it('an upload moves the sftp_* series of /metrics and is traced by its session id to attached; /readyz checks sftp', async () => {
-    const before = await scrape();
+    const was = await scrape();
     const invoice = await app.invoice(account.liveKey);
     const pdf = await bigPdf(20_000);
     const { client, sftp } = await login(app, account);
@@ -36,14 +36,16 @@ describe('metrics, readiness and the trace id', () => {
     expect(during('sftp_sessions_active')).toBeGreaterThanOrEqual(1);
     client.end();
     // expect.poll's default second is too short for the worker on a busy machine (the whole suite on two cores)
-    await expect.poll(async () => (await app.imports(account.liveKey)).find((r) => r.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 30_000 }).toBe('attached');
+    await expect
+      .poll(async () => (await app.imports(account.liveKey)).find((r) => r.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 30_000 })
+      .toBe('attached');
 
-    const after = await scrape();
-    expect(after('sftp_logins_total')).toBe(before('sftp_logins_total') + 1);
-    expect(after('sftp_sessions_total')).toBe(before('sftp_sessions_total') + 1);
-    expect(after('sftp_uploads_total', { outcome: 'received' })).toBe(before('sftp_uploads_total', { outcome: 'received' }) + 1);
-    expect(after('sftp_received_bytes_total')).toBe(before('sftp_received_bytes_total') + pdf.length);
-    expect(after('intake_imports_total', { channel: 'sftp', status: 'attached' })).toBe(before('intake_imports_total', { channel: 'sftp', status: 'attached' }) + 1);
+    const now = await scrape();
+    expect(now('sftp_logins_total')).toBe(was('sftp_logins_total') + 1);
+    expect(now('sftp_sessions_total')).toBe(was('sftp_sessions_total') + 1);
+    expect(now('sftp_uploads_total', { outcome: 'received' })).toBe(was('sftp_uploads_total', { outcome: 'received' }) + 1);
+    expect(now('sftp_received_bytes_total')).toBe(was('sftp_received_bytes_total') + pdf.length);
+    expect(now('intake_imports_total', { channel: 'sftp', status: 'attached' })).toBe(was('intake_imports_total', { channel: 'sftp', status: 'attached' }) + 1);
 
     const lines = logged(app);
     const received = lines.find((l) => l.msg === 'sftp upload received' && l.name === `${invoice.invoiceNumber}.pdf`)!;
@@ -67,7 +69,14 @@ describe('graceful shutdown', () => {
     const handle = await open(sftp, `${invoice.invoiceNumber}.pdf`, 'w');
     await write(sftp, handle, pdf.subarray(0, 30_000), 0);
     const closing = own.close();
-    await expect.poll(() => login(own, acct).then((c) => (c.client.end(), 'accepted'), (e: Error) => e.message)).not.toBe('accepted');
+    await expect
+      .poll(() =>
+        login(own, acct).then(
+          (c) => (c.client.end(), 'accepted'),
+          (e: Error) => e.message,
+        ),
+      )
+      .not.toBe('accepted');
     await write(sftp, handle, pdf.subarray(30_000), 30_000);
     await close(sftp, handle);
     const lines = logged(own);

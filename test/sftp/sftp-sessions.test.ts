@@ -6,17 +6,15 @@ import { startSftpRole } from '../../src/app/sftp-role.ts';
 import type { ReadinessCheck } from '../../src/http/routes/health.ts';
 import { TransferMetrics, transferReadings } from '../../src/channels/transfer/transfer-metrics.ts';
 import { failingIntake } from '../ftp/failing-intake.ts';
-import { type FtpAccount } from '../ftp/ftp-harness.ts';
+import type { FtpAccount } from '../ftp/ftp-harness.ts';
 import { loginFrom } from '../ftp/raw-ftp.ts';
-import {
-  admin, bigPdf, close, connectSftp, open, readdir, readFile, refusal, rename, startSftpApp, write, writeFile, type SftpApp,
-} from './sftp-harness.ts';
+import { admin, bigPdf, close, connectSftp, open, readdir, readFile, refusal, rename, startSftpApp, write, writeFile, type SftpApp } from './sftp-harness.ts';
 
 let app: SftpApp;
 let account: FtpAccount;
 
 beforeAll(async () => {
-  app = await startSftpApp({ ftpLockoutAttempts: 3, ftpLockoutMs: 60_000 });
+  app = await startSftpApp({ transferLockoutAttempts: 3, transferLockoutMs: 60_000 });
   account = await app.ftpAccount();
 });
 afterAll(async () => app?.close());
@@ -41,7 +39,7 @@ describe('logins', () => {
     expect(await importNamed(fresh.liveKey, `${invoice.invoiceNumber}.pdf`)).toEqual([]);
   });
 
-  it('a rotated key ends its mode\'s sessions at their next operation, also an upload under way, and no longer logs in', async () => {
+  it("a rotated key ends its mode's sessions at their next operation, also an upload under way, and no longer logs in", async () => {
     const fresh = await app.ftpAccount();
     const live = await login(fresh);
     const streaming = await login(fresh);
@@ -137,7 +135,7 @@ describe('the flat directory', () => {
     client.end();
   });
 
-  it('another account\'s uploads are not listed and cannot be read', async () => {
+  it("another account's uploads are not listed and cannot be read", async () => {
     const other = await app.ftpAccount();
     const o = await login(other);
     await writeFile(o.sftp, 'secret-of-other.pdf', Buffer.from('nope'));
@@ -185,7 +183,9 @@ describe('uploads', () => {
     await Promise.all(invoices.map((inv, i) => writeFile(conns[i % 4].sftp, `${inv.invoiceNumber}.pdf`, Buffer.concat([pdf, Buffer.from(`% ${i}\n`)]))));
     for (const c of conns) c.client.end();
     for (const inv of invoices) {
-      await expect.poll(async () => (await importNamed(account.liveKey, `${inv.invoiceNumber}.pdf`)).map((r) => r.status), { timeout: 20_000 }).toEqual(['attached']);
+      await expect
+        .poll(async () => (await importNamed(account.liveKey, `${inv.invoiceNumber}.pdf`)).map((r) => r.status), { timeout: 20_000 })
+        .toEqual(['attached']);
       expect((await app.documentsOf(inv.id)).filter((d) => !d.deleted_at)).toHaveLength(1);
     }
   });

@@ -37,10 +37,20 @@ describe('rclone sftp backend with a key', () => {
   it.each(KEYS)('%s', async (_, type, bits) => {
     const { acct, key, invoice, file } = await prepare(type, bits);
     const env = {
-      RCLONE_CONFIG: '/dev/null', RCLONE_CONFIG_II_TYPE: 'sftp', RCLONE_CONFIG_II_HOST: '127.0.0.1', RCLONE_CONFIG_II_PORT: String(setup.app.sftpPort),
-      RCLONE_CONFIG_II_USER: acct.ftpUsername, RCLONE_CONFIG_II_KEY_FILE: key.file, RCLONE_CONFIG_II_SHELL_TYPE: 'none', RCLONE_CONFIG_II_DISABLE_HASHCHECK: 'true',
+      RCLONE_CONFIG: '/dev/null',
+      RCLONE_CONFIG_II_TYPE: 'sftp',
+      RCLONE_CONFIG_II_HOST: '127.0.0.1',
+      RCLONE_CONFIG_II_PORT: String(setup.app.sftpPort),
+      RCLONE_CONFIG_II_USER: acct.ftpUsername,
+      RCLONE_CONFIG_II_KEY_FILE: key.file,
+      RCLONE_CONFIG_II_SHELL_TYPE: 'none',
+      RCLONE_CONFIG_II_DISABLE_HASHCHECK: 'true',
     };
-    const r = await run('rclone', ['copyto', '--contimeout', '10s', '--timeout', '20s', '--retries', '1', '--low-level-retries', '1', file, `ii:${invoice.invoiceNumber}.pdf`], { env });
+    const r = await run(
+      'rclone',
+      ['copyto', '--contimeout', '10s', '--timeout', '20s', '--retries', '1', '--low-level-retries', '1', file, `ii:${invoice.invoiceNumber}.pdf`],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     await expectAttached(acct.liveKey, `${invoice.invoiceNumber}.pdf`);
   });
@@ -57,4 +67,3 @@ describe('asyncssh with a key (upload under a temporary name, posix_rename)', ()
     await expectAttached(acct.liveKey, final);
   });
 });
-

@@ -42,16 +42,39 @@ describe('ssh2 adapter', () => {
     fs.writeFileSync(file, await bigPdf(10_000, invoice.invoiceNumber));
     const batch = path.join(setup.dir, 'rename.batch');
     fs.writeFileSync(batch, `put ${file} ${invoice.invoiceNumber}.pdf.part\nrename ${invoice.invoiceNumber}.pdf.part ${invoice.invoiceNumber}.pdf\n`);
-    const r = await run('sftp', [...SSH_OPTS, '-vvv', '-oIdentitiesOnly=yes', '-i', key.file, '-P', String(setup.app.sftpPort), '-b', batch, `${acct.ftpUsername}@127.0.0.1`]);
+    const r = await run('sftp', [
+      ...SSH_OPTS,
+      '-vvv',
+      '-oIdentitiesOnly=yes',
+      '-i',
+      key.file,
+      '-P',
+      String(setup.app.sftpPort),
+      '-b',
+      batch,
+      `${acct.ftpUsername}@127.0.0.1`,
+    ]);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     expect(r.stderr).toContain(`server-sig-algs=<${SERVER_SIG_ALGS.join(',')}>`);
     expect(r.stderr).toMatch(/Server supports extension "posix-rename@openssh.com" revision 1/);
     expect(r.stderr).toMatch(/Server accepts key: .*RSA SHA256:/);
-    await expect.poll(async () => (await setup.app.imports(acct.liveKey)).find((i) => i.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 20_000 }).toBe('attached');
+    await expect
+      .poll(async () => (await setup.app.imports(acct.liveKey)).find((i) => i.filename === `${invoice.invoiceNumber}.pdf`)?.status, { timeout: 20_000 })
+      .toBe('attached');
 
     const copy = path.join(setup.dir, `${invoice.invoiceNumber}-copy.pdf`);
     fs.copyFileSync(file, copy);
-    const scp = await run('scp', ['-s', ...SSH_OPTS, '-oIdentitiesOnly=yes', '-i', key.file, '-P', String(setup.app.sftpPort), copy, `${acct.ftpUsername}@127.0.0.1:`]);
+    const scp = await run('scp', [
+      '-s',
+      ...SSH_OPTS,
+      '-oIdentitiesOnly=yes',
+      '-i',
+      key.file,
+      '-P',
+      String(setup.app.sftpPort),
+      copy,
+      `${acct.ftpUsername}@127.0.0.1:`,
+    ]);
     expect(scp.code, scp.stderr).toBe(0);
   });
 
@@ -59,7 +82,15 @@ describe('ssh2 adapter', () => {
     const { acct, key } = await keyedAccount('rsa', 3072);
     const local = path.join(setup.dir, 'asyncssh.pdf');
     fs.writeFileSync(local, await bigPdf(5_000, 'asyncssh'));
-    const r = await run('/usr/bin/python3', [ASYNCSSH_JOB, String(setup.app.sftpPort), acct.ftpUsername, key.file, local, 'nomatch-asyncssh.pdf.filepart', 'nomatch-asyncssh.pdf']);
+    const r = await run('/usr/bin/python3', [
+      ASYNCSSH_JOB,
+      String(setup.app.sftpPort),
+      acct.ftpUsername,
+      key.file,
+      local,
+      'nomatch-asyncssh.pdf.filepart',
+      'nomatch-asyncssh.pdf',
+    ]);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     expect(r.stderr).toContain(`server-sig-algs: ${SERVER_SIG_ALGS.join(',')}\n`);
     expect(r.stderr).toMatch(/Signing request with rsa-sha2-(256|512) key/);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { curlUpload, intakeIdOf } from '../ftp/ftp-clients.ts';
-import { run, SSH_OPTS, sftpTestFile } from './sftp-harness.ts';
+import { sftpTestFile, sftpWithPassword } from './sftp-harness.ts';
 
 const setup = sftpTestFile();
 
@@ -25,9 +25,12 @@ const pdfFile = async (name: string) => {
 const sftpPut = async (user: string, password: string, file: string) => {
   const batch = path.join(setup.dir, `${path.basename(file)}.batch`);
   fs.writeFileSync(batch, `put ${file}\n`);
-  return run('sshpass', ['-e', 'sftp', ...SSH_OPTS, '-oBatchMode=no', '-oPreferredAuthentications=password', '-oPubkeyAuthentication=no', '-oNumberOfPasswordPrompts=1', '-P', String(setup.app.sftpPort), '-b', batch, `${user}@127.0.0.1`], { env: { SSHPASS: password } });
+  return sftpWithPassword({ port: setup.app.sftpPort, user, password, batch, options: ['-oNumberOfPasswordPrompts=1'] });
 };
-const usedBy = async (id: string) => ((await setup.app.request('GET', '/v2/account/upload-keys', { key: setup.account.liveKey })).body.uploadKeys as { id: string; lastUsed: unknown }[]).find((k) => k.id === id)?.lastUsed;
+const usedBy = async (id: string) =>
+  ((await setup.app.request('GET', '/v2/account/upload-keys', { key: setup.account.liveKey })).body.uploadKeys as { id: string; lastUsed: unknown }[]).find(
+    (k) => k.id === id,
+  )?.lastUsed;
 
 describe('an upload key as the FTP and SFTP password', () => {
   it('uploads over FTPS (curl) and SFTP (OpenSSH sftp); the records name the key, which lists them; the API key still works', async () => {
@@ -49,10 +52,12 @@ describe('an upload key as the FTP and SFTP password', () => {
     expect(listed).toEqual(['by-ftps.pdf', 'by-sftp.pdf']);
     expect(await usedBy(up.id)).toMatchObject({ address: '127.0.0.1', channel: expect.stringMatching(/^(ftp|sftp|http)$/) });
     // the API key's own use is noted too, per channel and address (the dashboard lists it)
-    await expect.poll(async () => (await setup.app.svc.container.accounts.keyUses({ accountId: setup.account.id, mode: 'live' })).map((u) => `${u.channel} ${u.address}`)).toContain('ftp 127.0.0.1');
+    await expect
+      .poll(async () => (await setup.app.svc.container.accounts.keyUses({ accountId: setup.account.id, mode: 'live' })).map((u) => `${u.channel} ${u.address}`))
+      .toContain('ftp 127.0.0.1');
   });
 
-  it('refuses a key from outside its networks, a revoked key and another account\'s key, over FTPS and SFTP', async () => {
+  it("refuses a key from outside its networks, a revoked key and another account's key, over FTPS and SFTP", async () => {
     const { ftpUsername, liveKey } = setup.account;
     const outside = await makeKey(liveKey, { name: 'Office scanner', networks: ['192.0.2.0/24'] });
     const revoked = await makeKey(liveKey, { name: 'Old job' });

@@ -23,7 +23,11 @@ describe('parseAuthenticationResults', () => {
     expect(parseAuthenticationResults('mx.invoices.example; none')).toEqual({ authservId: 'mx.invoices.example', results: [] });
     expect(parseAuthenticationResults('mx.example; spf=maybe smtp.mailfrom=a@b; ;;=;')?.results).toEqual([]);
     expect(parseAuthenticationResults('')).toBeUndefined();
-    expect(parseAuthenticationResults('"quoted.example"; dkim=fail header.d="x.example"')?.results[0]).toEqual({ method: 'dkim', result: 'fail', props: { 'header.d': 'x.example' } });
+    expect(parseAuthenticationResults('"quoted.example"; dkim=fail header.d="x.example"')?.results[0]).toEqual({
+      method: 'dkim',
+      result: 'fail',
+      props: { 'header.d': 'x.example' },
+    });
   });
 });
 
@@ -38,10 +42,18 @@ describe('imapHeaderVerdict', () => {
   it('maps the trusted header: DMARC pass for the From domain authenticates', () => {
     const v = imapHeaderVerdict([pass], 'billing@supplier.example', 'MX.Invoices.Example');
     expect(v).toEqual({
-      source: 'imap-header', from: 'billing@supplier.example', spf: 'pass', spfDomain: 'mail.supplier.example',
-      dkimPassDomains: ['supplier.example'], dmarc: 'pass', arc: 'none', authenticated: true,
+      source: 'imap-header',
+      from: 'billing@supplier.example',
+      spf: 'pass',
+      spfDomain: 'mail.supplier.example',
+      dkimPassDomains: ['supplier.example'],
+      dmarc: 'pass',
+      arc: 'none',
+      authenticated: true,
     });
-    expect(verdictInWords(v)).toBe("Sender authenticated (From billing@supplier.example): DMARC pass, SPF pass (mail.supplier.example), DKIM pass (supplier.example); checked by the mailbox's server");
+    expect(verdictInWords(v)).toBe(
+      "Sender authenticated (From billing@supplier.example): DMARC pass, SPF pass (mail.supplier.example), DKIM pass (supplier.example); checked by the mailbox's server",
+    );
   });
 
   it("ignores another server's header, and a trusted-looking one below it (a stranger can write any header)", () => {
@@ -51,15 +63,26 @@ describe('imapHeaderVerdict', () => {
   });
 
   it('merges several trusted headers at the top (one per milter)', () => {
-    const v = imapHeaderVerdict([`${TRUSTED}; dmarc=fail header.from=supplier.example`, `${TRUSTED}; dkim=pass header.d=supplier.example`], 'a@supplier.example', TRUSTED);
+    const v = imapHeaderVerdict(
+      [`${TRUSTED}; dmarc=fail header.from=supplier.example`, `${TRUSTED}; dkim=pass header.d=supplier.example`],
+      'a@supplier.example',
+      TRUSTED,
+    );
     expect(v).toMatchObject({ dmarc: 'fail', dkimPassDomains: ['supplier.example'], authenticated: true });
   });
 
   it('a pass for another domain than the From does not authenticate (a forged From)', () => {
-    const v = imapHeaderVerdict([`${TRUSTED}; spf=pass smtp.mailfrom=x@stranger.example; dkim=pass header.d=stranger.example; dmarc=pass header.from=stranger.example`], 'ceo@supplier.example', TRUSTED);
+    const v = imapHeaderVerdict(
+      [`${TRUSTED}; spf=pass smtp.mailfrom=x@stranger.example; dkim=pass header.d=stranger.example; dmarc=pass header.from=stranger.example`],
+      'ceo@supplier.example',
+      TRUSTED,
+    );
     expect(v).toMatchObject({ source: 'imap-header', spf: 'pass', dmarc: 'pass', authenticated: false });
     expect(verdictInWords(v)).toMatch(/^Sender not authenticated \(From ceo@supplier.example\): DMARC pass, SPF pass \(stranger.example\)/);
-    expect(imapHeaderVerdict([`${TRUSTED}; spf=fail smtp.mailfrom=a@supplier.example; dmarc=fail header.from=supplier.example`], 'a@supplier.example', TRUSTED).authenticated).toBe(false);
+    expect(
+      imapHeaderVerdict([`${TRUSTED}; spf=fail smtp.mailfrom=a@supplier.example; dmarc=fail header.from=supplier.example`], 'a@supplier.example', TRUSTED)
+        .authenticated,
+    ).toBe(false);
   });
 
   it('relaxed alignment: a domain and its subdomains, never siblings or look-alikes', () => {

@@ -5,9 +5,15 @@ import { thrown } from '../helpers/thrown.ts';
 
 const error = (fn: () => unknown) => thrown(fn, DomainError);
 
-describe('checkBalance: the balance lies between 0.00 and the total, on the total\'s side', () => {
+describe("checkBalance: the balance lies between 0.00 and the total, on the total's side", () => {
   it.each([
-    [48000, 48000], [48000, 0], [48000, 100], [0, 0], [-23347, -23347], [-23347, 0], [-23347, -100],
+    [48000, 48000],
+    [48000, 0],
+    [48000, 100],
+    [0, 0],
+    [-23347, -23347],
+    [-23347, 0],
+    [-23347, -100],
   ])('total %i, balance %i: accepted', (total, balance) => {
     expect(() => checkBalance(total, balance)).not.toThrow();
   });
@@ -25,7 +31,11 @@ describe('checkBalance: the balance lies between 0.00 and the total, on the tota
 
 describe('balanceAfterPayment: a payment moves the balance toward 0.00', () => {
   it.each([
-    [48000, 48000, 10000, 38000], [48000, 38000, 38000, 0], [-23347, -23347, -3347, -20000], [-23347, -20000, -20000, 0], [-879, -879, -879, 0],
+    [48000, 48000, 10000, 38000],
+    [48000, 38000, 38000, 0],
+    [-23347, -23347, -3347, -20000],
+    [-23347, -20000, -20000, 0],
+    [-879, -879, -879, 0],
   ])('total %i, balance %i, payment %i: balance %i', (total, balance, amount, after) => {
     expect(balanceAfterPayment(total, balance, amount)).toBe(after);
   });

@@ -93,7 +93,10 @@ describe('Batcher', () => {
     await first;
     await expect.poll(() => m.batches.length).toBe(2);
     const refused = new Error('bad row');
-    m.ends[1]([{ ok: true, value: 'B' }, { ok: false, error: refused }]);
+    m.ends[1]([
+      { ok: true, value: 'B' },
+      { ok: false, error: refused },
+    ]);
     expect(await good).toBe('B');
     await expect(bad).rejects.toBe(refused);
   });

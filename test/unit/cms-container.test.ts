@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { unwrapSignedData } from '../../src/domain/cms-container.ts';
+import { unwrapSignedData } from '../../src/formats/cms-container.ts';
 
 // made by OpenSSL (test/fixtures/mail/cms/make.sh), each around invoice.pdf
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/mail/cms/${name}`, import.meta.url)));

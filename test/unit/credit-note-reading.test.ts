@@ -2,7 +2,7 @@
 // of CII and ZUGFeRD 1.0, UBL's CreditNote root; the amounts as the invoice in the account has them;
 // the invoice it corrects (BT-25), read but never its number.
 import { describe, expect, it } from 'vitest';
-import { readEinvoice } from '../../src/domain/einvoice.ts';
+import { readEinvoice } from '../../src/formats/einvoice.ts';
 
 const cii = (type: string, grand: string, due = grand, preceding: string[] = []) => `<?xml version="1.0" encoding="UTF-8"?>
 <rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100">
@@ -20,13 +20,18 @@ const zf1 = (type: string, grand: string) => `<rsm:CrossIndustryDocument xmlns:r
   </ram:ApplicableSupplyChainTradeSettlement></rsm:SpecifiedSupplyChainTradeTransaction>
 </rsm:CrossIndustryDocument>`;
 
-const ubl = (root: 'Invoice' | 'CreditNote', type: string, payable: string, preceding: string[] = []) => `<${root} xmlns="urn:oasis:names:specification:ubl:schema:xsd:${root}-2" xmlns:cbc="c" xmlns:cac="a">
+const ubl = (
+  root: 'Invoice' | 'CreditNote',
+  type: string,
+  payable: string,
+  preceding: string[] = [],
+) => `<${root} xmlns="urn:oasis:names:specification:ubl:schema:xsd:${root}-2" xmlns:cbc="c" xmlns:cac="a">
   <cbc:ID>CN-7</cbc:ID><cbc:${root}TypeCode>${type}</cbc:${root}TypeCode>
   ${preceding.map((n) => `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${n}</cbc:ID></cac:InvoiceDocumentReference></cac:BillingReference>`).join('')}
   <cac:LegalMonetaryTotal><cbc:TaxInclusiveAmount currencyID="EUR">${payable}</cbc:TaxInclusiveAmount><cbc:PayableAmount currencyID="EUR">${payable}</cbc:PayableAmount></cac:LegalMonetaryTotal>
 </${root}>`;
 
-describe('a credit note\'s type and sign', () => {
+describe("a credit note's type and sign", () => {
   it.each([
     // what the document says                         type code    amount   the invoice's total   credit note
     ['CII invoice', cii('380', '233.47'), 23347, false],

@@ -12,7 +12,12 @@ const flat = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 describe('dashboard languages', () => {
   it('every language has every key, none empty', () => {
     for (const catalog of [nl, de]) expect(leaves(catalog).sort()).toEqual(leaves(en).sort());
-    for (const catalog of [en, nl, de]) for (const k of leaves(catalog)) expect(k.split('.').reduce((o: any, p) => o[p], catalog), k).not.toBe('');
+    for (const catalog of [en, nl, de])
+      for (const k of leaves(catalog))
+        expect(
+          k.split('.').reduce((o: any, p) => o[p], catalog),
+          k,
+        ).not.toBe('');
   });
 
   it('the chosen language wins; else the best of Accept-Language by q; the region is kept for formats', () => {

@@ -31,7 +31,22 @@ describe('parseDate', () => {
   });
 
   it('refuses other formats and types, naming the field', () => {
-    for (const d of ['2026-01-31', '1-1-2026', '01-01-26', '01/01/2026', '01.01.2026', '01-01-2026T00:00', '', 'today', '01-01-0000', null, undefined, 20260131, {}, []]) {
+    for (const d of [
+      '2026-01-31',
+      '1-1-2026',
+      '01-01-26',
+      '01/01/2026',
+      '01.01.2026',
+      '01-01-2026T00:00',
+      '',
+      'today',
+      '01-01-0000',
+      null,
+      undefined,
+      20260131,
+      {},
+      [],
+    ]) {
       expect(refused(d, 'date'), String(d)).toBe(true);
     }
   });

@@ -1,10 +1,10 @@
 // The content of XML e-invoices in both syntaxes (test/helpers/xml-einvoices.ts: invoices and
 // credit notes as generators write them), the rendition's language and embedded file's name.
 import { describe, expect, it } from 'vitest';
-import { amountCents, readEinvoice } from '../../src/domain/einvoice.ts';
-import { languageOf } from '../../src/domain/einvoice-labels.ts';
-import { readEinvoiceModel, readXmlInvoice } from '../../src/domain/einvoice-model.ts';
-import { embeddedXmlName, formatMoney } from '../../src/domain/einvoice-render.ts';
+import { amountCents, readEinvoice } from '../../src/formats/einvoice.ts';
+import { languageOf } from '../../src/formats/einvoice-labels.ts';
+import { readEinvoiceModel, readXmlInvoice } from '../../src/formats/einvoice-model.ts';
+import { embeddedXmlName, formatMoney } from '../../src/formats/einvoice-render.ts';
 import { SAMPLES, sampleXml, totalsOf } from '../helpers/xml-einvoices.ts';
 
 describe('the samples', () => {
@@ -22,7 +22,13 @@ describe('the samples', () => {
     expect([read.model.seller.name, read.model.buyer.name]).toEqual([s.seller.name, s.buyer.name]);
     // a credit note's amounts, written as credited, are its invoice's negated (docs/matching.md, "Credit notes")
     const sign = s.creditNote ? -1 : 1;
-    expect(readEinvoice(xml.toString('utf8'))).toMatchObject({ kind: 'invoice', number: s.number, grandCents: sign * totals.grand, dueCents: sign * totals.due, currency: s.currency });
+    expect(readEinvoice(xml.toString('utf8'))).toMatchObject({
+      kind: 'invoice',
+      number: s.number,
+      grandCents: sign * totals.grand,
+      dueCents: sign * totals.due,
+      currency: s.currency,
+    });
   });
 });
 
@@ -45,6 +51,13 @@ describe('the rendition', () => {
   });
 
   it('cents from the decimal text: half away from zero, signs, no floats', () => {
-    expect([amountCents('336.9'), amountCents('0.005'), amountCents('-1.005'), amountCents('12'), amountCents('1,2'), amountCents('')]).toEqual([33690, 1, -101, 1200, undefined, undefined]);
+    expect([amountCents('336.9'), amountCents('0.005'), amountCents('-1.005'), amountCents('12'), amountCents('1,2'), amountCents('')]).toEqual([
+      33690,
+      1,
+      -101,
+      1200,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 // What an embedded XML says (docs/matching.md, "The e-invoice inside the PDF"): each layout's
 // number, encodings, documents that are no invoice, and entities that must not expand.
 import { describe, expect, it } from 'vitest';
-import { decodeXml, readEinvoice } from '../../src/domain/einvoice.ts';
+import { decodeXml, readEinvoice } from '../../src/formats/einvoice.ts';
 import { ciiXml, orderXXml, ublCreditNoteXml, ublXml, utf16, zugferd1Xml, zugferdPreReleaseXml } from '../helpers/einvoice.ts';
 
 describe('the invoice number of each layout', () => {
@@ -40,8 +40,16 @@ describe('documents that are no invoice', () => {
     ['Order-X', orderXXml('ORD-1'), 'an order (Order-X)'],
     ['a UBL order', '<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"><ID>1</ID></Order>', 'an order'],
     ['a UBL despatch advice', '<DespatchAdvice><ID>1</ID></DespatchAdvice>', 'a despatch advice'],
-    ['a ZUGFeRD 1.0 order', zugferd1Xml('RE-20170509/505').replace('urn:ferd:CrossIndustryDocument:invoice:1p0:basic', 'urn:ferd:CrossIndustryDocument:order:1p0:extended'), 'an order (profile urn:ferd:CrossIndustryDocument:order:1p0:extended)'],
-    ['a CII document of type 220 (an order)', ciiXml('X-1').replace('<ram:TypeCode>380</ram:TypeCode>', '<ram:TypeCode>220</ram:TypeCode>'), 'a document of type 220, not an invoice'],
+    [
+      'a ZUGFeRD 1.0 order',
+      zugferd1Xml('RE-20170509/505').replace('urn:ferd:CrossIndustryDocument:invoice:1p0:basic', 'urn:ferd:CrossIndustryDocument:order:1p0:extended'),
+      'an order (profile urn:ferd:CrossIndustryDocument:order:1p0:extended)',
+    ],
+    [
+      'a CII document of type 220 (an order)',
+      ciiXml('X-1').replace('<ram:TypeCode>380</ram:TypeCode>', '<ram:TypeCode>220</ram:TypeCode>'),
+      'a document of type 220, not an invoice',
+    ],
   ])('%s is no evidence', (_what, xml, what) => expect(readEinvoice(xml)).toEqual({ kind: 'other', what }));
 
   it('an XML that is no business document is nothing; an invoice without a readable number is unread', () => {

@@ -6,7 +6,10 @@ const names = fieldNameMap(['customerCode', 'name', 'invoiceEmail', 'registratio
 describe('field-name normalisation', () => {
   it('maps any case to the schema spelling', () => {
     expect(normaliseFields({ CustomerCode: 'K1', NAME: 'n', invoiceemail: 'a@b.nl', RegistrationNumber: '1' }, names)).toEqual({
-      customerCode: 'K1', name: 'n', invoiceEmail: 'a@b.nl', registrationNumber: '1',
+      customerCode: 'K1',
+      name: 'n',
+      invoiceEmail: 'a@b.nl',
+      registrationNumber: '1',
     });
   });
 
@@ -15,7 +18,10 @@ describe('field-name normalisation', () => {
   });
 
   it('keeps the first of two spellings of one field and drops unknown fields', () => {
-    expect(normaliseFields({ name: 'first', Name: 'second', CustomerCode: 'a', number: 'b', extra: 1, __proto__x: 2 }, names)).toEqual({ name: 'first', customerCode: 'a' });
+    expect(normaliseFields({ name: 'first', Name: 'second', CustomerCode: 'a', number: 'b', extra: 1, __proto__x: 2 }, names)).toEqual({
+      name: 'first',
+      customerCode: 'a',
+    });
   });
 
   it('does not let __proto__ through', () => {

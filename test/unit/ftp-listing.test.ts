@@ -5,8 +5,21 @@ import type { ImportRecord } from '../../src/domain/intake.ts';
 
 const at = new Date('2026-03-02T10:15:00Z');
 const rec = (o: Partial<ImportRecord>): ImportRecord => ({
-  id: 'imp_1', channel: 'ftp', sender: 'u@1.2.3.4', filename: 'F-1.pdf', size: 100, sha256: 'x', status: 'attached',
-  invoiceId: null, documentId: null, reason: null, receivedAt: at, updatedAt: at, attachedAt: null, matchedBy: null, ...o,
+  id: 'imp_1',
+  channel: 'ftp',
+  sender: 'u@1.2.3.4',
+  filename: 'F-1.pdf',
+  size: 100,
+  sha256: 'x',
+  status: 'attached',
+  invoiceId: null,
+  documentId: null,
+  reason: null,
+  receivedAt: at,
+  updatedAt: at,
+  attachedAt: null,
+  matchedBy: null,
+  ...o,
 });
 
 describe('directory listing', () => {
@@ -14,7 +27,13 @@ describe('directory listing', () => {
     const entries = buildListing(
       [
         rec({ id: 'imp_3', filename: 'F-1.pdf', status: 'failed', reason: 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' }),
-        rec({ id: 'imp_2', filename: 'F-2.pdf', status: 'waiting', size: 7, reason: 'Waiting for an invoice with id or number F-2 until 2026-03-03T10:15:00.000Z' }),
+        rec({
+          id: 'imp_2',
+          filename: 'F-2.pdf',
+          status: 'waiting',
+          size: 7,
+          reason: 'Waiting for an invoice with id or number F-2 until 2026-03-03T10:15:00.000Z',
+        }),
         rec({ id: 'imp_1', filename: 'f-1.PDF', status: 'attached' }),
         rec({ id: 'imp_0', filename: 'mail.pdf', channel: 'mail' }),
         rec({ id: 'imp_9', filename: 'evil\r\n226 fake.pdf' }),

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { failureDelayMs, lockedSubject, lockoutKeys, MAX_DELAY_MS, newlyLocked, normalizeAddress } from '../../src/channels/transfer/lockout-policy.ts';
 import { ftpTlsPolicy } from '../../src/channels/ftp/ftp-tls-policy.ts';
+import { PLAIN_FTP_REFUSAL, plainFtpRefusal } from '../../src/domain/plain-ftp.ts';
 import { completeDespiteReset, looksLikeCompletePdf, looksLikeCompleteZip, settleDelayMs } from '../../src/channels/ftp/upload-completeness.ts';
 import { classifyUploadName, clientBaseName, isRootPath } from '../../src/channels/transfer/upload-names.ts';
 import { pasvReply, PortRange } from '../../src/channels/ftp/passive-connector.ts';
@@ -100,8 +101,29 @@ describe('TLS policy', () => {
   it('runs plain FTP only when FTP_ALLOW_PLAIN=true', () => {
     expect(ftpTlsPolicy({ hasCertificate: false, allowPlain: true })).toEqual({ ok: true, requireTls: false });
     expect(ftpTlsPolicy({ hasCertificate: false, allowPlain: false })).toMatchObject({ ok: false, problem: expect.stringMatching(/FTP_ALLOW_PLAIN/) });
-    expect(ftpTlsPolicy({ hasCertificate: true, allowPlain: false, requireTls: false })).toMatchObject({ ok: false, problem: expect.stringMatching(/FTP_ALLOW_PLAIN/) });
-    expect(ftpTlsPolicy({ hasCertificate: false, allowPlain: true, requireTls: true })).toMatchObject({ ok: false, problem: expect.stringMatching(/TLS_CERT/) });
+    expect(ftpTlsPolicy({ hasCertificate: true, allowPlain: false, requireTls: false })).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/FTP_ALLOW_PLAIN/),
+    });
+    expect(ftpTlsPolicy({ hasCertificate: false, allowPlain: true, requireTls: true })).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/TLS_CERT/),
+    });
+  });
+});
+
+describe('plain FTP logins (issue 44)', () => {
+  const scope = { accountId: 'acc_1', mode: 'live' as const };
+  const upload = (networks: string[]) => ({ ...scope, uploadKey: { id: 'upk_1', name: 'Ricoh', networks } });
+  it('takes only an upload key limited to networks; the API key and an unrestricted upload key are told to use FTPS', () => {
+    expect(plainFtpRefusal(false, upload(['192.0.2.0/24']))).toBeUndefined();
+    expect(plainFtpRefusal(false, upload([]))).toBe(PLAIN_FTP_REFUSAL);
+    expect(plainFtpRefusal(false, scope)).toBe(PLAIN_FTP_REFUSAL);
+    expect(PLAIN_FTP_REFUSAL).toMatch(/network-limited upload key.*FTPS/);
+  });
+
+  it('over TLS every key may log in', () => {
+    for (const s of [scope, upload([]), upload(['10.0.0.0/8'])]) expect(plainFtpRefusal(true, s)).toBeUndefined();
   });
 });
 
@@ -118,7 +140,8 @@ describe('upload completeness', () => {
   });
 
   it('a reset after the last byte counts only for a file whose format shows its end (PDF %%EOF, ZIP directory record)', () => {
-    const eocd = (comment = '') => Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(16), Buffer.from([comment.length, 0]), Buffer.from(comment)]);
+    const eocd = (comment = '') =>
+      Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(16), Buffer.from([comment.length, 0]), Buffer.from(comment)]);
     const zip = Buffer.concat([Buffer.from('PK\x03\x04 entries ...'), eocd('made by hand')]);
     expect(looksLikeCompleteZip(zip)).toBe(true);
     expect(looksLikeCompleteZip(zip.subarray(0, zip.length - 3))).toBe(false);

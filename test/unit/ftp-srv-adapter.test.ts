@@ -9,8 +9,16 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  adoptConnection, bluebird, connectionCount, createFtpSrv, listeningSocket, onControlConnection,
-  type ControlConnection, type DataConnector, type FtpSrvServer, type ParsedCommand,
+  adoptConnection,
+  bluebird,
+  connectionCount,
+  createFtpSrv,
+  listeningSocket,
+  onControlConnection,
+  type ControlConnection,
+  type DataConnector,
+  type FtpSrvServer,
+  type ParsedCommand,
 } from '../../src/channels/ftp/ftp-srv-internals.ts';
 import { pino } from 'pino';
 import { makeSelfSignedCert } from '../../src/channels/ftp/self-signed-cert.ts';
@@ -115,7 +123,10 @@ describe('the ftp-srv adapter against the installed ftp-srv', () => {
     const { client } = await connect();
     expect(await client.send('SITE hello')).toBe('200 mine hello');
     expect(await client.send('NOOP')).toMatch(/^200/);
-    expect(seen.map((c) => [c.directive, c.arg])).toEqual([['SITE', 'hello'], ['NOOP', null]]);
+    expect(seen.map((c) => [c.directive, c.arg])).toEqual([
+      ['SITE', 'hello'],
+      ['NOOP', null],
+    ]);
     client.socket.destroy();
   });
 
@@ -199,7 +210,15 @@ describe('the ftp-srv adapter against the installed ftp-srv', () => {
 
   it('is the only module of the channel that names ftp-srv internals', () => {
     const dir = path.resolve('src/channels/ftp');
-    const offenders = fs.readdirSync(dir).filter((f) => f !== 'ftp-srv-internals.ts' && /commandSocket|restByteCount|commands\.handle|srv\.server\b|\.connections\b|createRequire|ftp-srv\/src|'connect'/.test(fs.readFileSync(path.join(dir, f), 'utf8')));
+    const offenders = fs
+      .readdirSync(dir)
+      .filter(
+        (f) =>
+          f !== 'ftp-srv-internals.ts' &&
+          /commandSocket|restByteCount|commands\.handle|srv\.server\b|\.connections\b|createRequire|ftp-srv\/src|'connect'/.test(
+            fs.readFileSync(path.join(dir, f), 'utf8'),
+          ),
+      );
     expect(offenders).toEqual([]);
   });
 });

@@ -23,7 +23,10 @@ describe('held temporary uploads', () => {
     // the same name again replaces it
     expect(held.hold(live, 'a.pdf.part', Buffer.from('%PDF-2'))).toBe(true);
     expect(held.hold(test, 'c.pdf.part', bytes)).toBe(true);
-    expect(held.list(live).map((p) => [p.name, p.size])).toEqual([['b.pdf.part', bytes.length], ['a.pdf.part', 6]]);
+    expect(held.list(live).map((p) => [p.name, p.size])).toEqual([
+      ['b.pdf.part', bytes.length],
+      ['a.pdf.part', 6],
+    ]);
     expect(held.list(test).map((p) => p.name)).toEqual(['c.pdf.part']);
     expect(held.list(other)).toEqual([]);
     expect(held.has(other, 'a.pdf.part')).toBe(false);
@@ -49,7 +52,9 @@ describe('held temporary uploads', () => {
   it('a rename to a final name hands the bytes on once; a failed hand-over keeps the upload for another try', async () => {
     const held = new HeldUploads({ maxPerScope: 1, holdMs: 60_000 });
     held.hold(live, 'a.pdf.part', bytes);
-    await expect(renameHeld(held, live, 'a.pdf.part', { name: 'a.pdf', temp: false }, async () => Promise.reject(new Error('database down')))).rejects.toThrow('database down');
+    await expect(renameHeld(held, live, 'a.pdf.part', { name: 'a.pdf', temp: false }, async () => Promise.reject(new Error('database down')))).rejects.toThrow(
+      'database down',
+    );
     expect(held.has(live, 'a.pdf.part')).toBe(true);
     expect(await renameHeld(held, live, 'a.pdf.part', { name: 'a.tmp', temp: true }, async () => 'never')).toEqual({ kind: 'held', name: 'a.tmp' });
     const handedOver: Buffer[] = [];

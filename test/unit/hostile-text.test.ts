@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { autoReplySuppression, automaticMessage } from '../../src/channels/mail/auto-reply-rules.ts';
 import { imapHeaderVerdict } from '../../src/domain/authentication-results.ts';
-import { readStructure } from '../../src/domain/pdf-structure.ts';
+import { readStructure } from '../../src/formats/pdf-structure.ts';
 import { labelledNumbers } from '../../src/domain/pdf-text-evidence.ts';
 import { normaliseFileName } from '../../src/intake/file-name.ts';
 
@@ -26,7 +26,8 @@ describe('text built to backtrack', () => {
     expect(quick(() => autoReplySuppression(headers({ 'return-path': blanks, from })))).toBeUndefined();
     expect(quick(() => automaticMessage(headers({ 'return-path': blanks, from })))).toBeUndefined();
     // what it still recognises
-    for (const empty of ['<>', ' < > ', '', '<', '\t>']) expect(autoReplySuppression(headers({ 'return-path': empty, from }))).toBe('empty Return-Path (a bounce)');
+    for (const empty of ['<>', ' < > ', '', '<', '\t>'])
+      expect(autoReplySuppression(headers({ 'return-path': empty, from }))).toBe('empty Return-Path (a bounce)');
     expect(autoReplySuppression(headers({ 'return-path': '<anna@b.example>', from }))).toBeUndefined();
   });
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
 /** Top to bottom; the folders of one layer do not import each other. */
-export const LAYERS: string[][] = [
+const LAYERS: string[][] = [
   ['main.ts'],
   ['app'],
   ['channels/ftp', 'channels/mail', 'channels/sftp', 'http', 'cli'],
@@ -17,8 +17,8 @@ export const LAYERS: string[][] = [
   ['queue'],
   ['platform'],
   ['services'],
-  ['repositories'],
-  ['db', 'config'],
+  ['repositories', 'storage'],
+  ['db', 'config', 'formats'],
   ['domain'],
 ];
 /** The one file of a lower folder that a folder may use (the rest of that folder is not its business). */
@@ -30,7 +30,7 @@ const ONLY: Record<string, Record<string, string[]>> = {
 };
 
 /** The folder a path under src/ belongs to: its first segment, two for channels. */
-export function folderOf(rel: string): string {
+function folderOf(rel: string): string {
   const parts = rel.split('/');
   if (parts.length === 1) return rel;
   return parts[0] === 'channels' ? parts.slice(0, 2).join('/') : parts[0];
@@ -43,7 +43,7 @@ function layerOf(folder: string): number {
 }
 
 /** Problems with one import from file `from` of module `to` (paths relative to src/). */
-export function checkImport(from: string, to: string): string | undefined {
+function checkImport(from: string, to: string): string | undefined {
   const a = folderOf(from);
   const b = folderOf(to);
   if (a === b) return undefined;
@@ -55,7 +55,7 @@ export function checkImport(from: string, to: string): string | undefined {
 }
 
 /** A module of repositories: the core's folder, or a `*-repository.ts` / `*-repositories.ts` of intake or a channel. */
-export function isRepositoryModule(rel: string): boolean {
+function isRepositoryModule(rel: string): boolean {
   return folderOf(rel) === 'repositories' || /-repositor(y|ies)\.ts$/.test(rel);
 }
 
@@ -121,10 +121,16 @@ describe('import direction', () => {
 // Libraries: the domain imports only pure ones, and a library's internals (a path into its
 // package, `pg/lib/...`) are reached from one adapter file of src/ per library.
 
-/** What the domain may import: pure code (hashing, compression, PDF, XML, certificates), no I/O; node:module for createRequire (a pure library loaded at its first use: what is required is checked like an import). */
-const DOMAIN_LIBRARIES = ['node:crypto', 'node:zlib', 'node:module', 'pdf-lib', '@pdf-lib/fontkit', 'pdfjs-dist', 'fast-xml-parser', 'asn1js', 'pkijs'];
+/** What the domain may import: hashing. Reading and writing PDF, XML, CMS and SSH keys is src/formats/, the layer above it. */
+const DOMAIN_LIBRARIES = ['node:crypto'];
 /** Paths into a package that its documentation names as entry points: public, usable anywhere. */
-const PUBLIC_SUBPATHS = ['@bull-board/api/bullMQAdapter', 'pdfjs-dist/legacy/build/pdf.mjs', 'tsx/esm/api'];
+const PUBLIC_SUBPATHS = [
+  '@bull-board/api/bullMQAdapter',
+  'pdfjs-dist/legacy/build/pdf.mjs',
+  'tsx/esm/api',
+  'typebox/compile',
+  '@electric-sql/pglite/contrib/pg_trgm' /* PGlite's documented way to load an extension */,
+];
 /** The one file of src/ that may import a library's internals (any other path into it). */
 const INTERNALS_ADAPTERS: Record<string, string> = {
   libmime: 'channels/mail/mime-names.ts',
@@ -135,7 +141,7 @@ const INTERNALS_ADAPTERS: Record<string, string> = {
 const LIBRARY_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+|\brequire\s*\(\s*)['"]((?:node:)?(?:@[\w.-]+\/)?[a-z0-9][\w.-]*(?:\/[\w.@-]+)*)['"]/gm;
 
 /** `pkg` or `@scope/pkg` of a bare specifier, and whether it reaches past the package's own entry. */
-export function libraryOf(specifier: string): { name: string; internal: boolean } {
+function libraryOf(specifier: string): { name: string; internal: boolean } {
   if (specifier.startsWith('node:')) return { name: specifier, internal: false };
   const parts = specifier.split('/');
   const name = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
@@ -143,10 +149,16 @@ export function libraryOf(specifier: string): { name: string; internal: boolean 
   return { name, internal };
 }
 
+/** Libraries one folder owns: nothing outside it imports them (BullMQ: the queue module, as immich's job repository). */
+const OWNED_BY: Record<string, string> = { bullmq: 'queue' };
+
 /** Problems with one library import from file `from` (relative to src/). */
-export function checkLibraryImport(from: string, specifier: string): string | undefined {
+function checkLibraryImport(from: string, specifier: string): string | undefined {
   const { name, internal } = libraryOf(specifier);
-  if (folderOf(from) === 'domain' && !DOMAIN_LIBRARIES.includes(name)) return `${from} imports ${specifier}: the domain imports only ${DOMAIN_LIBRARIES.join(', ')}`;
+  const owner = OWNED_BY[name];
+  if (owner && folderOf(from) !== owner) return `${from} imports ${specifier}: only src/${owner}/ may (use its API instead)`;
+  if (folderOf(from) === 'domain' && !DOMAIN_LIBRARIES.includes(name))
+    return `${from} imports ${specifier}: the domain imports only ${DOMAIN_LIBRARIES.join(', ')}`;
   if (internal && INTERNALS_ADAPTERS[name] !== from) {
     const adapter = INTERNALS_ADAPTERS[name];
     return `${from} imports ${specifier}, internals of ${name}: ${adapter ? `only ${adapter} may` : 'no file may (name its one adapter file in INTERNALS_ADAPTERS)'}`;
@@ -161,11 +173,23 @@ describe('library imports', () => {
     expect(libraryOf('ssh2/package.json')).toEqual({ name: 'ssh2', internal: false });
     expect(checkLibraryImport('domain/ssh-public-keys.ts', 'ssh2')).toMatch(/the domain imports only/);
     expect(checkLibraryImport('domain/time.ts', 'node:fs')).toMatch(/the domain imports only/);
-    expect(checkLibraryImport('domain/einvoice.ts', 'fast-xml-parser')).toBeUndefined();
+    expect(checkLibraryImport('domain/einvoice.ts', 'fast-xml-parser')).toMatch(/the domain imports only/);
+    expect(checkLibraryImport('formats/einvoice.ts', 'fast-xml-parser')).toBeUndefined();
     expect(checkLibraryImport('db/postgres.ts', 'pg/lib/result.js')).toMatch(/no file may/);
     expect(checkLibraryImport('channels/ftp/ftp-server.ts', 'ftp-srv/src/connection.js')).toMatch(/no file may/);
     expect(checkLibraryImport('channels/sftp/ssh2-adapter.ts', 'ssh2/lib/protocol/utils.js')).toBeUndefined();
-    expect(checkLibraryImport('services/ssh-key-parser.ts', 'ssh2')).toBeUndefined();
+    expect(checkLibraryImport('formats/ssh-key-parser.ts', 'ssh2')).toBeUndefined();
+    expect(checkLibraryImport('intake/intake-queue.ts', 'bullmq')).toMatch(/only src\/queue\/ may/);
+    expect(checkLibraryImport('queue/job-queues.ts', 'bullmq')).toBeUndefined();
+  });
+
+  it('BullMQ is imported by src/queue/ and no other file, and its objects are reached from there only', () => {
+    const files = sourceFiles(SRC).map((f) => ({ rel: path.relative(SRC, f), text: fs.readFileSync(f, 'utf8') }));
+    const importers = files.filter((f) => [...f.text.matchAll(LIBRARY_IMPORT)].some((m) => libraryOf(m[1]).name === 'bullmq')).map((f) => f.rel);
+    expect(importers.length).toBeGreaterThan(0);
+    expect(importers.filter((f) => folderOf(f) !== 'queue')).toEqual([]);
+    // the queue module's one door to BullMQ's Queue is for tests that look inside
+    expect(files.filter((f) => folderOf(f.rel) !== 'queue' && /\.bullQueue\(/.test(f.text)).map((f) => f.rel)).toEqual([]);
   });
 
   it('each adapter named for a library internals exists', () => {

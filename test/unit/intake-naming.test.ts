@@ -3,9 +3,8 @@ import type { Logger } from '../../src/platform/logger.ts';
 import { plainReason } from '../../src/domain/intake-reasons.ts';
 import { normaliseFileName } from '../../src/intake/file-name.ts';
 import { WaitingForInvoice, type IntakeProcessor } from '../../src/intake/intake-processor.ts';
-import { intakeBackoff, jobHandlers } from '../../src/intake/queue/job-handlers.ts';
-import { checkHandlers } from '../../src/queue/job-queues.ts';
-import { JOBS, queuePrefix } from '../../src/queue/queue-catalog.ts';
+import { intakeBackoff, intakeQueue } from '../../src/intake/intake-queue.ts';
+import { checkQueues, queuePrefix } from '../../src/queue/job-definition.ts';
 
 describe('normaliseFileName', () => {
   it.each([
@@ -68,16 +67,12 @@ describe('intake backoff', () => {
   });
 });
 
-describe('job handler table', () => {
-  it('has a handler for every job name the queue uses', () => {
-    const handlers = jobHandlers({ processor: {} as IntakeProcessor, log: {} as Logger });
-    expect(Object.keys(handlers).sort()).toEqual(Object.values(JOBS.intake).sort());
-    expect(() => checkHandlers('intake', handlers)).not.toThrow();
-  });
-
-  it('refuses to start when a job name has no handler, naming it', () => {
-    const { [JOBS.intake.process]: _dropped, ...rest } = jobHandlers({ processor: {} as IntakeProcessor, log: {} as Logger });
-    expect(() => checkHandlers('intake', rest)).toThrow(`No handler for intake job(s): ${JOBS.intake.process}`);
+describe('intake queue table', () => {
+  it('has its one job with a handler and a failure rule', () => {
+    expect(intakeQueue.jobs.map((j) => j.name)).toEqual(['intake.process']);
+    expect(() => checkQueues([intakeQueue])).not.toThrow();
+    expect(typeof intakeQueue.jobs[0].handler({ processor: {} as IntakeProcessor, log: {} as Logger })).toBe('function');
+    expect(typeof intakeQueue.jobs[0].failed).toBe('function');
   });
 });
 

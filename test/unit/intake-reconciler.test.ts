@@ -2,6 +2,7 @@
 // reconciler runs on an intake repository that keeps its pending records in memory, over a
 // database that refuses every statement, and a scheduler that remembers its jobs' states.
 import { describe, expect, it } from 'vitest';
+import { DatabaseStore } from '../../src/storage/database-store.ts';
 import type { Database, Queryable } from '../../src/db/database.ts';
 import type { IntakeJobRef, IntakeJobState, IntakeScheduler } from '../../src/intake/intake-jobs.ts';
 import { IntakeRepository, type PendingRef } from '../../src/intake/intake-repository.ts';
@@ -16,7 +17,7 @@ const noSql: Database = { kind: 'pglite', query: refuse, transaction: (fn) => fn
 class MemoryIntake extends IntakeRepository {
   readonly pages: number[] = [];
   constructor(private readonly pending: PendingRef[]) {
-    super();
+    super(new DatabaseStore(noSql)); // never read: the reconciler needs no bytes
   }
   override async listPending(_q: Queryable, afterSeq: number, limit: number): Promise<PendingRef[]> {
     this.pages.push(afterSeq);
@@ -56,7 +57,9 @@ describe('IntakeReconciler on the repositories it is handed', () => {
     expect(await reconciler.run()).toEqual({ checked: 1203, restored: 3 });
     expect(intake.pages).toEqual([0, 500, 1000, 1203]);
     expect(scheduler.restored.map((r) => [r.ref.intakeId, r.state]).sort()).toEqual([
-      ['imp_1203', 'completed'], ['imp_600', 'failed'], ['imp_7', 'missing'],
+      ['imp_1203', 'completed'],
+      ['imp_600', 'failed'],
+      ['imp_7', 'missing'],
     ]);
     expect(scheduler.restored[0].ref).toMatchObject({ accountId: 'acc_1', mode: 'test' });
   });

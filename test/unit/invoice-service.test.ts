@@ -2,6 +2,7 @@
 // InvoiceService and the event outbox run on repositories that keep their rows in memory, over a
 // database that refuses every statement: SQL that a repository below did not take over fails the test.
 import { describe, expect, it } from 'vitest';
+import { UnitOfWork } from '../../src/db/units.ts';
 import type { Database, Queryable } from '../../src/db/database.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import type { Customer, DocumentMeta, Invoice } from '../../src/domain/models.ts';
@@ -14,6 +15,7 @@ import { WebhookEventRepository } from '../../src/repositories/webhook-event-rep
 import { DomainEvents, type DomainEventMap } from '../../src/services/domain-events.ts';
 import { CustomerService } from '../../src/services/customer-service.ts';
 import { DocumentService } from '../../src/services/document-service.ts';
+import { DatabaseStore } from '../../src/storage/database-store.ts';
 import { EventOutbox } from '../../src/services/event-outbox.ts';
 import { InvoiceService } from '../../src/services/invoice-service.ts';
 
@@ -86,9 +88,10 @@ class MemoryDocuments extends DocumentRepository {
     return this.current.get(key(s, invoiceId));
   }
 
-  override async deleteForInvoice(q: Queryable, s: Scope, invoiceId: string): Promise<void> {
+  override async deleteForInvoice(q: Queryable, s: Scope, invoiceId: string): Promise<string[]> {
     this.ranOn.push(q);
     this.current.delete(key(s, invoiceId));
+    return [];
   }
 }
 
@@ -108,16 +111,39 @@ function build() {
   const created: DomainEventMap['invoiceCreated'][] = [];
   events.on('invoiceCreated', (e) => void created.push(e));
   // every endpoint wants every event: what the outbox writes is the test's to read
-  const outbox = new EventOutbox(noSql, { webhookEvents }, (subject) => subject, { wants: async () => true });
+  const units = new UnitOfWork(noSql);
+  const outbox = new EventOutbox({ db: noSql, units, repos: { webhookEvents }, present: (subject) => subject, subscriptions: { wants: async () => true } });
   // the neighbours' services, on their own repositories: the only way InvoiceService reaches their rows
   const neighbours = {
     customers: new CustomerService(noSql, { customers }),
-    documents: new DocumentService(noSql, { documents }, refuse, outbox, refuse, refuse),
+    documents: new DocumentService({
+      db: noSql,
+      repos: { documents },
+      store: new DatabaseStore(noSql),
+      checkPdf: refuse,
+      outbox,
+      units,
+      renderXml: refuse,
+      readText: refuse,
+      sharedBytes: { release: refuse },
+    }),
   };
-  const service = new InvoiceService(noSql, { invoices }, neighbours, 1_000_000_00, events, outbox);
+  const service = new InvoiceService({ db: noSql, repos: { invoices }, neighbours, maxCents: 1_000_000_00, events, outbox, units });
   const customer: Customer = {
-    id: 'cst_1', customerCode: 'C-1', name: 'Bakkerij', address: null, postalcode: null, city: null, country: 'NL', contact: null,
-    phone: null, mobile: null, email: null, invoiceEmail: null, registrationNumber: null, language: null,
+    id: 'cst_1',
+    customerCode: 'C-1',
+    name: 'Bakkerij',
+    address: null,
+    postalcode: null,
+    city: null,
+    country: 'NL',
+    contact: null,
+    phone: null,
+    mobile: null,
+    email: null,
+    invoiceEmail: null,
+    registrationNumber: null,
+    language: null,
   };
   customers.rows.set(key(scope, customer.id), { record: customer, deleted: false });
   return { service, customers, invoices, documents, webhookEvents, created };
@@ -129,7 +155,13 @@ describe('InvoiceService on the repositories it is handed', () => {
   it('creates an invoice through its invoice repository and tells of it', async () => {
     const { service, invoices, created } = build();
     const invoice = await service.create(scope, input);
-    expect(invoice).toMatchObject({ invoiceNumber: 'INV-7', totalCents: 1250, balanceCents: 1250, status: 'open', customer: { number: 'C-1', name: 'Bakkerij' } });
+    expect(invoice).toMatchObject({
+      invoiceNumber: 'INV-7',
+      totalCents: 1250,
+      balanceCents: 1250,
+      status: 'open',
+      customer: { number: 'C-1', name: 'Bakkerij' },
+    });
     expect((await invoices.find(noSql, scope, invoice.id))?.record).toEqual(invoice);
     await expect.poll(() => created).toEqual([{ scope, invoice }]);
   });
@@ -138,7 +170,10 @@ describe('InvoiceService on the repositories it is handed', () => {
     const { service, customers } = build();
     await service.create(scope, input);
     await expect(service.create(scope, input)).rejects.toMatchObject({ kind: 'conflict', field: 'invoiceNumber' });
-    await expect(service.create(scope, { ...input, invoiceNumber: 'INV-8', customer: 'cst_9' })).rejects.toMatchObject({ kind: 'not_found', field: 'customer' });
+    await expect(service.create(scope, { ...input, invoiceNumber: 'INV-8', customer: 'cst_9' })).rejects.toMatchObject({
+      kind: 'not_found',
+      field: 'customer',
+    });
     customers.rows.get(key(scope, 'cst_1'))!.deleted = true;
     const gone = await service.create(scope, { ...input, invoiceNumber: 'INV-8' }).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(DomainError);
@@ -163,11 +198,20 @@ describe('InvoiceService on the repositories it is handed', () => {
     await expect(service.byIdOrNumber(scope, 'INV-404')).rejects.toMatchObject({ kind: 'not_found', field: 'invoice' });
   });
 
-  it('a deleted invoice takes its document along through DocumentService, in the invoice\'s transaction', async () => {
+  it("a deleted invoice takes its document along through DocumentService, in the invoice's transaction", async () => {
     const { service, invoices, documents, webhookEvents } = build();
     const { id } = await service.create(scope, input);
     const document: DocumentMeta = {
-      id: 'doc_1', invoiceId: id, filename: 'INV-7.pdf', mediaType: 'application/pdf', size: 4, sha256: 'x', source: 'api', createdAt: new Date(0), matchedBy: null, originalName: null,
+      id: 'doc_1',
+      invoiceId: id,
+      filename: 'INV-7.pdf',
+      mediaType: 'application/pdf',
+      size: 4,
+      sha256: 'x',
+      source: 'api',
+      createdAt: new Date(0),
+      matchedBy: null,
+      originalName: null,
     };
     documents.current.set(key(scope, id), document);
     await service.delete(scope, id);

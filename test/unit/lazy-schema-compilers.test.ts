@@ -18,22 +18,32 @@ async function server(compilers?: SchemaCompilers): Promise<FastifyInstance> {
   apps.push(app);
   // a shared schema referenced by $ref, as src/http/server.ts adds ErrorSchema
   app.addSchema({ $id: 'Amount', type: 'integer', minimum: 1 });
-  app.post('/items', {
-    schema: {
-      body: Type.Object({ name: Type.String({ minLength: 2 }), amount: Type.Ref('Amount') }, { additionalProperties: false }),
-      querystring: Type.Object({ tags: Type.Optional(Type.Array(Type.String())), n: Type.Optional(Type.Integer()) }),
-      response: { 201: Item },
+  app.post(
+    '/items',
+    {
+      schema: {
+        body: Type.Object({ name: Type.String({ minLength: 2 }), amount: Type.Ref('Amount') }, { additionalProperties: false }),
+        querystring: Type.Object({ tags: Type.Optional(Type.Array(Type.String())), n: Type.Optional(Type.Integer()) }),
+        response: { 201: Item },
+      },
     },
-  }, async (req, reply) => {
-    const q = req.query as { tags?: string[]; n?: number };
-    const body = req.body as { name: string; amount: number };
-    // extra properties are dropped and the date written out by the serializer
-    return reply.code(201).send({ id: `${body.name}-${q.n ?? 0}`, amount: body.amount, tags: q.tags ?? [], at: new Date(Date.UTC(2026, 0, 2)), secret: 'not serialized' });
-  });
+    async (req, reply) => {
+      const q = req.query as { tags?: string[]; n?: number };
+      const body = req.body as { name: string; amount: number };
+      // extra properties are dropped and the date written out by the serializer
+      return reply
+        .code(201)
+        .send({ id: `${body.name}-${q.n ?? 0}`, amount: body.amount, tags: q.tags ?? [], at: new Date(Date.UTC(2026, 0, 2)), secret: 'not serialized' });
+    },
+  );
   app.register(async (scoped) => {
     // an encapsulated context with a schema of its own: its own compiler, as with Fastify's default
     scoped.addSchema({ $id: 'Code', type: 'string', pattern: '^[A-Z]{3}$' });
-    scoped.get('/codes/:code', { schema: { params: Type.Object({ code: Type.Ref('Code') }), response: { 200: Type.Object({ code: Type.String() }) } } }, async (req) => req.params);
+    scoped.get(
+      '/codes/:code',
+      { schema: { params: Type.Object({ code: Type.Ref('Code') }), response: { 200: Type.Object({ code: Type.String() }) } } },
+      async (req) => req.params,
+    );
   });
   await app.ready();
   return app;
@@ -57,12 +67,17 @@ const requests = [
 ] as const;
 
 describe('lazy schema compilers', () => {
-  it('give the same statuses, bodies and content types as Fastify\'s default compilers', async () => {
+  it("give the same statuses, bodies and content types as Fastify's default compilers", async () => {
     const eager = await server();
     const lazy = await server(lazySchemaCompilers());
     for (const r of requests) {
       const [a, b] = await Promise.all([eager.inject(r), lazy.inject(r)]);
-      expect({ r, status: b.statusCode, type: b.headers['content-type'], body: b.body }).toEqual({ r, status: a.statusCode, type: a.headers['content-type'], body: a.body });
+      expect({ r, status: b.statusCode, type: b.headers['content-type'], body: b.body }).toEqual({
+        r,
+        status: a.statusCode,
+        type: a.headers['content-type'],
+        body: a.body,
+      });
     }
     // the cases above do test something: refusals, coercion and serialization
     const statuses = await Promise.all(requests.map(async (r) => (await lazy.inject(r)).statusCode));

@@ -34,7 +34,14 @@ describe('BODYSTRUCTURE candidates (messages too large to download whole)', () =
     const parts = candidateStructureParts({
       type: 'multipart/mixed',
       childNodes: [
-        { part: '1', type: 'multipart/alternative', childNodes: [{ part: '1.1', type: 'text/plain' }, { part: '1.2', type: 'text/html' }] },
+        {
+          part: '1',
+          type: 'multipart/alternative',
+          childNodes: [
+            { part: '1.1', type: 'text/plain' },
+            { part: '1.2', type: 'text/html' },
+          ],
+        },
         { part: '2', type: 'application/pdf', size: 1000, encoding: 'base64', dispositionParameters: { filename: 'x.pdf' } },
         { part: '3', type: 'application/octet-stream', size: 10, parameters: { name: 'y.bin' } },
         { part: '4', type: 'message/rfc822', childNodes: [{ part: '4.1', type: 'application/pdf', size: 5, encoding: 'BASE64' }] },
@@ -67,7 +74,11 @@ describe('BODYSTRUCTURE candidates (messages too large to download whole)', () =
   });
 
   it('decodes the first bytes of a base64 or quoted-printable part to sniff them', () => {
-    const b64 = Buffer.from(pdf('hello world').toString('base64').replace(/(.{8})/g, '$1\r\n'));
+    const b64 = Buffer.from(
+      pdf('hello world')
+        .toString('base64')
+        .replace(/(.{8})/g, '$1\r\n'),
+    );
     expect(isPdfBytes(decodePartStart(b64.subarray(0, 23), 'base64'))).toBe(true);
     expect(decodePartStart(Buffer.from('%PDF-=\r\n1.4=20x'), 'quoted-printable').toString()).toBe('%PDF-1.4 x');
     expect(decodePartStart(Buffer.from('%PDF-1.4'), '7bit').toString()).toBe('%PDF-1.4');

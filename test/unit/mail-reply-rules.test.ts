@@ -40,7 +40,9 @@ describe('auto-reply suppression', () => {
   });
 
   it('replies to Reply-To, else From (not to the Return-Path)', () => {
-    expect(replyAddress(headers({ ...person, 'reply-to': 'Books <books@supplier.example>', 'return-path': '<bounce-123@esp.example>' }))).toBe('books@supplier.example');
+    expect(replyAddress(headers({ ...person, 'reply-to': 'Books <books@supplier.example>', 'return-path': '<bounce-123@esp.example>' }))).toBe(
+      'books@supplier.example',
+    );
     expect(replyAddress(headers({ ...person, 'return-path': '<bounce-123@esp.example>' }))).toBe('anna@supplier.example');
   });
 });

@@ -13,7 +13,10 @@ const NAME_ADVICE = 'Name each PDF after its invoice number or invoice id (for e
 
 describe('sender policy', () => {
   it('lists addresses and @domains, refuses anything else with the field', () => {
-    expect(normaliseSenders([' Billing@Supplier.example ', '@supplier.example', 'billing@supplier.example'])).toEqual(['@supplier.example', 'billing@supplier.example']);
+    expect(normaliseSenders([' Billing@Supplier.example ', '@supplier.example', 'billing@supplier.example'])).toEqual([
+      '@supplier.example',
+      'billing@supplier.example',
+    ]);
     expect(() => normaliseSenders(['supplier.example'])).toThrow(expect.objectContaining({ kind: 'invalid', field: 'senders' }));
     expect(() => normaliseSenders('a@b.example')).toThrow(expect.objectContaining({ field: 'senders' }));
     expect(isListed(['@supplier.example'], 'x@supplier.example')).toBe(true);
@@ -33,7 +36,10 @@ describe('who gets a reply', () => {
   it('nobody whose From is not authenticated (no backscatter to a forged From)', () => {
     const r = replyFor(headers({ from: 'ceo@supplier.example' }), uncheckedVerdict('ceo@supplier.example'), 'allowed', [], []);
     expect(r).toMatchObject({ state: 'suppressed', reason: NOT_AUTHENTICATED, facts: false });
-    expect(replyFor(headers({ from: 'a@supplier.example' }), authed('a@supplier.example'), 'allowed', [], [])).toMatchObject({ state: 'pending', facts: false });
+    expect(replyFor(headers({ from: 'a@supplier.example' }), authed('a@supplier.example'), 'allowed', [], [])).toMatchObject({
+      state: 'pending',
+      facts: false,
+    });
     expect(replyFor(headers({ from: 'a@supplier.example' }), authed('a@supplier.example'), 'listed', [], [])).toMatchObject({ state: 'pending', facts: true });
   });
 
@@ -58,11 +64,22 @@ describe('what a reply says', () => {
   });
 
   it('each reason its own advice; none ends with advice that does not apply', () => {
-    expect(adviceFor([{ filename: 'a.pdf', reason: big.text, code: big.code }], true)).toEqual(['Send files of at most 5 MB each: split them over several e-mails, or scan at a lower resolution.']);
-    expect(adviceFor([{ filename: 'a.pdf', reason: total.text, code: total.code }], true)).toEqual(["Send the file whose totals match the invoice, or ask us to correct the invoice's total first."]);
+    expect(adviceFor([{ filename: 'a.pdf', reason: big.text, code: big.code }], true)).toEqual([
+      'Send files of at most 5 MB each: split them over several e-mails, or scan at a lower resolution.',
+    ]);
+    expect(adviceFor([{ filename: 'a.pdf', reason: total.text, code: total.code }], true)).toEqual([
+      "Send the file whose totals match the invoice, or ask us to correct the invoice's total first.",
+    ]);
     expect(adviceFor([{ filename: 'a.pdf', reason: none.text, code: none.code }], true)).toEqual([NAME_ADVICE]);
     const seven = intakeReason('archive_not_read', { kind: '7z' });
-    const text = composeReply({ from: 'i@x.example', to: 'a@b.example', problems: [{ filename: 'B.7z', reason: seven.text, code: seven.code }, { filename: 'huge.pdf', reason: big.text, code: big.code }] }).text;
+    const text = composeReply({
+      from: 'i@x.example',
+      to: 'a@b.example',
+      problems: [
+        { filename: 'B.7z', reason: seven.text, code: seven.code },
+        { filename: 'huge.pdf', reason: big.text, code: big.code },
+      ],
+    }).text;
     expect(text).not.toContain('Name each PDF');
     expect(text).toContain('Send the PDF files themselves, or pack them in a ZIP archive.');
     expect(text).toContain('Send files of at most 5 MB each');

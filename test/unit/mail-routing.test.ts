@@ -14,7 +14,15 @@ describe('recipient candidates', () => {
         cc: ['INVOICES+AAA@example.com, team: a@b.example, c@d.example;'],
       }),
     );
-    expect(c).toEqual(['invoices+aaa@example.com', 'invoices@example.com', 'invoices+bbb@example.com', 'invoices+ccc@example.com', 'x@y.example', 'a@b.example', 'c@d.example']);
+    expect(c).toEqual([
+      'invoices+aaa@example.com',
+      'invoices@example.com',
+      'invoices+bbb@example.com',
+      'invoices+ccc@example.com',
+      'x@y.example',
+      'a@b.example',
+      'c@d.example',
+    ]);
   });
 
   it('parses display names with encoded-words and drops what is not an address', () => {

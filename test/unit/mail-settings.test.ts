@@ -8,7 +8,12 @@ import { loadConfig } from '../../src/config/config.ts';
 describe('IMAP_URL', () => {
   it('reads host, port, TLS, user, password and mailbox, with defaults', () => {
     expect(parseImapUrl('imaps://importer%40example.com:p%40ss%2Fw@mail.example.com/Invoices%2FIn')).toEqual({
-      host: 'mail.example.com', port: 993, secure: true, user: 'importer@example.com', password: 'p@ss/w', mailbox: 'Invoices/In',
+      host: 'mail.example.com',
+      port: 993,
+      secure: true,
+      user: 'importer@example.com',
+      password: 'p@ss/w',
+      mailbox: 'Invoices/In',
     });
     expect(parseImapUrl('imap://u:p@127.0.0.1:1143')).toMatchObject({ port: 1143, secure: false, mailbox: 'INBOX' });
     expect(parseImapUrl('imap://u:p@[::1]/')).toMatchObject({ host: '::1', port: 143 });
@@ -20,8 +25,25 @@ describe('IMAP_URL', () => {
     expect(describeImapUrl(parseImapUrl('imap://u:secret@h/INBOX'))).toBe('imap://u@h:143/INBOX');
   });
 
-  it('is checked with the other mail settings at start-up', () => {
-    const config = loadConfig({ IMAP_URL: 'imap://u:p@h/Processed', MAIL_PROCESSED_MAILBOX: 'Processed' });
+  it('is checked with the other mail settings at start-up, and again by a mail role given settings of its own', () => {
+    expect(() => loadConfig({ IMAP_URL: 'imap://u:p@h/Processed', MAIL_PROCESSED_MAILBOX: 'Processed' })).toThrow(
+      /MAIL_PROCESSED_MAILBOX must differ from the mailbox in IMAP_URL \(Processed\)/,
+    );
+    expect(() =>
+      loadConfig({
+        IMAP_URL: 'imaps://u@h/In%2FBox',
+        IMAP_AUTH: 'xoauth2',
+        MAIL_RECONNECT_MIN_MS: '5000',
+        MAIL_RECONNECT_MAX_MS: '1000',
+        IMAP_OAUTH_CLIENT_CERT: '/c.pem',
+      }),
+    ).toThrow(
+      /MAIL_RECONNECT_MIN_MS must not exceed[\s\S]*needs IMAP_OAUTH_CLIENT_ID[\s\S]*IMAP_OAUTH_CLIENT_CERT and IMAP_OAUTH_CLIENT_KEY must be set together[\s\S]*needs IMAP_OAUTH_TENANT/,
+    );
+    expect(loadConfig({ IMAP_URL: 'imaps://u@h/INBOX', IMAP_AUTH: 'xoauth2', IMAP_OAUTH_CLIENT_ID: 'app', IMAP_OAUTH_REFRESH_TOKEN: 'r' }).imapAuth).toBe(
+      'xoauth2',
+    );
+    const config = { ...loadConfig({}), imapUrl: 'imap://u:p@h/Processed' };
     expect(() => checkMailConfig(config)).toThrow(/MAIL_PROCESSED_MAILBOX must differ/);
     expect(() => loadConfig({ MAIL_REPLY_LIMIT_PER_HOUR: 'many' })).toThrow(/MAIL_REPLY_LIMIT_PER_HOUR/);
     expect(loadConfig({})).toMatchObject({ mailProcessedMailbox: 'Processed', mailFailedMailbox: 'Failed', mailReplyLimitPerHour: 5 });

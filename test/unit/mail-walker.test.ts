@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseEntity, parseMessage } from '../../src/channels/mail/message-parser.ts';
 import { mayHoldFiles, walkMessage } from '../../src/channels/mail/message-walker.ts';
-import { unwrapSignedData } from '../../src/domain/cms-container.ts';
+import { unwrapSignedData } from '../../src/formats/cms-container.ts';
 import { readTnef } from '../../src/channels/mail/tnef-reader.ts';
 import { uudecodeAll } from '../../src/channels/mail/uudecode.ts';
 import { said, saying } from '../helpers/reasons.ts';
@@ -37,7 +37,10 @@ describe('the message walker finds every PDF, at any depth', () => {
   });
 
   it('unwraps S/MIME opaque-signed mail and says the signature was verified, also when labelled enveloped-data', async () => {
-    for (const [file, invoice] of [['smime-opaque-signed.eml', 'INV-SMIME-1'], ['smime-signed-labelled-enveloped.eml', 'INV-SMIME-2']]) {
+    for (const [file, invoice] of [
+      ['smime-opaque-signed.eml', 'INV-SMIME-1'],
+      ['smime-signed-labelled-enveloped.eml', 'INV-SMIME-2'],
+    ]) {
       const r = await walk(file);
       expect(r.files, file).toHaveLength(1);
       expect(r.files[0]).toMatchObject({ filename: `${invoice}.pdf`, via: ['smime.p7m'], signature: 'verified' });
@@ -121,7 +124,9 @@ describe('TNEF reader', () => {
 
 describe('uudecode', () => {
   it('decodes classic and base64 blocks, with trailing spaces stripped by mailers', () => {
-    const classic = fixture('uuencode-in-body.eml').toString('latin1').replace(/ +\r\n/g, '\r\n');
+    const classic = fixture('uuencode-in-body.eml')
+      .toString('latin1')
+      .replace(/ +\r\n/g, '\r\n');
     const [file] = uudecodeAll(classic);
     expect(file.filename).toBe('INV-UU-1.pdf');
     expect(sha(file.bytes)).toBe(pdfSha('INV-UU-1'));

@@ -1,17 +1,54 @@
 // Tokens as evidence (docs/matching.md, "Tokens"): what is never a number on its own, what gives
 // way to what, and how a token compares with an invoice number. One table per rule.
 import { describe, expect, it } from 'vitest';
-import { dateTimeSpans, deviceName, evidenceCandidates, hitsOf, looksLikeInvoiceNumber, matchKey, notANumber, numberShaped } from '../../src/domain/match-names.ts';
+import {
+  dateTimeSpans,
+  deviceName,
+  evidenceCandidates,
+  hitsOf,
+  looksLikeInvoiceNumber,
+  matchKey,
+  notANumber,
+  numberShaped,
+} from '../../src/domain/match-names.ts';
 
 const texts = (s: string) => evidenceCandidates(s).map((c) => c.text);
 const inv = (id: string, invoiceNumber: string) => ({ id, invoiceNumber });
-const named = (text: string, ...numbers: string[]) => [...new Set(hitsOf(evidenceCandidates(text), numbers.map((n, i) => inv(`inv_${i}`, n))).map((h) => h.invoice.invoiceNumber))].sort();
+const named = (text: string, ...numbers: string[]) =>
+  [
+    ...new Set(
+      hitsOf(
+        evidenceCandidates(text),
+        numbers.map((n, i) => inv(`inv_${i}`, n)),
+      ).map((h) => h.invoice.invoiceNumber),
+    ),
+  ].sort();
 
 describe('dates, years and counters are never numbers on their own', () => {
   it.each([
-    ['2024-11-25', true], ['25.11.2024', true], ['20241125', true], ['2024_11_25', true], ['1.2.2024', true], ['2024-11', true], ['2024', true], ['1999', true],
-    ['IMG_0123', true], ['scan_0001', true], ['DSC01234', true], ['DSCN0042', true], ['Scan 0007', true], ['PXL_20241125', true], ['WA0001', true],
-    ['2024-13-25', false], ['20241325', false], ['0815', false], ['2024-0815', false], ['RE-2024-0815', false], ['0001', false], ['3024', false], ['DOC-2024-17', false],
+    ['2024-11-25', true],
+    ['25.11.2024', true],
+    ['20241125', true],
+    ['2024_11_25', true],
+    ['1.2.2024', true],
+    ['2024-11', true],
+    ['2024', true],
+    ['1999', true],
+    ['IMG_0123', true],
+    ['scan_0001', true],
+    ['DSC01234', true],
+    ['DSCN0042', true],
+    ['Scan 0007', true],
+    ['PXL_20241125', true],
+    ['WA0001', true],
+    ['2024-13-25', false],
+    ['20241325', false],
+    ['0815', false],
+    ['2024-0815', false],
+    ['RE-2024-0815', false],
+    ['0001', false],
+    ['3024', false],
+    ['DOC-2024-17', false],
   ])('%s: %s', (token, expected) => expect(notANumber(token)).toBe(expected));
 });
 
@@ -40,7 +77,7 @@ describe('which tokens of a name are evidence', () => {
 
   it('never offers a year, a date or a counter, nor a part of one', () => {
     for (const name of ['2024-11-25', 'F-2024-1170', 'RE_2024_0816', 'Rechnung 2024', 'IMG_0123', 'scan_0001', 'DSC01234']) {
-      expect(texts(name).filter((t) => /^\d+$/.test(t) && (notANumber(t) || name.includes(`_${t}`) && /img|scan|dsc/i.test(name)))).toEqual([]);
+      expect(texts(name).filter((t) => /^\d+$/.test(t) && (notANumber(t) || (name.includes(`_${t}`) && /img|scan|dsc/i.test(name))))).toEqual([]);
     }
   });
 });
@@ -77,8 +114,19 @@ describe('the compared form', () => {
 
 describe('a whole name shaped like an invoice number (worth waiting for)', () => {
   it.each([
-    ['RE-2024-0899', true], ['INV_000123', true], ['F2024-17', true], ['0815', true], ['J\u00fcrg-0042', true],
-    ['AGB', false], ['scan0001', false], ['IMG_0123', false], ['2024-11-25', false], ['2024', false], ['Rechnung_2024_11', false], ['Factuur 2026-0117', false], ['invoice', false],
+    ['RE-2024-0899', true],
+    ['INV_000123', true],
+    ['F2024-17', true],
+    ['0815', true],
+    ['J\u00fcrg-0042', true],
+    ['AGB', false],
+    ['scan0001', false],
+    ['IMG_0123', false],
+    ['2024-11-25', false],
+    ['2024', false],
+    ['Rechnung_2024_11', false],
+    ['Factuur 2026-0117', false],
+    ['invoice', false],
   ])('%s: %s', (name, expected) => {
     expect(looksLikeInvoiceNumber(name)).toBe(expected);
     if (expected) expect(numberShaped(name)).toBe(true);
@@ -98,7 +146,10 @@ describe('days and times in names are never numbers, nor parts of one (issue 42)
     ['20241125T081533', ['20241125T081533']],
     ['1.2.2024 12-30', ['1.2.2024 12-30']],
     ['2024-11-25_2460', ['2024-11-25']],
-    ['RE-2024-0815', []], ['RE-2024-11-0042', []], ['2024-13-25', []], ['20241325', []],
+    ['RE-2024-0815', []],
+    ['RE-2024-11-0042', []],
+    ['2024-13-25', []],
+    ['20241325', []],
   ])('%s holds %j', (name, expected) => expect(spans(name)).toEqual(expected));
 
   it.each([
@@ -120,17 +171,38 @@ describe('days and times in names are never numbers, nor parts of one (issue 42)
     expect(texts('invoice_2024-11-25_INV-000123')).not.toContain('2024-11-25_INV-000123');
   });
 
-  it.each(['2024-11-25_08-15-33', 'Scan_20241125_081533', 'RE-2024-0815_2024-11-25', '20241125_0001'])('%s is not shaped like an invoice number (not waited for)', (name) => {
-    expect(looksLikeInvoiceNumber(name)).toBe(false);
-  });
+  it.each(['2024-11-25_08-15-33', 'Scan_20241125_081533', 'RE-2024-0815_2024-11-25', '20241125_0001'])(
+    '%s is not shaped like an invoice number (not waited for)',
+    (name) => {
+      expect(looksLikeInvoiceNumber(name)).toBe(false);
+    },
+  );
 });
 
 describe("a scanner's or camera's name (issue 42)", () => {
   it.each([
-    ['scan_0042', true], ['Scan 2024-11-25 0815', true], ['IMG_1234', true], ['DSC01234', true], ['SCN_0001', true], ['doc00042120241125', true],
-    ['Scan_20241125_081533', true], ['IMG-20241125-WA0001', true], ['PXL_20241125_081533123', true], ['2024-11-25_08-15-33', true], ['2024-11-25', true],
-    ['Scanned Document 12', true], ['scan0001', true], ['DSCN0042', true],
-    ['DOC-2024-17', false], ['RE-2024-0815', false], ['0042', false], ['random', false], ['scan', false], ['scan_0001_RE-2024-0815', false],
-    ['Rechnung Nr. 0815 vom 25.11.2024', false], ['invoice_2024-11-25_INV-000123', false], ['IMG_1234 RE-7', false],
+    ['scan_0042', true],
+    ['Scan 2024-11-25 0815', true],
+    ['IMG_1234', true],
+    ['DSC01234', true],
+    ['SCN_0001', true],
+    ['doc00042120241125', true],
+    ['Scan_20241125_081533', true],
+    ['IMG-20241125-WA0001', true],
+    ['PXL_20241125_081533123', true],
+    ['2024-11-25_08-15-33', true],
+    ['2024-11-25', true],
+    ['Scanned Document 12', true],
+    ['scan0001', true],
+    ['DSCN0042', true],
+    ['DOC-2024-17', false],
+    ['RE-2024-0815', false],
+    ['0042', false],
+    ['random', false],
+    ['scan', false],
+    ['scan_0001_RE-2024-0815', false],
+    ['Rechnung Nr. 0815 vom 25.11.2024', false],
+    ['invoice_2024-11-25_INV-000123', false],
+    ['IMG_1234 RE-7', false],
   ])('%s: %s', (name, expected) => expect(deviceName(name)).toBe(expected));
 });

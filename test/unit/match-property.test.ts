@@ -18,22 +18,46 @@ const number = fc.oneof(
   fc.tuple(letters, sep, digits(3, 6)).map((p) => p.join('')),
   fc.constantFrom('2024', '0815', '000123', '0001', '0123', 'INV-000123', 'RE/2024/0816'),
 );
-const date = fc.tuple(fc.integer({ min: 1990, max: 2030 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }))
-  .chain(([y, m, d]) => fc.constantFrom(`${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`, `${d}.${m}.${y}`, `${y}${String(m).padStart(2, '0')}${String(d).padStart(2, '0')}`, `${y}`));
+const date = fc
+  .tuple(fc.integer({ min: 1990, max: 2030 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }))
+  .chain(([y, m, d]) =>
+    fc.constantFrom(
+      `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`,
+      `${d}.${m}.${y}`,
+      `${y}${String(m).padStart(2, '0')}${String(d).padStart(2, '0')}`,
+      `${y}`,
+    ),
+  );
 const counter = fc.tuple(fc.constantFrom('IMG_', 'scan_', 'DSC', 'PXL_', 'Scan ', 'WA'), digits(3, 8)).map(([a, b]) => a + b);
 const word = fc.constantFrom('Rechnung', 'Factuur', 'invoice', 'signed', 'v2', 'kopie', 'AGB', 'final', '(1)');
 /** a name: pieces of numbers (of the account or not, with other separators), dates, counters, words */
 const text = (account: string[]) =>
-  fc.array(fc.oneof(number, date, counter, word, ...(account.length ? [fc.constantFrom(...account), fc.constantFrom(...account).map((n) => n.replace(/[-_./ ]/g, '_'))] : [])), { minLength: 1, maxLength: 5 })
+  fc
+    .array(
+      fc.oneof(
+        number,
+        date,
+        counter,
+        word,
+        ...(account.length ? [fc.constantFrom(...account), fc.constantFrom(...account).map((n) => n.replace(/[-_./ ]/g, '_'))] : []),
+      ),
+      { minLength: 1, maxLength: 5 },
+    )
     .chain((parts) => fc.array(sep, { minLength: parts.length, maxLength: parts.length }).map((seps) => parts.map((p, i) => (i ? seps[i] : '') + p).join('')));
 
 const file = fc.uniqueArray(number, { minLength: 0, maxLength: 8, selector: (n) => n }).chain((account) =>
   fc.record({
     account: fc.constant(account),
     name: text(account),
-    subject: fc.option(fc.tuple(fc.constantFrom('', 'AW: ', 'Fwd: '), text(account)).map(([r, t]) => r + t), { nil: undefined }),
+    subject: fc.option(
+      fc.tuple(fc.constantFrom('', 'AW: ', 'Fwd: '), text(account)).map(([r, t]) => r + t),
+      { nil: undefined },
+    ),
     messageFiles: fc.integer({ min: 1, max: 3 }),
-    einvoices: fc.array(fc.oneof(number, ...(account.length ? [fc.constantFrom(...account)] : [])).map((n) => ({ kind: 'invoice' as const, number: n })), { maxLength: 2 }),
+    einvoices: fc.array(
+      fc.oneof(number, ...(account.length ? [fc.constantFrom(...account)] : [])).map((n) => ({ kind: 'invoice' as const, number: n })),
+      { maxLength: 2 },
+    ),
   }),
 );
 
@@ -48,7 +72,7 @@ describe('the decision over generated files', () => {
         const number = f.account.find((n) => invoiceIdOf(n) === d.invoiceId)!;
         const allowed = new Set([...wholeTokens(f.name), ...f.einvoices.map((e) => matchKey(e.number)), ...wholeTokens(f.subject)]);
         expect(allowed.has(matchKey(number)), `${JSON.stringify(f)} -> ${number}`).toBe(true);
-        if (d.by === 'subject') expect(f.messageFiles, 'a subject names only a message\'s only file').toBe(1);
+        if (d.by === 'subject') expect(f.messageFiles, "a subject names only a message's only file").toBe(1);
       }),
       { numRuns: 3000 },
     );

@@ -2,7 +2,7 @@
 // invoices mean, the e-invoice XML, and the PDF's embedded files and password (real PDFs).
 import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { checkPdf } from '../../src/domain/pdf.ts';
+import { checkPdf } from '../../src/formats/pdf.ts';
 import { tokenCandidates } from '../../src/domain/match-names.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { ciiXml, einvoicePdf, encryptedPdf, zugferd1Xml } from '../helpers/einvoice.ts';
@@ -34,23 +34,39 @@ describe('tokens of a name or a subject', () => {
 
 describe('the PDF check reads the embedded e-invoice and the password', () => {
   it('finds the number in factur-x.xml, in a /Kids name tree, and not in files that are no XML', async () => {
-    expect(await checkPdf(await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }))).toEqual({ ok: true, pages: 1, einvoices: [{ kind: 'invoice', number: '2026-0117' }] });
-    expect(await checkPdf(await einvoicePdf({ 'ZUGFeRD-invoice.xml': zugferd1Xml('Z-1001'), 'notes.txt': ciiXml('X-1') }, { kids: true })))
-      .toEqual({ ok: true, pages: 1, einvoices: [{ kind: 'invoice', number: 'Z-1001' }] });
+    expect(await checkPdf(await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }))).toEqual({
+      ok: true,
+      pages: 1,
+      einvoices: [{ kind: 'invoice', number: '2026-0117' }],
+    });
+    expect(await checkPdf(await einvoicePdf({ 'ZUGFeRD-invoice.xml': zugferd1Xml('Z-1001'), 'notes.txt': ciiXml('X-1') }, { kids: true }))).toEqual({
+      ok: true,
+      pages: 1,
+      einvoices: [{ kind: 'invoice', number: 'Z-1001' }],
+    });
     expect(await checkPdf(await makePdf('plain'))).toEqual({ ok: true, pages: 1, einvoices: [] });
   });
 
-  it.each(['R2', 'R3', 'R4', 'R5', 'R6'] as const)('%s: refuses a PDF that needs a password to open, accepts one with only an owner password', async (revision) => {
-    const pdf = await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') });
-    expect(await checkPdf(encryptedPdf(pdf, 'user-secret', revision))).toEqual({ ok: false, reason: said('The PDF is protected with a password, so it cannot be checked or shown; send it without a password') });
-    expect(await checkPdf(encryptedPdf(pdf, '', revision))).toMatchObject({ ok: true, pages: 1 });
-  });
+  it.each(['R2', 'R3', 'R4', 'R5', 'R6'] as const)(
+    '%s: refuses a PDF that needs a password to open, accepts one with only an owner password',
+    async (revision) => {
+      const pdf = await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') });
+      expect(await checkPdf(encryptedPdf(pdf, 'user-secret', revision))).toEqual({
+        ok: false,
+        reason: said('The PDF is protected with a password, so it cannot be checked or shown; send it without a password'),
+      });
+      expect(await checkPdf(encryptedPdf(pdf, '', revision))).toMatchObject({ ok: true, pages: 1 });
+    },
+  );
 
   it('accepts an owner-password PDF whose page tree sits in an encrypted object stream (pages unknown)', async () => {
     const doc = await PDFDocument.create();
     doc.addPage();
     const pdf = Buffer.from(await doc.save({ useObjectStreams: true }));
     expect(await checkPdf(encryptedPdf(pdf, ''))).toEqual({ ok: true, pages: null, einvoices: [] });
-    expect(await checkPdf(encryptedPdf(pdf, 'user-secret'))).toEqual({ ok: false, reason: said('The PDF is protected with a password, so it cannot be checked or shown; send it without a password') });
+    expect(await checkPdf(encryptedPdf(pdf, 'user-secret'))).toEqual({
+      ok: false,
+      reason: said('The PDF is protected with a password, so it cannot be checked or shown; send it without a password'),
+    });
   });
 });

@@ -23,7 +23,32 @@ describe('parseAmount', () => {
   });
 
   it('refuses malformed amounts with 400 Field <name> in wrong format', () => {
-    for (const bad of ['', ' ', 'abc', '1.234', '1.', '.5', '1e5', '1 000', '€5', '+5', '1.2.3', '0x10', 'NaN', 'Infinity', null, undefined, true, {}, [], 1.234, 0.1 + 0.2 /* 0.30000000000000004: never rounded silently */, Number.NaN, Number.POSITIVE_INFINITY, 1e21]) {
+    for (const bad of [
+      '',
+      ' ',
+      'abc',
+      '1.234',
+      '1.',
+      '.5',
+      '1e5',
+      '1 000',
+      '€5',
+      '+5',
+      '1.2.3',
+      '0x10',
+      'NaN',
+      'Infinity',
+      null,
+      undefined,
+      true,
+      {},
+      [],
+      1.234,
+      0.1 + 0.2 /* 0.30000000000000004: never rounded silently */,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      1e21,
+    ]) {
       const e = error(() => parseAmount(bad, 'amount', MAX));
       expect(e.kind, String(bad)).toBe('invalid');
       expect(e.detail).toBe('Field amount in wrong format');
@@ -32,7 +57,13 @@ describe('parseAmount', () => {
   });
 
   it.each([
-    ['-233.47', -23347], ['-8.79', -879], ['-5', -500], ['-0,5', -50], [-233.47, -23347], ['-0.00', 0], ['-999999.99', -99_999_999],
+    ['-233.47', -23347],
+    ['-8.79', -879],
+    ['-5', -500],
+    ['-0,5', -50],
+    [-233.47, -23347],
+    ['-0.00', 0],
+    ['-999999.99', -99_999_999],
   ])('reads the negative amount %s of a credit note as %i cents', (raw, cents) => {
     expect(parseAmount(raw, 'invoiceTotal', MAX)).toBe(cents);
   });
@@ -45,7 +76,10 @@ describe('parseAmount', () => {
     expect(error(() => parseAmount('-10000000.00', 'invoiceTotal', MAX))).toMatchObject({ kind: 'unprocessable', field: 'invoicetotal' });
     expect(error(() => parseAmount('-100.01', 'amount', 10_000))).toMatchObject({ kind: 'unprocessable', field: 'amount' });
     expect(parseAmount('-100.00', 'amount', 10_000)).toBe(-10_000);
-    expect(error(() => parseAmount('-9999999.99', 'invoiceTotal', MAX))).toMatchObject({ kind: 'invalid', detail: 'Field invoiceTotal is longer than 10 characters' });
+    expect(error(() => parseAmount('-9999999.99', 'invoiceTotal', MAX))).toMatchObject({
+      kind: 'invalid',
+      detail: 'Field invoiceTotal is longer than 10 characters',
+    });
   });
 
   it('a well-formed amount above the maximum is 422 with the field in lowercase', () => {

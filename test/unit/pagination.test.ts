@@ -25,11 +25,19 @@ describe('parsePageRequest', () => {
   });
 
   it('refuses a bad limit naming limit', () => {
-    for (const limit of ['0', '251', '-1', '1.5', 'ten', '1e2', '0x10', ['1', '2']]) expect(fieldOf(() => parsePageRequest({ limit })), String(limit)).toBe('limit');
+    for (const limit of ['0', '251', '-1', '1.5', 'ten', '1e2', '0x10', ['1', '2']])
+      expect(
+        fieldOf(() => parsePageRequest({ limit })),
+        String(limit),
+      ).toBe('limit');
   });
 
   it('refuses a bad cursor naming from', () => {
-    for (const from of ['x'.repeat(37), 'a b', "x';--", 'ü', 'a/b']) expect(fieldOf(() => parsePageRequest({ from })), from).toBe('from');
+    for (const from of ['x'.repeat(37), 'a b', "x';--", 'ü', 'a/b'])
+      expect(
+        fieldOf(() => parsePageRequest({ from })),
+        from,
+      ).toBe('from');
     expect(parsePageRequest({ from: 'x'.repeat(36) }).from).toHaveLength(36);
   });
 });

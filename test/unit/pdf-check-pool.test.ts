@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkPdf } from '../../src/domain/pdf.ts';
+import { checkPdf } from '../../src/formats/pdf.ts';
 import { createPdfCheckPool } from '../../src/intake/pdf-check-pool.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { said } from '../helpers/reasons.ts';
+import { threadNices } from '../helpers/thread-nices.ts';
 
 const pool = createPdfCheckPool(2);
 afterAll(() => pool.close());
@@ -27,7 +28,10 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
   it('answers empty, oversized and headerless files without a thread', async () => {
     const before = pool.stats().checked;
     expect(await pool.check(Buffer.alloc(0))).toEqual({ ok: false, reason: said('The file is empty; send it again') });
-    expect(await pool.check(Buffer.from('just text'))).toEqual({ ok: false, reason: said('The file is not a PDF (no %PDF- header); send the invoice as a PDF file') });
+    expect(await pool.check(Buffer.from('just text'))).toEqual({
+      ok: false,
+      reason: said('The file is not a PDF (no %PDF- header); send the invoice as a PDF file'),
+    });
     expect((await pool.check(Buffer.alloc(5 * 1024 * 1024 + 1, 0x25))).ok).toBe(false);
     expect(pool.stats().checked).toBe(before);
   });
@@ -42,6 +46,21 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     } finally {
       await lazy.close();
     }
+  });
+
+  it('runs its threads at the nice value it is given, the rest of the process untouched (Linux, read from /proc)', async () => {
+    const before = threadNices().filter((t) => t.nice === 7).length;
+    const niced = createPdfCheckPool(2, { priority: 7 });
+    try {
+      niced.warm();
+      expect(await niced.check(await makePdf('niced'))).toEqual({ ok: true, pages: 1, einvoices: [] });
+      // each pool thread, and the threads it starts (they inherit it), runs at 7
+      await expect.poll(() => threadNices().filter((t) => t.nice === 7).length - before, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      expect(threadNices().find((t) => t.tid === process.pid)?.nice).toBe(0);
+    } finally {
+      await niced.close();
+    }
+    await expect.poll(() => threadNices().filter((t) => t.nice === 7).length, { timeout: 10_000 }).toBe(before);
   });
 
   it('ends a thread that has had no file for idleMs, and starts one again for the next file', async () => {
@@ -60,25 +79,55 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     const dying = createPdfCheckPool(1, { threadUrl: new URL('./fixtures/dying-pdf-thread.mjs', import.meta.url) });
     try {
       const pdf = await makePdf('dies');
-      expect(await dying.check(pdf)).toEqual({ ok: false, reason: said('The PDF could not be checked: it needs more memory than a check may use; send a smaller or simpler PDF of the invoice (print it to PDF again)') });
-      expect(await dying.check(pdf)).toEqual({ ok: false, reason: said('The PDF could not be checked: it needs more memory than a check may use; send a smaller or simpler PDF of the invoice (print it to PDF again)') });
+      expect(await dying.check(pdf)).toEqual({
+        ok: false,
+        reason: said(
+          'The PDF could not be checked: it needs more memory than a check may use; send a smaller or simpler PDF of the invoice (print it to PDF again)',
+        ),
+      });
+      expect(await dying.check(pdf)).toEqual({
+        ok: false,
+        reason: said(
+          'The PDF could not be checked: it needs more memory than a check may use; send a smaller or simpler PDF of the invoice (print it to PDF again)',
+        ),
+      });
     } finally {
       await dying.close();
     }
   });
 
-  it('fails a check that outlasts timeoutMs, and answers one that ends in time', async () => {
-    const slow = createPdfCheckPool(1, { timeoutMs: 3000, threadUrl: new URL('./fixtures/slow-pdf-thread.mjs', import.meta.url) });
+  it("fails a check that outlasts timeoutMs of its thread's CPU, and answers one that ends in time or only waits", { timeout: 180_000 }, async () => {
+    const slow = createPdfCheckPool(1, { timeoutMs: 1000, threadUrl: new URL('./fixtures/slow-pdf-thread.mjs', import.meta.url) });
     try {
       const pdf = await makePdf('slow');
-      // the fixture waits 100 ms for each unit of the file's last byte
+      // the fixture works 100 ms of CPU for each unit of the file's last byte (200 and up: waits on a timer)
       const taking = (units: number) => Buffer.concat([pdf, Buffer.from([units])]);
       expect(await slow.check(taking(1))).toEqual({ ok: true, pages: 1, einvoices: [] });
-      expect(await slow.check(taking(60))).toEqual({ ok: false, reason: said('The PDF could not be checked within 3 s; send it again, or a smaller or simpler PDF of the invoice') });
-      // the timer of a check that ended in time does not abort a later one
+      expect(await slow.check(taking(20))).toEqual({
+        ok: false,
+        reason: said('The PDF could not be checked within 1 s; send it again, or a smaller or simpler PDF of the invoice'),
+      });
+      // the watch of a check that ended in time does not abort a later one
       expect(await slow.check(taking(2))).toEqual({ ok: true, pages: 1, einvoices: [] });
+      // 3 s in its thread without using the CPU (a thread the scheduler starves, PDF_CHECK_PRIORITY):
+      // the budget is the thread's CPU time, so the wait is not the file's and it passes
+      const t0 = Date.now();
+      expect(await slow.check(taking(230))).toEqual({ ok: true, pages: 1, einvoices: [] });
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(3000);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('rejects (transient, the job runs again) a check whose thread only waited past waitLimitMs: the load, not the file', async () => {
+    const starved = createPdfCheckPool(1, { timeoutMs: 1000, waitLimitMs: 2000, threadUrl: new URL('./fixtures/slow-pdf-thread.mjs', import.meta.url) });
+    try {
+      // 3 s on a timer, no CPU: past the wait limit with the CPU budget unspent
+      await expect(starved.check(Buffer.concat([await makePdf('starved'), Buffer.from([230])]))).rejects.toThrow(
+        /not checked within 2 s: the PDF check threads had no CPU for it/,
+      );
+    } finally {
+      await starved.close();
     }
   });
 
@@ -91,7 +140,7 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     }
   });
 
-  it('leaves the caller\'s buffer intact (it copies, never transfers the original)', async () => {
+  it("leaves the caller's buffer intact (it copies, never transfers the original)", async () => {
     const good = await makePdf('intact');
     const copy = Buffer.from(good);
     await pool.check(good);

@@ -1,4 +1,4 @@
-// The quick structural check (src/domain/pdf-structure.ts) follows the cross-reference data of
+// The quick structural check (src/formats/pdf-structure.ts) follows the cross-reference data of
 // the layouts writers produce (classic tables, xref and object streams, linearized, incremental
 // updates), and says nothing of files it cannot follow or that are encrypted, which the full parse
 // then decides. Whatever it accepts, the full parse accepts too.
@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { checkPdf, structureFirst } from '../../src/domain/pdf.ts';
-import { pageCountByStructure, readStructure } from '../../src/domain/pdf-structure.ts';
+import { checkPdf, structureFirst } from '../../src/formats/pdf.ts';
+import { pageCountByStructure, readStructure } from '../../src/formats/pdf-structure.ts';
 import { einvoicePdf, encryptedPdf, ciiXml } from '../helpers/einvoice.ts';
 
 async function pdfWith(pages: number, useObjectStreams: boolean): Promise<Buffer> {
@@ -63,7 +63,9 @@ describe('PDF structure check', () => {
     expect(pageCountByStructure(Buffer.concat([classic, Buffer.from('\r\n\u0000\u0000 trailing junk')]))).toBe(2);
     expect(pageCountByStructure(withIncrementalUpdate(Buffer.concat([classic, Buffer.from('% 17\n')])))).toBe(2);
     // junk that names another offset before the real end: the last one counts
-    expect(pageCountByStructure(Buffer.concat([Buffer.from(classic.toString('latin1').replace(/%%EOF\s*$/, '%%EOF\nstartxref\n7\n%%EOF\n'), 'latin1')]))).toBeUndefined();
+    expect(
+      pageCountByStructure(Buffer.concat([Buffer.from(classic.toString('latin1').replace(/%%EOF\s*$/, '%%EOF\nstartxref\n7\n%%EOF\n'), 'latin1')])),
+    ).toBeUndefined();
   });
 
   it('says nothing of files it cannot vouch for: encrypted, truncated, no pages, broken page tree, garbage', async () => {
@@ -72,15 +74,28 @@ describe('PDF structure check', () => {
     expect(pageCountByStructure(classic.subarray(0, classic.length - 30))).toBeUndefined();
     expect(pageCountByStructure(await pdfWith(0, false))).toBeUndefined();
     expect(pageCountByStructure(Buffer.from(classic.toString('latin1').replace('/Type /Pages', '/Type /Pagez'), 'latin1'))).toBeUndefined();
-    const wrongOffset = Buffer.from(classic.toString('latin1').replace(/startxref\s+(\d+)/, (_, n) => `startxref\n${Number(n) - 7}`), 'latin1');
+    const wrongOffset = Buffer.from(
+      classic.toString('latin1').replace(/startxref\s+(\d+)/, (_, n) => `startxref\n${Number(n) - 7}`),
+      'latin1',
+    );
     expect(pageCountByStructure(wrongOffset)).toBeUndefined();
     expect(pageCountByStructure(Buffer.from('%PDF-1.7\nnot really\nstartxref\n9\n%%EOF\n'))).toBeUndefined();
   });
 
   it('what it accepts, the full parse accepts; what it leaves, the full parse decides', async () => {
     const classic = await pdfWith(1, false);
-    const samples = [classic, await pdfWith(2, true), qpdf(classic, '--object-streams=generate'), qpdf(classic, '--linearize'), withIncrementalUpdate(classic),
-      Buffer.concat([classic, Buffer.from('% 17\n')]), encryptedPdf(classic, ''), encryptedPdf(classic, 'secret'), classic.subarray(0, classic.length - 30), await pdfWith(0, false)];
+    const samples = [
+      classic,
+      await pdfWith(2, true),
+      qpdf(classic, '--object-streams=generate'),
+      qpdf(classic, '--linearize'),
+      withIncrementalUpdate(classic),
+      Buffer.concat([classic, Buffer.from('% 17\n')]),
+      encryptedPdf(classic, ''),
+      encryptedPdf(classic, 'secret'),
+      classic.subarray(0, classic.length - 30),
+      await pdfWith(0, false),
+    ];
     let full = 0;
     const counted = structureFirst(async (bytes) => (full++, checkPdf(bytes)));
     for (const pdf of samples) {
@@ -116,10 +131,15 @@ describe('PDF structure check', () => {
     expect(mayHoldXml(withUf('1 0 R'))).toBe(true);
   });
 
-  it('gives the full parse\'s verdict for real-world layouts of attachments, and reads every XML it could', async () => {
+  it("gives the full parse's verdict for real-world layouts of attachments, and reads every XML it could", async () => {
     const padding = new Uint8Array(4096).fill(7);
-    const samples = [await einvoicePdf({ 'padding.bin': padding }), await einvoicePdf({ 'photo.jpg': padding }, { kids: true }), await einvoicePdf({ 'scan.tif': padding }, { afOnly: true }),
-      await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }), await einvoicePdf({ 'xrechnung.xml': ciiXml('2026-0118') }, { afOnly: true })];
+    const samples = [
+      await einvoicePdf({ 'padding.bin': padding }),
+      await einvoicePdf({ 'photo.jpg': padding }, { kids: true }),
+      await einvoicePdf({ 'scan.tif': padding }, { afOnly: true }),
+      await einvoicePdf({ 'factur-x.xml': ciiXml('2026-0117') }),
+      await einvoicePdf({ 'xrechnung.xml': ciiXml('2026-0118') }, { afOnly: true }),
+    ];
     let full = 0;
     const counted = structureFirst(async (bytes) => (full++, checkPdf(bytes)));
     for (const pdf of samples) expect(await counted(pdf)).toEqual(await checkPdf(pdf));

@@ -31,8 +31,13 @@ describe('a total in the text', () => {
   });
 
   it.each([
-    ['Gesamtbetrag 1.210,50 EUR', true], ['Total: €1,210.50', true], ['Te betalen € 1210,50', true], ['Net à payer 1\u202f210,50 €', true],
-    ['Total 11.210,50', false], ['Total 1.210,505', false], ['Total 1210.5', false],
+    ['Gesamtbetrag 1.210,50 EUR', true],
+    ['Total: €1,210.50', true],
+    ['Te betalen € 1210,50', true],
+    ['Net à payer 1\u202f210,50 €', true],
+    ['Total 11.210,50', false],
+    ['Total 1.210,505', false],
+    ['Total 1210.5', false],
   ])('%j holds 1210.50: %s', (text, expected) => expect(textHasAmount(text, 121050)).toBe(expected));
 });
 
@@ -44,27 +49,47 @@ describe('the decision with the text', () => {
   };
 
   it('attaches when one invoice is named and its total is written', () => {
-    expect(decide('Rechnungsnummer RE-2024-0815\nGesamtbetrag 1.210,50 EUR', [{ number: 'RE-2024-0815', totalCents: 121050 }]))
-      .toMatchObject({ kind: 'attach', invoiceId: invoiceIdOf('RE-2024-0815'), by: 'pdf_text' });
+    expect(decide('Rechnungsnummer RE-2024-0815\nGesamtbetrag 1.210,50 EUR', [{ number: 'RE-2024-0815', totalCents: 121050 }])).toMatchObject({
+      kind: 'attach',
+      invoiceId: invoiceIdOf('RE-2024-0815'),
+      by: 'pdf_text',
+    });
   });
 
   it('waits, saying what it found, when the total is not written', () => {
-    expect(decide('Rechnungsnummer RE-2024-0815\nGesamtbetrag 1.210,50 EUR', [{ number: 'RE-2024-0815', totalCents: 110000 }]))
-      .toMatchObject({ kind: 'wait', notes: [said("the PDF's text says invoice RE-2024-0815, but not its total 1,100.00")] });
+    expect(decide('Rechnungsnummer RE-2024-0815\nGesamtbetrag 1.210,50 EUR', [{ number: 'RE-2024-0815', totalCents: 110000 }])).toMatchObject({
+      kind: 'wait',
+      notes: [said("the PDF's text says invoice RE-2024-0815, but not its total 1,100.00")],
+    });
   });
 
   it('refuses, naming both, when two labelled numbers are both invoices (issue 42)', () => {
-    expect(decide('Invoice no. A-1\nInvoice no. A-2\nTotal 10.00', [{ number: 'A-1', totalCents: 1000 }, { number: 'A-2', totalCents: 1000 }]))
-      .toEqual({ kind: 'refuse', reason: said("The PDF's text names several invoices (A-1 or A-2), so it cannot say which one it is; rename the file to the invoice's number or assign it") });
+    expect(
+      decide('Invoice no. A-1\nInvoice no. A-2\nTotal 10.00', [
+        { number: 'A-1', totalCents: 1000 },
+        { number: 'A-2', totalCents: 1000 },
+      ]),
+    ).toEqual({
+      kind: 'refuse',
+      reason: said(
+        "The PDF's text names several invoices (A-1 or A-2), so it cannot say which one it is; rename the file to the invoice's number or assign it",
+      ),
+    });
     const text = 'Rechnungsnummer: RE-2026-4712\nRechnungsnummer: RE-2026-4713\nGesamtbetrag: 1.210,50 EUR';
-    expect(decide(text, [{ number: 'RE-2026-4712', totalCents: 121050 }, { number: 'RE-2026-4713', totalCents: 121050 }]))
-      .toMatchObject({ kind: 'refuse', reason: { code: 'pdf_text_names_several', params: { numbers: ['RE-2026-4712', 'RE-2026-4713'] } } });
+    expect(
+      decide(text, [
+        { number: 'RE-2026-4712', totalCents: 121050 },
+        { number: 'RE-2026-4713', totalCents: 121050 },
+      ]),
+    ).toMatchObject({ kind: 'refuse', reason: { code: 'pdf_text_names_several', params: { numbers: ['RE-2026-4712', 'RE-2026-4713'] } } });
   });
 
   it('waits when the other labelled number is no invoice yet: the file may be that one', () => {
     const text = 'Rechnungsnummer: RE-2026-4713\nBezug: Rechnungsnummer RE-2026-4712\nGesamtbetrag: 1.210,50 EUR';
-    expect(decide(text, [{ number: 'RE-2026-4712', totalCents: 121050 }]))
-      .toMatchObject({ kind: 'wait', notes: [said("the PDF's text says invoice RE-2026-4712, but also RE-2026-4713, which is no invoice of this account (yet): the file may be that one")] });
+    expect(decide(text, [{ number: 'RE-2026-4712', totalCents: 121050 }])).toMatchObject({
+      kind: 'wait',
+      notes: [said("the PDF's text says invoice RE-2026-4712, but also RE-2026-4713, which is no invoice of this account (yet): the file may be that one")],
+    });
   });
 
   it('reads no date or year after a label as a number', () => {
@@ -72,6 +97,9 @@ describe('the decision with the text', () => {
   });
 
   it('says when there is no text at all (a scan)', () => {
-    expect(decide('  \n ', [{ number: 'A-1', totalCents: 1000 }])).toMatchObject({ kind: 'wait', notes: [said('the PDF has no text to read (a scan?), so only its name could say which invoice it is')] });
+    expect(decide('  \n ', [{ number: 'A-1', totalCents: 1000 }])).toMatchObject({
+      kind: 'wait',
+      notes: [said('the PDF has no text to read (a scan?), so only its name could say which invoice it is')],
+    });
   });
 });

@@ -1,58 +1,70 @@
-// The queue module (src/queue/): every queue declared once, BullMQ imported nowhere else, and a
-// worker refused at start when its handler table misses a job name of its queue.
-import fs from 'node:fs';
-import path from 'node:path';
+// The queue module (src/queue/): every queue's table given to it at start, each job there with
+// its handler; a table with a job lacking one is refused before anything connects.
 import { describe, expect, it } from 'vitest';
+import { QUEUE_TABLES } from '../../src/app/job-tables.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Logger } from '../../src/platform/logger.ts';
-import { checkHandlers, JobQueues, type JobHandler } from '../../src/queue/job-queues.ts';
-import { JOBS, jobNames, QUEUE_NAMES } from '../../src/queue/queue-catalog.ts';
+import { checkQueues, defineQueue, type QueueDefinition } from '../../src/queue/job-definition.ts';
+import { JobQueues } from '../../src/queue/job-queues.ts';
 import type { RedisClient } from '../../src/queue/redis-connection.ts';
 
-const SRC = path.resolve(import.meta.dirname, '../../src');
-const handler: JobHandler = async () => null;
+const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX: 'unit' });
 
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? sourceFiles(p) : /\.(ts|mts)$/.test(e.name) ? [p] : [];
-  });
+/** A Redis that counts every use but listening to its events (which sends nothing): the refusal must come before any. */
+function countingRedis() {
+  const seen = { touched: 0 };
+  const redis = new Proxy({}, { get: (_, key) => (key === 'on' || seen.touched++, () => undefined) }) as unknown as RedisClient;
+  return { redis, seen };
+}
+
+/** A copy of `table` with the handler of job `name` taken away (as a table written without one). */
+function without(table: QueueDefinition<never>, name: string): QueueDefinition<never> {
+  return { ...table, jobs: table.jobs.map((j) => (j.name === name ? { ...j, handler: undefined as never } : j)) };
 }
 
 describe('queue module', () => {
-  it('declares intake, webhooks, mail and periodic, each job name once across queues', () => {
-    expect(QUEUE_NAMES).toEqual(['intake', 'webhooks', 'mail', 'periodic']);
-    const all = QUEUE_NAMES.flatMap((q) => jobNames(q));
+  it('is given intake, webhooks, mail and periodic, each job name once, each job with a handler', () => {
+    expect(QUEUE_TABLES.map((q) => q.name)).toEqual(['intake', 'webhooks', 'mail', 'periodic']);
+    const all = QUEUE_TABLES.flatMap((q) => q.jobs.map((j) => j.name));
     expect(new Set(all).size).toBe(all.length);
-    expect(jobNames('periodic')).toContain('intake.reconcile');
+    expect(all).toContain('intake.reconcile');
+    expect(() => checkQueues(QUEUE_TABLES)).not.toThrow();
+    for (const q of QUEUE_TABLES) for (const j of q.jobs) expect(j.queue, j.name).toBe(q.name);
   });
 
-  it('is the only folder of src/ that imports BullMQ', () => {
-    const importers = sourceFiles(SRC)
-      .filter((f) => /from\s+['"]bullmq['"]/.test(fs.readFileSync(f, 'utf8')))
-      .map((f) => path.relative(SRC, f));
-    expect(importers.length).toBeGreaterThan(0);
-    expect(importers.filter((f) => !f.startsWith('queue/'))).toEqual([]);
+  it('every periodic job has its interval from config', () => {
+    const periodic = QUEUE_TABLES.find((q) => q.name === 'periodic')!;
+    expect(periodic.jobs.filter((j) => typeof j.every !== 'function').map((j) => j.name)).toEqual([]);
+    const queues = new JobQueues(config, countingRedis().redis, {} as Logger, QUEUE_TABLES);
+    expect(queues.intervals('periodic')['intake.reconcile']).toBe(config.reconcileIntervalMs);
   });
 
-  it('checks every queue\'s handler table, naming the job without a handler', () => {
-    for (const queue of QUEUE_NAMES) {
-      const full = Object.fromEntries(jobNames(queue).map((n) => [n, handler]));
-      expect(() => checkHandlers(queue, full)).not.toThrow();
-      const [first, ...rest] = jobNames(queue);
-      expect(() => checkHandlers(queue, Object.fromEntries(rest.map((n) => [n, handler])))).toThrow(`No handler for ${queue} job(s): ${first}`);
+  it('refuses at start a table whose job has no handler, naming it, before Redis is touched', () => {
+    const { redis, seen } = countingRedis();
+    for (const table of QUEUE_TABLES) {
+      const [first] = table.jobs;
+      const tables = QUEUE_TABLES.map((t) => (t === table ? without(t, first.name) : t));
+      expect(() => new JobQueues(config, redis, {} as Logger, tables)).toThrow(`No handler for ${table.name} job(s): ${first.name}`);
     }
+    expect(seen.touched).toBe(0);
   });
 
-  it('a job name without a handler stops the worker\'s start before it connects', () => {
-    let touched = 0;
-    // any use of the connection would count: the refusal must come first
-    const redis = new Proxy({}, { get: () => (touched++, () => undefined) }) as unknown as RedisClient;
-    const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX: 'unit' });
-    const queues = new JobQueues(config, redis, {} as Logger);
-    const { [JOBS.periodic.analyze]: _left, ...withoutAnalyze } = Object.fromEntries(jobNames('periodic').map((n) => [n, handler]));
-    expect(() => queues.startWorker('periodic', withoutAnalyze as never, { concurrency: 1 })).toThrow(`No handler for periodic job(s): ${JOBS.periodic.analyze}`);
-    expect(() => queues.startWorker('webhooks', {} as never, { concurrency: 1 })).toThrow(`No handler for webhooks job(s): ${JOBS.webhooks.deliver}`);
-    expect(touched).toBe(0);
+  it("refuses a job listed in another queue's table, a name used twice, and a worker for a table without handlers", () => {
+    const [intake, webhooks] = QUEUE_TABLES;
+    expect(() => checkQueues([defineQueue({ name: 'x', worker: () => ({ concurrency: 1 }), jobs: intake.jobs as never })])).toThrow(
+      /names queue intake but is listed in x's table/,
+    );
+    expect(() => checkQueues([intake, { ...webhooks, name: 'intake2', jobs: intake.jobs.map((j) => ({ ...j, queue: 'intake2' })) }])).toThrow(/used twice/);
+    const { redis, seen } = countingRedis();
+    const queues = new JobQueues(config, redis, {} as Logger, QUEUE_TABLES);
+    expect(() => queues.startWorker(without(webhooks, 'webhook.deliver'), {} as never)).toThrow('No handler for webhooks job(s): webhook.deliver');
+    expect(seen.touched).toBe(0);
+  });
+
+  it('refuses to queue a job that is in no table it was given', async () => {
+    const { redis } = countingRedis();
+    const queues = new JobQueues(config, redis, {} as Logger, QUEUE_TABLES.slice(0, 1));
+    const [, webhooks] = QUEUE_TABLES;
+    await expect(queues.add(webhooks.jobs[0] as never, {} as never)).rejects.toThrow(/in no queue table/);
   });
 });

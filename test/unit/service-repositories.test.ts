@@ -12,6 +12,7 @@ const OWNS: Record<string, string[]> = {
   'account-service.ts': ['accounts'],
   'customer-service.ts': ['customers'],
   'document-service.ts': ['documents'],
+  'document-sweep.ts': ['objects'],
   'event-outbox.ts': ['webhookEvents'],
   'idempotency-service.ts': ['idempotencyKeys'],
   'intake-history-service.ts': ['intakeHistory'],
@@ -33,7 +34,12 @@ function namedRepositories(text: string): { picked: string[]; used: string[]; wh
   const picked = [...text.matchAll(/Pick<\s*Repositories\s*,([^>]*)>/g)].flatMap((m) => [...m[1].matchAll(/'(\w+)'/g)].map((n) => n[1]));
   const used = [...text.matchAll(/\brepos\??\.(\w+)/g)].map((m) => m[1]);
   // the whole set (`Repositories` outside a Pick and the import) would reach every repository
-  const whole = /\bRepositories\b/.test(text.replace(/Pick<\s*Repositories\b/g, '').replace(/^import\b[^;]*;/gm, '').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ''));
+  const whole = /\bRepositories\b/.test(
+    text
+      .replace(/Pick<\s*Repositories\b/g, '')
+      .replace(/^import\b[^;]*;/gm, '')
+      .replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ''),
+  );
   return { picked: [...new Set(picked)], used: [...new Set(used)], whole };
 }
 
@@ -45,7 +51,9 @@ function checkService(file: string, text: string): string[] {
   if (!own) return [`services/${file} uses repositories but owns none: give it its own in OWNS (service-repositories.test.ts)`];
   return [
     ...(whole ? [`services/${file} takes every repository (Repositories): name its own in Pick<Repositories, ...>`] : []),
-    ...[...new Set([...picked, ...used])].filter((r) => !own.includes(r)).map((r) => `services/${file} reaches ${r}, not its own: call the service that owns ${r}`),
+    ...[...new Set([...picked, ...used])]
+      .filter((r) => !own.includes(r))
+      .map((r) => `services/${file} reaches ${r}, not its own: call the service that owns ${r}`),
   ];
 }
 
@@ -57,7 +65,12 @@ describe('each service reaches only its own repositories', () => {
     expect(checkService('payment-service.ts', `repos: Pick<Repositories, 'payments'>; this.repos.invoices.find()`)).toHaveLength(1);
     expect(checkService('payment-service.ts', `import type { Repositories } from '../repositories/repositories.ts';\nrepos: Repositories`)).toHaveLength(1);
     expect(checkService('new-service.ts', `repos: Pick<Repositories, 'payments'>`)).toEqual([expect.stringMatching(/owns none/)]);
-    expect(checkService('webhook-service.ts', `import type { Repositories } from '../repositories/repositories.ts';\nrepos: Pick<Repositories, 'webhookEvents' | 'webhooks'>`)).toEqual([]);
+    expect(
+      checkService(
+        'webhook-service.ts',
+        `import type { Repositories } from '../repositories/repositories.ts';\nrepos: Pick<Repositories, 'webhookEvents' | 'webhooks'>`,
+      ),
+    ).toEqual([]);
     expect(checkService('passwords.ts', 'export function hashPassword() {}')).toEqual([]);
   });
 

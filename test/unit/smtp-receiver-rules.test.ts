@@ -6,12 +6,18 @@ import { dedupeKey } from '../../src/channels/mail/smtp-receiver.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 
 type Result = Parameters<typeof verdictOf>[0];
-const result = (o: { from?: string[]; fields?: number; spf?: string; spfDomain?: string; dkim?: [string, string][]; dmarc?: string | false }): Result => ({
-  spf: { domain: o.spfDomain ?? 'b.example', status: { result: o.spf ?? 'none' } },
-  dkim: { headerFrom: o.from ?? ['a@b.example'], fromFields: o.fields ?? 1, envelopeFrom: false, results: (o.dkim ?? []).map(([domain, r]) => ({ signingDomain: domain, status: { result: r } })) },
-  dmarc: o.dmarc === false ? false : { status: { result: o.dmarc ?? 'none' } },
-  arc: false,
-}) as unknown as Result;
+const result = (o: { from?: string[]; fields?: number; spf?: string; spfDomain?: string; dkim?: [string, string][]; dmarc?: string | false }): Result =>
+  ({
+    spf: { domain: o.spfDomain ?? 'b.example', status: { result: o.spf ?? 'none' } },
+    dkim: {
+      headerFrom: o.from ?? ['a@b.example'],
+      fromFields: o.fields ?? 1,
+      envelopeFrom: false,
+      results: (o.dkim ?? []).map(([domain, r]) => ({ signingDomain: domain, status: { result: r } })),
+    },
+    dmarc: o.dmarc === false ? false : { status: { result: o.dmarc ?? 'none' } },
+    arc: false,
+  }) as unknown as Result;
 
 describe('sender verdict from mailauth', () => {
   it('authenticated by DMARC pass, or an aligned SPF or DKIM pass (relaxed: a subdomain aligns)', () => {

@@ -6,15 +6,21 @@ import type { RunningService } from '../../src/app/start-service.ts';
 const running = (apiUrl: string) => ({ apiUrl, httpUrl: apiUrl }) as RunningService;
 
 describe('the start-up summary', () => {
-  it('gives PUBLIC_URL\'s links, and says where the API listens beside them', () => {
+  it("gives PUBLIC_URL's links, and says where the API listens beside them", () => {
     const config = loadConfig({ HOST: '0.0.0.0', PUBLIC_URL: 'https://invoices.example.com/', ADMIN_TOKEN: 'adm_x', ROLES: 'api' });
     const { fields, text } = startUpSummary(config, running('http://0.0.0.0:8080'));
-    expect(fields).toMatchObject({ api: 'https://invoices.example.com/v2', docs: 'https://invoices.example.com/docs', dashboard: 'https://invoices.example.com/dashboard' });
-    expect(text).toMatch(/API +https:\/\/invoices\.example\.com\/v2 +\(listening on http:\/\/0\.0\.0\.0:8080, plain HTTP: put a TLS-terminating proxy in front\)/);
+    expect(fields).toMatchObject({
+      api: 'https://invoices.example.com/v2',
+      docs: 'https://invoices.example.com/docs',
+      dashboard: 'https://invoices.example.com/dashboard',
+    });
+    expect(text).toMatch(
+      /API +https:\/\/invoices\.example\.com\/v2 +\(listening on http:\/\/0\.0\.0\.0:8080, plain HTTP: put a TLS-terminating proxy in front\)/,
+    );
     expect(text).toContain('admin API https://invoices.example.com/admin');
   });
 
-  it('without PUBLIC_URL: the API\'s own loopback address, with the port it got', () => {
+  it("without PUBLIC_URL: the API's own loopback address, with the port it got", () => {
     const config = loadConfig({ PORT: '0', ADMIN_TOKEN: 'adm_x', ROLES: 'api' });
     config.links.listening('http://127.0.0.1:43210');
     const { fields, text } = startUpSummary(config, running('http://127.0.0.1:43210'));

@@ -19,7 +19,10 @@ function importsOf(dir: string): { file: string; target: string }[] {
   return out;
 }
 
-const into = (folder: string) => ({ target }: { target: string }) => target === folder || target.startsWith(`${folder}/`);
+const into =
+  (folder: string) =>
+  ({ target }: { target: string }) =>
+    target === folder || target.startsWith(`${folder}/`);
 
 describe('testkit boundary', () => {
   it('finds the imports it checks', () => {

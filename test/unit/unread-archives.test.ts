@@ -19,7 +19,11 @@ describe('archives that are not read', () => {
     expect(unreadArchiveKind('x.tar.gz', Buffer.from('junk'))).toBe('TAR');
     expect(unreadArchiveKind('x.7z', Buffer.from('PK\x03\x04', 'latin1'))).toBeUndefined();
     expect(unreadArchiveKind('x.pdf', Buffer.from('%PDF-1.4'))).toBeUndefined();
-    expect(unreadArchiveReason('Belege.7z', real)).toEqual({ text: '7z archives are not read: send the PDFs or a ZIP', code: 'archive_not_read', params: { kind: '7z' } });
+    expect(unreadArchiveReason('Belege.7z', real)).toEqual({
+      text: '7z archives are not read: send the PDFs or a ZIP',
+      code: 'archive_not_read',
+      params: { kind: '7z' },
+    });
   });
 
   it('FTP and SFTP take their names as final uploads (to record them), not their temporary names', () => {
@@ -30,7 +34,14 @@ describe('archives that are not read', () => {
   });
 
   it('a message part that is one becomes a problem with the reason, never nothing', async () => {
-    const walked = await walkMessage([{ filename: 'Belege.7z', contentType: 'application/x-7z-compressed', content: SEVEN_Z }, { contentType: 'application/octet-stream', content: RAR5 }], undefined, parseEntity);
+    const walked = await walkMessage(
+      [
+        { filename: 'Belege.7z', contentType: 'application/x-7z-compressed', content: SEVEN_Z },
+        { contentType: 'application/octet-stream', content: RAR5 },
+      ],
+      undefined,
+      parseEntity,
+    );
     expect(walked.files).toEqual([]);
     expect(walked.problems.map((p) => [p.filename, p.reason.text])).toEqual([
       ['Belege.7z', '7z archives are not read: send the PDFs or a ZIP'],

@@ -2,7 +2,15 @@
 // and which names the channels take as archives.
 import { describe, expect, it } from 'vitest';
 import {
-  entryBaseName, entryCountRefusal, entryRefusal, isArchiveName, isIgnoredEntry, isZipBytes, nestedArchiveRefusal, totalSizeRefusal, unpackedReason,
+  entryBaseName,
+  entryCountRefusal,
+  entryRefusal,
+  isArchiveName,
+  isIgnoredEntry,
+  isZipBytes,
+  nestedArchiveRefusal,
+  totalSizeRefusal,
+  unpackedReason,
   type ZipEntryInfo,
 } from '../../src/domain/archive.ts';
 import { classifyUploadName, uploadCap } from '../../src/channels/transfer/upload-names.ts';
@@ -22,7 +30,9 @@ describe('archive limits', () => {
   it('refuses an archive whose entries unpack past ZIP_MAX_TOTAL_BYTES together', () => {
     const five = Array.from({ length: 40 }, (_, i) => entry({ path: `${i}.pdf`, uncompressedSize: 5 * 1024 * 1024 }));
     expect(totalSizeRefusal(five, limits)).toBeUndefined(); // exactly 200 MB
-    expect(totalSizeRefusal([...five, entry({})], limits)?.text).toBe(`The ZIP archive unpacks to ${200 * 1024 * 1024 + 1000} bytes; at most ${200 * 1024 * 1024} are accepted`);
+    expect(totalSizeRefusal([...five, entry({})], limits)?.text).toBe(
+      `The ZIP archive unpacks to ${200 * 1024 * 1024 + 1000} bytes; at most ${200 * 1024 * 1024} are accepted`,
+    );
   });
 
   it('refuses an entry that is encrypted, an archive, over 5 MB, or compressed above 100 to 1', () => {
@@ -65,7 +75,9 @@ describe('archives at the channels', () => {
     expect(classifyUploadName('.zip')).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/ZIP archives/) });
     expect(classifyUploadName('day.zip.filepart')).toEqual({ kind: 'temp', name: 'day.zip.filepart' });
     const caps = { pdf: 5, archive: 200 };
-    expect([uploadCap('day.zip', caps), uploadCap('day.zip.part', caps), uploadCap('.in.day.zip.', caps), uploadCap('F-1.pdf', caps)]).toEqual([200, 200, 200, 5]);
+    expect([uploadCap('day.zip', caps), uploadCap('day.zip.part', caps), uploadCap('.in.day.zip.', caps), uploadCap('F-1.pdf', caps)]).toEqual([
+      200, 200, 200, 5,
+    ]);
   });
 
   it('e-mail takes a ZIP attachment named .zip or typed as ZIP, never an Office file', () => {

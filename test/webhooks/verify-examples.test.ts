@@ -2,7 +2,6 @@
 // processes and receive real deliveries: they accept ours and refuse a forged one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../testkit/paths.ts';
@@ -63,8 +62,14 @@ describe.each([
     expect(imp.body.status).toBe('failed');
 
     const forged = await fetch(`http://127.0.0.1:${port}/`, {
-      method: 'POST', body: '{"id":"evt_x","type":"invoice.paid"}',
-      headers: { 'content-type': 'application/json', 'webhook-id': 'evt_x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+      method: 'POST',
+      body: '{"id":"evt_x","type":"invoice.paid"}',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'evt_x',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAA',
+      },
     });
     expect(forged.status).toBe(400);
     await t.request('DELETE', `/v2/webhooks/${created.body.id}`, { key: acct.testKey });

@@ -35,8 +35,15 @@ afterAll(async () => {
 
 function worker(): ServiceProcess {
   const p = spawnService(['worker'], {
-    DATABASE_URL: pgdb.url, REDIS_URL: config.redisUrl, REDIS_PREFIX: config.redisPrefix, DATA_DIR: config.dataDir,
-    LOG_LEVEL: 'debug', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DISPATCH_INTERVAL_MS: '200', WEBHOOK_REQUEUE_AFTER_MS: '1000',
+    DATABASE_URL: pgdb.url,
+    REDIS_URL: config.redisUrl,
+    REDIS_PREFIX: config.redisPrefix,
+    DATA_DIR: config.dataDir,
+    LOG_LEVEL: 'debug',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_DISPATCH_INTERVAL_MS: '200',
+    WEBHOOK_REQUEUE_AFTER_MS: '1000',
   });
   children.push(p);
   return p;
@@ -48,12 +55,17 @@ async function setUp() {
   const scope = { accountId: acct.id, mode: 'live' as const };
   const { webhook, secret } = await c.webhooks.create(scope, { url: `${rx.url}/${acct.id}`, events: ['invoice.paid'] });
   const { customer } = await c.customers.create(scope, { customerCode: 'C-1', name: 'Crash BV' }, false);
-  const invoice = await c.invoices.create(scope, { customer: customer.id, invoiceNumber: 'CR-1', invoiceDate: '01-02-2026', invoiceDuedate: '01-03-2026', invoiceTotal: '1.00' });
+  const invoice = await c.invoices.create(scope, {
+    customer: customer.id,
+    invoiceNumber: 'CR-1',
+    invoiceDate: '01-02-2026',
+    invoiceDuedate: '01-03-2026',
+    invoiceTotal: '1.00',
+  });
   return { c, scope, webhook, secret, invoice, path: `/${acct.id}` };
 }
 
-const state = async (eventId: string) =>
-  (await svc.container.db.query(`select state from webhook_deliveries where event_id = $1`, [eventId]))[0]?.state;
+const state = async (eventId: string) => (await svc.container.db.query(`select state from webhook_deliveries where event_id = $1`, [eventId]))[0]?.state;
 
 describe('webhook crash', () => {
   it('a worker killed with SIGKILL while delivering: another delivers the same event', async () => {

@@ -11,11 +11,29 @@ import { startReceiver, type Receiver } from './receiver.ts';
 let t: IntakeApp;
 let rx: Receiver;
 let acct: Awaited<ReturnType<IntakeApp['account']>>;
-const ALL = ['import.received', 'import.waiting', 'import.attached', 'import.failed', 'document.attached', 'document.deleted', 'invoice.paid', 'payment.created'];
+const ALL = [
+  'import.received',
+  'import.waiting',
+  'import.attached',
+  'import.failed',
+  'document.attached',
+  'document.deleted',
+  'invoice.paid',
+  'payment.created',
+];
 
 beforeAll(async () => {
   rx = await startReceiver();
-  t = await startIntakeApp({ config: { webhookAllowPrivate: true, webhookBackoffMs: 50, webhookBackoffMaxMs: 200, webhookDisableAfterMs: 1500, intakeBackoffMs: 100, intakeBackoffMaxMs: 200 } });
+  t = await startIntakeApp({
+    config: {
+      webhookAllowPrivate: true,
+      webhookBackoffMs: 50,
+      webhookBackoffMaxMs: 200,
+      webhookDisableAfterMs: 1500,
+      intakeBackoffMs: 100,
+      intakeBackoffMaxMs: 200,
+    },
+  });
   acct = await t.account();
 });
 afterAll(async () => {
@@ -30,7 +48,11 @@ async function addWebhook(key: string, path: string, events = ALL) {
 }
 
 const verify = (secret: string, r: { body: string; headers: Record<string, string> }) =>
-  new Webhook(secret).verify(r.body, { 'webhook-id': r.headers['webhook-id'], 'webhook-timestamp': r.headers['webhook-timestamp'], 'webhook-signature': r.headers['webhook-signature'] });
+  new Webhook(secret).verify(r.body, {
+    'webhook-id': r.headers['webhook-id'],
+    'webhook-timestamp': r.headers['webhook-timestamp'],
+    'webhook-signature': r.headers['webhook-signature'],
+  });
 
 describe('webhook events', () => {
   it('each event type arrives once per change, signed, with the resource as the API shows it', async () => {
@@ -39,7 +61,14 @@ describe('webhook events', () => {
     const pdf = await makePdf('webhooks');
     // the API path: document.attached
     const inv1 = await createInvoice(t as any, key);
-    expect((await t.request('POST', '/v2/documents', { key, body: { invoice: inv1.id, filename: 'a.pdf', mediatype: 'application/pdf', content: pdf.toString('base64') } })).status).toBe(201);
+    expect(
+      (
+        await t.request('POST', '/v2/documents', {
+          key,
+          body: { invoice: inv1.id, filename: 'a.pdf', mediatype: 'application/pdf', content: pdf.toString('base64') },
+        })
+      ).status,
+    ).toBe(201);
     // intake: received -> waiting (no invoice yet) -> attached once the invoice exists; document.attached again
     const waiting = await t.request('POST', '/v2/imports', { key, body: { filename: 'WH-LATE.pdf', content: pdf.toString('base64') } });
     await t.waitFor(key, waiting.body.id, (r) => r.status === 'waiting');
@@ -56,8 +85,14 @@ describe('webhook events', () => {
     expect((await t.request('DELETE', `/v2/documents/${inv2.id}`, { key })).status).toBe(204);
 
     const expected: Record<string, number> = {
-      'document.attached': 2, 'import.received': 1, 'import.waiting': 1, 'import.attached': 1, 'import.failed': 1,
-      'payment.created': 1, 'invoice.paid': 2, 'document.deleted': 1,
+      'document.attached': 2,
+      'import.received': 1,
+      'import.waiting': 1,
+      'import.attached': 1,
+      'import.failed': 1,
+      'payment.created': 1,
+      'invoice.paid': 2,
+      'document.deleted': 1,
     };
     await expect.poll(() => Object.fromEntries(ALL.map((type) => [type, rx.of(type, '/all').length])), { timeout: 20_000 }).toEqual(expected);
     for (const r of rx.received.filter((r) => r.path === '/all')) {
@@ -68,7 +103,12 @@ describe('webhook events', () => {
     // distinct events, one delivery each
     expect(rx.received.filter((r) => r.path === '/all')).toHaveLength(10);
     expect(new Set(rx.received.filter((r) => r.path === '/all').map((r) => r.headers['webhook-id'])).size).toBe(10);
-    expect(rx.of('invoice.paid', '/all').map((r) => r.json.data.id).sort()).toEqual([inv1.id, inv2.id].sort());
+    expect(
+      rx
+        .of('invoice.paid', '/all')
+        .map((r) => r.json.data.id)
+        .sort(),
+    ).toEqual([inv1.id, inv2.id].sort());
     expect(rx.of('payment.created', '/all')[0].json.data).toMatchObject({ resource: 'payment', amount: '480.00', invoice: { id: inv1.id } });
     expect(rx.of('import.attached', '/all')[0].json.data).toMatchObject({ resource: 'import', id: waiting.body.id, status: 'attached', invoice: inv2.id });
     expect(rx.of('document.deleted', '/all')[0].json.data).toMatchObject({ resource: 'document', invoice: inv2.id });
@@ -79,7 +119,10 @@ describe('webhook events', () => {
   it('a file assigned by hand (POST /v2/imports/{id}/attach) sends import.attached and document.attached', async () => {
     const key = acct.testKey;
     await addWebhook(key, '/manual', ['import.attached', 'document.attached']);
-    const stray = await t.request('POST', '/v2/imports', { key, body: { filename: 'scan-no-number.pdf', content: (await makePdf('by hand')).toString('base64') } });
+    const stray = await t.request('POST', '/v2/imports', {
+      key,
+      body: { filename: 'scan-no-number.pdf', content: (await makePdf('by hand')).toString('base64') },
+    });
     await t.waitFor(key, stray.body.id, (r) => r.status === 'waiting');
     const invoice = await createInvoice(t as any, key, { invoiceNumber: 'WH-HAND-1' });
     const assigned = await t.request('POST', `/v2/imports/${stray.body.id}/attach`, { key, body: { Invoice: 'WH-HAND-1' } });
@@ -101,7 +144,10 @@ describe('webhook events', () => {
     verify(hook.secret, second);
     await expect.poll(async () => (await t.request('GET', `/v2/webhooks/${hook.id}/deliveries`, { key: acct.testKey })).body.count).toBe(2);
     const log = (await t.request('GET', `/v2/webhooks/${hook.id}/deliveries`, { key: acct.testKey })).body.deliveries;
-    expect(log.map((d: any) => [d.statusCode, d.success])).toEqual([[200, true], [500, false]]);
+    expect(log.map((d: any) => [d.statusCode, d.success])).toEqual([
+      [200, true],
+      [500, false],
+    ]);
     expect(log[1]).toMatchObject({ event: first.headers['webhook-id'], type: 'invoice.paid', response: 'refused with 500' });
     expect(log[1].durationMs).toBeGreaterThanOrEqual(0);
     // redeliver: the same id a third time
@@ -156,7 +202,10 @@ describe('webhook events', () => {
     verify(live.secret, rx.of('invoice.paid', '/live')[0]);
     verify(test.secret, rx.of('invoice.paid', '/test')[0]);
     // and nothing is pending for the live endpoint that could still arrive
-    const pending = await t.db.query(`select count(*)::int as n from webhook_deliveries where webhook_id = $1 and event_id in (select id from webhook_events where mode = 'test')`, [live.id]);
+    const pending = await t.db.query(
+      `select count(*)::int as n from webhook_deliveries where webhook_id = $1 and event_id in (select id from webhook_events where mode = 'test')`,
+      [live.id],
+    );
     expect(pending[0].n).toBe(0);
   });
 

@@ -1,7 +1,6 @@
 // The /v2/webhooks API without delivery (no worker role): shapes, validation, the URL rules of
 // each mode, scoping by account and mode, pagination, OpenAPI.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookRoutes } from '../../src/http/routes/webhooks.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -10,7 +9,7 @@ let b: TestAccount;
 
 beforeAll(async () => {
   // WEBHOOK_ALLOW_PRIVATE off, as in production
-  t = await startTestApp({ server: (c) => ({ apiRoutes: [webhookRoutes(c)] }) });
+  t = await startTestApp();
   a = await t.createAccount();
   b = await t.createAccount();
 });
@@ -41,7 +40,14 @@ describe('webhooks API', () => {
   it("another account's webhook, or the other mode's, is 404 for every action", async () => {
     const id = (await t.request('POST', '/v2/webhooks', { key: a.liveKey, body: { url: PUBLIC, events: ['invoice.paid'] } })).body.id;
     for (const key of [b.liveKey, b.testKey, a.testKey]) {
-      for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/secret'], ['POST', '/ping'], ['GET', '/deliveries']]) {
+      for (const [method, path] of [
+        ['GET', ''],
+        ['PATCH', ''],
+        ['DELETE', ''],
+        ['POST', '/secret'],
+        ['POST', '/ping'],
+        ['GET', '/deliveries'],
+      ]) {
         const res = await t.request(method, `/v2/webhooks/${id}${path}`, { key, body: method === 'PATCH' ? { enabled: false } : undefined });
         expect(res.status, `${method} ${path}`).toBe(404);
         expect(res.body).toEqual({ status: 404, title: 'Not Found', detail: `No webhook exists with id ${id}.` });
@@ -53,8 +59,21 @@ describe('webhooks API', () => {
 
   it('live mode refuses http:// and private addresses without WEBHOOK_ALLOW_PRIVATE; test mode refuses private ones', async () => {
     const refused = async (key: string, url: string) => (await t.request('POST', '/v2/webhooks', { key, body: { url, events: ['invoice.paid'] } })).body;
-    expect(await refused(a.liveKey, 'http://127.0.0.1:9/hook')).toEqual({ status: 422, title: 'Unprocessable Entity', detail: 'Live-mode webhook URLs must use https://', field: 'url' });
-    for (const url of ['https://127.0.0.1/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://192.168.1.1/', 'https://localhost/x']) {
+    expect(await refused(a.liveKey, 'http://127.0.0.1:9/hook')).toEqual({
+      status: 422,
+      title: 'Unprocessable Entity',
+      detail: 'Live-mode webhook URLs must use https://',
+      field: 'url',
+    });
+    for (const url of [
+      'https://127.0.0.1/x',
+      'https://10.1.2.3/x',
+      'https://169.254.169.254/latest',
+      'https://[::1]/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://192.168.1.1/',
+      'https://localhost/x',
+    ]) {
       expect(await refused(a.liveKey, url), url).toMatchObject({ status: 422, field: 'url' });
       expect(await refused(a.testKey, url), url).toMatchObject({ status: 422, field: 'url' });
     }
@@ -65,11 +84,27 @@ describe('webhooks API', () => {
 
   it('refuses the IPv6 forms of loopback and private addresses (IPv4-compatible, translated, NAT64, 6to4, ULA, link-local)', async () => {
     const create = (key: string, url: string) => t.request('POST', '/v2/webhooks', { key, body: { url, events: ['invoice.paid'] } });
-    for (const url of ['http://[::7f00:1]/', 'http://[::ffff:0:7f00:1]/', 'http://[::127.0.0.1]/hook', 'http://[64:ff9b::7f00:1]/', 'http://[64:ff9b:1::a00:1]/',
-      'http://[2002:7f00:1::1]/', 'http://[2002:a9fe:a9fe::]/latest', 'http://[fd00:ec2::254]/', 'http://[fe80::1]/', 'http://[2001:db8::1]/', 'http://[ff02::1]/']) {
+    for (const url of [
+      'http://[::7f00:1]/',
+      'http://[::ffff:0:7f00:1]/',
+      'http://[::127.0.0.1]/hook',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[64:ff9b:1::a00:1]/',
+      'http://[2002:7f00:1::1]/',
+      'http://[2002:a9fe:a9fe::]/latest',
+      'http://[fd00:ec2::254]/',
+      'http://[fe80::1]/',
+      'http://[2001:db8::1]/',
+      'http://[ff02::1]/',
+    ]) {
       const res = await create(a.testKey, url);
       expect(res.status, url).toBe(422);
-      expect(res.body, url).toMatchObject({ status: 422, title: 'Unprocessable Entity', field: 'url', detail: expect.stringMatching(/loopback, private, link-local or reserved/) });
+      expect(res.body, url).toMatchObject({
+        status: 422,
+        title: 'Unprocessable Entity',
+        field: 'url',
+        detail: expect.stringMatching(/loopback, private, link-local or reserved/),
+      });
       expect((await create(a.liveKey, url.replace('http:', 'https:'))).status, url).toBe(422);
     }
     // a public IPv4 address in its mapped form is that public address
@@ -89,7 +124,8 @@ describe('webhooks API', () => {
   it('pages newest first with links', async () => {
     const key = b.testKey;
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await t.request('POST', '/v2/webhooks', { key, body: { url: `${PUBLIC}/${i}`, events: ['payment.created'] } })).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await t.request('POST', '/v2/webhooks', { key, body: { url: `${PUBLIC}/${i}`, events: ['payment.created'] } })).body.id);
     const first = await t.request('GET', '/v2/webhooks?limit=2', { key });
     expect(first.body.webhooks.map((w: any) => w.id)).toEqual([ids[2], ids[1]]);
     expect(first.body.links.next.href).toContain(`from=${ids[0]}`);
@@ -99,7 +135,14 @@ describe('webhooks API', () => {
 
   it('is in the OpenAPI document', async () => {
     const doc = (await t.request('GET', '/v2/openapi.json')).body;
-    for (const p of ['/v2/webhooks', '/v2/webhooks/{webhook_id}', '/v2/webhooks/{webhook_id}/secret', '/v2/webhooks/{webhook_id}/deliveries', '/v2/webhooks/{webhook_id}/ping', '/v2/events/{event_id}/redeliver']) {
+    for (const p of [
+      '/v2/webhooks',
+      '/v2/webhooks/{webhook_id}',
+      '/v2/webhooks/{webhook_id}/secret',
+      '/v2/webhooks/{webhook_id}/deliveries',
+      '/v2/webhooks/{webhook_id}/ping',
+      '/v2/events/{event_id}/redeliver',
+    ]) {
       expect(doc.paths[p], p).toBeDefined();
     }
   });

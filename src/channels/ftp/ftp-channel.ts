@@ -3,25 +3,34 @@
 // the idle timeout, and implicit FTPS on a port of its own.
 import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { FtpSrv } from 'ftp-srv';
 import type { Logger } from '../../platform/logger.ts';
-import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
-import type { Scope } from '../../domain/scope.ts';
+import { MAX_DOCUMENT_BYTES } from '../../domain/document-facts.ts';
+import { plainFtpRefusal } from '../../domain/plain-ftp.ts';
+import type { KeyScope } from '../../domain/upload-keys.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import { installCommands, TLS_REQUIRED_TEXT } from './ftp-commands.ts';
 import { lsLine } from '../transfer/directory-listing.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { FtpSession } from './ftp-session.ts';
-import { adoptConnection, connectionCount, ControlConnection, createFtpSrv, listeningSocket, onControlConnection } from './ftp-srv-internals.ts';
+import {
+  adoptConnection,
+  boundPort,
+  connectionCount,
+  ControlConnection,
+  createFtpSrv,
+  listeningSocket,
+  onControlConnection,
+  refuseAndClose,
+} from './ftp-srv-internals.ts';
 import { listenImplicitFtps } from './implicit-ftps-listener.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
-import { failureDelayMs } from '../transfer/lockout-policy.ts';
 import { HeldUploads } from '../transfer/held-uploads.ts';
 import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
 import { PortRange } from './passive-connector.ts';
 import type { LoginLockout } from '../transfer/login-lockout.ts';
+import { TransferLogins, type LoginVerdict } from '../transfer/transfer-login.ts';
 import type { PreLoginGate, PreLoginTicket } from '../transfer/pre-login-gate.ts';
 
 export interface FtpChannelOptions extends TransferServerOptions {
@@ -41,8 +50,8 @@ export interface FtpChannelOptions extends TransferServerOptions {
 export interface FtpChannelDeps {
   accounts: {
     /** the account's FTP user with an API key or an upload key (checked against `address`) */
-    authenticateFtp(username: string, password: string, address: string | null): Promise<Scope | undefined>;
-    authenticate(key: string): Promise<Scope | undefined>;
+    authenticateFtp(username: string, password: string, address: string | null): Promise<KeyScope | undefined>;
+    authenticate(key: string): Promise<KeyScope | undefined>;
   };
   receiver: IntakeReceiver;
   lockout: LoginLockout;
@@ -58,7 +67,7 @@ export class FtpChannel {
   private readonly implicitSockets = new WeakMap<Socket, PreLoginTicket>();
   private readonly implicitTickets = new WeakMap<Socket, PreLoginTicket>();
   private readonly sessions = new Map<string, FtpSession>();
-  private readonly perAccount = new Map<string, Set<string>>();
+  private readonly logins: TransferLogins<string>;
   private secureContext?: SecureContext;
   private ports: PortRange;
   private readonly held: HeldUploads;
@@ -73,6 +82,7 @@ export class FtpChannel {
   ) {
     this.ports = new PortRange(options.pasvRange[0], options.pasvRange[1]);
     this.held = HeldUploads.forServer('ftp', options, deps.log);
+    this.logins = new TransferLogins('ftp', options.maxConnectionsPerAccount, deps);
   }
 
   get url(): string {
@@ -122,10 +132,13 @@ export class FtpChannel {
         this.implicitTickets.set(raw, admission.ticket);
         return true;
       };
-      this.implicit = await listenImplicitFtps({ host: options.host, port: options.implicitPort, secureContext: this.secureContext, log: deps.log, admit }, (socket, raw) => {
-        this.implicitSockets.set(socket, this.implicitTickets.get(raw)!);
-        adoptConnection(srv, socket);
-      });
+      this.implicit = await listenImplicitFtps(
+        { host: options.host, port: options.implicitPort, secureContext: this.secureContext, log: deps.log, admit },
+        (socket, raw) => {
+          this.implicitSockets.set(socket, this.implicitTickets.get(raw)!);
+          adoptConnection(srv, socket);
+        },
+      );
       this.implicitPort = boundPort(this.implicit.address(), options.implicitPort);
     }
     this.state.listening = true;
@@ -205,7 +218,7 @@ export class FtpChannel {
         return Boolean(now && s.scope && now.accountId === s.scope.accountId && now.mode === s.scope.mode);
       },
     });
-    session.armIdleTimer();
+    session.idle.arm();
   }
 
   private onDisconnect(id: string) {
@@ -214,86 +227,59 @@ export class FtpChannel {
     this.sessions.delete(id);
     this.deps.metrics.connectionClosed();
     session.markClosed();
-    const mine = session.scope && this.perAccount.get(session.scope.accountId);
-    if (mine) {
-      mine.delete(id);
-      if (!mine.size) this.perAccount.delete(session.scope!.accountId);
-    }
+    this.logins.release(session.scope?.accountId, id);
   }
 
-  /** ftp-srv's login event: TLS first, lockout, key check, per-account limit. Rejections become 530. */
+  /** ftp-srv's login event: TLS first, then the policy FTP and SFTP share (transfer-login.ts). Rejections become 530. */
   private async onLogin(connection: ControlConnection, username: string, password: string) {
     const { options, deps } = this;
     const session = this.sessions.get(connection.id);
     if (!session) throw new Error('Session closed');
     if (options.requireTls && !connection.secure) throw new Error(TLS_REQUIRED_TEXT);
     const address = session.address;
-    // client input: logged cut short
-    const user = username.slice(0, 128);
-    let scope: Scope | undefined;
+    const at = { session: session.id, address, username };
+    let verdict: LoginVerdict<KeyScope>;
     try {
-      const locked = await deps.lockout.locked(address, username);
-      if (locked) {
-        deps.metrics.inc('loginsRefusedLockedOut');
-        deps.log.warn({ session: session.id, address, username: user, subject: locked }, 'ftp login refused: locked out');
-        throw new LoginRefused('Too many failed logins: locked out for a while, try again later');
-      }
-      scope = await deps.accounts.authenticateFtp(username, password, address);
-      if (!scope) {
-        deps.metrics.inc('loginsFailed');
-        const { counts, locked: nowLocked } = await deps.lockout.recordFailure(address, username);
-        deps.log.info({ session: session.id, address, username: user, failures: counts }, 'ftp login failed');
-        for (const subject of nowLocked) {
-          deps.log.warn({ address, username: user, subject, lockoutMs: deps.lockout.settings.lockoutMs }, 'ftp login locked out after repeated failures');
-          deps.metrics.inc('lockouts');
-        }
-        await sleep(failureDelayMs(Math.max(counts.address, counts.user)));
-        throw new LoginRefused('Login incorrect');
-      }
-      await deps.lockout.recordSuccess(address, username);
+      verdict = await this.logins.attempt(at, () => deps.accounts.authenticateFtp(username, password, address));
     } catch (err) {
-      if (err instanceof LoginRefused) throw err;
       deps.log.error({ err, session: session.id }, 'ftp login could not be checked');
       refuseAndClose(connection, 421, 'Login temporarily unavailable, try again later');
       throw new Error('Login temporarily unavailable');
     }
-    const mine = this.perAccount.get(scope.accountId) ?? new Set<string>();
-    if (mine.size >= options.maxConnectionsPerAccount) {
-      deps.metrics.inc('connectionsRefused');
-      deps.log.warn({ session: session.id, accountId: scope.accountId, limit: options.maxConnectionsPerAccount }, 'ftp login refused: too many connections for the account');
-      refuseAndClose(connection, 421, `Too many connections for this account (at most ${options.maxConnectionsPerAccount}), try again later`);
-      throw new Error('Too many connections for this account');
+    if (verdict.kind === 'locked') throw new Error('Too many failed logins: locked out for a while, try again later');
+    if (verdict.kind !== 'accepted') throw new Error('Login incorrect');
+    const scope = verdict.login;
+    // the key was right; without TLS only a network-limited upload key may go on (no lockout count)
+    const plainRefusal = plainFtpRefusal(connection.secure, scope);
+    if (plainRefusal) {
+      deps.metrics.inc('loginsRefusedPlaintext');
+      deps.log.warn(
+        { session: session.id, address, accountId: scope.accountId, uploadKey: scope.uploadKey?.id },
+        'ftp login refused: plain FTP with a key that is not network-limited',
+      );
+      throw new Error(plainRefusal);
     }
     if (session.closed) throw new Error('Session closed');
-    mine.add(connection.id);
-    this.perAccount.set(scope.accountId, mine);
+    if (!this.logins.admit(scope.accountId, connection.id, at)) {
+      refuseAndClose(connection, 421, `Too many connections for this account (at most ${this.logins.maxPerAccount}), try again later`);
+      throw new Error('Too many connections for this account');
+    }
     session.scope = scope;
     session.username = username;
     session.key = password;
-    session.fs = new IntakeFileSystem(connection.ftpConnection, { scope, username, address, traceId: `ftp-${session.id}` }, {
-      receiver: deps.receiver,
-      listLimit: options.listLimit,
-      held: this.held,
-      onError: (err) => deps.log.error({ err, session: session.id }, 'ftp directory could not be read'),
-    });
+    session.fs = new IntakeFileSystem(
+      connection.ftpConnection,
+      { scope, username, address, traceId: `ftp-${session.id}` },
+      {
+        receiver: deps.receiver,
+        listLimit: options.listLimit,
+        held: this.held,
+        onError: (err) => deps.log.error({ err, session: session.id }, 'ftp directory could not be read'),
+      },
+    );
     session.preLogin?.loggedIn();
     deps.metrics.inc('loginsSucceeded');
     deps.log.info({ session: session.id, address, accountId: scope.accountId, mode: scope.mode, secure: connection.secure }, 'ftp login');
     return { fs: session.fs };
   }
-}
-
-class LoginRefused extends Error {}
-
-/** A final reply written before ftp-srv's own 530, which then finds the socket closed. */
-function refuseAndClose(connection: ControlConnection, code: number, message: string) {
-  try {
-    connection.socket.end(`${code} ${message}\r\n`);
-  } catch {
-    // already gone
-  }
-}
-
-function boundPort(address: ReturnType<Socket['address']> | string | null, fallback: number): number {
-  return typeof address === 'object' && address && 'port' in address ? address.port : fallback;
 }

@@ -57,14 +57,14 @@ const URGENT = new Set(['ABOR', 'QUIT', 'NOOP', 'STAT']);
 const KEY_CHECKED = new Set(['STOR', 'RETR', 'LIST', 'NLST', 'SIZE', 'MDTM', 'RNFR', 'RNTO', 'DELE']);
 
 /** What FEAT lists: only what this server does (no MLSD/MLST, no REST STREAM: uploads are whole). */
-export function features(tls: boolean): string[] {
+function features(tls: boolean): string[] {
   return [...(tls ? ['AUTH TLS', 'PBSZ', 'PROT'] : []), 'EPSV', 'MDTM', 'PASV', 'SIZE', 'UTF8'];
 }
 
 export function installCommands(session: FtpSession, ctx: CommandContext): void {
   const connection = session.connection;
   const delegate = connection.interceptCommands((cmd) => {
-    session.touch();
+    session.idle.touch();
     const run = async () => {
       if (KEY_CHECKED.has(cmd.directive) && connection.authenticated && session.scope && !(await ctx.keyStillValid(session))) {
         ctx.log.info({ session: session.id, accountId: session.scope.accountId, mode: session.scope.mode }, 'ftp session closed: its key was rotated');
@@ -95,22 +95,27 @@ function handlers(session: FtpSession, ctx: CommandContext, delegate: (cmd: Pars
     throw err;
   };
   /** runs `fn` only for a logged-in session */
-  const authed = (fn: Handler): Handler => (cmd) => (loggedIn() ? fn(cmd) : reply(530, 'Not logged in'));
+  const authed =
+    (fn: Handler): Handler =>
+    (cmd) =>
+      loggedIn() ? fn(cmd) : reply(530, 'Not logged in');
   const refusal = (code: number, text: string) => authed(() => reply(code, text));
   /** a transfer command that ftp-srv runs once the data connection is there */
   const transfer = (fn: Handler = delegate): Handler => authed(async (cmd) => ((await dataConnectionReady(session, ctx, cmd.directive)) ? fn(cmd) : undefined));
 
   /** ftp-srv's transfer, after `check` (a refusal gets its own code, not ftp-srv's 451) */
-  const checkedFirst = (check: (cmd: ParsedCommand) => Promise<unknown>): Handler => async (cmd) => {
-    try {
-      await check(cmd);
-    } catch (err) {
-      if (err instanceof FtpReplyError) return refuseTransfer(session, err.code, err.message);
-      connection.dropDataConnection();
-      throw err;
-    }
-    return delegate(cmd);
-  };
+  const checkedFirst =
+    (check: (cmd: ParsedCommand) => Promise<unknown>): Handler =>
+    async (cmd) => {
+      try {
+        await check(cmd);
+      } catch (err) {
+        if (err instanceof FtpReplyError) return refuseTransfer(session, err.code, err.message);
+        connection.dropDataConnection();
+        throw err;
+      }
+      return delegate(cmd);
+    };
 
   const plaintextRefused = (cmd: ParsedCommand) => {
     if (!ctx.requireTls || connection.secure) return false;

@@ -4,9 +4,8 @@ import type { Scope } from '../../domain/scope.ts';
 import type { ControlConnection } from './ftp-srv-internals.ts';
 import type { IntakeFileSystem } from './intake-file-system.ts';
 import { normalizeAddress } from '../transfer/lockout-policy.ts';
+import { IdleTimer } from '../transfer/idle-timer.ts';
 import type { PreLoginTicket } from '../transfer/pre-login-gate.ts';
-
-export const LOGIN_TIMEOUT_MS = 60_000;
 
 export interface ActiveTransfer {
   abort: AbortController;
@@ -34,49 +33,29 @@ export class FtpSession {
   preLogin?: PreLoginTicket;
   /** commands run in order; a STOR does not pause the control socket (see ftp-commands.ts) */
   queue: Promise<unknown> = Promise.resolve();
-  private lastActivity = Date.now();
-  private idleTimer?: NodeJS.Timeout;
+  /** idle: no command (FTP) or request (SFTP) for the idle time-out, before login at most a minute (transfer/idle-timer.ts) */
+  readonly idle: IdleTimer;
 
   constructor(
     readonly connection: ControlConnection,
     /** a short id for logs and the pipeline's trace id */
     readonly id: string,
-    private readonly idleTimeoutMs: number,
-    private readonly onIdle: (s: FtpSession) => void,
+    idleTimeoutMs: number,
+    onIdle: (s: FtpSession) => void,
   ) {
     this.address = normalizeAddress(connection.socket.remoteAddress);
-  }
-
-  touch(): void {
-    this.lastActivity = Date.now();
-  }
-
-  /** A session that has not logged in gets at most a minute: idle connections are not free. */
-  private get limitMs(): number {
-    return this.scope ? this.idleTimeoutMs : Math.min(this.idleTimeoutMs, LOGIN_TIMEOUT_MS);
-  }
-
-  /** Idle means no command and no transfer for idleTimeoutMs (a transfer has its own stall timeout). */
-  armIdleTimer(): void {
-    clearTimeout(this.idleTimer);
-    if (this.closed) return;
-    const left = this.lastActivity + this.limitMs - Date.now();
-    this.idleTimer = setTimeout(() => {
-      if (this.closed) return;
-      if (this.transfer || Date.now() - this.lastActivity < this.limitMs) {
-        if (this.transfer) this.touch();
-        return this.armIdleTimer();
-      }
-      this.onIdle(this);
-    }, Math.max(left, 10));
-    this.idleTimer.unref();
+    this.idle = new IdleTimer(
+      idleTimeoutMs,
+      () => ({ loggedIn: Boolean(this.scope), closed: this.closed, busy: Boolean(this.transfer) }),
+      () => onIdle(this),
+    );
   }
 
   /** The client is gone: stop the transfer and the timer. */
   markClosed(): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.idleTimer);
+    this.idle.stop();
     this.transfer?.abort.abort();
   }
 }

@@ -180,3 +180,17 @@ export function connectionCount(srv: FtpSrv): number {
 export function adoptConnection(srv: FtpSrv, socket: Socket): void {
   listeningSocket(srv).emit('connection', socket);
 }
+
+/** A final reply written before ftp-srv's own 530, which then finds the socket closed. */
+export function refuseAndClose(connection: ControlConnection, code: number, message: string) {
+  try {
+    connection.socket.end(`${code} ${message}\r\n`);
+  } catch {
+    // already gone
+  }
+}
+
+/** The port a server bound (port 0 asked for one). */
+export function boundPort(address: ReturnType<Socket['address']> | string | null, fallback: number): number {
+  return typeof address === 'object' && address && 'port' in address ? address.port : fallback;
+}

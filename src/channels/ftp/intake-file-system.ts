@@ -1,20 +1,26 @@
-// The flat virtual directory an FTP session sees: nothing is stored on disk. Uploads go to the
-// intake pipeline; listings come from the pipeline's recent records (directory-listing.ts).
-//
-// Temporary uploads (WinSCP's `x.pdf.filepart`, lftp's `.in.x.pdf`, `x.tmp`) are held in memory
-// under their temporary name (held-uploads.ts: per account and mode, so a later session may
-// rename them too) and handed to the pipeline under the final name when the client renames them
-// (RNTO). Nothing is acknowledged to the pipeline before that.
+// The flat virtual directory an FTP session sees, as ftp-srv's FileSystem: the directory itself
+// (uploads, temporary uploads held until RNTO, the listing, deletes) is SFTP's too
+// (transfer-directory.ts); this file adds FTP's paths, patterns (NLST *.pdf), stats and reply codes.
 import { Readable } from 'node:stream';
 import { FileSystem, type FtpConnection } from 'ftp-srv';
 import type { Scope } from '../../domain/scope.ts';
-import type { KeyScope } from '../../domain/upload-keys.ts';
-import type { IntakeReceiver } from '../../intake/intake-port.ts';
-import type { ImportRecord } from '../../domain/intake.ts';
-import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from '../transfer/directory-listing.ts';
-import { renameHeld, type HeldUploads } from '../transfer/held-uploads.ts';
+import type { TakenUpload } from '../../intake/intake-port.ts';
+import type { DirectoryEntry } from '../transfer/directory-listing.ts';
 import { isNamePattern, namePattern } from '../transfer/name-pattern.ts';
-import { classifyUploadName, clientBaseName, isRootPath } from '../transfer/upload-names.ts';
+import { DirectoryRefusal, TransferDirectory, type Accepted, type RefusalReason, type TransferDirectoryDeps } from '../transfer/transfer-directory.ts';
+import { clientBaseName, isRootPath } from '../transfer/upload-names.ts';
+
+/** The directory's refusals (transfer-directory.ts) as FTP reply codes. */
+const CODES: Record<RefusalReason, number> = { 'bad-name': 553, 'no-such-file': 550, 'already-received': 550, kept: 550, 'held-full': 452, unreadable: 451 };
+
+/** Runs a directory operation; its refusal becomes the FTP reply. */
+async function replying<T>(op: () => T | Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    throw err instanceof DirectoryRefusal ? new FtpReplyError(CODES[err.reason], err.message) : err;
+  }
+}
 
 /** A refusal with the FTP reply code to send. */
 export class FtpReplyError extends Error {
@@ -34,12 +40,7 @@ export interface SessionIdentity {
   traceId: string;
 }
 
-export interface FileSystemOptions {
-  receiver: IntakeReceiver;
-  listLimit: number;
-  held: HeldUploads;
-  onError?: (err: unknown) => void;
-}
+export type FileSystemOptions = TransferDirectoryDeps;
 
 /** What ftp-srv's LIST/STAT/SIZE/MDTM read from a file: fs.Stats' shape, plus status and mode. */
 export interface EntryStat {
@@ -53,15 +54,19 @@ export interface EntryStat {
   isDirectory(): boolean;
 }
 
-export type ReceiveResult = { kind: 'received'; record: ImportRecord } | { kind: 'held'; name: string };
+export type ReceiveResult = Accepted;
 
 export class IntakeFileSystem extends FileSystem {
+  private readonly dir: TransferDirectory;
+
   constructor(
     connection: FtpConnection,
     readonly identity: SessionIdentity,
-    private readonly opts: FileSystemOptions,
+    opts: FileSystemOptions,
   ) {
     super(connection, { root: '/', cwd: '/' });
+    const { scope, username, address, traceId } = identity;
+    this.dir = new TransferDirectory({ scope, channel: 'ftp', sender: `${username}@${address}`, traceId }, opts);
   }
 
   override currentDirectory(): string {
@@ -122,57 +127,38 @@ export class IntakeFileSystem extends FileSystem {
     throw new FtpReplyError(550, 'Uploads are handled by the STOR command');
   }
 
+  /** Reads an upload's bytes as they stream in (transfer-directory.ts). */
+  takeUpload(name: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<TakenUpload> {
+    return this.dir.takeUpload(name, body, maxBytes);
+  }
+
   /** Hands a final upload to the pipeline, or holds a temporary one until its rename. */
-  async receiveOrHold(name: string, bytes: Buffer): Promise<ReceiveResult> {
-    const verdict = classifyUploadName(name);
-    if (verdict.kind === 'refused') throw new FtpReplyError(553, verdict.reason);
-    if (verdict.kind === 'temp') {
-      this.hold(verdict.name, bytes);
-      return { kind: 'held', name: verdict.name };
-    }
-    return { kind: 'received', record: await this.receive(verdict.name, bytes) };
+  receiveOrHold(name: string, upload: TakenUpload): Promise<ReceiveResult> {
+    return replying(() => this.dir.accept(name, upload));
   }
 
   /** Whether another temporary upload under this name may start now. */
   canHold(name: string): boolean {
-    return this.opts.held.canHold(this.identity.scope, name);
+    return this.dir.canHold(name);
   }
 
   /** RNFR: only a held temporary upload can be renamed. */
-  async checkRenameSource(name: string): Promise<string> {
-    const base = clientBaseName(name);
-    if (!base.ok) throw new FtpReplyError(553, base.reason);
-    if (this.opts.held.has(this.identity.scope, base.name)) return base.name;
-    if (await this.find(base.name)) {
-      throw new FtpReplyError(550, `${base.name} was already handed to intake; upload the file again under the new name`);
-    }
-    throw new FtpReplyError(550, `No such file: ${base.name}`);
+  checkRenameSource(name: string): Promise<string> {
+    return replying(() => this.dir.renameSource(name));
   }
 
   /** RNTO: a temporary upload becomes its final name and goes to the pipeline. */
-  async renameUpload(from: string, to: string): Promise<ReceiveResult> {
-    const verdict = classifyUploadName(to);
-    if (verdict.kind === 'refused') throw new FtpReplyError(553, verdict.reason);
-    const renamed = await renameHeld(this.opts.held, this.identity.scope, from, { name: verdict.name, temp: verdict.kind === 'temp' }, (bytes) => this.receive(verdict.name, bytes));
-    if (!renamed) throw new FtpReplyError(550, `No such file: ${from}`);
-    return renamed.kind === 'held' ? renamed : { kind: 'received', record: renamed.result };
+  renameUpload(from: string, to: string): Promise<ReceiveResult> {
+    return replying(() => this.dir.rename(from, to));
   }
 
   override async rename(from: string, to: string): Promise<void> {
     await this.renameUpload(from, to);
   }
 
-  /**
-   * DELE: a client may drop its own temporary upload (clients clean up after a failed transfer);
-   * a received file is "about to be replaced" (deleteVerdict) and stays. Returns the reply text.
-   */
-  override async delete(name: string): Promise<string> {
-    const base = clientBaseName(name);
-    if (!base.ok) throw new FtpReplyError(553, base.reason);
-    if (this.opts.held.remove(this.identity.scope, base.name)) return 'Temporary upload deleted';
-    const verdict = deleteVerdict(base.name, await this.find(base.name));
-    if (verdict.kind === 'refused') throw new FtpReplyError(550, verdict.message);
-    return verdict.message;
+  /** DELE: a client may drop its own temporary upload; a received file stays (transfer-directory.ts). Returns the reply text. */
+  override delete(name: string): Promise<string> {
+    return replying(() => this.dir.remove(name));
   }
 
   override async mkdir(): Promise<never> {
@@ -187,33 +173,14 @@ export class IntakeFileSystem extends FileSystem {
     throw new FtpReplyError(502, 'Command not implemented');
   }
 
-  private hold(name: string, bytes: Buffer) {
-    if (!this.opts.held.hold(this.identity.scope, name, bytes)) {
-      throw new FtpReplyError(452, `At most ${this.opts.held.options.maxPerScope} temporary uploads can wait for their rename`);
-    }
-  }
-
-  private receive(filename: string, bytes: Buffer): Promise<ImportRecord> {
-    const { scope, username, address, traceId } = this.identity;
-    return this.opts.receiver.receive({ scope, channel: 'ftp', sender: `${username}@${address}`, filename, bytes, traceId, uploadKeyId: (scope as KeyScope).uploadKey?.id });
-  }
-
-  private async entries(): Promise<DirectoryEntry[]> {
-    let records: ImportRecord[];
-    try {
-      records = await this.opts.receiver.recent(this.identity.scope, this.opts.listLimit);
-    } catch (err) {
-      // the client gets a transient code, not the database's error text
-      this.opts.onError?.(err);
-      throw new FtpReplyError(451, 'The directory cannot be read right now, try again later');
-    }
-    return buildListing(records, this.opts.held.list(this.identity.scope));
+  private entries(): Promise<DirectoryEntry[]> {
+    return replying(() => this.dir.entries());
   }
 
   private async find(name: string): Promise<DirectoryEntry | undefined> {
     const base = clientBaseName(name);
     if (!base.ok) return undefined;
-    return findEntry(await this.entries(), base.name);
+    return replying(() => this.dir.find(base.name));
   }
 
   private stat(e: Pick<DirectoryEntry, 'name' | 'size' | 'mtime'> & { status?: string }, dir = false): EntryStat {

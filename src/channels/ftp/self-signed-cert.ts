@@ -6,7 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** A self-signed RSA 2048 certificate (PEM) for these names and IP addresses. */
-export async function makeSelfSignedCert(subject: { commonName: string; days: number; dnsNames?: string[]; ips?: string[] }): Promise<{ cert: string; key: string }> {
+export async function makeSelfSignedCert(subject: {
+  commonName: string;
+  days: number;
+  dnsNames?: string[];
+  ips?: string[];
+}): Promise<{ cert: string; key: string }> {
   const altNames = [...(subject.dnsNames ?? []).map((value) => ({ type: 2 as const, value })), ...(subject.ips ?? []).map((ip) => ({ type: 7 as const, ip }))];
   // loaded here: selfsigned brings @peculiar/x509 and pkijs (about 0.4 s of CPU to load), needed once per DATA_DIR
   const { generate } = await import('selfsigned');

@@ -1,22 +1,23 @@
 // STOR, taken over from ftp-srv, which pauses the control socket during a transfer (so it cannot
 // see a client that dies mid-upload), acknowledges whatever arrived, and answers every failure
-// with 550. Here the cap is enforced while streaming (552), a vanished client stages nothing, the
-// file is handed to intake before the 226, and staging failures are a transient 451.
+// with 550. Here the bytes stream to the intake as they arrive (an archive into the document
+// store), the cap is enforced while streaming (552), a vanished client stages nothing, the file is
+// handed to intake before the 226, and staging or store failures are a transient 451.
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { dataConnectionReady, refuseTransfer, reportStall } from './data-connection-commands.ts';
 import type { CommandContext } from './ftp-commands.ts';
 import type { FtpSession } from './ftp-session.ts';
 import type { ParsedCommand } from './ftp-srv-internals.ts';
 import { FtpReplyError, type ReceiveResult } from './intake-file-system.ts';
-import { PassiveConnector } from './passive-connector.ts';
-import { completeDespiteReset, settleDelayMs } from './upload-completeness.ts';
+import type { PassiveConnector } from './passive-connector.ts';
+import { settleDelayMs } from './upload-completeness.ts';
 import { classifyUploadName, tooLargeText, uploadCap } from '../transfer/upload-names.ts';
-import { readUpload } from './upload-transfer.ts';
+import { streamUpload } from './upload-transfer.ts';
 
 /** How much of a file over the cap is read (and dropped) before its data connection is cut. */
-export const OVER_CAP_DISCARD_BYTES = 64 * 1024 * 1024;
+const OVER_CAP_DISCARD_BYTES = 64 * 1024 * 1024;
 
-/** The text of a 226 (or RNTO's 250): the intake record, or that a temporary upload is held. */
+/** The text of a 226 (or RNTO's 250): the import record, or that a temporary upload is held. */
 export function describeReceived(name: string, r: ReceiveResult): string {
   return r.kind === 'held'
     ? `${r.name} held: rename it to its final .pdf name to hand it in`
@@ -48,7 +49,10 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
     // before a byte is sent
     metrics.inc('uploadsRefusedAscii');
     log.info({ session: session.id, name: verdict.name }, 'ftp upload refused: ASCII mode');
-    return refuse(550, `${verdict.name} was not received: use binary mode (TYPE I) for PDF and ZIP files; in ASCII mode (the FTP default) the client changes their line ends and damages them`);
+    return refuse(
+      550,
+      `${verdict.name} was not received: use binary mode (TYPE I) for PDF and ZIP files; in ASCII mode (the FTP default) the client changes their line ends and damages them`,
+    );
   }
   if (connection.takeRestOffset()) return refuse(554, 'Resuming uploads is not supported: upload the whole file');
   if (verdict.kind === 'temp' && !fs.canHold(verdict.name)) return refuse(452, 'Too many temporary uploads wait for their rename');
@@ -69,16 +73,20 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
     // sent before the data connection's TLS handshake has ended: see passive-connector.ts
     await connection.reply(150, `Ready to receive ${name}`);
     const cap = uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes });
-    const outcome = await readUpload(socket, {
-      maxBytes: cap,
-      stallMs: ctx.transferTimeoutMs,
-      signal: abort.signal,
-      // the rest of a file over the cap is read and dropped, so that the client finishes sending
-      // and then reads the 552 (a reset mid-send loses it: curl, PHP, Java and ftplib showed only
-      // the broken connection); a client still sending past the bound is cut off
-      drainBytes: OVER_CAP_DISCARD_BYTES,
-      onProgress: (n) => metrics.inc('bytesReceived', n),
-    });
+    const outcome = await streamUpload(
+      socket,
+      {
+        maxBytes: cap,
+        stallMs: ctx.transferTimeoutMs,
+        signal: abort.signal,
+        // the rest of a file over the cap is read and dropped, so that the client finishes sending
+        // and then reads the 552 (a reset mid-send loses it: curl, PHP, Java and ftplib showed only
+        // the broken connection); a client still sending past the bound is cut off
+        drainBytes: OVER_CAP_DISCARD_BYTES,
+        onProgress: (n) => metrics.inc('bytesReceived', n),
+      },
+      (body) => fs.takeUpload(name, body, cap),
+    );
     if (outcome.kind === 'too-large') {
       metrics.inc('uploadsRefusedTooLarge');
       log.info({ session: session.id, name, received: outcome.received }, 'ftp upload over the size cap refused');
@@ -86,10 +94,9 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
       if (!session.closed) await connection.reply(552, tooLargeText(name, cap));
       return;
     }
-    // a complete file whose connection was reset instead of closed: received, once the control
-    // connection has stayed up for the grace period (a killed client drops both)
-    const reset = outcome.kind === 'aborted' && outcome.reason === 'data-error' && completeDespiteReset(outcome.bytes);
-    if (outcome.kind === 'aborted' && !reset) {
+    // the store could not take the bytes while they streamed: nothing is recorded (451)
+    if (outcome.kind === 'failed') return stagingFailed(session, ctx, outcome.error, name);
+    if (outcome.kind === 'aborted') {
       metrics.inc('uploadsAborted');
       if (outcome.reason === 'stalled' && connector.handshaking) connector.handshakeStalled();
       else if (outcome.reason === 'stalled') reportStall(session, ctx, 'after_150', ctx.transferTimeoutMs, 'STOR');
@@ -101,26 +108,29 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
     // waits for that before it goes on (ftplib's unwrap(), Ruby's read to EOF) expects; the
     // control connection is checked after that
     connection.dropDataConnection();
-    const bytes = outcome.bytes!;
-    if (reset) log.debug({ session: session.id, name, size: bytes.length }, 'ftp data connection reset after a complete file');
+    // a complete file whose connection was reset instead of closed: received, once the control
+    // connection has stayed up for the grace period (a killed client drops both)
+    const { reset, size, upload } = outcome;
+    if (reset) log.debug({ session: session.id, name, size }, 'ftp data connection reset after a complete file');
     // a client that died mid-upload closes its control connection too: see upload-completeness.ts
-    const wait = reset ? ctx.truncationGraceMs : settleDelayMs(bytes, ctx.truncationGraceMs);
+    // (an archive that streamed into the store and is not received stays there for the sweep)
+    const wait = reset ? ctx.truncationGraceMs : settleDelayMs(outcome.tail, ctx.truncationGraceMs);
     await (wait > 0 ? sleep(wait) : nextTurn());
     if (session.closed || abort.signal.aborted) {
       metrics.inc('uploadsAborted');
-      log.info({ session: session.id, name, size: bytes.length }, 'ftp client left before its upload was confirmed; nothing received');
+      log.info({ session: session.id, name, size }, 'ftp client left before its upload was confirmed; nothing received');
       if (!session.closed) await connection.reply(426, `Transfer aborted: ${name} was not received`);
       return;
     }
     let result: ReceiveResult;
     try {
-      result = await fs.receiveOrHold(name, bytes);
+      result = await fs.receiveOrHold(name, upload);
     } catch (err) {
       return stagingFailed(session, ctx, err, name);
     }
     metrics.inc(result.kind === 'held' ? 'heldUploads' : 'uploadsReceived');
     log.info(
-      { session: session.id, name, size: bytes.length, intakeId: result.kind === 'received' ? result.record.id : undefined, held: result.kind === 'held' },
+      { session: session.id, name, size, intakeId: result.kind === 'received' ? result.record.id : undefined, held: result.kind === 'held' },
       'ftp upload received',
     );
     return connection.reply(226, describeReceived(name, result));
@@ -128,7 +138,7 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
     session.transfer = undefined;
     metrics.transferEnded();
     connection.dropDataConnection();
-    session.touch();
+    session.idle.touch();
     finished();
   }
 }

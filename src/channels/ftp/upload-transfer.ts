@@ -1,11 +1,18 @@
-// Reads one upload from an FTP data connection into memory with the size cap enforced while the
-// bytes arrive: the first byte over the cap drops everything read so far.
+// Reads one upload from an FTP data connection as a stream handed to `take` (the intake's
+// takeUpload: into the document store, or into memory), with the size cap enforced while the
+// bytes arrive: the store refuses the first byte over it (StoreLimitError) and keeps nothing.
+// Backpressure is the store's: a slow store pauses the socket, and the client's TCP window.
 import type { Duplex } from 'node:stream';
+import type { TakenUpload } from '../../intake/intake-port.ts';
+import { StoreLimitError } from '../../storage/document-store.ts';
+import { completeDespiteReset } from './upload-completeness.ts';
 
 export type UploadOutcome =
-  | { kind: 'complete'; bytes: Buffer }
+  | { kind: 'complete'; upload: TakenUpload; size: number; tail: Buffer; reset: boolean }
   | { kind: 'too-large'; received: number }
-  | { kind: 'aborted'; reason: 'data-error' | 'stalled' | 'cancelled'; received: number; bytes?: Buffer };
+  | { kind: 'aborted'; reason: 'data-error' | 'stalled' | 'cancelled'; received: number }
+  /** the intake could not take the bytes (the store down, slow, full): a passing failure */
+  | { kind: 'failed'; error: unknown; received: number };
 
 export interface ReadUploadOptions {
   maxBytes: number;
@@ -13,84 +20,136 @@ export interface ReadUploadOptions {
   stallMs: number;
   /** aborts the transfer (client gone, ABOR, shutdown) */
   signal: AbortSignal;
-  /** called once, at the first byte over the cap, so the 5xx can go out before the client finishes */
-  onTooLarge?: () => void;
   /** after the cap, bytes still read (and dropped) so a client that ignores the 5xx can finish sending */
   drainBytes?: number;
   onProgress?: (bytes: number) => void;
 }
 
-export function readUpload(socket: Duplex, options: ReadUploadOptions): Promise<UploadOutcome> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let received = 0;
-    let overflow = false;
-    let settled = false;
-    let stall: NodeJS.Timeout | undefined;
+/** The end of a file a format says where it ends in: a ZIP's directory record is within its last 64 KiB + 22 bytes. */
+const TAIL_BYTES = 0xffff + 22;
 
-    const finish = (outcome: UploadOutcome) => {
-      if (settled) return;
-      settled = true;
+class Broken extends Error {
+  constructor(readonly reason: 'data-error' | 'stalled' | 'cancelled') {
+    super(`upload ${reason}`);
+  }
+}
+
+/** The broken transfer behind a store's error (the directory driver wraps what its source threw). */
+function brokenIn(e: unknown): Broken | undefined {
+  for (let c = e, depth = 0; c && depth < 4; c = (c as Error).cause, depth++) if (c instanceof Broken) return c;
+  return undefined;
+}
+
+export async function streamUpload(
+  socket: Duplex,
+  options: ReadUploadOptions,
+  take: (body: AsyncIterable<Uint8Array>) => Promise<TakenUpload>,
+): Promise<UploadOutcome> {
+  let received = 0;
+  let tail = Buffer.alloc(0);
+  let why: 'stalled' | 'cancelled' | undefined;
+  let reset = false;
+  let stall: NodeJS.Timeout | undefined;
+  /** rejects the read under way (a stall); a fresh one per read, as a promise that outlives the reads would keep every chunk */
+  let interrupt: ((e: Error) => void) | undefined;
+  // the clock runs while the client is awaited, not while the store writes (that is the store's time-out)
+  const armStall = () => {
+    clearTimeout(stall);
+    // the connection stays open: the caller replies 426 first and then closes it, so the client reads why
+    stall = setTimeout(() => {
+      why ??= 'stalled';
+      interrupt?.(new Broken('stalled'));
+    }, options.stallMs);
+  };
+  const onAbort = () => {
+    why ??= 'cancelled';
+    socket.destroy();
+  };
+  // errors after the outcome (a destroyed socket's last words) are nobody's business any more
+  socket.on('error', () => {});
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  if (options.signal.aborted) onAbort();
+
+  // not destroyed when the store stops reading (over the cap): the rest is drained below
+  const chunks = (socket.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>)[Symbol.asyncIterator]();
+  async function* body(): AsyncIterable<Uint8Array> {
+    try {
+      for (;;) {
+        armStall();
+        const next = await new Promise<IteratorResult<Buffer>>((resolve, reject) => {
+          interrupt = reject;
+          chunks.next().then(resolve, reject);
+        });
+        interrupt = undefined;
+        clearTimeout(stall);
+        if (next.done) break;
+        const chunk = next.value;
+        received += chunk.length;
+        options.onProgress?.(chunk.length);
+        tail = tail.length + chunk.length <= TAIL_BYTES ? Buffer.concat([tail, chunk]) : Buffer.concat([tail, chunk]).subarray(-TAIL_BYTES);
+        yield chunk;
+      }
+    } catch {
+      // a close or error without a clean end is a broken transfer, unless the file is whole and
+      // only its connection was reset (see upload-completeness.ts); the caller checks the client
+      if (why || !completeDespiteReset(tail)) throw new Broken(why ?? 'data-error');
+      reset = true;
+    } finally {
+      clearTimeout(stall);
+    }
+  }
+
+  try {
+    const upload = await take(body());
+    return { kind: 'complete', upload, size: received, tail, reset };
+  } catch (e) {
+    const broken = brokenIn(e);
+    if (broken) return { kind: 'aborted', reason: broken.reason, received };
+    if (why) return { kind: 'aborted', reason: why, received };
+    if (e instanceof StoreLimitError) {
+      // lets go of the socket (its 'readable' listener), so drain() reads on with 'data'; here, as
+      // a store need not end what it read from (no read is pending: the store threw on a chunk)
+      await chunks.return?.();
+      return { kind: 'too-large', received: await drain(socket, options, received) };
+    }
+    socket.destroy();
+    return { kind: 'failed', error: e, received };
+  } finally {
+    clearTimeout(stall);
+    options.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Reads and drops the rest of a file over the cap, up to drainBytes past it, then cuts; resolves with what was received in all. */
+function drain(socket: Duplex, options: ReadUploadOptions, received: number): Promise<number> {
+  return new Promise((resolve) => {
+    let stall: NodeJS.Timeout | undefined;
+    const done = () => {
       clearTimeout(stall);
       socket.off('data', onData);
-      socket.off('end', onEnd);
-      socket.off('error', onBroken);
-      socket.off('close', onBroken);
-      options.signal.removeEventListener('abort', onAbort);
-      chunks.length = 0;
-      resolve(outcome);
+      options.signal.removeEventListener('abort', cut);
+      resolve(received);
     };
-    const armStall = () => {
+    const cut = () => {
+      socket.destroy();
+      done();
+    };
+    const arm = () => {
       clearTimeout(stall);
-      // the caller replies 426 first and then closes the data connection, so the client reads why
-      stall = setTimeout(() => {
-        finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'stalled', received });
-      }, options.stallMs);
+      stall = setTimeout(cut, options.stallMs);
     };
     const onData = (chunk: Buffer) => {
-      armStall();
+      arm();
       received += chunk.length;
       options.onProgress?.(chunk.length);
-      if (overflow) {
-        if (received - options.maxBytes > (options.drainBytes ?? 0)) {
-          socket.destroy();
-          finish({ kind: 'too-large', received });
-        }
-        return;
-      }
-      size += chunk.length;
-      if (size > options.maxBytes) {
-        overflow = true;
-        chunks.length = 0;
-        options.onTooLarge?.();
-        if ((options.drainBytes ?? 0) <= 0) {
-          socket.destroy();
-          finish({ kind: 'too-large', received });
-        }
-        return;
-      }
-      chunks.push(chunk);
+      if (received - options.maxBytes > (options.drainBytes ?? 0)) cut();
     };
-    const onEnd = () => finish(overflow ? { kind: 'too-large', received } : { kind: 'complete', bytes: Buffer.concat(chunks, size) });
-    // a close or error without a clean end is a broken transfer; what arrived goes with it, for the
-    // caller to judge whether it is a complete file followed by a reset (see upload-completeness.ts)
-    const onBroken = () =>
-      finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'data-error', received, bytes: size ? Buffer.concat(chunks, size) : undefined });
-    const onAbort = () => {
-      socket.destroy();
-      finish(overflow ? { kind: 'too-large', received } : { kind: 'aborted', reason: 'cancelled', received });
-    };
-
-    // errors after the outcome (a destroyed socket's last words) are nobody's business any more
-    socket.on('error', () => {});
-    if (options.signal.aborted) return onAbort();
+    if (socket.readableEnded || socket.destroyed || received - options.maxBytes > (options.drainBytes ?? 0)) return cut();
+    socket.once('end', done);
+    socket.once('close', done);
+    options.signal.addEventListener('abort', cut, { once: true });
     socket.on('data', onData);
-    socket.once('end', onEnd);
-    socket.once('error', onBroken);
-    socket.once('close', onBroken);
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    armStall();
+    arm();
     socket.resume();
   });
 }

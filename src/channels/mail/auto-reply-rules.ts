@@ -48,7 +48,7 @@ export function replyAddress(header: HeaderLookup): string | undefined {
 }
 
 /** Kinds of automatic mail (docs/mail.md, "Automatic mail"): the `category` of the log and metric. */
-export type AutomaticCategory = 'delivery-status' | 'read-receipt' | 'report' | 'auto-reply' | 'auto-generated' | 'bulk' | 'mail-system';
+type AutomaticCategory = 'delivery-status' | 'read-receipt' | 'report' | 'auto-reply' | 'auto-generated' | 'bulk' | 'mail-system';
 
 export interface AutomaticMail {
   category: AutomaticCategory;
@@ -58,7 +58,8 @@ export interface AutomaticMail {
   report: boolean;
 }
 
-const OUT_OF_OFFICE_SUBJECT = /^\s*(automatic reply|auto(matic)?[- ]?(reply|response|antwort)|out of (the )?office|abwesen|afwezig|absence|r[ée]ponse automatique)/i;
+const OUT_OF_OFFICE_SUBJECT =
+  /^\s*(automatic reply|auto(matic)?[- ]?(reply|response|antwort)|out of (the )?office|abwesen|afwezig|absence|r[ée]ponse automatique)/i;
 
 /**
  * Whether the message was sent by a machine on its own (RFC 3834, RFC 3464 DSNs, RFC 8098 read

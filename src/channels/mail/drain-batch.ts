@@ -5,9 +5,10 @@
 import pMap from 'p-map';
 import type { Logger } from '../../platform/logger.ts';
 import type { MailboxSession, MessageMeta } from './imap-mailbox.ts';
-import type { MailIntake, MessageContent, PlannedMessage, ProcessResult } from './mail-intake.ts';
+import type { MailIntake } from './mail-intake.ts';
+import type { MessageContent, PlannedMessage, ProcessResult } from './mail-intake-types.ts';
 import type { PollerSettings, PollerStats } from './mail-poller.ts';
-import type { MessageOutcome, MessageRow } from './message-claim-repository.ts';
+import type { MessageOutcome, MessageRow } from './mail-message-rows.ts';
 import { loadPdfParts } from './large-message-parts.ts';
 import { messageKey } from './message-key.ts';
 
@@ -65,9 +66,12 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
     }
     if (claim.kind === 'claimed') {
       claimedHere.push({ meta, row: claim.row, resumed: claim.resumed });
-      if (claim.again) log.info({ uid: meta.uid, mailMessage: claim.row.id, previously: claim.again }, 'mail message is back in the mailbox after it was set aside: processing it again');
-    }
-    else if (claim.kind === 'staged' && claim.move) moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
+      if (claim.again)
+        log.info(
+          { uid: meta.uid, mailMessage: claim.row.id, previously: claim.again },
+          'mail message is back in the mailbox after it was set aside: processing it again',
+        );
+    } else if (claim.kind === 'staged' && claim.move) moves[claim.row.outcome ?? 'failed'].push({ uid: meta.uid, id: claim.row.id });
     else {
       leftBehind++;
       log.debug({ uid: meta.uid, owner: claim.row.owner, state: claim.row.state }, 'mail message is in the hands of another poller');
@@ -99,10 +103,15 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
       await failAll(group, err);
       throw err;
     }
-    await pMap(group, (m) => plan(m, async () => {
-      const source = sources.get(m.meta.uid);
-      return source && { kind: 'whole', source };
-    }), { concurrency: settings.concurrency });
+    await pMap(
+      group,
+      (m) =>
+        plan(m, async () => {
+          const source = sources.get(m.meta.uid);
+          return source && { kind: 'whole', source };
+        }),
+      { concurrency: settings.concurrency },
+    );
   }
   for (const m of large) {
     if (ctx.stopping()) await intake.fail(m.row, new Error('poller stopping')).catch(() => {});
@@ -114,7 +123,10 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
   try {
     staged = await intake.stageAll(prepared.map((x) => x.planned));
   } catch (err) {
-    await failAll(prepared.map((x) => x.message), err);
+    await failAll(
+      prepared.map((x) => x.message),
+      err,
+    );
     throw err;
   }
   const uidOf = new Map(prepared.map(({ message, planned }) => [planned.result.id, message.meta.uid]));
@@ -126,14 +138,26 @@ export async function drainBatch(ctx: BatchContext, uids: number[]): Promise<num
   }
   leftBehind += prepared.length - staged.length;
 
-  const targets: Record<MessageOutcome, string> = { processed: settings.processedMailbox, failed: settings.failedMailbox, ignored: settings.automaticMailbox ?? settings.processedMailbox };
+  const targets: Record<MessageOutcome, string> = {
+    processed: settings.processedMailbox,
+    failed: settings.failedMailbox,
+    ignored: settings.automaticMailbox ?? settings.processedMailbox,
+  };
   for (const outcome of ['processed', 'failed', 'ignored'] as const) {
     const list = moves[outcome];
     if (!list.length) continue;
     const target = targets[outcome];
-    const gone = new Set(await session.move(list.map((m) => m.uid), target));
+    const gone = new Set(
+      await session.move(
+        list.map((m) => m.uid),
+        target,
+      ),
+    );
     const moved = list.filter((m) => gone.has(m.uid));
-    await intake.markMoved(moved.map((m) => m.id), ctx.topUid);
+    await intake.markMoved(
+      moved.map((m) => m.id),
+      ctx.topUid,
+    );
     stats.moved += moved.length;
     // what did not move stays staged: the next drain moves it
     leftBehind += list.length - moved.length;

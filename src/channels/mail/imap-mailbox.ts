@@ -59,6 +59,7 @@ export async function openMailboxSession(imap: ImapSettings, options: MailboxSes
     port: imap.port,
     secure: imap.secure,
     auth: options.accessToken ? { user: imap.user, accessToken: options.accessToken } : { user: imap.user, pass: imap.password },
+    // biome-ignore lint/suspicious/noExplicitAny: imapflow's logger option is typed as its own interface; pino's child fits it
     logger: options.log.child({ component: 'imapflow' }, { level: 'warn' }) as any,
     autoIdleDelay: options.idleDelayMs,
     connectionTimeout: options.commandTimeoutMs,

@@ -28,7 +28,7 @@ export const pemText = (value: string) => (value.includes('-----BEGIN') ? value 
 const base64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
 /** A signed JWT that proves the client holds the certificate's key (Microsoft's certificate credential). */
-export function clientAssertion(s: { tokenUrl: string; clientId: string; cert: string; key: string }, now = Date.now()): string {
+function clientAssertion(s: { tokenUrl: string; clientId: string; cert: string; key: string }, now = Date.now()): string {
   const der = new X509Certificate(s.cert).raw;
   const header = { alg: 'RS256', typ: 'JWT', x5t: base64url(createHash('sha1').update(der).digest()) };
   const iat = Math.floor(now / 1000);
@@ -77,14 +77,22 @@ export class OAuthTokenSource {
     const where = new URL(this.s.tokenUrl).host;
     let res: Response;
     try {
-      res = await fetch(this.s.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form, signal: AbortSignal.timeout(30_000) });
+      res = await fetch(this.s.tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form,
+        signal: AbortSignal.timeout(30_000),
+      });
     } catch (e) {
       throw new Error(`OAuth token request to ${where} failed: ${(e as Error).message}`);
     }
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (!res.ok || typeof body.access_token !== 'string') {
       // error and error_description are the provider's words (AADSTS codes, invalid_grant): no secrets
-      const why = [body.error, body.error_description].filter((x) => typeof x === 'string').join(': ').slice(0, 400);
+      const why = [body.error, body.error_description]
+        .filter((x) => typeof x === 'string')
+        .join(': ')
+        .slice(0, 400);
       throw new Error(`OAuth token request to ${where} was refused (HTTP ${res.status}${why ? `, ${why}` : ''})`);
     }
     const lifetimeMs = Math.max(1, Number(body.expires_in) || 3600) * 1000;
@@ -92,13 +100,17 @@ export class OAuthTokenSource {
     this.current = { token: body.access_token, expiresAt: this.now() + lifetimeMs - Math.min(60_000, lifetimeMs / 4) };
     // a provider that rotates refresh tokens (Microsoft) sends the next one along
     if (typeof body.refresh_token === 'string' && this.refreshToken) this.refreshToken = body.refresh_token;
-    this.log.info({ tokenEndpoint: where, expiresInSeconds: Math.round(lifetimeMs / 1000), flow: this.refreshToken ? 'refresh_token' : 'client_credentials' }, 'IMAP OAuth access token obtained');
+    this.log.info(
+      { tokenEndpoint: where, expiresInSeconds: Math.round(lifetimeMs / 1000), flow: this.refreshToken ? 'refresh_token' : 'client_credentials' },
+      'IMAP OAuth access token obtained',
+    );
     return body.access_token;
   }
 }
 
 /** Whether an IMAP login failed because the server refused the credentials (NO [AUTHENTICATIONFAILED]). */
 export function isAuthenticationFailure(err: unknown): boolean {
+  // biome-ignore lint/suspicious/noExplicitAny: walks an error chain of unknown shape (cause, code, response)
   for (let e = err as any, depth = 0; e && depth < 4; e = e.cause, depth++) {
     if (e.authenticationFailed === true || e.serverResponseCode === 'AUTHENTICATIONFAILED') return true;
   }

@@ -34,19 +34,35 @@ export type ReadRecord = (scope: Scope, id: string) => Promise<ImportRecord[]>;
 
 const FINAL = new Set(['attached', 'failed']);
 
+interface MailFeedbackOptions {
+  db: Database;
+  repos: MailRepositories;
+  readRecord: ReadRecord;
+  sender: ReplySender;
+  settings: FeedbackSettings;
+  log: Logger;
+}
+
 export class MailFeedback {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(
-    private readonly db: Database,
-    private readonly repos: MailRepositories,
-    private readonly readRecord: ReadRecord,
-    private readonly sender: ReplySender,
-    private readonly settings: FeedbackSettings,
-    private readonly log: Logger,
-  ) {}
+  private readonly db: Database;
+  private readonly repos: MailRepositories;
+  private readonly readRecord: ReadRecord;
+  private readonly sender: ReplySender;
+  private readonly settings: FeedbackSettings;
+  private readonly log: Logger;
+
+  constructor(o: MailFeedbackOptions) {
+    this.db = o.db;
+    this.repos = o.repos;
+    this.readRecord = o.readRecord;
+    this.sender = o.sender;
+    this.settings = o.settings;
+    this.log = o.log;
+  }
 
   start(): void {
     const tick = () => {
@@ -89,8 +105,11 @@ export class MailFeedback {
     }
     const files = await this.repos.claims.files(this.db, reply.message_id);
     // a file from an archive is named as it was inside it
-    const outcomes = (await Promise.all(files.map(async (f) => (await this.readRecord(scope, f.intake_id)).map((r) => ({ filename: r.archiveId ? r.filename : f.filename, r })))))
-      .flat();
+    const outcomes = (
+      await Promise.all(
+        files.map(async (f) => (await this.readRecord(scope, f.intake_id)).map((r) => ({ filename: r.archiveId ? r.filename : f.filename, r }))),
+      )
+    ).flat();
     const open = outcomes.filter(({ r }) => !FINAL.has(r.status));
     if (open.length) {
       // a file waiting for its invoice may wait for hours: look less often
@@ -98,7 +117,9 @@ export class MailFeedback {
       await this.repos.replies.postpone(this.db, reply.message_id, waiting ? this.settings.waitingRecheckMs : this.settings.intervalMs);
       return false;
     }
-    const problems = outcomes.filter(({ r }) => r.status === 'failed').map(({ filename, r }) => ({ filename, reason: r.reason ?? 'could not be processed', code: r.reasonCode }));
+    const problems = outcomes
+      .filter(({ r }) => r.status === 'failed')
+      .map(({ filename, r }) => ({ filename, reason: r.reason ?? 'could not be processed', code: r.reasonCode }));
     if (!problems.length) return this.repos.replies.settleReply(this.db, reply.message_id, 'pending', 'not_needed', null);
 
     let nextAt: Date | undefined;
@@ -119,7 +140,11 @@ export class MailFeedback {
       // said once per sender (until a reply goes to it again); the problems stay failed records
       // in the account's list, and each suppressed reply is counted
       const fields = { mailMessage: reply.message_id, recipient: reply.recipient, limitPerHour: this.settings.limitPerHour, nextReplyPossibleAt: nextAt };
-      if (first) this.log.warn(fields, 'mail reply limit reached for a sender: further problems get no reply until the hour has passed (they stay in the account\'s imports)');
+      if (first)
+        this.log.warn(
+          fields,
+          "mail reply limit reached for a sender: further problems get no reply until the hour has passed (they stay in the account's imports)",
+        );
       else this.log.debug(fields, 'mail reply suppressed: rate limit');
       this.settings.onLimited?.(first);
       return true;

@@ -4,62 +4,23 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pMap from 'p-map';
 import type { Logger } from '../../platform/logger.ts';
-import type { Database } from '../../db/database.ts';
+import type { Database, Queryable } from '../../db/database.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { ImportRecord } from '../../domain/intake.ts';
 import { imapHeaderVerdict } from '../../domain/authentication-results.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
-import { senderStanding, type SenderPolicy, type SenderStanding } from '../../domain/sender-policy.ts';
+import { senderStanding, type SenderStanding } from '../../domain/sender-policy.ts';
 import { intakeReason } from '../../domain/intake-reasons.ts';
 import { automaticMessage, type AutomaticMail } from './auto-reply-rules.ts';
 import { replyFor } from './reply-decision.ts';
-import type { ClaimResult, FileRow, MessageOutcome, MessageRow, StageInput } from './message-claim-repository.ts';
+import type { ClaimResult, FileRow, MessageOutcome, MessageRow } from './mail-message-rows.ts';
 import type { MailRepositories } from './mail-repositories.ts';
 import { incomingFile, planImports } from './message-imports.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
-import type { MessagePart } from './pdf-parts.ts';
 import { recipientCandidates, routeByRecipient } from './recipient-routing.ts';
-
-
-/** The content of a claimed message: whole, or (too large to download whole) only its candidate parts. */
-export type MessageContent =
-  | { kind: 'whole'; source: Buffer }
-  | { kind: 'parts'; headers: Buffer; parts: MessagePart[]; text?: string; skipped: { filename: string; size: number; maxBytes: number }[]; notPdf: string[] };
-
-export interface MailIntakeOptions {
-  mailbox: string;
-  /** how its messages come: the import mailbox (default) or the SMTP receiver */
-  transport?: 'imap' | 'smtp';
-  leaseMs: number;
-  /** replies are recorded only when an SMTP transport is configured */
-  replies: boolean;
-  /** our own addresses: mail from them is never answered */
-  ownAddresses: string[];
-  /** mail read by IMAP: the authserv-id whose Authentication-Results header is believed (unset: none) */
-  authservId?: string;
-  /** who may send to an account (unset: anyone) */
-  senderPolicy?: (scope: Scope) => Promise<SenderPolicy>;
-  /** how many recent intake records to search when a resumed claim looks for its own files */
-  adoptWindow?: number;
-  /** told of each automatic message that was ignored (the operator's metric) */
-  onAutomatic?: (category: AutomaticMail['category']) => void;
-}
-
-export interface ProcessResult {
-  id: string;
-  outcome: MessageOutcome;
-  reason: string | null;
-  scope?: Scope;
-  files: number;
-}
-
-/** A handed-over message, ready to be staged. */
-export interface PlannedMessage {
-  result: ProcessResult;
-  stage: StageInput;
-}
+import type { MailIntakeOptions, MessageContent, PlannedMessage, ProcessResult } from './mail-intake-types.ts';
 
 /** A message read, with who sent it as far as anyone checked. */
 type CheckedMessage = ParsedMessage & { verdict: SenderVerdict; standing?: SenderStanding };
@@ -73,18 +34,32 @@ export class MailIntake {
   private readonly routes = new Map<string, { scope: Scope | undefined; until: number }>();
   private renewTimer: NodeJS.Timeout | undefined;
 
+  private readonly db: Database;
+  private readonly repos: Pick<MailRepositories, 'claims'>;
+  private readonly intake: IntakeReceiver;
+  private readonly findByImportAddress: (address: string) => Promise<Scope | undefined>;
+  private readonly log: Logger;
+
   constructor(
-    private readonly db: Database,
-    private readonly repos: Pick<MailRepositories, 'claims'>,
-    private readonly intake: IntakeReceiver,
-    private readonly findByImportAddress: (address: string) => Promise<Scope | undefined>,
-    private readonly log: Logger,
+    deps: {
+      db: Database;
+      repos: Pick<MailRepositories, 'claims'>;
+      intake: IntakeReceiver;
+      findByImportAddress: (address: string) => Promise<Scope | undefined>;
+      log: Logger;
+    },
     private readonly opts: MailIntakeOptions,
   ) {
+    ({ db: this.db, repos: this.repos, intake: this.intake, findByImportAddress: this.findByImportAddress, log: this.log } = deps);
     // claims being worked on keep their lease, however slow the message is
-    this.renewTimer = setInterval(() => {
-      this.repos.claims.renewLeases(this.db, this.owner, [...this.inFlight], this.opts.leaseMs).catch((err) => this.log.warn({ err }, 'mail claim lease renewal failed'));
-    }, Math.max(200, Math.floor(opts.leaseMs / 3)));
+    this.renewTimer = setInterval(
+      () => {
+        this.repos.claims
+          .renewLeases(this.db, this.owner, [...this.inFlight], this.opts.leaseMs)
+          .catch((err) => this.log.warn({ err }, 'mail claim lease renewal failed'));
+      },
+      Math.max(200, Math.floor(opts.leaseMs / 3)),
+    );
     this.renewTimer.unref();
   }
 
@@ -99,7 +74,14 @@ export class MailIntake {
   }
 
   claim(m: { uidvalidity: number; uid: number; key: string; size: number }): Promise<ClaimResult> {
-    return this.repos.claims.claim(this.db, { id: newId('msg'), mailbox: this.opts.mailbox, transport: this.opts.transport ?? 'imap', ...m, owner: this.owner, leaseMs: this.opts.leaseMs });
+    return this.repos.claims.claim(this.db, {
+      id: newId('msg'),
+      mailbox: this.opts.mailbox,
+      transport: this.opts.transport ?? 'imap',
+      ...m,
+      owner: this.owner,
+      leaseMs: this.opts.leaseMs,
+    });
   }
 
   /**
@@ -112,7 +94,15 @@ export class MailIntake {
     list.forEach((m, i) => firstOf.has(m.key) || firstOf.set(m.key, i));
     const unique = [...firstOf.values()].map((i) => list[i]);
     const inserted = new Map(
-      (await this.repos.claims.claimNew(this.db, this.opts.mailbox, this.owner, this.opts.leaseMs, unique.map((m) => ({ id: newId('msg'), ...m })))).map((r) => [r.message_key, r]),
+      (
+        await this.repos.claims.claimNew(
+          this.db,
+          this.opts.mailbox,
+          this.owner,
+          this.opts.leaseMs,
+          unique.map((m) => ({ id: newId('msg'), ...m })),
+        )
+      ).map((r) => [r.message_key, r]),
     );
     return pMap(
       list.entries(),
@@ -138,21 +128,22 @@ export class MailIntake {
   }
 
   /**
-   * Stages handed-over messages in one transaction. Returns those staged; a claim another poller
-   * took over meanwhile is left out (and logged).
+   * Stages handed-over messages in one transaction (one alone: its one statement, no transaction
+   * around it). Returns those staged; a claim another poller took over meanwhile is left out (and
+   * logged). `moved`: they have nothing to be moved afterwards (SMTP).
    */
-  async stageAll(list: PlannedMessage[]): Promise<ProcessResult[]> {
+  async stageAll(list: PlannedMessage[], opts: { moved?: boolean } = {}): Promise<ProcessResult[]> {
     if (!list.length) return [];
+    const stageIn = async (q: Queryable) => {
+      const ok: ProcessResult[] = [];
+      for (const prepared of list) {
+        if (await this.repos.claims.stage(q, { ...prepared.stage, moved: opts.moved })) ok.push(prepared.result);
+        else this.log.error({ mailMessage: prepared.result.id }, 'mail claim was taken over by another poller before it was staged');
+      }
+      return ok;
+    };
     try {
-      const staged = await this.db.transaction(async (tx) => {
-        const ok: ProcessResult[] = [];
-        for (const prepared of list) {
-          if (await this.repos.claims.stage(tx, prepared.stage)) ok.push(prepared.result);
-          else this.log.error({ mailMessage: prepared.result.id }, 'mail claim was taken over by another poller before it was staged');
-        }
-        return ok;
-      });
-      return staged;
+      return await (list.length === 1 ? stageIn(this.db) : this.db.transaction(stageIn));
     } finally {
       for (const prepared of list) this.inFlight.delete(prepared.result.id);
     }
@@ -203,7 +194,12 @@ export class MailIntake {
     const sender = parsed.from || 'unknown';
     // the account's sender policy: a sender it does not allow has its files held for an owner
     parsed.standing = senderStanding((await this.opts.senderPolicy?.(scope)) ?? { policy: 'anyone', senders: [] }, verdict);
-    const hold = parsed.standing === 'unlisted' ? intakeReason('held_sender_not_listed', { sender }) : parsed.standing === 'unauthenticated' ? intakeReason('held_sender_not_authenticated', { sender }) : undefined;
+    const hold =
+      parsed.standing === 'unlisted'
+        ? intakeReason('held_sender_not_listed', { sender })
+        : parsed.standing === 'unauthenticated'
+          ? intakeReason('held_sender_not_authenticated', { sender })
+          : undefined;
     const plan = await planImports(parsed, content, sha256);
     if (automatic && plan.nothing) return this.ignore(row, parsed, scope, automatic, log);
     // a fresh claim has no files yet; a resumed one may have some
@@ -219,7 +215,13 @@ export class MailIntake {
     };
     const send = async (item: (typeof plan.items)[number]): Promise<ImportRecord> => {
       const { file, filename } = item;
-      if (file) return (await adopt(filename, item.sha256!)) ?? this.intake.receive(incomingFile(file, { scope, sender, traceId, subject: parsed.subject, messageFiles: plan.messageFiles, senderVerdict: verdict, hold }));
+      if (file)
+        return (
+          (await adopt(filename, item.sha256!)) ??
+          this.intake.receive(
+            incomingFile(file, { scope, sender, traceId, subject: parsed.subject, messageFiles: plan.messageFiles, senderVerdict: verdict, hold }),
+          )
+        );
       return this.intake.recordFailure({ scope, channel: 'mail', sender, filename, traceId, senderVerdict: verdict }, item.reason!);
     };
     // each file is noted as handed over right after; the last one with the staging itself
@@ -240,12 +242,14 @@ export class MailIntake {
     const outcome = plan.outcome === 'processed' && !taken ? 'failed' : plan.outcome;
     const reason = outcome === plan.outcome ? plan.reason : (refusal ?? plan.reason);
     const result = this.finish(row, parsed, scope, outcome, reason, last, plan.files.length + (content.kind === 'parts' ? content.skipped.length : 0));
-    const files = plan.items.filter((x) => x.file).map((x) => (x.origin ? { name: x.filename, in: x.file!.via, ...(x.file!.signature ? { signature: x.file!.signature } : {}) } : x.filename));
+    const files = plan.items
+      .filter((x) => x.file)
+      .map((x) => (x.origin ? { name: x.filename, in: x.file!.via, ...(x.file!.signature ? { signature: x.file!.signature } : {}) } : x.filename));
     log.info({ account: scope.accountId, mode: scope.mode, files, outcome }, 'mail message received as imports');
     return result;
   }
 
-  /** Automatic mail without files: no intake record, its own mailbox, said once in the log. */
+  /** Automatic mail without files: no import record, its own mailbox, said once in the log. */
   private ignore(row: MessageRow, parsed: CheckedMessage, scope: Scope | undefined, automatic: AutomaticMail, log: Logger): PlannedMessage {
     log.info({ category: automatic.category, reason: automatic.reason, account: scope?.accountId, from: parsed.from }, 'automatic mail: not imported');
     this.opts.onAutomatic?.(automatic.category);
@@ -271,7 +275,10 @@ export class MailIntake {
     files: FileRow[],
     count = 0,
   ): PlannedMessage {
-    const reply = this.opts.replies && scope && parsed ? replyFor(parsed.header, parsed.verdict, parsed.standing ?? 'allowed', this.opts.ownAddresses, parsed.references) : undefined;
+    const reply =
+      this.opts.replies && scope && parsed
+        ? replyFor(parsed.header, parsed.verdict, parsed.standing ?? 'allowed', this.opts.ownAddresses, parsed.references)
+        : undefined;
     return {
       result: { id: row.id, outcome, reason, scope, files: count },
       stage: {

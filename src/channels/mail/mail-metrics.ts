@@ -13,8 +13,14 @@ export class MailMetrics {
   private readonly suppressed: Counter<string>;
 
   constructor(registry: Registry) {
-    this.automatic = counter(registry, 'mail_automatic_messages_total', 'Automatic mail without files set aside (not imported, not failed), by category', ['category']);
-    this.limits = counter(registry, 'mail_reply_limit_reached_total', 'Times a sender reached MAIL_REPLY_LIMIT_PER_HOUR (once per sender until a reply goes to it again)');
+    this.automatic = counter(registry, 'mail_automatic_messages_total', 'Automatic mail without files set aside (not imported, not failed), by category', [
+      'category',
+    ]);
+    this.limits = counter(
+      registry,
+      'mail_reply_limit_reached_total',
+      'Times a sender reached MAIL_REPLY_LIMIT_PER_HOUR (once per sender until a reply goes to it again)',
+    );
     this.suppressed = counter(registry, 'mail_replies_suppressed_total', 'Replies owed but not sent because the sender reached the hourly limit');
   }
 

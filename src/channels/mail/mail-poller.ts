@@ -112,7 +112,12 @@ export class MailPoller extends EventEmitter {
         const opening = this.open();
         const opened = await Promise.race([opening, this.stopped.then(() => undefined)]);
         if (!opened) {
-          opening.then((s) => s.close(), () => {}).catch(() => {});
+          opening
+            .then(
+              (s) => s.close(),
+              () => {},
+            )
+            .catch(() => {});
           break;
         }
         session = opened;
@@ -203,7 +208,16 @@ export class MailPoller extends EventEmitter {
     for (let i = 0; i < uids.length && !this.stopping; i += this.settings.batchSize) {
       const batch = uids.slice(i, i + this.settings.batchSize);
       this.leftBehind += await drainBatch(
-        { session, intake: this.intake, settings: this.settings, stats: this.stats, log: this.log, stopping: () => this.stopping, topUid, onStaged: (m) => this.emit('message', m) },
+        {
+          session,
+          intake: this.intake,
+          settings: this.settings,
+          stats: this.stats,
+          log: this.log,
+          stopping: () => this.stopping,
+          topUid,
+          onStaged: (m) => this.emit('message', m),
+        },
         batch,
       );
       const top = batch[batch.length - 1];

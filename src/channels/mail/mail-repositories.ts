@@ -3,6 +3,7 @@
 import { MailReplyRepository } from './mail-reply-repository.ts';
 import { MessageClaimRepository } from './message-claim-repository.ts';
 import { SmtpMessageRepository } from './smtp-message-repository.ts';
+import type { DocumentStore } from '../../storage/document-store.ts';
 
 export interface MailRepositories {
   claims: MessageClaimRepository;
@@ -11,6 +12,6 @@ export interface MailRepositories {
   smtp: SmtpMessageRepository;
 }
 
-export function createMailRepositories(): MailRepositories {
-  return { claims: new MessageClaimRepository(), replies: new MailReplyRepository(), smtp: new SmtpMessageRepository() };
+export function createMailRepositories(store: DocumentStore): MailRepositories {
+  return { claims: new MessageClaimRepository(), replies: new MailReplyRepository(), smtp: new SmtpMessageRepository(store) };
 }

@@ -1,85 +1,7 @@
 // The SQL of the import mailbox's bookkeeping: its UIDVALIDITY and last UID, the claims on its
 // messages, the files each handed over, and their staging (which records the reply owed too).
 import type { Queryable } from '../../db/database.ts';
-import type { Mode, Scope } from '../../domain/scope.ts';
-import type { SenderVerdict } from '../../domain/sender-verdict.ts';
-
-export interface MailboxRow {
-  mailbox: string;
-  uidvalidity: number;
-  last_uid: number;
-}
-
-export type MessageState = 'claimed' | 'staged' | 'moved';
-export type MessageOutcome = 'processed' | 'failed' | 'ignored';
-
-export interface MessageRow {
-  id: string;
-  mailbox: string;
-  /** how the message came: the import mailbox or the SMTP receiver */
-  transport: 'imap' | 'smtp';
-  message_key: string;
-  uidvalidity: number;
-  uid: number;
-  size: number;
-  state: MessageState;
-  owner: string | null;
-  lease_until: Date | null;
-  attempts: number;
-  account_id: string | null;
-  mode: Mode | null;
-  sender: string | null;
-  subject: string | null;
-  header_message_id: string | null;
-  outcome: MessageOutcome | null;
-  reason: string | null;
-  last_error: string | null;
-  claimed_at: Date;
-  staged_at: Date | null;
-  moved_at: Date | null;
-}
-
-export interface FileRow {
-  message_id: string;
-  slot: string;
-  intake_id: string;
-  filename: string;
-  sha256: string | null;
-  /** where the file came from inside the message (a container), and its signature */
-  origin?: string | null;
-}
-
-export interface StageReply {
-  recipient: string;
-  refs?: string[];
-  state: 'pending' | 'suppressed';
-  reason?: string;
-  /** it may say invoice facts (totals, which numbers exist): the sender is listed */
-  facts?: boolean;
-}
-
-export interface StageInput {
-  id: string;
-  owner: string;
-  outcome: MessageOutcome;
-  reason: string | null;
-  scope?: Scope;
-  sender: string | null;
-  subject: string | null;
-  headerMessageId: string | null;
-  files: FileRow[];
-  reply?: StageReply;
-  /** who sent it, as far as anyone checked (undefined: the message could not be read) */
-  verdict?: SenderVerdict;
-}
-
-export type ClaimResult =
-  /** `again`: a failed or ignored message someone moved back into the mailbox, taken afresh */
-  | { kind: 'claimed'; row: MessageRow; resumed: boolean; again?: { outcome: MessageOutcome; reason: string | null } }
-  /** handed over already; `move` says whether this poller should move it (the one that staged it
-   * moves it itself: two sessions moving one message can leave two copies in the target) */
-  | { kind: 'staged'; row: MessageRow; move: boolean }
-  | { kind: 'busy'; row: MessageRow };
+import type { ClaimResult, FileRow, MailboxRow, MessageOutcome, MessageRow, StageInput } from './mail-message-rows.ts';
 
 /** `now()` plus the milliseconds in parameter `$param` */
 export const msFromNow = (param: number) => `now() + $${param}::int * interval '1 millisecond'`;
@@ -100,10 +22,11 @@ export class MessageClaimRepository {
 
   /** Raises the mailbox's last UID (never lowers it), for the same UIDVALIDITY only. */
   async advanceLastUid(q: Queryable, mailbox: string, uidvalidity: number, uid: number): Promise<void> {
-    await q.query(
-      'update mail_mailboxes set last_uid = greatest(last_uid, $3), updated_at = now() where mailbox = $1 and uidvalidity = $2',
-      [mailbox, uidvalidity, uid],
-    );
+    await q.query('update mail_mailboxes set last_uid = greatest(last_uid, $3), updated_at = now() where mailbox = $1 and uidvalidity = $2', [
+      mailbox,
+      uidvalidity,
+      uid,
+    ]);
   }
 
   /**
@@ -112,7 +35,17 @@ export class MessageClaimRepository {
    */
   async claim(
     q: Queryable,
-    m: { id: string; mailbox: string; transport?: 'imap' | 'smtp'; key: string; uidvalidity: number; uid: number; size: number; owner: string; leaseMs: number },
+    m: {
+      id: string;
+      mailbox: string;
+      transport?: 'imap' | 'smtp';
+      key: string;
+      uidvalidity: number;
+      uid: number;
+      size: number;
+      owner: string;
+      leaseMs: number;
+    },
   ): Promise<ClaimResult> {
     const inserted = await q.query<MessageRow>(
       `insert into mail_messages (id, mailbox, message_key, uidvalidity, uid, size, state, owner, lease_until, transport)
@@ -187,7 +120,11 @@ export class MessageClaimRepository {
   /** Extends the leases of claims this owner is still working on. */
   async renewLeases(q: Queryable, owner: string, ids: string[], leaseMs: number): Promise<void> {
     if (!ids.length) return;
-    await q.query(`update mail_messages set lease_until = ${msFromNow(3)} where owner = $1 and state = 'claimed' and id = any($2::text[])`, [owner, ids, leaseMs]);
+    await q.query(`update mail_messages set lease_until = ${msFromNow(3)} where owner = $1 and state = 'claimed' and id = any($2::text[])`, [
+      owner,
+      ids,
+      leaseMs,
+    ]);
   }
 
   /** Lets others take this owner's unfinished claims at once (graceful stop). */
@@ -197,14 +134,18 @@ export class MessageClaimRepository {
 
   /** The claim failed this time: keep it claimable for the next try and remember why. */
   async recordError(q: Queryable, id: string, owner: string, error: string): Promise<void> {
-    await q.query(
-      `update mail_messages set lease_until = now(), last_error = $3, updated_at = now() where id = $1 and owner = $2 and state = 'claimed'`,
-      [id, owner, error.slice(0, 1000)],
-    );
+    await q.query(`update mail_messages set lease_until = now(), last_error = $3, updated_at = now() where id = $1 and owner = $2 and state = 'claimed'`, [
+      id,
+      owner,
+      error.slice(0, 1000),
+    ]);
   }
 
   async files(q: Queryable, messageId: string): Promise<FileRow[]> {
-    return q.query<FileRow>('select message_id, slot, intake_id, filename, sha256, origin from mail_message_files where message_id = $1 order by created_at, slot', [messageId]);
+    return q.query<FileRow>(
+      'select message_id, slot, intake_id, filename, sha256, origin from mail_message_files where message_id = $1 order by created_at, slot',
+      [messageId],
+    );
   }
 
   async addFile(q: Queryable, f: FileRow): Promise<void> {
@@ -216,14 +157,16 @@ export class MessageClaimRepository {
 
   /**
    * Done with the message's content, in one statement: the claim becomes staged (it only has to
-   * be moved) with what the message was, its last handed-over file is noted, and the reply its
-   * sender may be owed is recorded. False when the claim was lost to another poller.
+   * be moved; `moved`: moved already) with what the message was, its last handed-over file is
+   * noted, and the reply its sender may be owed is recorded. False when the claim was lost to
+   * another poller.
    */
   async stage(q: Queryable, input: StageInput): Promise<boolean> {
     const rows = await q.query<{ n: number }>(
       `with s as (
-         update mail_messages set state = 'staged', outcome = $3, reason = $4, account_id = $5::text, mode = $6::text, sender = $7,
-                subject = $8, header_message_id = $9, sender_verdict = $19::jsonb, lease_until = null, staged_at = now(), updated_at = now()
+         update mail_messages set state = case when $21::boolean then 'moved' else 'staged' end, outcome = $3, reason = $4, account_id = $5::text,
+                mode = $6::text, sender = $7, subject = $8, header_message_id = $9, sender_verdict = $19::jsonb, lease_until = null, staged_at = now(),
+                moved_at = case when $21::boolean then now() end, moved_top_uid = case when $21::boolean then uid end, updated_at = now()
           where id = $1 and owner = $2 and state = 'claimed' returning id
        ), f as (
          insert into mail_message_files (message_id, slot, intake_id, filename, sha256, origin)
@@ -237,11 +180,27 @@ export class MessageClaimRepository {
        )
        select count(*)::int as n from s`,
       [
-        input.id, input.owner, input.outcome, input.reason, input.scope?.accountId ?? null, input.scope?.mode ?? null, input.sender, input.subject?.slice(0, 1000) ?? null,
+        input.id,
+        input.owner,
+        input.outcome,
+        input.reason,
+        input.scope?.accountId ?? null,
+        input.scope?.mode ?? null,
+        input.sender,
+        input.subject?.slice(0, 1000) ?? null,
         input.headerMessageId?.slice(0, 1000) ?? null,
-        input.files.map((f) => f.slot), input.files.map((f) => f.intake_id), input.files.map((f) => f.filename), input.files.map((f) => f.sha256),
-        input.reply?.recipient ?? null, input.reply?.refs?.join(' ') ?? null, input.reply?.state ?? null, input.reply?.reason ?? null,
-        input.files.map((f) => f.origin ?? null), input.verdict ? JSON.stringify(input.verdict) : null, input.reply?.facts === true,
+        input.files.map((f) => f.slot),
+        input.files.map((f) => f.intake_id),
+        input.files.map((f) => f.filename),
+        input.files.map((f) => f.sha256),
+        input.reply?.recipient ?? null,
+        input.reply?.refs?.join(' ') ?? null,
+        input.reply?.state ?? null,
+        input.reply?.reason ?? null,
+        input.files.map((f) => f.origin ?? null),
+        input.verdict ? JSON.stringify(input.verdict) : null,
+        input.reply?.facts === true,
+        input.moved === true,
       ],
     );
     return rows[0]?.n === 1;

@@ -6,15 +6,14 @@ import { intakeReason, plainReason, type IntakeReason } from '../../domain/intak
 import type { Scope } from '../../domain/scope.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 import type { IncomingFile } from '../../intake/intake-port.ts';
-import type { MessageContent } from './mail-intake.ts';
+import type { MessageContent } from './mail-intake-types.ts';
 import type { ParsedMessage } from './message-parser.ts';
 import { parseEntity } from './message-parser.ts';
 import { walkMessage, type FoundFile } from './message-walker.ts';
 
-
 export type NumberedFile = FoundFile & { index: number; filename: string };
 
-export interface PlanItem {
+interface PlanItem {
   slot: string;
   filename: string;
   sha256: string | null;
@@ -39,7 +38,7 @@ export interface MessageImports {
 }
 
 /** Where a file came from: "winmail.dat", "Invoice.eml › smime.p7m (signature verified)"; null: a part of the message itself. */
-export function originOf(f: FoundFile): string | null {
+function originOf(f: FoundFile): string | null {
   const signature = f.signature && `signature ${f.signature === 'verified' ? 'verified' : 'not verified: only unwrapped'}`;
   if (!f.via.length) return signature ?? null;
   return signature ? `${f.via.join(' › ')} (${signature})` : f.via.join(' › ');
@@ -49,7 +48,10 @@ export async function planImports(parsed: ParsedMessage, content: MessageContent
   const walked = await walkMessage(content.kind === 'whole' ? parsed.parts : content.parts, content.kind === 'whole' ? parsed.text : content.text, parseEntity);
   const files = walked.files.map((f, index) => ({ ...f, index, filename: f.filename ?? `attachment-${index + 1}.${f.kind}` }));
   const skipped = content.kind === 'parts' ? content.skipped : [];
-  const problems = [...(content.kind === 'parts' ? content.notPdf.map((filename) => ({ filename, reason: intakeReason('attachment_not_pdf', { filename }) })) : []), ...walked.problems];
+  const problems = [
+    ...(content.kind === 'parts' ? content.notPdf.map((filename) => ({ filename, reason: intakeReason('attachment_not_pdf', { filename }) })) : []),
+    ...walked.problems,
+  ];
   const items: PlanItem[] = files.map((f) => ({ slot: `pdf:${f.index}`, filename: f.filename, sha256: sha256(f.bytes), origin: originOf(f), file: f }));
   for (const [i, tooLarge] of skipped.entries()) {
     const reason = intakeReason('attachment_too_large', { max: tooLarge.maxBytes, size: tooLarge.size });
@@ -68,6 +70,20 @@ export async function planImports(parsed: ParsedMessage, content: MessageContent
  * What the pipeline gets for one file found in a message: the one place a mail file becomes an
  * IncomingFile. Its origin (container, signature) is noted in mail_message_files and logged.
  */
-export function incomingFile(file: NumberedFile, m: { scope: Scope; sender: string; traceId: string; subject?: string; messageFiles: number; senderVerdict?: SenderVerdict; hold?: IntakeReason }): IncomingFile {
-  return { scope: m.scope, channel: 'mail', sender: m.sender, filename: file.filename, bytes: file.bytes, traceId: m.traceId, subject: m.subject, messageFiles: m.messageFiles, senderVerdict: m.senderVerdict, hold: m.hold };
+export function incomingFile(
+  file: NumberedFile,
+  m: { scope: Scope; sender: string; traceId: string; subject?: string; messageFiles: number; senderVerdict?: SenderVerdict; hold?: IntakeReason },
+): IncomingFile {
+  return {
+    scope: m.scope,
+    channel: 'mail',
+    sender: m.sender,
+    filename: file.filename,
+    bytes: file.bytes,
+    traceId: m.traceId,
+    subject: m.subject,
+    messageFiles: m.messageFiles,
+    senderVerdict: m.senderVerdict,
+    hold: m.hold,
+  };
 }

@@ -4,7 +4,7 @@
 // (winmail.dat), CMS signed data (S/MIME smime.p7m, CAdES .pdf.p7m), uuencode (body text and
 // x-uuencode parts). A leaf is a PDF by its bytes (`%PDF-`), or a ZIP archive. Pure but for parsing.
 import { unreadArchiveKind, unreadArchiveReason } from '../../domain/archive.ts';
-import { unwrapSignedData } from '../../domain/cms-container.ts';
+import { unwrapSignedData } from '../../formats/cms-container.ts';
 import { intakeReason, type IntakeReason } from '../../domain/intake-reasons.ts';
 import { cleanFileName } from './mime-names.ts';
 import { partKind, type MessagePart } from './pdf-parts.ts';
@@ -41,7 +41,10 @@ const isMessageType = (t: string) => t === 'message/rfc822' || t === 'message/gl
 const isTnefPart = (p: MessagePart) => /ms-tnef/.test(lower(p.contentType)) || lower(cleanFileName(p.filename)) === 'winmail.dat' || isTnef(p.content);
 const isSignaturePart = (p: MessagePart) => /pkcs7-signature/.test(lower(p.contentType)) || /\.p7s$/i.test(p.filename ?? '');
 const maybeCms = (p: MessagePart) =>
-  /pkcs7-mime|cms|octet-stream/.test(lower(p.contentType)) || /\.p7m$/i.test(p.filename ?? '') || p.content[0] === 0x30 || /^-----BEGIN/.test(p.content.subarray(0, 16).toString('latin1'));
+  /pkcs7-mime|cms|octet-stream/.test(lower(p.contentType)) ||
+  /\.p7m$/i.test(p.filename ?? '') ||
+  p.content[0] === 0x30 ||
+  /^-----BEGIN/.test(p.content.subarray(0, 16).toString('latin1'));
 const isUuPart = (p: MessagePart) =>
   /x-uu(e|encode|decode)/.test(lower(p.contentType)) || /\.uue?$/i.test(p.filename ?? '') || hasUuBlock(p.content.subarray(0, 4096).toString('latin1'));
 const looksLikeMessage = (b: Buffer) => /^(?:[A-Za-z0-9-]+:[^\r\n]*\r?\n(?:[ \t][^\r\n]*\r?\n)*)+\r?\n/.test(b.subarray(0, 16384).toString('latin1'));
@@ -79,7 +82,14 @@ async function walkLevel(
   }
 }
 
-async function walkPart(part: MessagePart, outer: string[], signature: FoundFile['signature'], depth: number, parse: ParseEntity, out: WalkResult): Promise<void> {
+async function walkPart(
+  part: MessagePart,
+  outer: string[],
+  signature: FoundFile['signature'],
+  depth: number,
+  parse: ParseEntity,
+  out: WalkResult,
+): Promise<void> {
   if (out.files.length >= MAX_FILES) return;
   // a large message's part comes with the attached messages the server opened around it
   const via = part.via?.length ? [...outer, ...part.via] : outer;

@@ -3,7 +3,7 @@
 // (named `.zip` or typed as ZIP: Office files are ZIP bytes too), which intake unpacks. Pure.
 import type { MessageStructureObject } from 'imapflow';
 import { isArchiveName, isZipBytes } from '../../domain/archive.ts';
-import { looksLikeEinvoiceXml } from '../../domain/einvoice.ts';
+import { looksLikeEinvoiceXml } from '../../formats/einvoice.ts';
 import { cleanFileName } from './mime-names.ts';
 
 /** Readers accept `%PDF-` within the first 1 KB (some generators prepend junk). */
@@ -100,7 +100,7 @@ export function candidateStructureParts(root: MessageStructureObject, which: 'fi
 }
 
 /** The largest encoded (base64) size a part of `maxBytes` decoded bytes can have, with line breaks. */
-export const maxEncodedSize = (maxBytes: number) => Math.ceil((maxBytes * 4) / 3 * (78 / 76)) + 1024;
+export const maxEncodedSize = (maxBytes: number) => Math.ceil(((maxBytes * 4) / 3) * (78 / 76)) + 1024;
 
 /** Decodes the first bytes of a part fetched in its transfer encoding (enough to sniff `%PDF-`). */
 export function decodePartStart(raw: Buffer, encoding: string): Buffer {
@@ -109,7 +109,13 @@ export function decodePartStart(raw: Buffer, encoding: string): Buffer {
     return Buffer.from(text.slice(0, text.length - (text.length % 4)), 'base64');
   }
   if (encoding === 'quoted-printable') {
-    return Buffer.from(raw.toString('latin1').replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+    return Buffer.from(
+      raw
+        .toString('latin1')
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-Fa-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    );
   }
   return raw;
 }

@@ -6,7 +6,7 @@ import type { Scope } from '../../domain/scope.ts';
 import { decodeEncodedWords } from './mime-names.ts';
 
 /** Header names in routing priority order. */
-export const ROUTING_HEADERS = ['delivered-to', 'x-original-to', 'to', 'cc'] as const;
+const ROUTING_HEADERS = ['delivered-to', 'x-original-to', 'to', 'cc'] as const;
 
 type Parsed = { name?: string; address?: string; group?: Parsed[] };
 

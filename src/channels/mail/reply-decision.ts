@@ -6,7 +6,7 @@ import { aligned } from '../../domain/authentication-results.ts';
 import type { SenderStanding } from '../../domain/sender-policy.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 import { autoReplySuppression, type HeaderLookup } from './auto-reply-rules.ts';
-import type { StageReply } from './message-claim-repository.ts';
+import type { StageReply } from './mail-message-rows.ts';
 import { addressesIn } from './recipient-routing.ts';
 import { senderKey } from './reply-rate-limit.ts';
 

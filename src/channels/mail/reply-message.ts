@@ -12,7 +12,8 @@ export interface FileProblem {
 }
 
 /** Reasons about the file itself, which say nothing about the account's invoices. */
-const FILE_ONLY = /^(file_|pdf_|zip_|attachment_|xml_unreadable$|xml_not_|xml_no_number$|name_path_parts$|name_control_characters$|no_pdf_attached$|archive_not_read$|unpacked)/;
+const FILE_ONLY =
+  /^(file_|pdf_|zip_|attachment_|xml_unreadable$|xml_not_|xml_no_number$|name_path_parts$|name_control_characters$|no_pdf_attached$|archive_not_read$|unpacked)/;
 const NO_FACTS = 'It could not be matched to an invoice';
 
 /** The reason a sender may read: a listed one every reason, others only those about the file. */
@@ -22,12 +23,24 @@ export function shownReason(p: FileProblem, facts: boolean): string {
 }
 
 const ADVICE: [RegExp, string][] = [
-  [/^(file_too_large|attachment_too_large|zip_too_large|zip_entry_too_large|zip_unpacks_too_large)$/, 'Send files of at most 5 MB each: split them over several e-mails, or scan at a lower resolution.'],
+  [
+    /^(file_too_large|attachment_too_large|zip_too_large|zip_entry_too_large|zip_unpacks_too_large)$/,
+    'Send files of at most 5 MB each: split them over several e-mails, or scan at a lower resolution.',
+  ],
   [/^archive_not_read$/, 'Send the PDF files themselves, or pack them in a ZIP archive.'],
   [/^(pdf_encrypted|zip_entry_encrypted)$/, 'Send the PDF without a password.'],
-  [/^(file_empty|file_not_pdf|file_tnef|attachment_not_pdf|pdf_unreadable|pdf_no_pages|no_pdf_attached|file_cms_no_pdf|file_cms_unreadable|xml_not_einvoice|xml_not_invoice)$/, 'Attach each invoice as a PDF file (or its e-invoice XML) and send it again.'],
-  [/^(einvoice_total_differs|einvoice_totals_differ|einvoice_due_differs)$/, "Send the file whose totals match the invoice, or ask us to correct the invoice's total first."],
-  [/^(name_no_invoice|no_invoice|waiting|could_be_either|name_and_|einvoice_and_name_differ|einvoices_disagree|subject_names_several|reply_subject_names_several|document_kept|xml_no_number|gave_up)/, 'Name each PDF after its invoice number or invoice id (for example INV-2026-001.pdf) and send it again.'],
+  [
+    /^(file_empty|file_not_pdf|file_tnef|attachment_not_pdf|pdf_unreadable|pdf_no_pages|no_pdf_attached|file_cms_no_pdf|file_cms_unreadable|xml_not_einvoice|xml_not_invoice)$/,
+    'Attach each invoice as a PDF file (or its e-invoice XML) and send it again.',
+  ],
+  [
+    /^(einvoice_total_differs|einvoice_totals_differ|einvoice_due_differs)$/,
+    "Send the file whose totals match the invoice, or ask us to correct the invoice's total first.",
+  ],
+  [
+    /^(name_no_invoice|no_invoice|waiting|could_be_either|name_and_|einvoice_and_name_differ|einvoices_disagree|subject_names_several|reply_subject_names_several|document_kept|xml_no_number|gave_up)/,
+    'Name each PDF after its invoice number or invoice id (for example INV-2026-001.pdf) and send it again.',
+  ],
 ];
 
 /** The advice that applies to these problems, each once, in the order of ADVICE; a reason without code gets none. */
@@ -58,7 +71,9 @@ export interface ReplyMessage {
 }
 
 export function composeReply(input: ReplyInput): ReplyMessage {
-  const subject = input.originalSubject?.trim() ? `Re: ${input.originalSubject.trim().replace(/^(re:\s*)+/i, '')}` : 'Your invoice e-mail could not be processed';
+  const subject = input.originalSubject?.trim()
+    ? `Re: ${input.originalSubject.trim().replace(/^(re:\s*)+/i, '')}`
+    : 'Your invoice e-mail could not be processed';
   const lines = [
     'Hello,',
     '',

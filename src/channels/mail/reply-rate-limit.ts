@@ -16,6 +16,9 @@ export function replyAllowed(sentAt: Date[], now: Date, limitPerHour: number): b
 /** When the next reply to this sender would fit again (for logs), or now if it fits. */
 export function nextReplyAt(sentAt: Date[], now: Date, limitPerHour: number): Date {
   if (replyAllowed(sentAt, now, limitPerHour) || limitPerHour <= 0) return now;
-  const recent = sentAt.map((t) => t.getTime()).filter((t) => t > now.getTime() - REPLY_WINDOW_MS).sort((a, b) => b - a);
+  const recent = sentAt
+    .map((t) => t.getTime())
+    .filter((t) => t > now.getTime() - REPLY_WINDOW_MS)
+    .sort((a, b) => b - a);
   return new Date(recent[limitPerHour - 1] + REPLY_WINDOW_MS);
 }

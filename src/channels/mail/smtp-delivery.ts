@@ -1,50 +1,82 @@
-// What happens to a message the SMTP receiver committed: one job (its id the message's) hands
-// it to the same pipeline as the import mailbox's messages, once per envelope recipient, each a
-// claim of its own (transport smtp) keyed by the message's dedupe key and the recipient, so a job
-// run twice (a retry, the reconciler) stages nothing twice. Delivered-To names the recipient, as
-// an MTA's local delivery writes it, and routing reads it first.
+// What happens to a message the SMTP receiver committed: it is handed to the same pipeline as the
+// import mailbox's messages, once per envelope recipient, each a claim of its own (transport
+// smtp) keyed by the message's dedupe key and the recipient, so a run repeated (the receiver's
+// own, its job, the reconciler's) stages nothing twice. The receiver's process runs it at once
+// with what it has in memory (deliverCommitted); a job (its id the message's) only when that is
+// not possible or failed. Delivered-To names the recipient, as an MTA's local delivery writes it,
+// and routing reads it first.
 import { createHash } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { withTimeout } from '../../platform/timeouts.ts';
-import type { Queue } from '../../queue/job-queues.ts';
-import { JOBS } from '../../queue/queue-catalog.ts';
 import type { MailIntake } from './mail-intake.ts';
 import type { MailRepositories } from './mail-repositories.ts';
+import type { SmtpMessageRow } from './smtp-message-repository.ts';
 
-export interface SmtpJobData {
-  smtpMessageId: string;
-}
+/** What a delivery reads of the message's row. */
+export type CommittedMessage = Pick<SmtpMessageRow, 'id' | 'dedupe_key' | 'rcpt_to' | 'verdict'>;
 
-/** Queues a committed message's job; the id makes it idempotent (the receiver and the reconciler both call it). */
-export function enqueueSmtpMessage(queue: Queue, id: string, timeoutMs = 5000): Promise<unknown> {
-  const data: SmtpJobData = { smtpMessageId: id };
-  return withTimeout(queue.add(JOBS.mail.smtpMessage, data, { jobId: id }), timeoutMs, `the mail queue did not answer within ${timeoutMs} ms`);
+interface SmtpDeliveryOptions {
+  db: Database;
+  repos: Pick<MailRepositories, 'smtp'>;
+  intake: MailIntake;
+  log: Logger;
+  /** raw messages this process committed, if it keeps them for its own worker */
+  handedOff?: { take(id: string): Buffer | undefined };
+  /** marks a message processed, if not by a statement of its own (a group commit of them) */
+  markProcessed?: (id: string) => Promise<void>;
 }
 
 export class SmtpDelivery {
-  constructor(
-    private readonly db: Database,
-    private readonly repos: Pick<MailRepositories, 'smtp'>,
-    private readonly intake: MailIntake,
-    private readonly log: Logger,
-  ) {}
+  /** messages being handed over by this process */
+  private readonly running = new Set<string>();
+
+  private readonly db: Database;
+  private readonly repos: Pick<MailRepositories, 'smtp'>;
+  private readonly intake: MailIntake;
+  private readonly log: Logger;
+  private readonly handedOff: { take(id: string): Buffer | undefined } | undefined;
+  private readonly markProcessed: (id: string) => Promise<void>;
+
+  constructor(o: SmtpDeliveryOptions) {
+    this.db = o.db;
+    this.repos = o.repos;
+    this.intake = o.intake;
+    this.log = o.log;
+    this.handedOff = o.handedOff;
+    this.markProcessed = o.markProcessed ?? ((id) => this.repos.smtp.markProcessed(this.db, [id]));
+  }
 
   /** Hands the message to the pipeline; throws to be retried (nothing is staged twice). */
   async deliver(id: string): Promise<'processed' | 'gone' | 'done'> {
     const row = await this.repos.smtp.get(this.db, id);
     if (!row) return 'gone';
+    const kept = this.handedOff?.take(id);
     if (row.processed_at) return 'done';
-    const raw = await this.repos.smtp.raw(this.db, id);
+    const raw = kept ?? (await this.repos.smtp.raw(this.db, id));
     if (!raw) return 'gone';
+    return this.deliverCommitted(row, raw);
+  }
+
+  /**
+   * The receiver's own process, right after the commit: the row and the raw message are what it
+   * just committed, so nothing is read back. Throws to be retried by the message's job.
+   */
+  async deliverCommitted(row: CommittedMessage, raw: Buffer): Promise<'processed'> {
+    const { id } = row;
+    // the receiver's run and a job of the same message (a duplicate's, the reconciler's) in one
+    // process share the claims' owner, so a claim would not keep them apart: this does
+    if (this.running.has(id)) throw new Error(`smtp message ${id} is being processed in this process`);
+    this.running.add(id);
     try {
       for (const rcpt of row.rcpt_to) await this.deliverTo(raw, row.dedupe_key, rcpt, row.verdict);
     } catch (err) {
       await this.repos.smtp.noteAttempt(this.db, id, (err as Error).message).catch(() => {});
       throw err;
+    } finally {
+      this.running.delete(id);
     }
-    await this.repos.smtp.markProcessed(this.db, id);
+    await this.markProcessed(id);
     this.log.info({ smtpMessage: id, recipients: row.rcpt_to.length }, 'smtp message processed');
     return 'processed';
   }
@@ -62,9 +94,8 @@ export class SmtpDelivery {
     try {
       // the verdict our receiver computed; the message's own Authentication-Results are never read
       const planned = await this.intake.process(claim.row, claim.resumed, { kind: 'whole', source }, verdict);
-      const staged = await this.intake.stageAll([planned]);
-      if (!staged.length) throw new Error(`mail message ${claim.row.id} was taken over before it was staged`);
-      await this.intake.markMoved([planned.result.id], 0);
+      // staged and moved by one statement: there is no folder to move it to
+      if (!(await this.intake.stageAll([planned], { moved: true })).length) throw new Error(`mail message ${claim.row.id} was taken over before it was staged`);
     } catch (err) {
       await this.intake.fail(claim.row, err).catch(() => {});
       throw err;

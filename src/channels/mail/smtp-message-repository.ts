@@ -1,6 +1,7 @@
 // The SQL of the SMTP receiver's messages: each committed before its 250, read back by the job
 // that hands it to the pipeline, marked processed after; the reconciler finds the rest.
-import { readBytes, type Queryable } from '../../db/database.ts';
+import type { Queryable } from '../../db/database.ts';
+import type { DocumentStore } from '../../storage/document-store.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 
 export interface SmtpMessageInput {
@@ -30,40 +31,75 @@ export interface SmtpMessageRow {
   processed_at: Date | null;
 }
 
+/** insertMany's VALUES: a multi-row list infers no types, so each parameter is cast */
+const VALUE_TYPES = ['text', 'text', 'text', 'bigint', 'text', 'text[]', 'text', 'text', 'boolean', 'jsonb'];
+
 const COLUMNS = 'id, dedupe_key, size, mail_from, rcpt_to, client_ip, helo, tls, verdict, attempts, received_at, processed_at';
 
 export class SmtpMessageRepository {
+  /** where the raw messages are (rows hold their SHA-256) */
+  constructor(private readonly store: Pick<DocumentStore, 'put' | 'get'>) {}
+
+  /** The raw message into the store, durable before any row points at it (the receiver's limit applied while it came in). */
+  async putRaw(m: SmtpMessageInput): Promise<SmtpMessageInput & { rawSha256: string }> {
+    return { ...m, rawSha256: (await this.store.put(m.raw, { maxBytes: m.raw.length })).sha256 };
+  }
+
   /**
-   * Commits a received message. A message with the same dedupe key (the sender retried one whose
-   * 250 it never read) is not stored again: its first row's id comes back, `duplicate`.
+   * Commits received messages (their raw bytes put already) in one statement: the group commit of
+   * the sessions whose messages end at once. All or none of them are committed. A message with
+   * the same dedupe key as one committed (the sender retried one whose 250 it never read) is not
+   * stored again: its first row's id comes back, `duplicate`, also when that is in the same group.
    */
-  async insert(q: Queryable, m: SmtpMessageInput): Promise<{ id: string; duplicate: boolean }> {
+  async insertMany(q: Queryable, list: (SmtpMessageInput & { rawSha256: string })[]): Promise<{ id: string; duplicate: boolean }[]> {
+    const params: unknown[] = [];
+    const values = list.map((m) => {
+      const at = params.push(m.id, m.dedupeKey, m.rawSha256, m.raw.length, m.mailFrom, m.rcptTo, m.clientIp, m.helo, m.tls, JSON.stringify(m.verdict)) - 10;
+      return `(${VALUE_TYPES.map((t, i) => `$${at + i + 1}::${t}`).join(', ')})`;
+    });
     const rows = await q.query<{ id: string }>(
-      `insert into smtp_messages (id, dedupe_key, raw, size, mail_from, rcpt_to, client_ip, helo, tls, verdict)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb)
+      `insert into smtp_messages (id, dedupe_key, raw_sha256, size, mail_from, rcpt_to, client_ip, helo, tls, verdict)
+       values ${values.join(', ')}
        on conflict (dedupe_key) do nothing returning id`,
-      [m.id, m.dedupeKey, m.raw, m.raw.length, m.mailFrom, m.rcptTo, m.clientIp, m.helo, m.tls, JSON.stringify(m.verdict)],
+      params,
+      { prepare: true },
     );
-    if (rows[0]) return { id: rows[0].id, duplicate: false };
-    const first = await q.query<{ id: string }>('select id from smtp_messages where dedupe_key = $1', [m.dedupeKey]);
-    return { id: first[0].id, duplicate: true };
+    const inserted = new Set(rows.map((r) => r.id));
+    const again = list.filter((m) => !inserted.has(m.id));
+    const first = again.length
+      ? new Map(
+          (
+            await q.query<{ id: string; dedupe_key: string }>('select id, dedupe_key from smtp_messages where dedupe_key = any($1::text[])', [
+              again.map((m) => m.dedupeKey),
+            ])
+          ).map((r) => [r.dedupe_key, r.id]),
+        )
+      : undefined;
+    return list.map((m) => {
+      if (inserted.has(m.id)) return { id: m.id, duplicate: false };
+      const id = first?.get(m.dedupeKey);
+      if (!id) throw new Error(`smtp message ${m.id} was neither inserted nor found`);
+      return { id, duplicate: true };
+    });
   }
 
   async get(q: Queryable, id: string): Promise<SmtpMessageRow | undefined> {
     return (await q.query<SmtpMessageRow>(`select ${COLUMNS} from smtp_messages where id = $1`, [id]))[0];
   }
 
-  /** The raw message, read in pieces (docs of readBytes); undefined when the row is gone. */
+  /** The raw message from the document store; undefined when the row (or its pointer) is gone. */
   async raw(q: Queryable, id: string): Promise<Buffer | undefined> {
-    return (await readBytes(q, 'select raw as content from smtp_messages where id = $1', [id])) ?? undefined;
+    const r = (await q.query<{ raw_sha256: string | null }>('select raw_sha256 from smtp_messages where id = $1', [id]))[0];
+    return r?.raw_sha256 ? this.store.get(r.raw_sha256) : undefined;
   }
 
   async noteAttempt(q: Queryable, id: string, error: string | null): Promise<void> {
     await q.query('update smtp_messages set attempts = attempts + 1, last_error = $2 where id = $1', [id, error?.slice(0, 1000) ?? null]);
   }
 
-  async markProcessed(q: Queryable, id: string): Promise<void> {
-    await q.query('update smtp_messages set processed_at = now(), last_error = null where id = $1 and processed_at is null', [id]);
+  /** Marks messages processed (one statement for the runs that end at once: smtp-workers.ts). */
+  async markProcessed(q: Queryable, ids: string[]): Promise<void> {
+    await q.query('update smtp_messages set processed_at = now(), last_error = null where id = any($1::text[]) and processed_at is null', [ids]);
   }
 
   /** Committed, not processed, and older than `olderThanMs` (their job may be lost): the reconciler's. */

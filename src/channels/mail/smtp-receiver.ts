@@ -1,7 +1,7 @@
 // The SMTP receiver (nodemailer's smtp-server): mail for import addresses straight from an MX or
 // a relay. RCPT TO is refused at once for an address no account has; DATA is answered 250 only
 // once the raw message (envelope, client, HELO, who sent it) is committed, as FTP's 226, and then
-// handed to the pipeline by a job. Whatever fails before that commit is a 4xx: the sender retries.
+// handed to the pipeline (in this process, or by a job). Whatever fails before that commit is a 4xx: the sender retries.
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
@@ -24,6 +24,8 @@ export interface SmtpReceiverSettings {
   maxConnectionsPerIp: number;
   messagesPerSenderPerHour: number;
   idleTimeoutMs: number;
+  /** the whole of one DATA, from its 354 to the final dot: past it 451 4.4.2, the connection closed, nothing kept */
+  dataTimeoutMs: number;
   /** messages being checked and committed at once; more get 451 */
   maxPending: number;
 }
@@ -36,13 +38,13 @@ export interface SmtpReceiverPorts {
   check: SenderCheck;
   /** commits the message; a duplicate (same dedupe key) answers the first one's id */
   commit(message: SmtpMessageInput): Promise<{ id: string; duplicate: boolean }>;
-  /** after the commit: start its processing (a lost start is the reconciler's) */
-  committed(id: string): void;
+  /** after the commit: start its processing (a lost start is the reconciler's); `message`: what was just committed (a duplicate's first row has `stored.id`) */
+  committed(stored: { id: string; duplicate: boolean }, message: SmtpMessageInput): void;
   log: Logger;
 }
 
 /** An SMTP reply: the code, and (with ENHANCEDSTATUSCODES) its enhanced code put in front by smtp-server. */
-export function smtpError(code: number, text: string): Error & { responseCode: number } {
+function smtpError(code: number, text: string): Error & { responseCode: number } {
   return Object.assign(new Error(text), { responseCode: code });
 }
 
@@ -61,7 +63,10 @@ export class SmtpReceiver {
   private pending = 0;
   private listening = false;
 
-  constructor(private readonly settings: SmtpReceiverSettings, private readonly ports: SmtpReceiverPorts) {
+  constructor(
+    private readonly settings: SmtpReceiverSettings,
+    private readonly ports: SmtpReceiverPorts,
+  ) {
     this.server = new SMTPServer({
       name: settings.hostname,
       banner: 'invoice-intake',
@@ -82,7 +87,7 @@ export class SmtpReceiver {
       onConnect: (session, cb) => cb(this.admit(session)),
       onClose: (session) => this.leave(session),
       onMailFrom: (address, session, cb) => cb(this.mailFrom(address, session)),
-      onRcptTo: (address, session, cb) => void this.rcptTo(address).then(() => cb(), cb),
+      onRcptTo: (address, _session, cb) => void this.rcptTo(address).then(() => cb(), cb),
       onData: (stream, session, cb) => void this.data(stream, session).then((reply) => cb(null, reply), cb),
     });
     this.server.on('error', (err) => ports.log.warn({ err: err.message }, 'smtp server error'));
@@ -170,14 +175,47 @@ export class SmtpReceiver {
     if (state !== 'ok') throw smtpError(550, `No such import address: ${address.address}`);
   }
 
+  /**
+   * The message's bytes (those `keep` takes), or a rejection once SMTP_DATA_TIMEOUT_MS is over:
+   * a sender that trickles bytes (each within the idle timeout) holds a connection and a pending
+   * slot for no longer than that. Its answer cannot wait for a final dot that may never come:
+   * 451 4.4.2 now and the connection closed, so the sender keeps the message and retries.
+   */
+  private readData(stream: SMTPServerDataStream, session: SMTPServerSession, keep: () => boolean): Promise<Buffer[]> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const done = (err?: Error) => {
+        clearTimeout(timer);
+        stream.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+        if (err) reject(err);
+        else resolve(chunks);
+      };
+      const onData = (chunk: Buffer) => void (keep() && chunks.push(chunk));
+      const onEnd = () => done();
+      const onClose = () => done(new Error('the connection closed during DATA'));
+      const timer = setTimeout(() => {
+        const seconds = Math.round(this.settings.dataTimeoutMs / 1000);
+        this.ports.log.warn(
+          { ip: session.remoteAddress, bytes: stream.byteLength, limitMs: this.settings.dataTimeoutMs },
+          'smtp DATA took too long: answered 451, connection closed, nothing kept',
+        );
+        const connection = [...this.server.connections].find((c) => c.session === session);
+        // 'CONNECTION_TIMEOUT' is smtp-server's context for the enhanced code 4.4.2
+        connection?.send(451, `Message not received within ${seconds} s, try again later`, 'CONNECTION_TIMEOUT');
+        connection?.close();
+        done(smtpError(451, 'Message not received in time'));
+      }, this.settings.dataTimeoutMs);
+      stream.on('data', onData).once('end', onEnd).once('error', done).once('close', onClose);
+    });
+  }
+
   private async data(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
     const busy = this.pending >= this.settings.maxPending;
     this.pending++;
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
     this.ports.log.debug({ ip: session.remoteAddress, mailFrom, rcptTo: session.envelope.rcptTo.length, busy }, 'smtp data started');
     try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of stream) if (!busy && !stream.sizeExceeded) chunks.push(chunk as Buffer);
+      const chunks = await this.readData(stream, session, () => !busy && !stream.sizeExceeded);
       // oversized: smtp-server answers 552 itself (rejectOversized), whatever this says
       if (stream.sizeExceeded) throw smtpError(552, 'Message too large');
       if (busy) throw smtpError(451, 'Too busy at the moment, try again later');
@@ -185,8 +223,15 @@ export class SmtpReceiver {
       const helo = session.hostNameAppearsAs || null;
       const verdict = await this.ports.check(raw, { clientIp: session.remoteAddress, helo, mailFrom });
       const message: SmtpMessageInput = {
-        id: newId('msg'), dedupeKey: dedupeKey(raw), raw, mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
-        clientIp: session.remoteAddress, helo, tls: session.secure, verdict,
+        id: newId('msg'),
+        dedupeKey: dedupeKey(raw),
+        raw,
+        mailFrom,
+        rcptTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+        clientIp: session.remoteAddress,
+        helo,
+        tls: session.secure,
+        verdict,
       };
       let stored: { id: string; duplicate: boolean };
       try {
@@ -199,11 +244,24 @@ export class SmtpReceiver {
       this.sent.set(key, [...this.recentSends(key), Date.now()]);
       if (this.sent.size > 100_000) this.sent.clear();
       this.ports.log.info(
-        { smtpMessage: stored.id, duplicate: stored.duplicate, ip: session.remoteAddress, helo, mailFrom, rcptTo: message.rcptTo, size: raw.length, tls: session.secure, spf: verdict.spf, dkim: verdict.dkimPassDomains, dmarc: verdict.dmarc, authenticated: verdict.authenticated },
+        {
+          smtpMessage: stored.id,
+          duplicate: stored.duplicate,
+          ip: session.remoteAddress,
+          helo,
+          mailFrom,
+          rcptTo: message.rcptTo,
+          size: raw.length,
+          tls: session.secure,
+          spf: verdict.spf,
+          dkim: verdict.dkimPassDomains,
+          dmarc: verdict.dmarc,
+          authenticated: verdict.authenticated,
+        },
         stored.duplicate ? 'smtp message received again: already committed' : 'smtp message committed',
       );
       // a duplicate's first copy may still wait for its job: starting it again is harmless
-      this.ports.committed(stored.id);
+      this.ports.committed(stored, message);
       return `Ok: queued as ${stored.id}`;
     } finally {
       this.pending--;

@@ -20,7 +20,7 @@
 // Pure and bounded: a damaged stream yields what was read before the damage, and says so.
 import { decodeCharset } from './mime-names.ts';
 
-export interface TnefAttachment {
+interface TnefAttachment {
   /** the long file name when the stream has one, else the 8.3 title, else the display name */
   filename?: string;
   bytes: Uint8Array;
@@ -32,7 +32,7 @@ export interface TnefContent {
   damaged?: string;
 }
 
-export const TNEF_SIGNATURE = 0x223e9f78;
+const TNEF_SIGNATURE = 0x223e9f78;
 
 const LVL_ATTACHMENT = 2;
 const ATT_ATTACH_REND_DATA = 0x00069002;
@@ -50,7 +50,7 @@ const PT_STRING8 = 0x1e;
 const PT_UNICODE = 0x1f;
 const PT_BINARY = 0x102;
 const PT_OBJECT = 0x0d;
-const FIXED_SIZE: Record<number, number> = { 0x1: 4, 0x2: 4, 0x3: 4, 0x4: 4, 0x5: 8, 0x6: 8, 0x7: 8, 0xa: 4, 0xb: 4, 0x14: 8, 0x40: 8, 0x48: 16 };
+const FIXED_SIZE: Record<number, number> = { 1: 4, 2: 4, 3: 4, 4: 4, 5: 8, 6: 8, 7: 8, 10: 4, 11: 4, 20: 8, 64: 8, 72: 16 };
 const MAX_DEPTH = 4;
 
 /** Whether the bytes start with the TNEF signature. */
@@ -97,7 +97,7 @@ export function readTnef(input: Uint8Array, depth = 0): TnefContent {
     else if (id === ATT_ATTACHMENT) {
       try {
         readProps(data, codepage, draft);
-      } catch (e) {
+      } catch {
         damaged ??= 'its attachment properties are damaged';
       }
     }

@@ -52,7 +52,10 @@ function decodeLine(line: string): Buffer | 'end' {
   const out = Buffer.alloc(Math.ceil(n / 3) * 3);
   const v = (k: number) => (body.charCodeAt(k) - 32) & 0x3f;
   for (let g = 0, o = 0; o < out.length; g += 4, o += 3) {
-    const a = v(g), b = v(g + 1), c = v(g + 2), d = v(g + 3);
+    const a = v(g),
+      b = v(g + 1),
+      c = v(g + 2),
+      d = v(g + 3);
     out[o] = (a << 2) | (b >> 4);
     out[o + 1] = ((b & 0x0f) << 4) | (c >> 2);
     out[o + 2] = ((c & 0x03) << 6) | d;

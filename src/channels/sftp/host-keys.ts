@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import ssh2 from 'ssh2';
 import { sshFingerprint } from '../../domain/ssh-public-keys.ts';
 
-export interface HostKeyFingerprint {
+interface HostKeyFingerprint {
   type: string;
   fingerprint: string;
 }
@@ -54,10 +54,12 @@ const GENERATED: { file: string; type: KeyType }[] = [
 export async function ensureHostKeys(options: { dataDir: string; hostKey?: string }): Promise<HostKeys> {
   if (!options.hostKey) {
     const dir = hostKeyDir(options.dataDir);
-    await Promise.all(GENERATED.map(async (g) => {
-      const file = path.join(dir, g.file);
-      if (!fs.existsSync(file)) writeOnce(file, await make(g.type));
-    }));
+    await Promise.all(
+      GENERATED.map(async (g) => {
+        const file = path.join(dir, g.file);
+        if (!fs.existsSync(file)) writeOnce(file, await make(g.type));
+      }),
+    );
   }
   return loadHostKeys(options);
 }
@@ -70,7 +72,11 @@ export async function ensureHostKeys(options: { dataDir: string; hostKey?: strin
 export function loadHostKeys(options: { dataDir: string; hostKey?: string }): HostKeys {
   if (options.hostKey) {
     const text = options.hostKey.includes('PRIVATE KEY') ? options.hostKey : readKeyFile(options.hostKey);
-    return { keys: [text], fingerprints: [fingerprintOf(text, 'SFTP_HOST_KEY')], source: options.hostKey.includes('PRIVATE KEY') ? 'SFTP_HOST_KEY' : options.hostKey };
+    return {
+      keys: [text],
+      fingerprints: [fingerprintOf(text, 'SFTP_HOST_KEY')],
+      source: options.hostKey.includes('PRIVATE KEY') ? 'SFTP_HOST_KEY' : options.hostKey,
+    };
   }
   const dir = hostKeyDir(options.dataDir);
   const keys = GENERATED.map((g) => {

@@ -8,18 +8,19 @@ import { createServer, type Server, type Socket } from 'node:net';
 import ssh2, { type Connection } from 'ssh2';
 import type { Logger } from '../../platform/logger.ts';
 import { settledBefore } from '../../platform/timeouts.ts';
-import { MAX_DOCUMENT_BYTES } from '../../domain/pdf.ts';
+import { MAX_DOCUMENT_BYTES } from '../../domain/document-facts.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { HeldUploads } from '../transfer/held-uploads.ts';
 import type { PreLoginGate, PreLoginTicket } from '../transfer/pre-login-gate.ts';
 import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
+import { TransferDirectory } from '../transfer/transfer-directory.ts';
+import { TransferLogins, type TransferLoginDeps } from '../transfer/transfer-login.ts';
 import { authenticate, type LoginContext } from './sftp-login.ts';
 import type { SftpAccounts } from './sftp-ports.ts';
 import { serveRequests } from './sftp-requests.ts';
 import { SftpSession } from './sftp-session.ts';
 import { advertiseSftpExtensions, fixServerSigAlgs, sendExitStatus } from './ssh2-adapter.ts';
-import { UploadDirectory } from './upload-directory.ts';
 
 export interface SftpChannelOptions extends TransferServerOptions {
   /** private host keys (OpenSSH or PEM text) */
@@ -30,7 +31,7 @@ export interface SftpChannelOptions extends TransferServerOptions {
 export interface SftpChannelDeps {
   accounts: SftpAccounts;
   receiver: IntakeReceiver;
-  lockout: LoginContext['lockout'];
+  lockout: TransferLoginDeps['lockout'];
   gate: PreLoginGate;
   metrics: TransferMetrics;
   log: Logger;
@@ -42,7 +43,7 @@ export class SftpChannel {
   /** admitted sockets not yet identified to ssh2 (its `connection` event), by remote address and port */
   private readonly tickets = new Map<string, PreLoginTicket>();
   private readonly clients = new Map<SftpSession, Connection>();
-  private readonly perAccount = new Map<string, Set<SftpSession>>();
+  private readonly logins: TransferLogins<SftpSession>;
   private readonly held: HeldUploads;
   private readonly state = new ListenerState();
   port = 0;
@@ -57,6 +58,7 @@ export class SftpChannel {
     private readonly deps: SftpChannelDeps,
   ) {
     this.held = HeldUploads.forServer('sftp', options, deps.log);
+    this.logins = new TransferLogins('sftp', options.maxConnectionsPerAccount, deps);
   }
 
   get url(): string {
@@ -64,7 +66,9 @@ export class SftpChannel {
   }
 
   async start(): Promise<void> {
-    const server = new ssh2.Server({ hostKeys: this.options.hostKeys, ident: 'invoice-intake' }, (client, info) => this.onConnection(client, info.ip, this.takeTicket(info.ip, info.port)));
+    const server = new ssh2.Server({ hostKeys: this.options.hostKeys, ident: 'invoice-intake' }, (client, info) =>
+      this.onConnection(client, info.ip, this.takeTicket(info.ip, info.port)),
+    );
     server.on('error', (err: Error) => this.deps.log.error({ err }, 'sftp server error'));
     const front = createServer((socket) => this.onSocket(socket, server));
     this.front = front;
@@ -135,25 +139,21 @@ export class SftpChannel {
     this.clients.set(session, client);
     deps.metrics.connectionOpened();
     deps.metrics.inc('connectionsAccepted');
-    session.armIdleTimer();
+    session.idle.arm();
     client.on('close', () => this.onClose(session));
-    const login: LoginContext = {
-      ...deps,
-      admit: (s, l) => {
-        const mine = this.perAccount.get(l.scope.accountId) ?? new Set();
-        if (mine.size >= options.maxConnectionsPerAccount) return `too many connections for the account (at most ${options.maxConnectionsPerAccount})`;
-        if (s.closed) return 'connection closed';
-        this.perAccount.set(l.scope.accountId, mine.add(s));
-        return undefined;
-      },
-    };
+    const login: LoginContext = { accounts: deps.accounts, logins: this.logins, metrics: deps.metrics, log: deps.log };
     client.on('authentication', (ctx) => void authenticate(ctx, session, login));
     client.on('ready', () => {
       ticket?.loggedIn();
       const l = session.login!;
-      session.dir = new UploadDirectory(
-        { scope: l.scope, sender: `${l.username}@${session.address}`, traceId: session.traceId },
-        { receiver: deps.receiver, listLimit: options.listLimit, held: this.held, onError: (err) => deps.log.error({ err, session: session.id }, 'sftp directory could not be read') },
+      session.dir = new TransferDirectory(
+        { scope: l.scope, channel: 'sftp', sender: `${l.username}@${session.address}`, traceId: session.traceId },
+        {
+          receiver: deps.receiver,
+          listLimit: options.listLimit,
+          held: this.held,
+          onError: (err) => deps.log.error({ err, session: session.id }, 'sftp directory could not be read'),
+        },
       );
       client.on('session', (accept) => {
         const channel = accept();
@@ -175,7 +175,10 @@ export class SftpChannel {
             log: deps.log,
             stillValid: (s) => this.stillValid(s),
             expel: (s) => {
-              deps.log.info({ session: s.id, accountId: s.login?.scope.accountId, mode: s.login?.scope.mode }, 'sftp session closed: its key was rotated or removed, or its account disabled');
+              deps.log.info(
+                { session: s.id, accountId: s.login?.scope.accountId, mode: s.login?.scope.mode },
+                'sftp session closed: its key was rotated or removed, or its account disabled',
+              );
               client.end();
             },
           });
@@ -195,9 +198,7 @@ export class SftpChannel {
     if (!this.clients.delete(session)) return;
     const { deps } = this;
     deps.metrics.connectionClosed();
-    const accountId = session.login?.scope.accountId;
-    const mine = accountId ? this.perAccount.get(accountId) : undefined;
-    if (mine?.delete(session) && !mine.size) this.perAccount.delete(accountId!);
+    this.logins.release(session.login?.scope.accountId, session);
     const dropped = session.end();
     for (const _ of dropped.uploads) deps.metrics.transferEnded();
     if (dropped.uploads.length) deps.metrics.inc('uploadsAborted', dropped.uploads.length);

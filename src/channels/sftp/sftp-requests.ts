@@ -11,7 +11,7 @@ import { isRootPath, clientBaseName, tooLargeText, uploadCap } from '../transfer
 import type { SftpSession } from './sftp-session.ts';
 import { UploadBuffer } from './upload-buffer.ts';
 import { sendStderr } from './ssh2-adapter.ts';
-import { Refused } from './upload-directory.ts';
+import { DirectoryRefusal, type RefusalReason } from '../transfer/transfer-directory.ts';
 
 const { STATUS_CODE: S, OPEN_MODE } = ssh2.utils.sftp;
 
@@ -32,9 +32,33 @@ export interface RequestContext {
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 const ROOT_ATTRS = (): Attributes => ({ mode: 0o40555, uid: 0, gid: 0, size: 0, atime: seconds(new Date()), mtime: seconds(new Date()) });
 const attrsOf = (e: DirectoryEntry): Attributes => ({
-  mode: e.status === 'uploading' ? 0o100644 : 0o100444, uid: 0, gid: 0, size: e.size, atime: seconds(e.mtime), mtime: seconds(e.mtime),
+  mode: e.status === 'uploading' ? 0o100644 : 0o100444,
+  uid: 0,
+  gid: 0,
+  size: e.size,
+  atime: seconds(e.mtime),
+  mtime: seconds(e.mtime),
 });
 const CODES = { permission: S.PERMISSION_DENIED, 'no-such-file': S.NO_SUCH_FILE, failure: S.FAILURE };
+/** The directory's refusals (transfer-directory.ts) as SFTP statuses. */
+const REFUSALS: Record<RefusalReason, number> = {
+  'bad-name': S.PERMISSION_DENIED,
+  'already-received': S.PERMISSION_DENIED,
+  kept: S.PERMISSION_DENIED,
+  'no-such-file': S.NO_SUCH_FILE,
+  'held-full': S.FAILURE,
+  unreadable: S.FAILURE,
+};
+
+/** A refusal of this file's own: the message goes to the client. */
+class Refused extends Error {
+  constructor(
+    readonly kind: keyof typeof CODES,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** `a/b` style names and `..` never reach the directory: `/x.pdf`, `./x.pdf` and `x.pdf` are the root's x.pdf. */
 function realPath(path: string): string {
@@ -62,13 +86,15 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
   const { metrics, log } = ctx;
   const fail = (id: number, err: unknown) => {
     if (err instanceof Refused) return sftp.status(id, CODES[err.kind], err.message);
+    if (err instanceof DirectoryRefusal) return sftp.status(id, REFUSALS[err.reason], err.message);
     log.error({ err, session: session.id }, 'sftp request failed');
     sftp.status(id, S.FAILURE, 'Internal error, try again later');
   };
   /** Runs a request; `checked` ones first confirm that the login still holds. */
+  // biome-ignore lint/suspicious/noExplicitAny: ssh2's SFTP events each have their own argument list
   const on = (event: string, checked: boolean, fn: (id: number, ...args: any[]) => unknown) => {
     sftp.on(event, (id: number, ...args: unknown[]) => {
-      session.touch();
+      session.idle.touch();
       const run = async () => {
         if (checked && !(await ctx.stillValid(session))) {
           sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed, or the account disabled: log in again');
@@ -112,13 +138,16 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
       try {
         ({ name } = dir.uploadName(path));
       } catch (err) {
-        if (err instanceof Refused && err.kind === 'permission') metrics.inc('uploadsRefusedName');
+        if (err instanceof DirectoryRefusal && err.reason === 'bad-name') metrics.inc('uploadsRefusedName');
         throw err;
       }
       const uploads = [...session.handles.values()].filter((handle) => handle.kind === 'upload').length;
       if (uploads >= ctx.maxOpenUploads) throw new Refused('failure', `At most ${ctx.maxOpenUploads} uploads at once per connection`);
       metrics.transferStarted();
-      return sftp.handle(id, session.open({ kind: 'upload', path: name, buffer: new UploadBuffer(uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes })) }));
+      return sftp.handle(
+        id,
+        session.open({ kind: 'upload', path: name, buffer: new UploadBuffer(uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes })) }),
+      );
     }
     const entry = await dir.find(path);
     if (!entry) throw new Refused('no-such-file', `No such file: ${path}`);
@@ -190,7 +219,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
       log.info({ session: session.id, intakeId: r.id, name: r.filename, size: r.size, status: r.status }, 'sftp upload received');
       sftp.status(id, S.OK, `Received as ${r.id}`);
     } catch (err) {
-      if (!(err instanceof Refused)) {
+      if (!(err instanceof DirectoryRefusal)) {
         metrics.inc('uploadsStagingFailed');
         log.error({ err, session: session.id, name: handle.path }, 'sftp upload could not be staged: not acknowledged');
         return sftp.status(id, S.FAILURE, 'The file could not be stored right now: upload it again later');

@@ -2,14 +2,12 @@
 // directory, its open handles, and the idle timer.
 import type { Scope } from '../../domain/scope.ts';
 import type { DirectoryEntry } from '../transfer/directory-listing.ts';
+import { IdleTimer } from '../transfer/idle-timer.ts';
 import { normalizeAddress } from '../transfer/lockout-policy.ts';
 import type { UploadBuffer } from './upload-buffer.ts';
-import type { UploadDirectory } from './upload-directory.ts';
+import type { TransferDirectory } from '../transfer/transfer-directory.ts';
 
-export type OpenHandle =
-  | { kind: 'upload'; path: string; buffer: UploadBuffer }
-  | { kind: 'read'; entry: DirectoryEntry }
-  | { kind: 'dir'; listed: boolean };
+export type OpenHandle = { kind: 'upload'; path: string; buffer: UploadBuffer } | { kind: 'read'; entry: DirectoryEntry } | { kind: 'dir'; listed: boolean };
 
 export interface Login {
   scope: Scope;
@@ -23,23 +21,28 @@ export interface Login {
 export class SftpSession {
   readonly address: string;
   login?: Login;
-  dir?: UploadDirectory;
+  dir?: TransferDirectory;
   readonly handles = new Map<string, OpenHandle>();
   /** uploads being staged (their close not answered yet): shutdown waits for them */
   closing = 0;
   closed = false;
   private nextHandle = 0;
-  private lastActivity = Date.now();
-  private idleTimer?: NodeJS.Timeout;
+  /** idle: no command (FTP) or request (SFTP) for the idle time-out, before login at most a minute (transfer/idle-timer.ts) */
+  readonly idle: IdleTimer;
 
   constructor(
     /** a short id for logs and the pipeline's trace id */
     readonly id: string,
     ip: string | undefined,
-    private readonly idleTimeoutMs: number,
-    private readonly onIdle: (s: SftpSession) => void,
+    idleTimeoutMs: number,
+    onIdle: (s: SftpSession) => void,
   ) {
     this.address = normalizeAddress(ip);
+    this.idle = new IdleTimer(
+      idleTimeoutMs,
+      () => ({ loggedIn: Boolean(this.login), closed: this.closed }),
+      () => onIdle(this),
+    );
   }
 
   get traceId(): string {
@@ -58,27 +61,10 @@ export class SftpSession {
     return id;
   }
 
-  touch(): void {
-    this.lastActivity = Date.now();
-  }
-
-  /** Idle: no request for idleTimeoutMs (a session not logged in gets at most a minute). */
-  armIdleTimer(): void {
-    clearTimeout(this.idleTimer);
-    if (this.closed) return;
-    const limit = this.login ? this.idleTimeoutMs : Math.min(this.idleTimeoutMs, 60_000);
-    this.idleTimer = setTimeout(() => {
-      if (this.closed) return;
-      if (Date.now() - this.lastActivity < limit) return this.armIdleTimer();
-      this.onIdle(this);
-    }, Math.max(this.lastActivity + limit - Date.now(), 10));
-    this.idleTimer.unref();
-  }
-
   /** The connection is gone: open uploads are dropped (held temporary uploads wait for a rename). */
   end(): { uploads: string[] } {
     this.closed = true;
-    clearTimeout(this.idleTimer);
+    this.idle.stop();
     const uploads = [...this.handles.values()].flatMap((handle) => (handle.kind === 'upload' ? [handle.path] : []));
     this.handles.clear();
     return { uploads };

@@ -24,7 +24,7 @@ export const SSH2_VERSION = '1.17.0';
 export const SERVER_SIG_ALGS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256'];
 
 /** The SFTP extensions this server serves (sftp-requests.ts) and advertises in VERSION. */
-export const SFTP_EXTENSIONS: [name: string, data: string][] = [['posix-rename@openssh.com', '1']];
+const SFTP_EXTENSIONS: [name: string, data: string][] = [['posix-rename@openssh.com', '1']];
 
 const MESSAGE_EXT_INFO = 7;
 const SFTP_VERSION = 2;
@@ -61,7 +61,10 @@ export function clientKeyAlgorithm(keyAlgo: string, hashAlgo: string | undefined
 
 /** Answers a publickey query (no signature yet) with PK_OK naming the client's own algorithm. */
 export function acceptKeyQuery(ctx: Extract<AuthContext, { method: 'publickey' }>): void {
-  if (ctx.signature) return ctx.accept();
+  if (ctx.signature) {
+    ctx.accept();
+    return;
+  }
   // what ssh2's PKAuthContext.accept() does, with the algorithm the client named
   (ctx as unknown as { _initialResponse: boolean })._initialResponse = true;
   protocolOf(ctx).authPKOK(clientKeyAlgorithm(ctx.key.algo, ctx.hashAlgo), ctx.key.data);
@@ -154,7 +157,10 @@ export function advertiseSftpExtensions(sftp: SFTPWrapper): void {
  * words reach the person that way. ssh2 gives an sftp stream no stderr of its own.
  */
 export function sendStderr(sftp: SFTPWrapper, text: string): void {
-  const raw = sftp as unknown as { _protocol?: Protocol & { channelExtData(id: number, data: Buffer, type: number): void }; outgoing?: { id: number; state: string; window: number } };
+  const raw = sftp as unknown as {
+    _protocol?: Protocol & { channelExtData(id: number, data: Buffer, type: number): void };
+    outgoing?: { id: number; state: string; window: number };
+  };
   const data = Buffer.from(text.endsWith('\n') ? text : `${text}\n`, 'utf8');
   if (raw.outgoing?.state !== 'open' || raw.outgoing.window < data.length) return;
   raw.outgoing.window -= data.length;

@@ -30,7 +30,11 @@ export class UploadBuffer {
   /** The file as a disk would hold it: later writes win where they overlap, gaps read as zeros. */
   bytes(): Buffer {
     const sequential = this.chunks.every((c, i) => c.offset === (i === 0 ? 0 : this.chunks[i - 1].offset + this.chunks[i - 1].data.length));
-    if (sequential) return Buffer.concat(this.chunks.map((c) => c.data), this.end);
+    if (sequential)
+      return Buffer.concat(
+        this.chunks.map((c) => c.data),
+        this.end,
+      );
     const out = Buffer.alloc(this.end);
     for (const c of this.chunks) c.data.copy(out, c.offset);
     return out;

@@ -3,15 +3,16 @@
 //
 // The status is in the owner column of the `ls -l` line (`-r--r--r-- 1 attached live ...`), which
 // FileZilla, WinSCP, lftp and basic-ftp show as "owner"; the mode is in the group column.
+import { TRANSFER_CHANNELS } from '../../domain/channels.ts';
 import type { ImportRecord, IntakeStatus } from '../../domain/intake.ts';
 import type { Mode } from '../../domain/scope.ts';
 
-export const ERROR_SUFFIX = '.error.txt';
+const ERROR_SUFFIX = '.error.txt';
 
 /** FTP and SFTP uploads share the account-and-mode's one flat directory. */
-const FILE_CHANNELS: ReadonlySet<string> = new Set(['ftp', 'sftp']);
+const FILE_CHANNELS: ReadonlySet<string> = new Set(TRANSFER_CHANNELS);
 
-export type EntryStatus = IntakeStatus | 'uploading';
+type EntryStatus = IntakeStatus | 'uploading';
 
 export interface DirectoryEntry {
   name: string;
@@ -36,7 +37,7 @@ const EXPLAINED: ReadonlySet<IntakeStatus> = new Set(['failed', 'waiting']);
  * and what to do. A file that matches no invoice yet has one from its first try on, so the sender
  * learns at once that its name matched nothing, not when the match window ends.
  */
-export function errorText(r: ImportRecord): string {
+function errorText(r: ImportRecord): string {
   const waiting = r.status === 'waiting';
   return [
     `File: ${r.filename}`,
@@ -98,7 +99,11 @@ export function lsDate(date: Date, now: Date): string {
 }
 
 /** One `ls -l` line: the status as owner, the mode as group. */
-export function lsLine(e: { name: string; size: number; mtime: Date; status?: string; isDirectory?: () => boolean }, mode: Mode | string, now = new Date()): string {
+export function lsLine(
+  e: { name: string; size: number; mtime: Date; status?: string; isDirectory?: () => boolean },
+  mode: Mode | string,
+  now = new Date(),
+): string {
   const dir = e.isDirectory?.() ?? false;
   const perms = dir ? 'dr-xr-xr-x' : e.status === 'uploading' ? '-rw-r--r--' : '-r--r--r--';
   const owner = (dir ? 'ftp' : (e.status ?? 'ftp')).padEnd(9);
@@ -116,7 +121,14 @@ export type DeleteVerdict = { kind: 'replace-next'; message: string } | { kind: 
 export function deleteVerdict(name: string, entry: DirectoryEntry | undefined): DeleteVerdict {
   if (!entry) return { kind: 'refused', reason: 'no-such-file', message: `No such file: ${name}` };
   if (entry.content || entry.status === 'uploading') {
-    return { kind: 'refused', reason: 'permission', message: `Permission denied: ${entry.name} cannot be deleted (an .error.txt goes away when its file is uploaded again)` };
+    return {
+      kind: 'refused',
+      reason: 'permission',
+      message: `Permission denied: ${entry.name} cannot be deleted (an .error.txt goes away when its file is uploaded again)`,
+    };
   }
-  return { kind: 'replace-next', message: `${entry.name} is about to be replaced: nothing was deleted; the next upload or rename to this name is handed in as a new file` };
+  return {
+    kind: 'replace-next',
+    message: `${entry.name} is about to be replaced: nothing was deleted; the next upload or rename to this name is handed in as a new file`,
+  };
 }

@@ -6,6 +6,7 @@
 import type { Scope } from '../../domain/scope.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PendingUpload } from './directory-listing.ts';
+import type { TransferChannel } from '../../domain/channels.ts';
 
 export interface HeldUpload {
   bytes: Buffer;
@@ -32,7 +33,7 @@ export class HeldUploads {
   constructor(readonly options: HeldUploadsOptions) {}
 
   /** An FTP or SFTP server's: four per account and mode unless set; a dropped one is logged. */
-  static forServer(channel: 'ftp' | 'sftp', options: { maxHeldPerAccount?: number; tempUploadHoldMs: number }, log: Logger): HeldUploads {
+  static forServer(channel: TransferChannel, options: { maxHeldPerAccount?: number; tempUploadHoldMs: number }, log: Logger): HeldUploads {
     return new HeldUploads({
       maxPerScope: options.maxHeldPerAccount ?? 4,
       holdMs: options.tempUploadHoldMs,

@@ -11,6 +11,7 @@ import { isIPv6 } from 'node:net';
 import type { PreLoginLimit, TransferLimitMetrics } from '../../ops/metrics.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { normalizeAddress } from './lockout-policy.ts';
+import type { TransferChannel } from '../../domain/channels.ts';
 
 export interface PreLoginLimits {
   maxUnauthenticatedPerAddress: number;
@@ -40,7 +41,10 @@ export function addressKey(ip: string | undefined): string {
   const left = head ? head.split(':') : [];
   const right = address.includes('::') ? (tail ? tail.split(':') : []) : [];
   const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** The pure bookkeeping: per address, connections not logged in and the per-minute token bucket. */
@@ -105,7 +109,7 @@ export class PreLoginGate {
   private readonly logged = new Map<string, { at: number; count: number }>();
 
   constructor(
-    readonly protocol: 'ftp' | 'sftp',
+    readonly protocol: TransferChannel,
     readonly limits: PreLoginLimits,
     private readonly deps: { log: Logger; metrics: TransferLimitMetrics; now?: () => number },
   ) {
@@ -161,10 +165,15 @@ export class PreLoginGate {
     this.logged.set(key, { at: now, count: 0 });
     const { protocol, limits } = this;
     const detail =
-      limit === 'per_address' ? { limit: limits.maxUnauthenticatedPerAddress }
-      : limit === 'rate' ? { perMinute: limits.connectionsPerMinutePerAddress }
-      : { timeoutMs: limits.handshakeTimeoutMs };
-    const what = limit === 'handshake_timeout' ? 'closed: no login within the handshake timeout' : `refused: ${limit === 'rate' ? 'too many new connections per minute' : 'too many connections not logged in'} from this address`;
+      limit === 'per_address'
+        ? { limit: limits.maxUnauthenticatedPerAddress }
+        : limit === 'rate'
+          ? { perMinute: limits.connectionsPerMinutePerAddress }
+          : { timeoutMs: limits.handshakeTimeoutMs };
+    const what =
+      limit === 'handshake_timeout'
+        ? 'closed: no login within the handshake timeout'
+        : `refused: ${limit === 'rate' ? 'too many new connections per minute' : 'too many connections not logged in'} from this address`;
     this.deps.log.warn({ protocol, address, prelogin: limit, ...detail, suppressed: last?.count ?? 0 }, `${protocol} connection ${what}`);
   }
 }

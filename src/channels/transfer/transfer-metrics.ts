@@ -2,6 +2,7 @@
 // are given: the container's, which GET /metrics serves (the ftp role counts ftp_* series there,
 // the sftp role sftp_*). `transferReadings` reads them back.
 import { Counter, Gauge, Registry } from 'prom-client';
+import type { TransferChannel } from '../../domain/channels.ts';
 
 /** Where an FTP data transfer waited when it stalled (a label of ftp_transfer_stalls_total). */
 export type StallPhase = 'pasv' | 'tcp_accept' | 'tls_handshake' | 'after_150';
@@ -25,7 +26,7 @@ const SERIES = {
   bytesReceived: ['received_bytes_total', {}],
 } as const satisfies Record<string, readonly [string, Record<string, string>]>;
 export type TransferCounter = keyof typeof SERIES;
-export const TRANSFER_COUNTERS = Object.keys(SERIES) as TransferCounter[];
+const TRANSFER_COUNTERS = Object.keys(SERIES) as TransferCounter[];
 
 const HELP: Record<string, [help: string, labels: string[]]> = {
   sessions_total: ['control connections accepted', []],
@@ -49,7 +50,7 @@ export class TransferMetrics {
    * @param registry where the series are served (a private one when none is given)
    */
   constructor(
-    readonly protocol: 'ftp' | 'sftp' = 'ftp',
+    readonly protocol: TransferChannel = 'ftp',
     readonly registry = new Registry(),
   ) {
     const registers = [registry];
@@ -88,7 +89,7 @@ export class TransferMetrics {
 }
 
 /** What a TransferMetrics of `protocol` has counted in `registry` now (tests compare it before and after). */
-export function transferReadings(registry: Registry, protocol: 'ftp' | 'sftp' = 'ftp') {
+export function transferReadings(registry: Registry, protocol: TransferChannel = 'ftp') {
   const read = async (name: string, labels: Readonly<Record<string, string>>) => {
     const metric = registry.getSingleMetric(`${protocol}_${name}`) as Counter | Gauge | undefined;
     const wanted = Object.entries(labels);

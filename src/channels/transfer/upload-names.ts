@@ -2,22 +2,20 @@
 //
 // Final names end in `.pdf` or `.zip` (a ZIP archive of PDFs; any case) and go to the intake pipeline at once. Temporary names are
 // what WinSCP (`x.pdf.filepart`), lftp (`.in.x.pdf.`, `x.pdf.part`) and scripts (`x.tmp`) upload
-// before renaming to the final name; they are held until that rename (FTP's intake-file-system.ts,
-// SFTP's upload-directory.ts).
+// before renaming to the final name; they are held until that rename (transfer-directory.ts,
+// FTP's and SFTP's).
 
 import { isUnreadArchiveName } from '../../domain/archive.ts';
 
-export const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = 200;
 
-export const NOT_UTF8 = "The name is not valid UTF-8 (the client sent it in another character set, such as Latin-1): set the client's file name encoding to UTF-8, or use only letters a-z, digits, '-' and '_'";
+export const NOT_UTF8 =
+  "The name is not valid UTF-8 (the client sent it in another character set, such as Latin-1): set the client's file name encoding to UTF-8, or use only letters a-z, digits, '-' and '_'";
 
 const TEMP_SUFFIXES = ['.filepart', '.part', '.partial', '.tmp', '.temp', '.upload'];
 const TEMP_PREFIXES = ['.in.'];
 
-export type NameVerdict =
-  | { kind: 'final'; name: string }
-  | { kind: 'temp'; name: string }
-  | { kind: 'refused'; reason: string };
+export type NameVerdict = { kind: 'final'; name: string } | { kind: 'temp'; name: string } | { kind: 'refused'; reason: string };
 
 /**
  * The base name a client path refers to in the flat directory: `x.pdf`, `/x.pdf` and `./x.pdf`
@@ -46,7 +44,7 @@ export function isFinalName(name: string): boolean {
 }
 
 /** A ZIP archive, or a temporary name of one (`x.zip.part`): its upload may be as large as ZIP_MAX_TOTAL_BYTES. */
-export const isArchiveUpload = (name: string): boolean => /\.zip(\.|$)/i.test(name);
+const isArchiveUpload = (name: string): boolean => /\.zip(\.|$)/i.test(name);
 
 /** What FTP's 552 and SFTP's STATUS say about a file over its cap. */
 export const tooLargeText = (name: string, cap: number): string =>
@@ -60,7 +58,7 @@ function hasTempPrefix(name: string): boolean {
   return TEMP_PREFIXES.some((p) => lower.startsWith(p) && lower.length > p.length);
 }
 
-export function isTempName(name: string): boolean {
+function isTempName(name: string): boolean {
   const lower = name.toLowerCase();
   return hasTempPrefix(name) || TEMP_SUFFIXES.some((s) => lower.endsWith(s) && lower.length > s.length);
 }
@@ -73,7 +71,10 @@ export function classifyUploadName(raw: string | null | undefined): NameVerdict 
   if (hasTempPrefix(base.name)) return { kind: 'temp', name: base.name };
   if (isFinalName(base.name)) return { kind: 'final', name: base.name };
   if (isTempName(base.name)) return { kind: 'temp', name: base.name };
-  return { kind: 'refused', reason: 'Only PDF files (<invoice_number>.pdf or <invoice_id>.pdf), XML e-invoices (.xml) and ZIP archives of them can be uploaded' };
+  return {
+    kind: 'refused',
+    reason: 'Only PDF files (<invoice_number>.pdf or <invoice_id>.pdf), XML e-invoices (.xml) and ZIP archives of them can be uploaded',
+  };
 }
 
 /** True for the arguments that name the (only) directory: none, `.`, `/`, `./`, and `ls` flags. */

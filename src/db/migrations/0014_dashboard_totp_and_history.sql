@@ -4,7 +4,7 @@
 alter table account_users add column totp_secret text;
 alter table account_users add column totp_last_step bigint;
 
--- Every status an intake record went through, with its reason, for the dashboard's history of a
+-- Every status an import record went through, with its reason, for the dashboard's history of a
 -- file (the record itself keeps only the latest). Written by the process that made the change.
 create table intake_history (
   seq bigint generated always as identity primary key,

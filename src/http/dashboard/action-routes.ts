@@ -12,20 +12,22 @@ import { redirectWith, type Flash } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
 import { reasonWords } from './reason-words.ts';
 import { allowed } from './roles.ts';
-import { recordChange, requestActor } from '../trail-actors.ts';
+import { recordedChange, requestActor } from '../trail-actors.ts';
 
 type Form = Record<string, string | undefined>;
 type IdRoute = { Params: { id: string }; Body: Form };
 
 export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<void> {
-  const back = (req: FastifyRequest, reply: FastifyReply, id: string, flash: Flash) => redirectWith(c.users, req, reply, `/dashboard/files/${encodeURIComponent(id)}`, flash);
+  const back = (req: FastifyRequest, reply: FastifyReply, id: string, flash: Flash) =>
+    redirectWith(c.users, req, reply, `/dashboard/files/${encodeURIComponent(id)}`, flash);
 
   /** A refusal the person can act on goes back to the file's page; not-found and gone stay errors. */
   const act = async (req: FastifyRequest, reply: FastifyReply, id: string, done: Flash['notice'], fn: () => Promise<unknown>) => {
     try {
       await fn();
     } catch (e) {
-      if (e instanceof DomainError && (e.kind === 'conflict' || e.kind === 'unprocessable' || (e.kind === 'not_found' && e.field === 'invoice'))) return back(req, reply, id, { error: { text: e.detail } });
+      if (e instanceof DomainError && (e.kind === 'conflict' || e.kind === 'unprocessable' || (e.kind === 'not_found' && e.field === 'invoice')))
+        return back(req, reply, id, { error: { text: e.detail } });
       throw e;
     }
     return back(req, reply, id, { notice: done });
@@ -33,16 +35,25 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
 
   app.post<IdRoute>('/dashboard/files/:id/retry', onlySignedIn, async (req, reply) =>
     act(req, reply, req.params.id, { key: 'file.retried' }, async () => {
-      const r = await c.importActions.retry(signed(req).scope, req.params.id);
-      await recordChange(c, req, { scope: signed(req).scope, action: 'import.retried', target: r.id, detail: { filename: r.filename } });
-    }));
+      await recordedChange(
+        c,
+        req,
+        () => c.importActions.retry(signed(req).scope, req.params.id),
+        (r) => ({ scope: signed(req).scope, action: 'import.retried', target: r.id, detail: { filename: r.filename } }),
+      );
+    }),
+  );
 
   app.post<IdRoute>('/dashboard/files/:id/assign', onlySignedIn, async (req, reply) => {
     const invoice = req.body?.invoice?.trim();
     if (!invoice) return back(req, reply, req.params.id, { error: { key: 'file.enterNumber' } });
     return act(req, reply, req.params.id, { key: 'file.attached', params: { number: invoice } }, async () => {
-      const r = await c.importActions.attach(signed(req).scope, req.params.id, invoice);
-      await recordChange(c, req, { scope: signed(req).scope, action: 'import.assigned', target: r.id, detail: { filename: r.filename, invoice } });
+      await recordedChange(
+        c,
+        req,
+        () => c.importActions.attach(signed(req).scope, req.params.id, invoice),
+        (r) => ({ scope: signed(req).scope, action: 'import.assigned', target: r.id, detail: { filename: r.filename, invoice } }),
+      );
     });
   });
 
@@ -51,8 +62,12 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     if (!signed(req).owner) throw DomainError.notFound('page', req.url);
     const add = req.body?.addSender === 'yes';
     return act(req, reply, req.params.id, { key: add ? 'file.releasedAdded' : 'file.released' }, async () => {
-      const r = await c.importActions.release(signed(req).scope, req.params.id, add);
-      await recordChange(c, req, { scope: signed(req).scope, action: 'import.released', target: r.id, detail: { filename: r.filename, sender: r.sender, addSender: add } });
+      await recordedChange(
+        c,
+        req,
+        () => c.importActions.release(signed(req).scope, req.params.id, add),
+        (r) => ({ scope: signed(req).scope, action: 'import.released', target: r.id, detail: { filename: r.filename, sender: r.sender, addSender: add } }),
+      );
     });
   });
 
@@ -60,10 +75,15 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
     if (!signed(req).owner) throw DomainError.notFound('page', req.url);
     const senders = (req.body?.senders ?? '').split(/[\s,;]+/).filter(Boolean);
     try {
-      const p = await c.senderPolicies.set(signed(req).scope, { policy: req.body?.policy, senders });
-      await recordChange(c, req, { scope: signed(req).scope, action: 'senders.changed', detail: { policy: p.policy, senders: p.senders } });
+      await recordedChange(
+        c,
+        req,
+        () => c.senderPolicies.set(signed(req).scope, { policy: req.body?.policy, senders }),
+        (p) => ({ scope: signed(req).scope, action: 'senders.changed', detail: { policy: p.policy, senders: p.senders } }),
+      );
     } catch (e) {
-      if (e instanceof DomainError && e.kind === 'invalid') return redirectWith(c.users, req, reply, '/dashboard/settings#senders-title', { error: { text: e.detail } });
+      if (e instanceof DomainError && e.kind === 'invalid')
+        return redirectWith(c.users, req, reply, '/dashboard/settings#senders-title', { error: { text: e.detail } });
       throw e;
     }
     return redirectWith(c.users, req, reply, '/dashboard/settings#senders-title', { notice: { key: 'settings.sendersSaved' } });
@@ -71,11 +91,14 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
 
   app.post<IdRoute>('/dashboard/files/:id/discard', onlySignedIn, async (req, reply) => {
     if (req.body?.confirm !== 'yes') return back(req, reply, req.params.id, { error: { key: 'file.tickDiscard' } });
-    const discarded = await c.importActions.discard(signed(req).scope, req.params.id).then(() => true, (e) => {
+    await recordedChange(
+      c,
+      req,
+      () => c.importActions.discard(signed(req).scope, req.params.id),
+      () => ({ scope: signed(req).scope, action: 'import.discarded', target: req.params.id }),
+    ).catch((e) => {
       if (!(e instanceof DomainError && e.kind === 'conflict')) throw e;
-      return false;
     });
-    if (discarded) await recordChange(c, req, { scope: signed(req).scope, action: 'import.discarded', target: req.params.id });
     return redirectWith(c.users, req, reply, '/dashboard/files', { notice: { key: 'files.discarded' } });
   });
 
@@ -93,10 +116,15 @@ export async function actionRoutes(app: FastifyInstance, c: HttpDeps): Promise<v
   app.post<{ Params: { mode: string }; Body: Form }>('/dashboard/settings/keys/:mode', allowed('rotateKeys'), async (req, reply) => {
     const { mode } = req.params;
     if (mode !== 'live' && mode !== 'test') throw DomainError.notFound('key', mode);
-    if (req.body?.confirm !== 'yes') return redirectWith(c.users, req, reply, '/dashboard/settings', { error: { key: 'settings.tickRotate', params: { mode } } });
-    const key = await c.accounts.rotateKey(signed(req).scope.accountId, mode);
+    if (req.body?.confirm !== 'yes')
+      return redirectWith(c.users, req, reply, '/dashboard/settings', { error: { key: 'settings.tickRotate', params: { mode } } });
+    const key = await recordedChange(
+      c,
+      req,
+      () => c.accounts.rotateKey(signed(req).scope.accountId, mode),
+      () => ({ scope: { accountId: signed(req).scope.accountId, mode }, action: 'api_key.rotated', target: mode, detail: { via: 'dashboard' } }),
+    );
     req.log.info({ mode, userId: signed(req).userId }, 'API key rotated from the dashboard');
-    await recordChange(c, req, { scope: { accountId: signed(req).scope.accountId, mode }, action: 'api_key.rotated', target: mode, detail: { via: 'dashboard' } });
     // held in the session for the next view only: a reload of that page never rotates again
     return redirectWith(c.users, req, reply, '/dashboard/settings#new-key-title', { newKey: { mode, key } });
   });

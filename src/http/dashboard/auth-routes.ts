@@ -54,7 +54,11 @@ export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     const email = field(req.body, 'email').trim();
     const password = field(req.body, 'password');
     const wait = await throttle(req, email);
-    if (wait.seconds) return reply.code(429).header('retry-after', String(wait.seconds)).view('sign-in.eta', { ...signInPage(req, undefined, email), error: wait.error });
+    if (wait.seconds)
+      return reply
+        .code(429)
+        .header('retry-after', String(wait.seconds))
+        .view('sign-in.eta', { ...signInPage(req, undefined, email), error: wait.error });
     const user = email && password ? await c.users.verify(email, password) : undefined;
     if (!user) {
       await c.signInThrottle.recordFailure(req.ip, email);
@@ -76,7 +80,11 @@ export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     const pending = pendingSecondFactor(req);
     if (!pending) return reply.code(401).view('sign-in.eta', signInPage(req, 'signIn.tooLong'));
     const wait = await throttle(req, pending.email);
-    if (wait.seconds) return reply.code(429).header('retry-after', String(wait.seconds)).view('sign-in-code.eta', { ...codePage(req), error: wait.error });
+    if (wait.seconds)
+      return reply
+        .code(429)
+        .header('retry-after', String(wait.seconds))
+        .view('sign-in-code.eta', { ...codePage(req), error: wait.error });
     const code = field(req.body, 'code');
     if (!(await c.users.checkSecondFactor(pending.userId, code)) && !(await c.users.useRecoveryCode(pending.userId, code))) {
       await c.signInThrottle.recordFailure(req.ip, pending.email);
@@ -109,7 +117,10 @@ export async function authRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
     try {
       await c.users.acceptInvite(req.params.token, password);
     } catch (e) {
-      if (e instanceof DomainError && e.kind === 'invalid') return reply.code(400).view('invite.eta', { title: req.t('invite.title'), email, min: MIN_PASSWORD_LENGTH, error: req.t('invite.tooShort', { min: MIN_PASSWORD_LENGTH }) });
+      if (e instanceof DomainError && e.kind === 'invalid')
+        return reply
+          .code(400)
+          .view('invite.eta', { title: req.t('invite.title'), email, min: MIN_PASSWORD_LENGTH, error: req.t('invite.tooShort', { min: MIN_PASSWORD_LENGTH }) });
       throw e;
     }
     // this browser now belongs to the person who set the password: whoever was signed in here is signed out

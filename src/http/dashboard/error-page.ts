@@ -21,7 +21,13 @@ function pageData(req: FastifyRequest) {
   const cookie = /(?:^|;\s*)ii_lang=(\w+)/.exec(String(req.headers.cookie ?? ''))?.[1];
   const { lang, locale } = negotiate(cookie, req.headers['accept-language']);
   return {
-    csrf: '', signed: null, path: '', lang, languages: LANGUAGES, t: translator(lang), fmt: formatter(locale, 'UTC'),
+    csrf: '',
+    signed: null,
+    path: '',
+    lang,
+    languages: LANGUAGES,
+    t: translator(lang),
+    fmt: formatter(locale, 'UTC'),
     escape: (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`),
   };
 }
@@ -36,6 +42,6 @@ export function errorPage(req: FastifyRequest, status: number, detail?: string):
   const data = pageData(req);
   const t = data.t;
   const title = t(status === 403 ? 'error.refused' : status === 404 ? 'error.notFound' : status >= 500 ? 'error.broken' : 'error.cannot');
-  const message = status === 404 ? t('error.notFoundText') : status >= 500 ? t('error.brokenText') : detail ?? title;
+  const message = status === 404 ? t('error.notFoundText') : status >= 500 ? t('error.brokenText') : (detail ?? title);
   return eta.render('message.eta', { ...data, title, message, status });
 }

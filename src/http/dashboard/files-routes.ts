@@ -14,7 +14,7 @@ import { onlySignedIn, signed } from './session.ts';
 
 type Query = Record<string, string | undefined>;
 const PERIODS: Record<string, number> = { '24h': 24, '7d': 7 * 24, '30d': 30 * 24 };
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 const EXPORT_PAGE = 250;
 const BULK_MAX = 100;
 
@@ -37,7 +37,12 @@ const queryString = (values: Query) => new URLSearchParams(Object.entries(values
 export function fileActions(file: ImportRecord, content: Buffer | undefined, owner = false) {
   const open = file.status !== 'attached';
   const held = file.status === 'held';
-  return { retry: (file.status === 'failed' || file.status === 'waiting') && !!content, assign: open && !held && !!content, discard: open && (!held || owner), release: held && owner };
+  return {
+    retry: (file.status === 'failed' || file.status === 'waiting') && !!content,
+    assign: open && !held && !!content,
+    discard: open && (!held || owner),
+    release: held && owner,
+  };
 }
 
 /** One CSV field; a leading = + - @ is defused so a spreadsheet never runs it as a formula. */
@@ -69,12 +74,38 @@ export async function filesRoutes(app: FastifyInstance, c: HttpDeps): Promise<vo
     const { scope } = signed(req);
     const { filter } = filterOf({ ...req.query, after: undefined }, EXPORT_PAGE);
     const t = req.t;
-    const lines = [[t('files.received'), t('files.channel'), t('files.sender'), t('files.file'), t('files.sizeBytes'), t('files.status'), t('files.reason'), t('files.invoice')].map(csvField).join(',')];
+    const lines = [
+      [
+        t('files.received'),
+        t('files.channel'),
+        t('files.sender'),
+        t('files.file'),
+        t('files.sizeBytes'),
+        t('files.status'),
+        t('files.reason'),
+        t('files.invoice'),
+      ]
+        .map(csvField)
+        .join(','),
+    ];
     const moment = new Intl.DateTimeFormat('sv-SE', { dateStyle: 'short', timeStyle: 'medium', timeZone: req.fmt.timeZone }); // 2026-11-26 18:07:46: what spreadsheets read as a date
     for (let after: string | undefined, rows: IntakeListItem[]; ; after = rows[rows.length - 1].id) {
       rows = await c.intake.search(scope, { ...filter, after });
       for (const f of rows) {
-        lines.push([moment.format(f.receivedAt), t(`channel.${f.channel}`), senderText(t, f.channel, f.sender), f.filename, f.size, t(`status.${f.status}`), reasonWords(t, req.fmt, f), f.invoiceNumber ?? ''].map(csvField).join(','));
+        lines.push(
+          [
+            moment.format(f.receivedAt),
+            t(`channel.${f.channel}`),
+            senderText(t, f.channel, f.sender),
+            f.filename,
+            f.size,
+            t(`status.${f.status}`),
+            reasonWords(t, req.fmt, f),
+            f.invoiceNumber ?? '',
+          ]
+            .map(csvField)
+            .join(','),
+        );
       }
       if (rows.length < EXPORT_PAGE) break;
     }

@@ -7,7 +7,7 @@ import type { UserService } from '../../services/user-service.ts';
 import { requireSession, signed } from './session.ts';
 
 /** words by their key in i18n/en.ts (with parameters), or a service's own text */
-export type FlashMessage = { key: string; params?: Record<string, string> } | { text: string };
+type FlashMessage = { key: string; params?: Record<string, string> } | { text: string };
 
 export interface Flash {
   notice?: FlashMessage;

@@ -1,8 +1,9 @@
 // The channels and statuses in the order the dashboard shows them, and the overview chart's
 // geometry. Words and formats are in i18n/.
-import type { IntakeChannel, IntakeCount, IntakeStatus } from '../../domain/intake.ts';
+import { INTAKE_CHANNELS, type IntakeChannel } from '../../domain/channels.ts';
+import type { IntakeCount, IntakeStatus } from '../../domain/intake.ts';
 
-export const CHANNELS: IntakeChannel[] = ['ftp', 'sftp', 'mail', 'http'];
+export const CHANNELS: readonly IntakeChannel[] = INTAKE_CHANNELS;
 export const STATUSES: IntakeStatus[] = ['attached', 'waiting', 'received', 'failed', 'held'];
 
 export interface ChartBar {

@@ -22,7 +22,12 @@ export function liveUpdates(app: FastifyInstance, c: HttpDeps): void {
     const { scope } = signed(req);
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.write('retry: 3000\n\n');
     const send = (data: object) => res.write(`event: change\ndata: ${JSON.stringify(data)}\n\n`);
     const onStatus = (e: DomainEventMap['intakeStatus']) => {

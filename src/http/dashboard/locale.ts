@@ -3,7 +3,7 @@
 // sign-in in a cookie) and the time zone the page reports (kept in the session).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
-import type { IntakeChannel } from '../../domain/intake.ts';
+import { isTransferChannel, type IntakeChannel } from '../../domain/channels.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 import { summariseVerdict } from '../../domain/sender-verdict-words.ts';
 import { formatter, isLanguage, isTimeZone, LANGUAGES, negotiate, translator, type Formatter, type Language, type Translate } from './i18n/i18n.ts';
@@ -34,12 +34,12 @@ export function senderText(t: Translate, channel: IntakeChannel, sender: string)
   if (channel === 'http' && sender.startsWith('api:')) return t('sender.api');
   if (channel === 'http' && sender.startsWith('dashboard:')) return t('sender.dashboard', { who: sender.slice('dashboard:'.length) });
   // FTP and SFTP record user@address: the account's own login, so the address is what tells
-  const who = channel === 'ftp' || channel === 'sftp' ? sender.slice(sender.lastIndexOf('@') + 1) : sender;
+  const who = isTransferChannel(channel) ? sender.slice(sender.lastIndexOf('@') + 1) : sender;
   return t('sender.from', { channel: t(`channel.${channel}`), who });
 }
 
 /** Who sent an e-mail, as far as anyone checked, in the reader's words (the checks' names are the same in every language). */
-export function verdictText(t: Translate, v: SenderVerdict): string {
+function verdictText(t: Translate, v: SenderVerdict): string {
   const s = summariseVerdict(v);
   const lead = t(`verdict.${s.lead}`);
   return s.checks ? `${lead}: ${s.checks} (${t(`verdict.by.${s.by}`)})` : `${lead} (${t(`verdict.by.${s.by}`)})`;
@@ -54,7 +54,7 @@ export const localeLocals = (req: FastifyRequest) => ({
   languages: LANGUAGES,
   sender: (channel: IntakeChannel, sender: string) => senderText(req.t, channel, sender),
   verdict: (v: SenderVerdict) => verdictText(req.t, v),
-  /** an intake record's (or history line's) reason in the reader's words */
+  /** an import record's (or history line's) reason in the reader's words */
   reason: (r: Parameters<typeof reasonWords>[2]) => reasonWords(req.t, req.fmt, r),
 });
 

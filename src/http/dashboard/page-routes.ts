@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { fileReply } from '../file-responses.ts';
-import { accountDetails } from '../routes/account.ts';
+import { accountDetails } from '../resources/account/presenter.ts';
 import { chartBars } from './format.ts';
 import { renderSVG } from 'uqr';
 import { MIN_PASSWORD_LENGTH } from '../../services/passwords.ts';
@@ -28,15 +28,34 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
       c.intake.search(scope, { status: 'failed', limit: 10 }),
       c.intake.search(scope, { status: 'waiting', limit: 10 }),
     ]);
-    return reply.view('overview.eta', { title: req.t('nav.overview'), account: await account(req), charts: [{ id: 'day', label: 'overview.day', ...chartBars(day) }, { id: 'week', label: 'overview.week', ...chartBars(week) }], attention: [...held, ...failed, ...waiting] });
+    return reply.view('overview.eta', {
+      title: req.t('nav.overview'),
+      account: await account(req),
+      charts: [
+        { id: 'day', label: 'overview.day', ...chartBars(day) },
+        { id: 'week', label: 'overview.week', ...chartBars(week) },
+      ],
+      attention: [...held, ...failed, ...waiting],
+    });
   });
 
   app.get<{ Params: { id: string }; Querystring: Query }>('/dashboard/files/:id', page, async (req, reply) => {
     const { scope } = signed(req);
     const file = await c.intake.get(scope, req.params.id);
     const invoice = file.invoiceId ? await c.invoices.get(scope, file.invoiceId).catch(() => undefined) : undefined;
-    const [open, history] = await Promise.all([file.status === 'attached' ? [] : c.invoices.openWithoutDocument(scope, 200), c.intakeHistory.list(scope, file.id)]);
-    return reply.view('file.eta', { title: file.filename, account: await account(req), file, invoice, open, history, can: fileActions(file, await c.intake.content(scope, file.id), signed(req).owner) });
+    const [open, history] = await Promise.all([
+      file.status === 'attached' ? [] : c.invoices.openWithoutDocument(scope, 200),
+      c.intakeHistory.list(scope, file.id),
+    ]);
+    return reply.view('file.eta', {
+      title: file.filename,
+      account: await account(req),
+      file,
+      invoice,
+      open,
+      history,
+      can: fileActions(file, await c.intake.content(scope, file.id), signed(req).owner),
+    });
   });
 
   app.get<{ Params: { id: string } }>('/dashboard/files/:id/download', onlySignedIn, async (req, reply) => {
@@ -59,11 +78,33 @@ export async function pageRoutes(app: FastifyInstance, c: HttpDeps): Promise<voi
 async function settingsView(c: HttpDeps, req: FastifyRequest, flash: Flash) {
   const { scope, userId } = signed(req);
   const [account, details, hints, hooks, secondFactor, codesLeft, senders] = await Promise.all([
-    c.accounts.get(scope.accountId), accountDetails(c, scope, req.hostname), c.accounts.keyHints(scope.accountId),
-    c.webhooks.list(scope, { limit: 100 }), c.users.hasSecondFactor(userId), c.users.recoveryCodesLeft(userId), c.senderPolicies.get(scope),
+    c.accounts.get(scope.accountId),
+    accountDetails(c, scope, req.hostname),
+    c.accounts.keyHints(scope.accountId),
+    c.webhooks.list(scope, { limit: 100 }),
+    c.users.hasSecondFactor(userId),
+    c.users.recoveryCodesLeft(userId),
+    c.senderPolicies.get(scope),
   ]);
   const [uploadKeys, keyUses] = await Promise.all([c.uploadKeys.list(scope), c.accounts.keyUses(scope)]);
   const uri = flash.totpSetup && totpUri(flash.totpSetup.secret, signed(req).email);
   const totpSetup = flash.totpSetup && uri ? { ...flash.totpSetup, uri, qr: renderSVG(uri, { border: 2 }) } : undefined;
-  return { title: req.t('nav.settings'), account, details, hints, webhooks: hooks.items, secondFactor, newKey: flash.newKey, totpSetup, shown: flash.shown, recoveryCodes: flash.recoveryCodes, codesLeft, minPassword: MIN_PASSWORD_LENGTH, senders, uploadKeys, keyUses, newUploadKey: flash.newUploadKey };
+  return {
+    title: req.t('nav.settings'),
+    account,
+    details,
+    hints,
+    webhooks: hooks.items,
+    secondFactor,
+    newKey: flash.newKey,
+    totpSetup,
+    shown: flash.shown,
+    recoveryCodes: flash.recoveryCodes,
+    codesLeft,
+    minPassword: MIN_PASSWORD_LENGTH,
+    senders,
+    uploadKeys,
+    keyUses,
+    newUploadKey: flash.newUploadKey,
+  };
 }

@@ -30,7 +30,13 @@ async function render(pdf: Buffer): Promise<Buffer> {
   g.DOMMatrix ??= DOMMatrix;
   g.ImageData ??= ImageData;
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, disableFontFace: true, standardFontDataUrl: STANDARD_FONTS, verbosity: 0 }).promise;
+  const doc = await pdfjs.getDocument({
+    data: new Uint8Array(pdf),
+    isEvalSupported: false,
+    disableFontFace: true,
+    standardFontDataUrl: STANDARD_FONTS,
+    verbosity: 0,
+  }).promise;
   try {
     const page = await doc.getPage(1);
     const unit = page.getViewport({ scale: 1 });

@@ -1,8 +1,9 @@
-// An intake record's reason in the reader's language: its code's template (i18n/reasons-*.ts)
+// An import record's reason in the reader's language: its code's template (i18n/reasons-*.ts)
 // with the parameters formatted for them (dates in their time zone, sizes in kB/MB, amounts with
 // the currency, alternatives joined by their language's "or"), then its notes. A record with no
 // code (written before codes, or a reason the catalogue has no words for) shows its English text.
-import { isReasonCode, reasonParamWords, type CodedReason, type ParamValues, type ParamWriter, type ReasonParamKind } from '../../domain/intake-reasons.ts';
+import { isReasonCode, reasonParamWords, type CodedReason, type ParamWriter } from '../../domain/intake-reasons.ts';
+import type { ParamValues, ReasonParamKind } from '../../domain/intake-reason-catalogue.ts';
 import type { ImportRecord } from '../../domain/intake.ts';
 import { CURRENCY, type Formatter, type Translate } from './i18n/i18n.ts';
 

@@ -22,13 +22,18 @@ export async function resetRoutes(app: FastifyInstance, c: HttpDeps): Promise<vo
     const email = (req.body?.email ?? '').trim().slice(0, 254);
     if (!c.inviteMailer) return reply.redirect('/dashboard/reset', 303);
     const waitMs = await c.signInThrottle.blockedFor(req.ip, email);
-    if (waitMs) return reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000))).view('reset.eta', page(req, { error: req.t('signIn.tooMany', { count: Math.ceil(waitMs / 60_000) }) }));
+    if (waitMs)
+      return reply
+        .code(429)
+        .header('retry-after', String(Math.ceil(waitMs / 1000)))
+        .view('reset.eta', page(req, { error: req.t('signIn.tooMany', { count: Math.ceil(waitMs / 60_000) }) }));
     await c.signInThrottle.recordFailure(req.ip, email); // asking is not free: it counts like a wrong password
     const reset = await c.users.requestReset(email);
     if (reset) {
       const t = translator(isLanguage(reset.language) ? reset.language : req.lang);
       const url = `${c.config.links.base}/dashboard/reset/${reset.token}`;
-      await c.inviteMailer.sendText(reset.email, t('reset.mailSubject'), t('reset.mailText', { url, minutes: RESET_MINUTES }))
+      await c.inviteMailer
+        .sendText(reset.email, t('reset.mailSubject'), t('reset.mailText', { url, minutes: RESET_MINUTES }))
         .catch((err) => req.log.warn({ err: (err as Error).message }, 'reset e-mail not sent'));
     }
     setNotice(reply, 'reset-sent');
@@ -49,7 +54,8 @@ export async function resetRoutes(app: FastifyInstance, c: HttpDeps): Promise<vo
     try {
       await c.users.acceptReset(req.params.token, req.body?.password ?? '');
     } catch (e) {
-      if (e instanceof DomainError && e.kind === 'invalid') return reply.code(400).view('invite.eta', { ...form, error: req.t('invite.tooShort', { min: MIN_PASSWORD_LENGTH }) });
+      if (e instanceof DomainError && e.kind === 'invalid')
+        return reply.code(400).view('invite.eta', { ...form, error: req.t('invite.tooShort', { min: MIN_PASSWORD_LENGTH }) });
       throw e;
     }
     setNotice(reply, 'password-set');

@@ -29,7 +29,7 @@ export class NotYourRole extends ApiError {
 
 const roleOf = (signed: Signed): Role => (signed.owner ? 'owner' : 'member');
 
-export function may(signed: Signed | null, action: Action): boolean {
+function may(signed: Signed | null, action: Action): boolean {
   return signed !== null && (ACTIONS[action] as readonly Role[]).includes(roleOf(signed));
 }
 
@@ -40,7 +40,10 @@ export function permissions(signed: Signed | null): Record<Action, boolean> {
 
 /** Route options of a page or form behind sign-in that only some roles may use. */
 export const allowed = (action: Action) => ({
-  preHandler: [requireSession, async (req: FastifyRequest) => {
-    if (!may(req.signed, action)) throw new NotYourRole(action);
-  }],
+  preHandler: [
+    requireSession,
+    async (req: FastifyRequest) => {
+      if (!may(req.signed, action)) throw new NotYourRole(action);
+    },
+  ],
 });

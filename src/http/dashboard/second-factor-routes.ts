@@ -8,7 +8,7 @@ import { MIN_PASSWORD_LENGTH } from '../../services/passwords.ts';
 import { isTotpSecret, newTotpSecret } from '../../services/second-factor.ts';
 import { redirectWith } from './flash.ts';
 import { onlySignedIn, signed } from './session.ts';
-import { recordChange } from '../trail-actors.ts';
+import { recordedChange } from '../trail-actors.ts';
 
 type Form = Record<string, string | undefined>;
 const SECTION = '/dashboard/settings#second-factor-title';
@@ -23,40 +23,53 @@ export async function secondFactorRoutes(app: FastifyInstance, c: HttpDeps): Pro
       await c.users.changePassword(userId, token, req.body?.current ?? '', req.body?.password ?? '');
     } catch (e) {
       if (!(e instanceof DomainError && e.kind === 'invalid')) throw e;
-      return redirectWith(c.users, req, reply, to, { error: e.field === 'current' ? { key: 'password.wrong' } : { key: 'invite.tooShort', params: { min: String(MIN_PASSWORD_LENGTH) } } });
+      return redirectWith(c.users, req, reply, to, {
+        error: e.field === 'current' ? { key: 'password.wrong' } : { key: 'invite.tooShort', params: { min: String(MIN_PASSWORD_LENGTH) } },
+      });
     }
     req.log.info({ userId }, 'password changed from the dashboard');
     return redirectWith(c.users, req, reply, to, { notice: { key: 'password.changed' } });
   });
 
   app.post('/dashboard/settings/second-factor/setup', onlySignedIn, async (req, reply) =>
-    redirectWith(c.users, req, reply, SECTION, { totpSetup: { secret: newTotpSecret() } }));
+    redirectWith(c.users, req, reply, SECTION, { totpSetup: { secret: newTotpSecret() } }),
+  );
 
   app.post<{ Body: Form }>('/dashboard/settings/second-factor', onlySignedIn, async (req, reply) => {
     const { userId } = signed(req);
     const secret = req.body?.secret ?? '';
     let recoveryCodes: string[];
     try {
-      recoveryCodes = await c.users.enableSecondFactor(userId, secret, req.body?.code ?? '');
+      recoveryCodes = await recordedChange(
+        c,
+        req,
+        () => c.users.enableSecondFactor(userId, secret, req.body?.code ?? ''),
+        () => ({ scope: { accountId: signed(req).scope.accountId, mode: null }, action: 'second_factor.enabled', target: signed(req).email }),
+      );
     } catch (e) {
       if (!(e instanceof DomainError && e.kind === 'invalid')) throw e;
-      return redirectWith(c.users, req, reply, SECTION, { totpSetup: { secret: isTotpSecret(secret) ? secret : newTotpSecret(), error: 'settings.codeWrong' } });
+      return redirectWith(c.users, req, reply, SECTION, {
+        totpSetup: { secret: isTotpSecret(secret) ? secret : newTotpSecret(), error: 'settings.codeWrong' },
+      });
     }
     req.log.info({ userId }, 'two-step sign-in turned on');
-    await recordChange(c, req, { scope: { accountId: signed(req).scope.accountId, mode: null }, action: 'second_factor.enabled', target: signed(req).email });
     return redirectWith(c.users, req, reply, SECTION, { notice: { key: 'settings.on' }, recoveryCodes });
   });
 
   app.post<{ Body: Form }>('/dashboard/settings/second-factor/off', onlySignedIn, async (req, reply) => {
     const { userId } = signed(req);
     try {
-      await c.users.disableSecondFactor(userId, req.body?.code ?? '');
+      await recordedChange(
+        c,
+        req,
+        () => c.users.disableSecondFactor(userId, req.body?.code ?? ''),
+        () => ({ scope: { accountId: signed(req).scope.accountId, mode: null }, action: 'second_factor.disabled', target: signed(req).email }),
+      );
     } catch (e) {
       if (!(e instanceof DomainError && e.kind === 'invalid')) throw e;
       return redirectWith(c.users, req, reply, SECTION, { error: { key: 'settings.codeWrong' } });
     }
     req.log.info({ userId }, 'two-step sign-in turned off');
-    await recordChange(c, req, { scope: { accountId: signed(req).scope.accountId, mode: null }, action: 'second_factor.disabled', target: signed(req).email });
     return redirectWith(c.users, req, reply, SECTION, { notice: { key: 'settings.off' } });
   });
 }

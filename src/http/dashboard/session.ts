@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scope } from '../../domain/scope.ts';
 import type { UserService } from '../../services/user-service.ts';
 
-export const SESSION_COOKIE = 'ii_session';
+const SESSION_COOKIE = 'ii_session';
 export const COOKIE_PATH = '/dashboard';
 
 export interface Signed {
@@ -68,7 +68,17 @@ export const loadSession = (users: UserService) => async (req: FastifyRequest) =
   const token = req.cookies[SESSION_COOKIE];
   if (!token || token.length > 100) return;
   const s = await users.session(token);
-  if (s) req.signed = { token, userId: s.user_id, email: s.email, scope: { accountId: s.account_id, mode: s.mode }, hasFlash: s.has_flash, owner: s.role === 'owner', language: s.language, timeZone: s.time_zone };
+  if (s)
+    req.signed = {
+      token,
+      userId: s.user_id,
+      email: s.email,
+      scope: { accountId: s.account_id, mode: s.mode },
+      hasFlash: s.has_flash,
+      owner: s.role === 'owner',
+      language: s.language,
+      timeZone: s.time_zone,
+    };
 };
 
 /** preHandler of the pages behind sign-in: a page view goes to the sign-in form, anything else gets 401. */

@@ -45,7 +45,11 @@ export class SignInThrottle {
 
   private keys(address: string, email: string) {
     const person = email.trim().toLowerCase();
-    return { pair: `${this.prefix}:signin:pair:${address}:${person}`, address: `${this.prefix}:signin:ip:${address}`, person: `${this.prefix}:signin:user:${person}` };
+    return {
+      pair: `${this.prefix}:signin:pair:${address}:${person}`,
+      address: `${this.prefix}:signin:ip:${address}`,
+      person: `${this.prefix}:signin:user:${person}`,
+    };
   }
 
   /** How long after `last` the next try may come, for `n` failures of which `free` cost nothing. */
@@ -58,7 +62,11 @@ export class SignInThrottle {
   /** Milliseconds until this address may try this e-mail again; 0 when it may now. */
   async blockedFor(address: string, email: string): Promise<number> {
     const k = this.keys(address, email);
-    const [pair, byAddress, person] = await Promise.all([this.redis.hmget(k.pair, 'n', 'last'), this.redis.hmget(k.address, 'n', 'last'), this.redis.get(k.person)]);
+    const [pair, byAddress, person] = await Promise.all([
+      this.redis.hmget(k.pair, 'n', 'last'),
+      this.redis.hmget(k.address, 'n', 'last'),
+      this.redis.get(k.person),
+    ]);
     const free = Number(person ?? 0) >= this.settings.ceiling ? 1 : this.settings.attempts;
     return Math.max(
       this.waitFor(Number(pair[0] ?? 0), free, Number(pair[1] ?? 0)),

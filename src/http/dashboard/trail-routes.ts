@@ -5,7 +5,7 @@ import type { HttpDeps } from '../http-deps.ts';
 import { parsePageRequest } from '../../domain/pagination.ts';
 import { TRAIL_ACTOR_KINDS } from '../../domain/trail.ts';
 import { parseTrailQuery } from '../../services/trail-service.ts';
-import { trailCsv } from '../routes/trail-csv.ts';
+import { trailCsv } from '../resources/trail/presenter.ts';
 import { takeFlash } from './flash.ts';
 import { allowed } from './roles.ts';
 import { signed } from './session.ts';
@@ -22,11 +22,21 @@ export async function trailRoutes(app: FastifyInstance, c: HttpDeps): Promise<vo
   app.get<{ Querystring: Query }>('/dashboard/trail', { preHandler: [...owners.preHandler, takeFlash(c.users)] }, async (req, reply) => {
     const { scope } = signed(req);
     const filter = filterOf(req.query);
-    const page = await c.trail.page({ accountId: scope.accountId, mode: scope.mode, ...parseTrailQuery(filter) }, parsePageRequest({ from: req.query.from, limit: 50 }));
+    const page = await c.trail.page(
+      { accountId: scope.accountId, mode: scope.mode, ...parseTrailQuery(filter) },
+      parsePageRequest({ from: req.query.from, limit: 50 }),
+    );
     const link = (from: string | undefined) => from && `?${new URLSearchParams({ ...filter, from })}`;
     return reply.view('trail.eta', {
-      title: req.t('trail.title'), account: await c.accounts.get(scope.accountId), entries: page.items, filter, families: FAMILIES, kinds: TRAIL_ACTOR_KINDS,
-      next: link(page.next), previous: link(page.previous), csv: `/dashboard/trail.csv${Object.keys(filter).length ? `?${new URLSearchParams(filter)}` : ''}`,
+      title: req.t('trail.title'),
+      account: await c.accounts.get(scope.accountId),
+      entries: page.items,
+      filter,
+      families: FAMILIES,
+      kinds: TRAIL_ACTOR_KINDS,
+      next: link(page.next),
+      previous: link(page.previous),
+      csv: `/dashboard/trail.csv${Object.keys(filter).length ? `?${new URLSearchParams(filter)}` : ''}`,
     });
   });
 

@@ -9,7 +9,7 @@ import { sendError } from '../error-handler.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-export const ADMIN_REALM = 'invoice-intake admin';
+const ADMIN_REALM = 'invoice-intake admin';
 
 const AUTHORIZATION = /^(Bearer|Basic)\s+(\S+)\s*$/i;
 
@@ -20,7 +20,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
 }
 
 /** The secret the request presents, from Bearer or from Basic's password. */
-export function presentedSecret(authorization: string | undefined): string | undefined {
+function presentedSecret(authorization: string | undefined): string | undefined {
   const m = AUTHORIZATION.exec(authorization ?? '');
   if (!m) return undefined;
   if (m[1].toLowerCase() === 'bearer') return m[2];
@@ -29,7 +29,7 @@ export function presentedSecret(authorization: string | undefined): string | und
   return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
-export function secretMatches(presented: string | undefined, expected: Buffer): boolean {
+function secretMatches(presented: string | undefined, expected: Buffer): boolean {
   return presented !== undefined && timingSafeEqual(digest(presented), expected);
 }
 

@@ -47,6 +47,7 @@ export function registerFieldNames(app: FastifyInstance): void {
       req.body = normaliseFields(req.body, names);
       done();
     };
+    // biome-ignore lint/suspicious/noExplicitAny: Fastify's route hook arrays are typed per route generic
     route.preValidation = [rename, ...(route.preValidation ? [route.preValidation].flat() : [])] as any;
   });
 }

@@ -22,6 +22,9 @@ export function registerMethodNotAllowed(app: FastifyInstance): void {
     const routed = allowed.includes(req.method) || (req.method === 'HEAD' && allowed.includes('GET'));
     if (allowed.length === 0 || routed) return sendError(reply, new ApiError(404, `No resource at ${path}`));
     if (allowed.includes('GET')) allowed.push('HEAD');
-    return sendError(reply, new ApiError(405, `Method ${req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, undefined, { allow: allowed.join(', ') }));
+    return sendError(
+      reply,
+      new ApiError(405, `Method ${req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, undefined, { allow: allowed.join(', ') }),
+    );
   });
 }

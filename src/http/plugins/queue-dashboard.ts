@@ -4,22 +4,21 @@
 // record when its data names one.
 import { parse as parseQuery } from 'node:querystring';
 import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import type { Queue } from '../../queue/job-queues.ts';
+import type { JobQueues } from '../../queue/job-queues.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import { operatorGuard } from './admin-auth.ts';
 import { sameOriginActions } from './same-origin-actions.ts';
 
-export const DASHBOARD_PATH = '/admin/queues';
+const DASHBOARD_PATH = '/admin/queues';
 
 export interface DashboardOptions {
-  /** every queue of the service (read when the dashboard is registered) */
-  queues: () => Queue[];
+  /** the queue module: every queue of the service, as the board's adapters */
+  jobs: Pick<JobQueues, 'board'>;
   adminToken: string;
   /** PUBLIC_URL: its origin is the board's own besides the one the request was sent to */
   publicUrl?: string;
-  /** where a job's intake record is shown, from the job's data; undefined when it names none */
+  /** where a job's import record is shown, from the job's data; undefined when it names none */
   jobLink?: (data: Record<string, unknown>) => { href: string; displayText?: string } | undefined;
 }
 
@@ -27,7 +26,7 @@ const SECRET_NAME = /(key|token|secret|passw(or)?d|^pass$|authorization|bytes|co
 const MAX_STRING = 1024;
 
 /** Job data for people: secret-looking members and file bytes dropped, long strings cut. */
-export function redactJobData(value: unknown, depth = 0): unknown {
+function redactJobData(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') {
     return typeof value === 'string' && value.length > MAX_STRING ? `[${value.length} characters omitted]` : value;
   }
@@ -43,17 +42,7 @@ export function queueDashboard(opts: DashboardOptions): FastifyPluginAsync {
   return async (app) => {
     const serverAdapter = new FastifyAdapter();
     serverAdapter.setBasePath(DASHBOARD_PATH);
-    const adapters = opts.queues().map((q) => {
-      const adapter = new BullMQAdapter(q, {
-        readOnlyMode: false,
-        allowRetries: true,
-        // the board treats an undefined link as "no link"; its type just does not say so
-        externalJobUrl: opts.jobLink ? (job) => opts.jobLink!((job.data ?? {}) as Record<string, unknown>) as { href: string } : undefined,
-      });
-      adapter.setFormatter('data', (data) => redactJobData(data));
-      adapter.setFormatter('returnValue', (data) => redactJobData(data));
-      return adapter;
-    });
+    const adapters = opts.jobs.board({ jobLink: opts.jobLink, format: (data) => redactJobData(data) });
     createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'invoice-intake queues', hideDocsLink: true } } });
 
     await app.register(async (board) => {

@@ -30,7 +30,7 @@ function hasBody(req: FastifyRequest): boolean {
 }
 
 /** Why the request may not act, or undefined when it may. */
-export function crossSiteProblem(req: FastifyRequest, publicUrl: string | undefined): string | undefined {
+function crossSiteProblem(req: FastifyRequest, publicUrl: string | undefined): string | undefined {
   if (SAFE_METHODS.has(req.method)) return undefined;
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string' && !TRUSTED_FETCH_SITES.has(site.toLowerCase())) return 'Actions on the queue dashboard are refused from another site';
@@ -40,7 +40,10 @@ export function crossSiteProblem(req: FastifyRequest, publicUrl: string | undefi
     const from = hostOf(origin);
     if (!from || !own.has(from)) return 'Actions on the queue dashboard are refused from another origin';
   }
-  const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if ((type || hasBody(req)) && type !== 'application/json') return 'Actions on the queue dashboard take a JSON body (application/json) or none';
   return undefined;
 }

@@ -10,9 +10,14 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 
 export const homeRoute: FastifyPluginAsync = async (app) => {
   app.get('/', { schema: { hide: true } }, (req, reply) => {
-    const links = [{ href: '/docs', key: 'docs' }, { href: '/v2/openapi.json', key: 'openapi' }];
+    const links = [
+      { href: '/docs', key: 'docs' },
+      { href: '/v2/openapi.json', key: 'openapi' },
+    ];
     if (app.hasRoute({ method: 'GET', url: '/dashboard' })) links.unshift({ href: '/dashboard', key: 'dashboard' });
     return reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).send(homePage(req, links));
   });
-  app.get('/favicon.ico', { schema: { hide: true } }, (_req, reply) => reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON));
+  app.get('/favicon.ico', { schema: { hide: true } }, (_req, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON),
+  );
 };

@@ -16,7 +16,11 @@ export const Link = Type.Object({ href: Type.String(), type: Type.Literal(HAL) }
 export const SelfLinks = Type.Object({ self: Link });
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 /** Two decimals, negative for a credit note (docs/api.md, "Credit notes"). */
-export const Amount = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Amount with two decimals, negative for a credit note, e.g. 480.00 or -233.47', examples: ['480.00', '-233.47'] });
+export const Amount = Type.String({
+  pattern: '^-?\\d+\\.\\d{2}$',
+  description: 'Amount with two decimals, negative for a credit note, e.g. 480.00 or -233.47',
+  examples: ['480.00', '-233.47'],
+});
 export const DateDMY = Type.String({ description: 'Date as DD-MM-YYYY', examples: ['31-01-2026'] });
 export const Id = (description: string) => Type.String({ maxLength: 36, description });
 /**
@@ -29,7 +33,7 @@ export const AmountInput = Type.Union([Type.String(), Type.Number()], {
   examples: ['480.00', '-233.47'],
 });
 
-export const ListLinks = Type.Object({ previous: Nullable(Link), next: Nullable(Link) });
+const ListLinks = Type.Object({ previous: Nullable(Link), next: Nullable(Link) });
 
 export const PageQuery = {
   limit: Type.Optional(Type.String({ description: 'Page size, 1 to 250 (default 50)' })),
@@ -42,3 +46,9 @@ const errorResponses = (codes: number[]) => Object.fromEntries(codes.map((code) 
 export const commonErrors = (...extra: number[]) => errorResponses([400, 401, 429, ...extra]);
 
 export const security = [{ bearerAuth: [] }];
+
+export const Str = Nullable(Type.String());
+
+export const CustomerRef = Type.Object({ id: Type.String(), number: Type.String(), name: Type.String() });
+
+export const listOf = (key: string, item: ReturnType<typeof Type.Object>) => Type.Object({ [key]: Type.Array(item), count: Type.Integer(), links: ListLinks });

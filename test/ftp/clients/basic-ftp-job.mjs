@@ -7,11 +7,18 @@ const [mode, port, user, password, goodLocal, goodRemote, tempLocal, tempRemote,
 const ftp = new Client(20_000);
 try {
   await ftp.access({
-    host: '127.0.0.1', port: Number(port), user, password,
+    host: '127.0.0.1',
+    port: Number(port),
+    user,
+    password,
     secure: mode === 'implicit' ? 'implicit' : true,
     secureOptions: { rejectUnauthorized: false }, // self-signed test certificate
   });
-  for (const [local, remote] of [[goodLocal, goodRemote], [tempLocal, tempRemote], [junkLocal, junkRemote]]) {
+  for (const [local, remote] of [
+    [goodLocal, goodRemote],
+    [tempLocal, tempRemote],
+    [junkLocal, junkRemote],
+  ]) {
     console.log((await ftp.uploadFrom(local, remote)).message);
   }
   await ftp.rename(tempRemote, finalRemote);
@@ -20,7 +27,15 @@ try {
   // basic-ftp has no call that sends NLST
   console.log('== ERROR');
   const error = [];
-  await ftp.downloadTo(new Writable({ write(c, _e, cb) { error.push(c); cb(); } }), `${junkRemote}.error.txt`);
+  await ftp.downloadTo(
+    new Writable({
+      write(c, _e, cb) {
+        error.push(c);
+        cb();
+      },
+    }),
+    `${junkRemote}.error.txt`,
+  );
   console.log(Buffer.concat(error).toString());
 } finally {
   ftp.close();

@@ -18,7 +18,9 @@ export const CURRENCY = 'EUR';
 const i18n = i18next.createInstance();
 await i18n.init({
   resources: { en: { translation: en }, nl: { translation: nl }, de: { translation: de } },
-  lng: 'en', fallbackLng: 'en', supportedLngs: [...LANGUAGES],
+  lng: 'en',
+  fallbackLng: 'en',
+  supportedLngs: [...LANGUAGES],
   // templates escape what they print; escaping here too would show &amp;
   interpolation: { escapeValue: false },
   showSupportNotice: false,
@@ -27,10 +29,17 @@ await i18n.init({
 /** Accept-Language entries, best first: [tag, q] */
 function accepted(header: string | undefined): string[] {
   if (!header) return [];
-  return header.split(',').slice(0, 20)
+  return header
+    .split(',')
+    .slice(0, 20)
     .map((part, i) => {
       const [tag, ...params] = part.trim().split(';');
-      const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? '1');
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? '1',
+      );
       return { tag: tag.trim(), q: Number.isFinite(q) ? q : 0, i };
     })
     .filter((e) => e.q > 0 && /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(e.tag))
@@ -67,7 +76,15 @@ export const isTimeZone = (tz: unknown): tz is string => {
 export type Translate = TFunction;
 export const translator = (lang: Language): Translate => i18n.getFixedT(lang);
 
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [['year', 31_536_000], ['month', 2_592_000], ['week', 604_800], ['day', 86_400], ['hour', 3_600], ['minute', 60], ['second', 1]];
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 31_536_000],
+  ['month', 2_592_000],
+  ['week', 604_800],
+  ['day', 86_400],
+  ['hour', 3_600],
+  ['minute', 60],
+  ['second', 1],
+];
 
 /** Formats in the reader's locale and time zone. */
 export function formatter(locale: string, timeZone: string) {
@@ -86,7 +103,7 @@ export function formatter(locale: string, timeZone: string) {
     time: (d: Date | string | null | undefined) => (d ? dateTime.format(new Date(d)) : ''),
     /** a calendar day (DD-MM-YYYY from the API, or YYYY-MM-DD), the same day everywhere */
     date: (s: string | null | undefined) => {
-      const m = s ? /^(\d{2})-(\d{2})-(\d{4})$/.exec(s) ?? /^(\d{4})-(\d{2})-(\d{2})/.exec(s) : null;
+      const m = s ? (/^(\d{2})-(\d{2})-(\d{4})$/.exec(s) ?? /^(\d{4})-(\d{2})-(\d{2})/.exec(s)) : null;
       if (!m) return s ?? '';
       const [y, mo, d] = m[1].length === 4 ? [m[1], m[2], m[3]] : [m[3], m[2], m[1]];
       return day.format(new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d))));

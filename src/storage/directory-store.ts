@@ -1,0 +1,216 @@
+// The directory driver: one file per object under DOCUMENT_STORE_DIR (a local disk or a volume every
+// node shares), at <root>/ab/cd/<sha256>. A put streams into a temporary file beside its final
+// place, fsyncs it, renames it there and fsyncs the directory: after put() resolves, the object
+// survives a crash, and a reader never sees half a file. The root must exist: a missing root (an
+// unmounted volume) is the store being unavailable, never a reason to write to the disk below it:
+// the root carries a marker file, written when the service first opens an empty directory, and a
+// root without it (the empty mount point of a volume that went away) is unavailable, not empty.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import {
+  assertSha256,
+  StoreMissingError,
+  StoreUnavailableError,
+  type DocumentStore,
+  type ListedObject,
+  type ListOptions,
+  type PutOptions,
+  type ReadOptions,
+  type StoredObject,
+} from './document-store.ts';
+import { chunksOf, concat, Counted } from './store-bytes.ts';
+import { DomainError } from '../domain/errors.ts';
+
+const TEMP = '.tmp-';
+/** the marker of a store's root (see above) */
+const STORE_MARKER = '.invoice-intake-document-store';
+const FAN = /^[0-9a-f]{2}$/;
+
+/** A file-system failure as the store's error: a DomainError (limit, missing) passes, the rest is "unavailable". */
+function storeError(e: unknown, what: string): Error {
+  if (e instanceof DomainError) return e;
+  if ((e as Error)?.name === 'AbortError') return e as Error;
+  return new StoreUnavailableError(`${what}: ${(e as NodeJS.ErrnoException)?.code ?? (e as Error)?.message}`, e);
+}
+
+async function* emptyStream(): AsyncIterable<Uint8Array> {}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const h = await fs.open(dir, 'r');
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+export class DirectoryStore implements DocumentStore {
+  readonly kind = 'directory' as const;
+  private constructor(private readonly root: string) {}
+
+  /**
+   * The store in `root`, which must exist. An empty directory becomes a store (its marker written);
+   * a directory with files but no marker is refused: it is not this store (a wrong path, or the
+   * mount point of a volume that is not mounted over something else).
+   */
+  static async open(root: string): Promise<DirectoryStore> {
+    const names = await fs.readdir(root).catch((e) => {
+      throw new Error(`DOCUMENT_STORE_DIR ${root} cannot be read (${(e as NodeJS.ErrnoException).code}): it must be an existing directory`);
+    });
+    if (!names.includes(STORE_MARKER)) {
+      if (names.length)
+        throw new Error(`DOCUMENT_STORE_DIR ${root} holds files but is no document store (no ${STORE_MARKER}): point it at an empty directory or at the store`);
+      const h = await fs.open(path.join(root, STORE_MARKER), 'wx', 0o640);
+      await h.writeFile('The document store of invoice-intake: objects by SHA-256 under ab/cd/. Do not edit.\n');
+      await h.sync();
+      await h.close();
+      await fsyncDir(root);
+    }
+    return new DirectoryStore(root);
+  }
+
+  private pathOf(sha256: string): string {
+    assertSha256(sha256);
+    return path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  }
+
+  /** The fan-out directories of an object, made (and made durable) under an existing root. */
+  private async ensureDirs(sha256: string): Promise<string> {
+    let parent = this.root;
+    for (const part of [sha256.slice(0, 2), sha256.slice(2, 4)]) {
+      const dir = path.join(parent, part);
+      try {
+        await fs.mkdir(dir);
+        await fsyncDir(parent);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      parent = dir;
+    }
+    return parent;
+  }
+
+  async put(bytes: Buffer | AsyncIterable<Uint8Array>, opts: PutOptions): Promise<StoredObject> {
+    await this.checkRoot();
+    // the hash is known only at the end: stream into the root, then move into the fan-out
+    const temp = path.join(this.root, `${TEMP}${randomBytes(12).toString('hex')}`);
+    let handle: fs.FileHandle | undefined;
+    try {
+      handle = await fs.open(temp, 'wx', 0o640);
+      const counted = new Counted(opts.maxBytes);
+      for await (const chunk of chunksOf(bytes)) {
+        opts.signal?.throwIfAborted();
+        counted.add(chunk);
+        await handle.write(chunk);
+      }
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      const sha256 = counted.digest();
+      const dir = await this.ensureDirs(sha256);
+      const final = path.join(dir, sha256);
+      opts.signal?.throwIfAborted();
+      await fs.rename(temp, final); // the same content again: the same bytes, a fresh modification time
+      await fsyncDir(dir);
+      await fsyncDir(this.root); // the temporary file's name is gone from the root for good
+      return { sha256, size: counted.size };
+    } catch (e) {
+      await handle?.close().catch(() => {});
+      await fs.rm(temp, { force: true }).catch(() => {});
+      throw storeError(e, 'writing');
+    }
+  }
+
+  async get(sha256: string, opts?: ReadOptions): Promise<Buffer> {
+    return concat(await this.stream(sha256, opts));
+  }
+
+  async stream(sha256: string, opts?: ReadOptions): Promise<AsyncIterable<Uint8Array>> {
+    const file = this.pathOf(sha256);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        await this.checkRoot();
+        throw new StoreMissingError(sha256);
+      }
+      throw storeError(e, 'reading');
+    }
+    const range = opts?.range;
+    if (range && range.end <= range.start) {
+      await handle.close();
+      return emptyStream();
+    }
+    // createReadStream's end is inclusive
+    return handle.createReadStream({ signal: opts?.signal, highWaterMark: 256 * 1024, ...(range ? { start: range.start, end: range.end - 1 } : {}) });
+  }
+
+  /** A root without its marker is the volume gone (unavailable), not every object missing. */
+  private async checkRoot(): Promise<void> {
+    try {
+      await fs.access(path.join(this.root, STORE_MARKER));
+    } catch (e) {
+      throw storeError(e, `the directory ${this.root} is not the mounted store`);
+    }
+  }
+
+  async has(sha256: string): Promise<boolean> {
+    try {
+      await fs.access(this.pathOf(sha256));
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw storeError(e, 'reading');
+      await this.checkRoot();
+      return false;
+    }
+  }
+
+  async delete(sha256: string): Promise<void> {
+    try {
+      await fs.rm(this.pathOf(sha256), { force: true });
+    } catch (e) {
+      throw storeError(e, 'deleting');
+    }
+  }
+
+  /** Temporary files of puts cut short (a crash mid-upload) last written before `olderThan`: the sweep's. */
+  async removeLeftovers(olderThan: Date): Promise<number> {
+    let removed = 0;
+    for (const name of await fs.readdir(this.root).catch((e) => {
+      throw storeError(e, 'listing');
+    })) {
+      if (!name.startsWith(TEMP)) continue;
+      const file = path.join(this.root, name);
+      const st = await fs.stat(file).catch(() => undefined);
+      if (st && st.mtime < olderThan) {
+        await fs.rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  async *list(opts: ListOptions = {}): AsyncIterable<ListedObject> {
+    const after = opts.after ?? '';
+    const names = async (dir: string) =>
+      (
+        await fs.readdir(dir).catch((e) => {
+          throw storeError(e, 'listing');
+        })
+      ).sort();
+    for (const a of await names(this.root)) {
+      if (!FAN.test(a) || a < after.slice(0, 2)) continue;
+      for (const b of await names(path.join(this.root, a))) {
+        if (!FAN.test(b) || a + b < after.slice(0, 4)) continue;
+        for (const name of await names(path.join(this.root, a, b))) {
+          if (name <= after || !name.startsWith(a + b) || name.length !== 64) continue;
+          const st = await fs.stat(path.join(this.root, a, b, name)).catch(() => undefined); // deleted meanwhile
+          if (!st || (opts.olderThan && st.mtime >= opts.olderThan)) continue;
+          yield { sha256: name, size: st.size, modifiedAt: st.mtime };
+        }
+      }
+    }
+  }
+}
