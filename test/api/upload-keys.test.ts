@@ -2,7 +2,7 @@
 // upload key opens POST /v2/imports and GET /v2/imports (only its own files) and nothing else
 // (every other /v2 route of the OpenAPI document answers 403 and changes nothing); its networks
 // are checked against the address a real client (curl) connects from; a revocation or a disabled
-// account fails it at once on another node that had it cached.
+// account fails it within 1 s on another node that had it cached.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -203,14 +203,15 @@ describe('networks, last use, other nodes', () => {
     expect(keys.find((k: { id: string }) => k.id === outside.id).lastUsed).toBeNull();
   });
 
-  it('a revocation on node A fails the key at once on node B, which had it cached; so does disabling the account', async () => {
+  it('a revocation on node A fails the key within 1 s on node B, which had it cached; so does disabling the account', async () => {
     const acct = await t.createAccount();
     const up = await make(acct.liveKey, { name: 'Cached job' });
     const up2 = await make(acct.liveKey, { name: 'Another job' });
     for (const key of [up.key, up.key, up2.key, up2.key]) expect((await b.request('GET', '/v2/imports', { key })).status).toBe(200);
     // B really answers from its cache: revoked behind the service's back, B still lets it in
     await t.db.query('update upload_keys set revoked_at = now() where id = $1', [up2.id]);
-    expect((await b.request('GET', '/v2/imports', { key: up2.key })).status).toBe(200);
+    // (while B does not trust its cache, a late heartbeat on a loaded machine, the database answers 401: ask until a trusted answer)
+    await expect.poll(async () => (await b.request('GET', '/v2/imports', { key: up2.key })).status).toBe(200);
     await t.db.query('update upload_keys set revoked_at = null where id = $1', [up2.id]);
 
     expect((await t.request('DELETE', `/v2/account/upload-keys/${up.id}`, { key: acct.liveKey })).status).toBe(204);

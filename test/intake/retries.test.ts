@@ -53,7 +53,7 @@ describe('no invoice', () => {
     const seen: string[] = [];
     t.svc.container.events.on('intakeStatus', (e) => void (e.channel === 'mail' && seen.push(`${e.intakeId}:${e.status}`)));
     const rec = await t.svc.intake.receive({ scope: acct.live, channel: 'mail', sender: 'a@b.nl', filename: `${number}.pdf`, bytes: await makePdf('never') });
-    const done = await t.waitFor(acct.liveKey, rec.id, (r) => r.status === 'failed', 15_000);
+    const done = await t.waitFor(acct.liveKey, rec.id, (r) => r.status === 'failed', 45_000);
     expect(done).toMatchObject({ status: 'failed', reason: `No invoice with id or number ${number}`, invoice: null });
     // it failed at the end of its window, not before
     expect(new Date(done.updatedAt).getTime() - new Date(done.receivedAt).getTime()).toBeGreaterThanOrEqual(6_000);
@@ -76,7 +76,7 @@ describe('transient failures', () => {
     try {
       rec = await t.svc.intake.receive({ scope: acct.live, channel: 'ftp', sender: 'x', filename: `${number}.pdf`, bytes: await makePdf('transient') });
       const id = rec.id;
-      await until(async () => ((await t.svc.container.jobs.bullQueue('intake').getJob(id))?.attemptsMade ?? 0) >= 2, 15_000, 'two failed attempts');
+      await until(async () => ((await t.svc.container.jobs.bullQueue('intake').getJob(id))?.attemptsMade ?? 0) >= 2, 45_000, 'two failed attempts');
       const r = await t.svc.container.intake.get(acct.live, id);
       expect(r.status).toBe('received');
       // each failed attempt that is retried is a warn line with the database's error
@@ -86,7 +86,7 @@ describe('transient failures', () => {
     } finally {
       await t.db.query('alter table documents_away rename to documents');
     }
-    const done = await t.waitFor(acct.liveKey, rec.id, undefined, 15_000);
+    const done = await t.waitFor(acct.liveKey, rec.id, undefined, 45_000);
     expect(done).toMatchObject({ status: 'attached', invoice: inv.id });
   });
 });
@@ -108,7 +108,7 @@ describe('attempts used up', () => {
     });
     await t2.db.query('alter table documents rename to documents_away');
     const rec = await t2.svc.intake.receive({ scope: a.live, channel: 'ftp', sender: 'x', filename: 'GIVEUP-1.pdf', bytes: await makePdf('give up') });
-    const done = await t2.waitFor(a.liveKey, rec.id, (r) => r.status === 'failed', 15_000);
+    const done = await t2.waitFor(a.liveKey, rec.id, (r) => r.status === 'failed', 45_000);
     // the database's error is the operators' (logged), never the person's reason
     expect(done.reason).toBe(
       'Gave up after 3 attempts: the service could not process the file (an error on our side, logged for the operators); retry it or send it again',
