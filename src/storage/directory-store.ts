@@ -1,7 +1,9 @@
 // The directory driver: one file per object under DOCUMENT_STORE_DIR (a local disk or a volume every
 // node shares), at <root>/ab/cd/<sha256>. A put streams into a temporary file beside its final
-// place, fsyncs it, renames it there and fsyncs the directory: after put() resolves, the object
-// survives a crash, and a reader never sees half a file. The root must exist: a missing root (an
+// place, fsyncs it, renames it there and fsyncs that directory: after put() resolves, the object
+// survives a crash, and a reader never sees half a file. (The root is not fsynced after the rename:
+// the object's name is durable with its own directory, and a temporary name that a crash brings
+// back is a leftover the sweep removes.) The root must exist: a missing root (an
 // unmounted volume) is the store being unavailable, never a reason to write to the disk below it:
 // the root carries a marker file, written when the service first opens an empty directory, and a
 // root without it (the empty mount point of a volume that went away) is unavailable, not empty.
@@ -47,6 +49,8 @@ async function fsyncDir(dir: string): Promise<void> {
 
 export class DirectoryStore implements DocumentStore {
   readonly kind = 'directory' as const;
+  /** fan-out directories known to exist and be durable (65,536 at most): a put into one makes none */
+  private readonly made = new Set<string>();
   private constructor(private readonly root: string) {}
 
   /**
@@ -77,6 +81,8 @@ export class DirectoryStore implements DocumentStore {
 
   /** The fan-out directories of an object, made (and made durable) under an existing root. */
   private async ensureDirs(sha256: string): Promise<string> {
+    const leaf = path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4));
+    if (this.made.has(leaf)) return leaf;
     let parent = this.root;
     for (const part of [sha256.slice(0, 2), sha256.slice(2, 4)]) {
       const dir = path.join(parent, part);
@@ -88,6 +94,7 @@ export class DirectoryStore implements DocumentStore {
       }
       parent = dir;
     }
+    this.made.add(leaf);
     return parent;
   }
 
@@ -108,18 +115,28 @@ export class DirectoryStore implements DocumentStore {
       await handle.close();
       handle = undefined;
       const sha256 = counted.digest();
-      const dir = await this.ensureDirs(sha256);
-      const final = path.join(dir, sha256);
       opts.signal?.throwIfAborted();
-      await fs.rename(temp, final); // the same content again: the same bytes, a fresh modification time
+      const dir = await this.moveInto(temp, sha256);
       await fsyncDir(dir);
-      await fsyncDir(this.root); // the temporary file's name is gone from the root for good
       return { sha256, size: counted.size };
     } catch (e) {
       await handle?.close().catch(() => {});
       await fs.rm(temp, { force: true }).catch(() => {});
       throw storeError(e, 'writing');
     }
+  }
+
+  /** Renames the temporary file to its object's place (the same content again: the same bytes, a fresh modification time). */
+  private async moveInto(temp: string, sha256: string): Promise<string> {
+    const dir = await this.ensureDirs(sha256);
+    try {
+      await fs.rename(temp, path.join(dir, sha256));
+    } catch (e) {
+      // a fan-out directory removed behind the store's back: make it again, once
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !this.made.delete(dir)) throw e;
+      await fs.rename(temp, path.join(await this.ensureDirs(sha256), sha256));
+    }
+    return dir;
   }
 
   async get(sha256: string, opts?: ReadOptions): Promise<Buffer> {

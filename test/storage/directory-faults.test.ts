@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DirectoryStore } from '../../src/storage/directory-store.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startIntakeApp, type IntakeApp } from '../intake/intake-harness.ts';
 
@@ -86,5 +87,23 @@ describe('the directory driver on a failing volume', () => {
     expect(docs[0].n).toBe(1);
     const content = await t.request('GET', `/v2/documents/${attached.invoice}/content`, { key });
     expect(Buffer.compare(content.raw, pdf)).toBe(0);
+  });
+});
+
+describe('the directory driver when its fan-out directories go', () => {
+  it('a put into a fan-out directory removed behind its back makes it again (the driver remembers the ones it made)', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-fan-'));
+    try {
+      const store = await DirectoryStore.open(root);
+      const bytes = await makePdf('fan-out');
+      const first = await store.put(bytes, { maxBytes: bytes.length });
+      fs.rmSync(path.join(root, first.sha256.slice(0, 2)), { recursive: true });
+      expect(await store.has(first.sha256)).toBe(false);
+      expect(await store.put(bytes, { maxBytes: bytes.length })).toEqual(first);
+      expect((await store.get(first.sha256)).equals(bytes)).toBe(true);
+      expect(fs.readdirSync(root).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
