@@ -4,7 +4,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HttpDeps } from '../../http-deps.ts';
 import type { KeyScope } from '../../../domain/upload-keys.ts';
-import { CreateBody, ImportSchema, Params } from './schema.ts';
+import { CreateBodies, CreateHeaders, ImportSchema, Params } from './schema.ts';
+import { jsonForm, registerImportBodies, takeRawBody, takenUpload } from './import-bodies.ts';
 import { HAL, commonErrors, security } from '../../schemas/common.ts';
 import { Type } from '../../schemas/typebox.ts';
 import { contentBytes } from '../documents/routes.ts';
@@ -19,37 +20,40 @@ export const importRoutes =
     const base = linkBase(c.config.publicUrl);
     const tags = ['imports'];
 
-    app.post(
-      '/v2/imports',
-      {
-        schema: {
-          tags,
-          security,
-          body: CreateBody,
-          response: { 202: ImportSchema, ...commonErrors(415) },
-          summary: 'Hand in a PDF to be matched to an invoice by its file name, like an FTP upload or an e-mail',
-          description:
-            'Answers 202 with the import record once the file is stored and queued. A file that is refused at once (not a PDF, empty, a name with path parts) is recorded with status failed and its reason. A ZIP archive answers 202 once every file in it is stored and queued: its record has status unpacked (or failed, with the reason, when the archive as a whole is refused) and each file is an import of its own whose archive field names it. Poll GET /v2/imports/{id} for the outcome.',
+    // its own plugin: the raw body's parsers apply to this route only (import-bodies.ts)
+    await app.register(async (upload) => {
+      registerImportBodies(upload);
+      upload.post(
+        '/v2/imports',
+        {
+          preValidation: async (req) => jsonForm(req),
+          preHandler: takeRawBody(c),
+          schema: {
+            tags,
+            security,
+            headers: CreateHeaders,
+            body: CreateBodies,
+            response: { 202: ImportSchema, ...commonErrors(413, 415) },
+            summary: 'Hand in a PDF to be matched to an invoice by its file name, like an FTP upload or an e-mail',
+            description:
+              'Answers 202 with the import record once the file is stored and queued. A file that is refused at once (not a PDF, empty, a name with path parts) is recorded with status failed and its reason. A ZIP archive answers 202 once every file in it is stored and queued: its record has status unpacked (or failed, with the reason, when the archive as a whole is refused) and each file is an import of its own whose archive field names it. Poll GET /v2/imports/{id} for the outcome. The body is JSON (or form fields) with the file in Base64, at most 6 MB in all; or the file itself with its name in X-Filename (400 with field X-Filename when it is missing or not percent-encoded), streamed to the intake as it arrives: a ZIP archive up to ZIP_MAX_TOTAL_BYTES (200 MB), any other file 5 MB, larger is 413 while it streams, nothing kept. Any other Content-Type is 415.',
+          },
         },
-      },
-      async (req, reply) => {
-        const scope: KeyScope = scopeOf(req);
-        const bytes = contentBytes(req.body.content);
-        const record = await c.intake.receive({
-          scope,
-          channel: 'http',
-          sender: `api:${scope.accountId}`,
-          filename: req.body.filename,
-          bytes,
-          traceId: req.id,
-          uploadKeyId: scope.uploadKey?.id,
-        });
-        return reply
-          .code(202)
-          .type(HAL)
-          .send(presentImport(base(req), record));
-      },
-    );
+        async (req, reply) => {
+          const scope: KeyScope = scopeOf(req);
+          const file = { scope, channel: 'http' as const, sender: `api:${scope.accountId}`, traceId: req.id, uploadKeyId: scope.uploadKey?.id };
+          const raw = takenUpload(req);
+          const body = req.body as { filename: string; content: string }; // the JSON form, checked by jsonForm and its schema
+          const record = raw
+            ? await c.intake.receiveUpload({ ...file, filename: raw.filename }, raw.upload)
+            : await c.intake.receive({ ...file, filename: body.filename, bytes: contentBytes(body.content) });
+          return reply
+            .code(202)
+            .type(HAL)
+            .send(presentImport(base(req), record));
+        },
+      );
+    });
 
     listRoute(app, c.config.publicUrl, {
       path: '/v2/imports',

@@ -73,4 +73,32 @@ export const CreateBody = Type.Object({
   content: Type.String({ description: `The PDF (or ZIP archive) in Base64, at most ${MAX_CONTENT_CHARS} characters` }),
 });
 
+/** The raw form's media types: the file itself is the body, its name in X-Filename (docs/api.md, "Imports"). */
+export const RAW_TYPES = ['application/pdf', 'application/zip', 'application/x-zip-compressed', 'application/octet-stream'];
+
+const RawFile = {
+  type: 'string',
+  format: 'binary',
+  description:
+    'The file itself (a PDF, or a ZIP archive up to ZIP_MAX_TOTAL_BYTES), its name in the X-Filename header; streamed to the intake as it arrives. Which it is follows the name, as on FTP: a name ending in .zip is an archive',
+};
+
+/** Both request bodies: JSON (or form fields) with the file in Base64, or the file itself. */
+export const CreateBodies = {
+  content: {
+    'application/json': { schema: CreateBody },
+    'application/x-www-form-urlencoded': { schema: CreateBody },
+    ...Object.fromEntries(RAW_TYPES.map((type) => [type, { schema: RawFile }])),
+  },
+};
+
+export const CreateHeaders = Type.Object({
+  'x-filename': Type.Optional(
+    Type.String({
+      description:
+        'The raw form only (and required there): the file name, percent-encoded UTF-8 as encodeURIComponent writes it; the same rules as the filename field',
+    }),
+  ),
+});
+
 export const Params = Type.Object({ import_id: Id('Import id (imp_...)') });
