@@ -172,6 +172,25 @@ describe('POST /v2/imports, the raw form', () => {
     expectError(await raw(await makePdf('Other'), 'application/pdf', 'once.pdf', key), 422, undefined, 'Idempotency-Key');
   });
 
+  it('the OpenAPI document describes both bodies, the X-Filename header and the 413', async () => {
+    const op = (await t.request('GET', '/v2/openapi.json')).body.paths['/v2/imports'].post;
+    const content = op.requestBody.content;
+    expect(Object.keys(content).sort()).toEqual(
+      [
+        'application/json',
+        'application/octet-stream',
+        'application/pdf',
+        'application/x-www-form-urlencoded',
+        'application/x-zip-compressed',
+        'application/zip',
+      ].sort(),
+    );
+    expect(content['application/json'].schema).toMatchObject({ type: 'object', required: ['filename', 'content'] });
+    expect(content['application/zip'].schema).toMatchObject({ type: 'string', format: 'binary' });
+    expect(op.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'x-filename', required: false }));
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['202', '400', '413', '415']));
+  });
+
   it('the JSON form as before: another JSON type and field case, form fields; a body without content is 400 with field', async () => {
     const pdf = await makePdf('JSON form');
     const json = (type: string, body: string) => curl(['--data-binary', body, '-H', `Content-Type: ${type}`]);
