@@ -57,7 +57,7 @@ export const intake = Type.Object(
     zipMaxTotalBytes: setting(whole(1024), {
       env: 'ZIP_MAX_TOTAL_BYTES',
       default: '209715200',
-      doc: "Bytes a ZIP archive's entries may unpack to together (200 MB); also the largest archive an upload may be (every channel holds an archive in memory while it is unpacked).",
+      doc: "Bytes a ZIP archive's entries may unpack to together (200 MB); also the largest archive an upload may be. On the database store an archive is held in memory while it is unpacked; on a directory or S3 store an upload streams into the store and is unpacked from there, one entry at a time.",
     }),
   },
   { title: 'Intake' },
