@@ -28,22 +28,27 @@ export interface IncomingFile {
 }
 
 /**
- * An upload's bytes once they have all arrived (IntakeReceiver.takeUpload): a ZIP archive on a
- * store other than the database is in the store already, streamed there as it arrived; anything
- * else is in memory (a PDF is checked whole on arrival and handed whole to the worker; at most
- * the 5 MB document limit).
+ * An upload's bytes once they have all arrived (IntakeReceiver.takeUpload): a ZIP archive or a
+ * temporary upload on a store other than the database is in the store already, streamed there as
+ * it arrived; anything else is in memory (a PDF is checked whole on arrival and handed whole to
+ * the worker; at most the 5 MB document limit).
  */
 export type TakenUpload = { kind: 'bytes'; bytes: Buffer } | { kind: 'stored'; sha256: string; size: number };
 
 export interface IntakeReceiver {
   /**
-   * Reads an upload (`body`, as the channel receives it) for receiveUpload: a `.zip` name on a
-   * store other than the database streams into the store, anything else into memory. Past
-   * `maxBytes` it rejects with StoreLimitError while the bytes stream, nothing kept; a store that
-   * cannot take them rejects with StoreUnavailableError (a passing failure: 451, 503).
+   * Reads an upload (`body`, as the channel receives it) for receiveUpload: a `.zip` name, or a
+   * `temporary` upload (held until its rename), on a store other than the database streams into
+   * the store, anything else into memory. Past `maxBytes` it rejects with StoreLimitError while the
+   * bytes stream, nothing kept; a store that cannot take them rejects with StoreUnavailableError
+   * (a passing failure: 451, 503).
    */
-  takeUpload(filename: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<TakenUpload>;
-  /** receive() of a taken upload; resolves once it is staged and queued, as receive() does. */
+  takeUpload(filename: string, body: AsyncIterable<Uint8Array>, maxBytes: number, opts?: { temporary?: boolean }): Promise<TakenUpload>;
+  /**
+   * receive() of a taken upload; resolves once it is staged and queued, as receive() does. A
+   * stored upload under a name other than an archive's (a renamed temporary upload, at most 5 MB)
+   * is read back from the store first.
+   */
   receiveUpload(file: Omit<IncomingFile, 'bytes'>, upload: TakenUpload): Promise<ImportRecord>;
   /**
    * Stages the file durably and enqueues its job. Resolves only after both, so the channel may

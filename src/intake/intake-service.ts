@@ -14,7 +14,7 @@ import { unsafeNameReason } from './file-name.ts';
 import { ACCOUNT_DISABLED, failedImport, newImport } from './new-import.ts';
 import type { IntakeJobRef, IntakeScheduler } from './intake-jobs.ts';
 import type { IncomingFile, IntakeReceiver, TakenUpload } from './intake-port.ts';
-import { takeUpload } from './taken-upload.ts';
+import { readBack, takeUpload } from './taken-upload.ts';
 import { INTAKE_STATUSES, type IntakeCount, type IntakeFilter, type IntakeListItem, type ImportRecord, type IntakeStatus } from '../domain/intake.ts';
 import type { AdminImportRecord } from './intake-repository.ts';
 import type { IntakeRepositories } from './intake-repositories.ts';
@@ -106,13 +106,13 @@ export class IntakeService implements IntakeReceiver {
     return record;
   }
 
-  takeUpload(filename: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<TakenUpload> {
-    return takeUpload(this.store, filename, body, maxBytes);
+  takeUpload(filename: string, body: AsyncIterable<Uint8Array>, maxBytes: number, opts?: { temporary?: boolean }): Promise<TakenUpload> {
+    return takeUpload(this.store, filename, body, maxBytes, opts);
   }
 
   async receiveUpload(file: Omit<IncomingFile, 'bytes'>, upload: TakenUpload): Promise<ImportRecord> {
     if (upload.kind === 'bytes') return this.receive({ ...file, bytes: upload.bytes });
-    if (!isArchiveName(file.filename)) throw new Error('only a ZIP archive is taken into the store before it is received');
+    if (!isArchiveName(file.filename)) return this.receive({ ...file, bytes: await readBack(this.store, file.filename, upload) });
     return this.receiveArchive({ ...file, bytes: Buffer.alloc(0) }, await this.accounts.isDisabled(file.scope.accountId), upload);
   }
 

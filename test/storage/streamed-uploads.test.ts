@@ -7,14 +7,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../src/storage/document-store.ts';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../testkit/s3-server.ts';
 import { intakeIdOf } from '../ftp/ftp-clients.ts';
 import { startFtpApp, type FtpApp } from '../ftp/ftp-harness.ts';
 import type { DocumentStore } from '../../src/storage/document-store.ts';
+import { growth } from './memory-growth.ts';
 
 const MB = 1024 * 1024;
 const LIMIT = 100 * MB;
@@ -58,30 +57,6 @@ afterAll(async () => {
   await s3?.destroy();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
-
-// a collection before each sample: what is measured is what the service holds, not garbage not yet collected
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
-/** The service's largest memory growth (RSS, and the heap with the buffers outside it) while `work` runs. */
-async function growth<T>(work: () => Promise<T>): Promise<{ result: T; rss: number; heap: number }> {
-  gc();
-  const base = process.memoryUsage();
-  const heapOf = (m: NodeJS.MemoryUsage) => m.heapUsed + m.external;
-  let rss = 0;
-  let heap = 0;
-  const sample = setInterval(() => {
-    gc();
-    const m = process.memoryUsage();
-    rss = Math.max(rss, m.rss - base.rss);
-    heap = Math.max(heap, heapOf(m) - heapOf(base));
-  }, 200);
-  try {
-    return { result: await work(), rss, heap };
-  } finally {
-    clearInterval(sample);
-  }
-}
 
 for (const kind of ['directory', 's3'] as StoreKind[]) {
   describe(`FTP on the ${kind} store`, () => {

@@ -26,7 +26,7 @@ import {
 } from './ftp-srv-internals.ts';
 import { listenImplicitFtps } from './implicit-ftps-listener.ts';
 import { IntakeFileSystem, type EntryStat } from './intake-file-system.ts';
-import { HeldUploads } from '../transfer/held-uploads.ts';
+import { HeldUploads, type HeldContent } from '../transfer/held-uploads.ts';
 import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
 import { PortRange } from './passive-connector.ts';
 import type { LoginLockout } from '../transfer/login-lockout.ts';
@@ -70,7 +70,7 @@ export class FtpChannel {
   private readonly logins: TransferLogins<string>;
   private secureContext?: SecureContext;
   private ports: PortRange;
-  private readonly held: HeldUploads;
+  private readonly held: HeldUploads<HeldContent>;
   private readonly state = new ListenerState();
   port = 0;
   /** the implicit FTPS port, when it runs */
@@ -274,6 +274,7 @@ export class FtpChannel {
         receiver: deps.receiver,
         listLimit: options.listLimit,
         held: this.held,
+        maxDocumentBytes: options.maxUploadBytes,
         onError: (err) => deps.log.error({ err, session: session.id }, 'ftp directory could not be read'),
       },
     );

@@ -11,7 +11,15 @@ import { DirectoryRefusal, TransferDirectory, type Accepted, type RefusalReason,
 import { clientBaseName, isRootPath } from '../transfer/upload-names.ts';
 
 /** The directory's refusals (transfer-directory.ts) as FTP reply codes. */
-const CODES: Record<RefusalReason, number> = { 'bad-name': 553, 'no-such-file': 550, 'already-received': 550, kept: 550, 'held-full': 452, unreadable: 451 };
+const CODES: Record<RefusalReason, number> = {
+  'bad-name': 553,
+  'no-such-file': 550,
+  'already-received': 550,
+  kept: 550,
+  'held-full': 452,
+  unreadable: 451,
+  'too-large': 552,
+};
 
 /** Runs a directory operation; its refusal becomes the FTP reply. */
 async function replying<T>(op: () => T | Promise<T>): Promise<T> {

@@ -11,7 +11,7 @@ import { settledBefore } from '../../platform/timeouts.ts';
 import { MAX_DOCUMENT_BYTES } from '../../domain/document-facts.ts';
 import type { IntakeReceiver } from '../../intake/intake-port.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
-import { HeldUploads } from '../transfer/held-uploads.ts';
+import { HeldUploads, type HeldContent } from '../transfer/held-uploads.ts';
 import type { PreLoginGate, PreLoginTicket } from '../transfer/pre-login-gate.ts';
 import { ListenerState, type TransferServerOptions } from '../transfer/listener-state.ts';
 import { TransferDirectory } from '../transfer/transfer-directory.ts';
@@ -44,7 +44,7 @@ export class SftpChannel {
   private readonly tickets = new Map<string, PreLoginTicket>();
   private readonly clients = new Map<SftpSession, Connection>();
   private readonly logins: TransferLogins<SftpSession>;
-  private readonly held: HeldUploads;
+  private readonly held: HeldUploads<HeldContent>;
   private readonly state = new ListenerState();
   port = 0;
 
@@ -152,6 +152,7 @@ export class SftpChannel {
           receiver: deps.receiver,
           listLimit: options.listLimit,
           held: this.held,
+          maxDocumentBytes: options.maxUploadBytes,
           onError: (err) => deps.log.error({ err, session: session.id }, 'sftp directory could not be read'),
         },
       );

@@ -1,15 +1,15 @@
 // The SFTP requests of one logged-in session over its flat directory: uploads (open, write,
 // close; also under a temporary name, then rename), the listing with each upload's status, the
 // `.error.txt` files to read, and refusals for everything else (no mkdir, no delete of received
-// files, no links, no path outside the root). A close of an upload is answered OK only once the
-// file is staged and enqueued.
+// files, no links, no path outside the root). An upload's writes stream on as they arrive
+// (sftp-uploads.ts); its close is answered OK only once the file is staged and enqueued.
 import ssh2, { type Attributes, type SFTPWrapper } from 'ssh2';
 import type { Logger } from '../../platform/logger.ts';
 import type { TransferMetrics } from '../transfer/transfer-metrics.ts';
 import { lsLine, type DirectoryEntry } from '../transfer/directory-listing.ts';
-import { isRootPath, clientBaseName, tooLargeText, uploadCap } from '../transfer/upload-names.ts';
+import { isRootPath, clientBaseName, uploadCap } from '../transfer/upload-names.ts';
 import type { SftpSession } from './sftp-session.ts';
-import { UploadBuffer } from './upload-buffer.ts';
+import { openUpload, refusalText, STORE_FAILED_TEXT } from './sftp-uploads.ts';
 import { sendStderr } from './ssh2-adapter.ts';
 import { DirectoryRefusal, type RefusalReason } from '../transfer/transfer-directory.ts';
 
@@ -48,6 +48,7 @@ const REFUSALS: Record<RefusalReason, number> = {
   'no-such-file': S.NO_SUCH_FILE,
   'held-full': S.FAILURE,
   unreadable: S.FAILURE,
+  'too-large': S.FAILURE,
 };
 
 /** A refusal of this file's own: the message goes to the client. */
@@ -86,7 +87,11 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
   const { metrics, log } = ctx;
   const fail = (id: number, err: unknown) => {
     if (err instanceof Refused) return sftp.status(id, CODES[err.kind], err.message);
-    if (err instanceof DirectoryRefusal) return sftp.status(id, REFUSALS[err.reason], err.message);
+    if (err instanceof DirectoryRefusal) {
+      // OpenSSH's sftp shows only the status's code: the reason a held upload is over its cap, on stderr
+      if (err.reason === 'too-large') sendStderr(sftp, err.message);
+      return sftp.status(id, REFUSALS[err.reason], err.message);
+    }
     log.error({ err, session: session.id }, 'sftp request failed');
     sftp.status(id, S.FAILURE, 'Internal error, try again later');
   };
@@ -144,10 +149,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
       const uploads = [...session.handles.values()].filter((handle) => handle.kind === 'upload').length;
       if (uploads >= ctx.maxOpenUploads) throw new Refused('failure', `At most ${ctx.maxOpenUploads} uploads at once per connection`);
       metrics.transferStarted();
-      return sftp.handle(
-        id,
-        session.open({ kind: 'upload', path: name, buffer: new UploadBuffer(uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes })) }),
-      );
+      return sftp.handle(id, session.open(openUpload(dir, name, uploadCap(name, { pdf: ctx.maxUploadBytes, archive: ctx.maxArchiveBytes }))));
     }
     const entry = await dir.find(path);
     if (!entry) throw new Refused('no-such-file', `No such file: ${path}`);
@@ -155,16 +157,28 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     sftp.handle(id, session.open({ kind: 'read', entry }));
   });
 
-  on('WRITE', false, (id, raw: Buffer, offset: number, data: Buffer) => {
+  // answered once the bytes were taken (by the store, or into memory): a slow store holds the
+  // replies back, and clients wait for them before sending more
+  on('WRITE', false, async (id, raw: Buffer, offset: number, data: Buffer) => {
     const handle = handleOf(raw);
     if (handle?.kind !== 'upload') return sftp.status(id, S.FAILURE, 'Invalid handle');
     metrics.inc('bytesReceived', data.length);
-    const wasTooLarge = handle.buffer.tooLarge;
-    if (handle.buffer.write(offset, data)) return sftp.status(id, S.OK);
-    const text = tooLargeText(handle.path, handle.buffer.maxBytes);
-    if (!wasTooLarge) {
-      metrics.inc('uploadsRefusedTooLarge');
-      log.info({ session: session.id, name: handle.path, limit: handle.buffer.maxBytes }, 'sftp upload refused: too large');
+    const { writes } = handle;
+    const wasRefused = writes.refusal !== undefined;
+    const written = writes.write(offset, data);
+    if (written.ok) {
+      const taken = await written.taken.then(
+        () => true,
+        () => false,
+      );
+      if (session.closed) return;
+      if (taken) return sftp.status(id, S.OK);
+      return sftp.status(id, S.FAILURE, writes.refusal ? refusalText(handle, writes.refusal) : STORE_FAILED_TEXT);
+    }
+    const text = refusalText(handle, written.refusal);
+    if (!wasRefused && written.refusal !== 'failed') {
+      if (written.refusal === 'too-large') metrics.inc('uploadsRefusedTooLarge');
+      log.info({ session: session.id, name: handle.path, limit: writes.maxBytes, offset, refusal: written.refusal }, `sftp upload refused: ${written.refusal}`);
       sendStderr(sftp, text);
     }
     sftp.status(id, S.FAILURE, text);
@@ -183,7 +197,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     if (!handle) return sftp.status(id, S.FAILURE, 'Invalid handle');
     if (handle.kind === 'dir') return sftp.attrs(id, ROOT_ATTRS());
     if (handle.kind === 'read') return sftp.attrs(id, attrsOf(handle.entry));
-    sftp.attrs(id, attrsOf({ name: handle.path, size: handle.buffer.size, mtime: new Date(), status: 'uploading' }));
+    sftp.attrs(id, attrsOf({ name: handle.path, size: handle.writes.size, mtime: new Date(), status: 'uploading' }));
   });
 
   // times and permissions that clients set after an upload (scp -p, rclone) are accepted and ignored
@@ -200,16 +214,20 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
     session.handles.delete(key);
     if (handle.kind !== 'upload') return sftp.status(id, S.OK);
     metrics.transferEnded();
-    if (handle.buffer.tooLarge) return sftp.status(id, S.FAILURE, tooLargeText(handle.path, handle.buffer.maxBytes));
+    const { writes } = handle;
+    if (writes.refusal) return sftp.status(id, S.FAILURE, refusalText(handle, writes.refusal));
+    writes.end();
     session.closing++;
     try {
+      // the bytes taken in (an archive in the store by now); a store that failed is caught below
+      const upload = await handle.taken;
       // the key may have been rotated while the file streamed: nothing is handed in with it then
       if (!(await ctx.stillValid(session))) {
         metrics.inc('uploadsAborted');
         sftp.status(id, S.PERMISSION_DENIED, 'The key was replaced or removed, or the account disabled: nothing was received, log in again');
         return ctx.expel(session);
       }
-      const accepted = await dir.accept(handle.path, handle.buffer.bytes());
+      const accepted = await dir.accept(handle.path, upload);
       if (accepted.kind === 'held') {
         metrics.inc('heldUploads');
         return sftp.status(id, S.OK, `Held as ${accepted.name} until renamed to its .pdf name`);
@@ -222,7 +240,7 @@ export function serveRequests(sftp: SFTPWrapper, session: SftpSession, ctx: Requ
       if (!(err instanceof DirectoryRefusal)) {
         metrics.inc('uploadsStagingFailed');
         log.error({ err, session: session.id, name: handle.path }, 'sftp upload could not be staged: not acknowledged');
-        return sftp.status(id, S.FAILURE, 'The file could not be stored right now: upload it again later');
+        return sftp.status(id, S.FAILURE, STORE_FAILED_TEXT);
       }
       throw err;
     } finally {

@@ -4,10 +4,10 @@ import type { Scope } from '../../domain/scope.ts';
 import type { DirectoryEntry } from '../transfer/directory-listing.ts';
 import { IdleTimer } from '../transfer/idle-timer.ts';
 import { normalizeAddress } from '../transfer/lockout-policy.ts';
-import type { UploadBuffer } from './upload-buffer.ts';
+import type { UploadHandle } from './sftp-uploads.ts';
 import type { TransferDirectory } from '../transfer/transfer-directory.ts';
 
-export type OpenHandle = { kind: 'upload'; path: string; buffer: UploadBuffer } | { kind: 'read'; entry: DirectoryEntry } | { kind: 'dir'; listed: boolean };
+export type OpenHandle = UploadHandle | { kind: 'read'; entry: DirectoryEntry } | { kind: 'dir'; listed: boolean };
 
 export interface Login {
   scope: Scope;
@@ -61,11 +61,15 @@ export class SftpSession {
     return id;
   }
 
-  /** The connection is gone: open uploads are dropped (held temporary uploads wait for a rename). */
+  /**
+   * The connection is gone: open uploads are dropped (held temporary uploads wait for a rename);
+   * one streaming into the store is cut off there, so its put keeps nothing.
+   */
   end(): { uploads: string[] } {
     this.closed = true;
     this.idle.stop();
     const uploads = [...this.handles.values()].flatMap((handle) => (handle.kind === 'upload' ? [handle.path] : []));
+    for (const handle of this.handles.values()) if (handle.kind === 'upload') handle.writes.fail(new Error('the client left before closing the file'));
     this.handles.clear();
     return { uploads };
   }

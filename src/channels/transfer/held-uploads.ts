@@ -1,19 +1,27 @@
 // Temporary uploads (WinSCP's `x.pdf.filepart`, `x.pdf.part`, lftp's `.in.x.pdf`) waiting for
-// their rename to the final `.pdf` name, held in this node's memory per account and mode rather
-// than per session: rclone runs every command in a session of its own (`copyto` a temporary name,
-// then `moveto`), and so do scripts that call curl once per step. Nothing reaches the pipeline
-// before the rename; an upload never renamed is dropped `holdMs` after it was held.
+// their rename to the final `.pdf` name, held per account and mode rather than per session:
+// rclone runs every command in a session of its own (`copyto` a temporary name, then `moveto`),
+// and so do scripts that call curl once per step. On the database store the bytes are held in
+// this node's memory; on another store the upload streamed into it and only its object's SHA-256
+// and size are held here (taken-upload.ts). Nothing reaches the pipeline before the rename; an
+// upload never renamed is dropped `holdMs` after it was held (a stored one is then an
+// unreferenced object, for the sweep).
 import type { Scope } from '../../domain/scope.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PendingUpload } from './directory-listing.ts';
 import type { TransferChannel } from '../../domain/channels.ts';
 
-export interface HeldUpload {
-  bytes: Buffer;
+/** A held upload's bytes, or (stores other than the database) the object they streamed into. */
+export type HeldContent = Buffer | { sha256: string; size: number };
+
+export const heldSize = (c: HeldContent): number => (Buffer.isBuffer(c) ? c.length : c.size);
+
+export interface HeldUpload<C extends HeldContent = HeldContent> {
+  content: C;
   at: Date;
 }
 
-interface Entry extends HeldUpload {
+interface Entry<C extends HeldContent> extends HeldUpload<C> {
   timer: NodeJS.Timeout;
 }
 
@@ -27,14 +35,15 @@ export interface HeldUploadsOptions {
 
 const keyOf = (scope: Scope) => `${scope.accountId}:${scope.mode}`;
 
-export class HeldUploads {
-  private readonly scopes = new Map<string, Map<string, Entry>>();
+/** `C`: what is held, bytes only (the default) or bytes or a stored object (the servers'). */
+export class HeldUploads<C extends HeldContent = Buffer> {
+  private readonly scopes = new Map<string, Map<string, Entry<C>>>();
 
   constructor(readonly options: HeldUploadsOptions) {}
 
   /** An FTP or SFTP server's: four per account and mode unless set; a dropped one is logged. */
-  static forServer(channel: TransferChannel, options: { maxHeldPerAccount?: number; tempUploadHoldMs: number }, log: Logger): HeldUploads {
-    return new HeldUploads({
+  static forServer(channel: TransferChannel, options: { maxHeldPerAccount?: number; tempUploadHoldMs: number }, log: Logger): HeldUploads<HeldContent> {
+    return new HeldUploads<HeldContent>({
       maxPerScope: options.maxHeldPerAccount ?? 4,
       holdMs: options.tempUploadHoldMs,
       onExpired: (scope, name) => log.info({ ...scope, name }, `${channel} temporary upload never renamed: dropped`),
@@ -48,18 +57,18 @@ export class HeldUploads {
   }
 
   /** Holds an upload (replacing one of the same name); false when the scope's limit is reached. */
-  hold(scope: Scope, name: string, bytes: Buffer, at = new Date(), overLimit = false): boolean {
+  hold(scope: Scope, name: string, content: C, at = new Date(), overLimit = false): boolean {
     if (!overLimit && !this.canHold(scope, name)) return false;
     this.remove(scope, name);
     const key = keyOf(scope);
-    const held = this.scopes.get(key) ?? new Map<string, Entry>();
+    const held = this.scopes.get(key) ?? new Map<string, Entry<C>>();
     const timer = setTimeout(() => {
       if (held.get(name)?.timer !== timer) return;
       this.remove(scope, name);
       this.options.onExpired?.(scope, name);
     }, this.options.holdMs);
     timer.unref();
-    this.scopes.set(key, held.set(name, { bytes, at, timer }));
+    this.scopes.set(key, held.set(name, { content, at, timer }));
     return true;
   }
 
@@ -68,12 +77,12 @@ export class HeldUploads {
   }
 
   /** Takes a held upload out (a rename hands it on); undefined when there is none. */
-  take(scope: Scope, name: string): HeldUpload | undefined {
+  take(scope: Scope, name: string): HeldUpload<C> | undefined {
     const held = this.scopes.get(keyOf(scope));
     const entry = held?.get(name);
     if (!entry) return undefined;
     this.remove(scope, name);
-    return { bytes: entry.bytes, at: entry.at };
+    return { content: entry.content, at: entry.at };
   }
 
   /** Drops a held upload (the client deleted it); false when there is none. */
@@ -90,7 +99,7 @@ export class HeldUploads {
 
   /** What the listing shows with status `uploading`. */
   list(scope: Scope): PendingUpload[] {
-    return [...(this.scopes.get(keyOf(scope)) ?? [])].map(([name, e]) => ({ name, size: e.bytes.length, at: e.at }));
+    return [...(this.scopes.get(keyOf(scope)) ?? [])].map(([name, e]) => ({ name, size: heldSize(e.content), at: e.at }));
   }
 
   /** The server stops: everything held is dropped; returns how many. */
@@ -110,24 +119,24 @@ export class HeldUploads {
  * gets it, and it leaves the store only once that resolved (a failed hand-over can be retried).
  * Two sessions renaming the same upload at once: the second finds nothing.
  */
-export async function renameHeld<T>(
-  store: HeldUploads,
+export async function renameHeld<T, C extends HeldContent>(
+  store: HeldUploads<C>,
   scope: Scope,
   from: string,
   to: { name: string; temp: boolean },
-  handOver: (bytes: Buffer) => Promise<T>,
+  handOver: (content: C) => Promise<T>,
 ): Promise<{ kind: 'held'; name: string } | { kind: 'received'; result: T } | undefined> {
   const held = store.take(scope, from);
   if (!held) return undefined;
   if (to.temp) {
-    store.hold(scope, to.name, held.bytes, held.at, true);
+    store.hold(scope, to.name, held.content, held.at, true);
     return { kind: 'held', name: to.name };
   }
   try {
-    return { kind: 'received', result: await handOver(held.bytes) };
+    return { kind: 'received', result: await handOver(held.content) };
   } catch (err) {
     // back in its place even if other uploads took the room meanwhile
-    store.hold(scope, from, held.bytes, held.at, true);
+    store.hold(scope, from, held.content, held.at, true);
     throw err;
   }
 }

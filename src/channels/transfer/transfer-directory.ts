@@ -1,20 +1,26 @@
 // The flat directory an FTP or SFTP session sees, over the intake pipeline, written once for both:
 // final uploads go to the pipeline, temporary ones (WinSCP's `x.pdf.filepart`, lftp's `.in.x.pdf`,
-// `x.tmp`: upload-names.ts) are held in memory until renamed to a final name (held-uploads.ts: per
-// account and mode, so a later session may rename them), and the listing is the account-and-mode's
-// TRANSFER_LIST_LIMIT recent records with their `.error.txt` files (directory-listing.ts). Nothing
-// is stored on disk. A refusal says why (DirectoryRefusal); each protocol picks its reply code.
+// `x.tmp`: upload-names.ts) are held until renamed to a final name (held-uploads.ts: per account
+// and mode, so a later session may rename them; in memory on the database store, as a stored
+// object on another), and the listing is the account-and-mode's TRANSFER_LIST_LIMIT recent records
+// with their `.error.txt` files (directory-listing.ts). A refusal says why (DirectoryRefusal);
+// each protocol picks its reply code.
 import type { TransferChannel } from '../../domain/channels.ts';
+import { isArchiveName } from '../../domain/archive.ts';
+import { MAX_DOCUMENT_BYTES } from '../../domain/document-facts.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { KeyScope } from '../../domain/upload-keys.ts';
 import type { ImportRecord } from '../../domain/intake.ts';
 import type { IntakeReceiver, TakenUpload } from '../../intake/intake-port.ts';
 import { buildListing, deleteVerdict, findEntry, type DirectoryEntry } from './directory-listing.ts';
-import { renameHeld, type HeldUploads } from './held-uploads.ts';
-import { classifyUploadName, clientBaseName } from './upload-names.ts';
+import { heldSize, renameHeld, type HeldContent, type HeldUploads } from './held-uploads.ts';
+import { classifyUploadName, clientBaseName, tooLargeText } from './upload-names.ts';
 
-/** Why a directory operation is refused: `bad-name` an upload name, `kept` a received file (not deletable). */
-export type RefusalReason = 'bad-name' | 'no-such-file' | 'already-received' | 'held-full' | 'unreadable' | 'kept';
+/**
+ * Why a directory operation is refused: `bad-name` an upload name, `kept` a received file (not
+ * deletable), `too-large` a held upload renamed to a final name whose cap it is over.
+ */
+export type RefusalReason = 'bad-name' | 'no-such-file' | 'already-received' | 'held-full' | 'unreadable' | 'kept' | 'too-large';
 
 /** A refusal the protocol turns into its reply (FTP's code, SFTP's status); the message goes to the client. */
 export class DirectoryRefusal extends Error {
@@ -38,7 +44,9 @@ export interface TransferDirectoryDeps {
   receiver: IntakeReceiver;
   /** how many recent uploads the listing shows (TRANSFER_LIST_LIMIT) */
   listLimit: number;
-  held: HeldUploads;
+  held: HeldUploads<HeldContent>;
+  /** the cap of a final name other than an archive's (the channel's maxUploadBytes, 5 MB) */
+  maxDocumentBytes?: number;
   onError(err: unknown): void;
 }
 
@@ -50,7 +58,7 @@ export class TransferDirectory {
     private readonly deps: TransferDirectoryDeps,
   ) {}
 
-  private get held(): HeldUploads {
+  private get held(): HeldUploads<HeldContent> {
     return this.deps.held;
   }
 
@@ -67,11 +75,14 @@ export class TransferDirectory {
     return this.held.canHold(this.who.scope, name);
   }
 
-  /** An upload's bytes as they arrive, for accept(): an archive into the document store, anything else into memory. */
+  /**
+   * An upload's bytes as they arrive, for accept(): an archive, and a temporary upload, into the
+   * document store (the database store: into memory), anything else into memory.
+   */
   takeUpload(path: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<TakenUpload> {
-    // a temporary upload is held in memory until its rename, whatever its name says (`.in.x.zip`)
     const verdict = classifyUploadName(path);
-    return this.deps.receiver.takeUpload(verdict.kind === 'final' ? verdict.name : 'temporary upload', body, maxBytes);
+    if (verdict.kind === 'final') return this.deps.receiver.takeUpload(verdict.name, body, maxBytes);
+    return this.deps.receiver.takeUpload(verdict.kind === 'temp' ? verdict.name : 'temporary upload', body, maxBytes, { temporary: true });
   }
 
   /** A complete upload: to the pipeline (resolves once staged and enqueued), or held until renamed. */
@@ -79,8 +90,9 @@ export class TransferDirectory {
     const { name, temp } = this.uploadName(path);
     const taken: TakenUpload = Buffer.isBuffer(upload) ? { kind: 'bytes', bytes: upload } : upload;
     if (temp) {
-      // a temporary name is never a .zip name, so its bytes are in memory (taken-upload.ts)
-      if (taken.kind !== 'bytes' || !this.held.hold(this.who.scope, name, taken.bytes)) throw this.heldFull();
+      // a stored one not held (the limit was reached meanwhile) is an unreferenced object, for the sweep
+      const content: HeldContent = taken.kind === 'bytes' ? taken.bytes : { sha256: taken.sha256, size: taken.size };
+      if (!this.held.hold(this.who.scope, name, content)) throw this.heldFull();
       return { kind: 'held', name };
     }
     const { scope, channel, sender, traceId } = this.who;
@@ -105,8 +117,8 @@ export class TransferDirectory {
     if (!source.ok) throw new DirectoryRefusal('bad-name', source.reason);
     const target = classifyUploadName(to);
     if (target.kind === 'refused') throw new DirectoryRefusal('bad-name', target.reason);
-    const renamed = await renameHeld(this.held, this.who.scope, source.name, { name: target.name, temp: target.kind === 'temp' }, (bytes) =>
-      this.receive(target.name, bytes),
+    const renamed = await renameHeld(this.held, this.who.scope, source.name, { name: target.name, temp: target.kind === 'temp' }, (content) =>
+      this.receive(target.name, content),
     );
     if (renamed) return renamed.kind === 'held' ? renamed : { kind: 'received', record: renamed.result };
     throw await this.notRenamable(source.name);
@@ -153,8 +165,18 @@ export class TransferDirectory {
     return new DirectoryRefusal('held-full', `At most ${this.held.options.maxPerScope} temporary uploads can wait for their rename`);
   }
 
-  private receive(filename: string, bytes: Buffer): Promise<ImportRecord> {
+  /**
+   * A held upload under its final name: a `.zip` name takes an archive's size; any other name a
+   * document's, as a direct upload under it would (a larger one stays held, to be renamed to a
+   * `.zip` name, deleted, or dropped). A stored one is received where it lies, an archive without
+   * reading it back.
+   */
+  private receive(filename: string, content: HeldContent): Promise<ImportRecord> {
+    const cap = this.deps.maxDocumentBytes ?? MAX_DOCUMENT_BYTES;
+    if (!isArchiveName(filename) && heldSize(content) > cap) throw new DirectoryRefusal('too-large', tooLargeText(filename, cap));
     const { scope, channel, sender, traceId } = this.who;
-    return this.deps.receiver.receive({ scope, channel, sender, filename, bytes, traceId, uploadKeyId: (scope as KeyScope).uploadKey?.id });
+    const file = { scope, channel, sender, filename, traceId, uploadKeyId: (scope as KeyScope).uploadKey?.id };
+    if (Buffer.isBuffer(content)) return this.deps.receiver.receive({ ...file, bytes: content });
+    return this.deps.receiver.receiveUpload(file, { kind: 'stored', ...content });
   }
 }
