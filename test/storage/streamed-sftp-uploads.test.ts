@@ -42,10 +42,13 @@ async function storedNames(store: DocumentStore): Promise<string[]> {
 }
 
 let zip92: string;
+/** another 92 MB archive, for the temporary upload: its object is not in the store before */
+let week92: string;
 let zip120: string;
 let s3: S3Server;
 beforeAll(async () => {
   zip92 = await pdfZip('day.zip', 23, 4 * MB - 64 * 1024);
+  week92 = await pdfZip('week.zip', 23, 4 * MB - 64 * 1024);
   zip120 = await pdfZip('huge.zip', 30, 4 * MB);
   s3 = await startS3Server();
   Object.assign(process.env, S3RVER_CREDENTIALS);
@@ -89,6 +92,7 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
     };
 
     it('a 92 MB archive of PDFs streams into the store: every file in it received, the memory grows by far less than 92 MB', { timeout: 240_000 }, async () => {
+      expect(await t.svc.container.store.has(sha256Of(zip92))).toBe(false);
       const { result: sent, rss, heap } = await growth(() => sftp([`put ${zip92} day.zip`]));
       console.log(`${kind}: 92 MB archive over SFTP (OpenSSH), memory growth: RSS ${(rss / MB).toFixed(1)} MB, heap+external ${(heap / MB).toFixed(1)} MB`);
       expect(sent.code, sent.stderr).toBe(0);
@@ -115,18 +119,19 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
       expect(await t.svc.container.store.removeLeftovers!(new Date(Date.now() + 3600_000))).toBe(0);
     });
 
-    it('day.zip.filepart, renamed in a later session: waits as a stored object (not in memory), received once at the rename', {
+    it('week.zip.filepart, renamed in a later session: waits as a stored object (not in memory), received once at the rename', {
       timeout: 240_000,
     }, async () => {
       const records = (await t.imports(account.liveKey)).length;
-      const { result: put, rss, heap } = await growth(() => sftp([`put ${zip92} week.zip.filepart`, 'ls -l']));
+      expect(await t.svc.container.store.has(sha256Of(week92))).toBe(false);
+      const { result: put, rss, heap } = await growth(() => sftp([`put ${week92} week.zip.filepart`, 'ls -l']));
       console.log(`${kind}: 92 MB temporary upload over SFTP, memory growth: RSS ${(rss / MB).toFixed(1)} MB, heap+external ${(heap / MB).toFixed(1)} MB`);
       expect(put.code, put.stderr).toBe(0);
       // listed as uploading with its size; in the store, not yet received
-      expect(put.stdout).toMatch(new RegExp(`${fs.statSync(zip92).size}\\s.*week\\.zip\\.filepart`));
+      expect(put.stdout).toMatch(new RegExp(`${fs.statSync(week92).size}\\s.*week\\.zip\\.filepart`));
       expect(heap).toBeLessThan(64 * MB);
       expect(rss).toBeLessThan(72 * MB);
-      expect(await t.svc.container.store.has(sha256Of(zip92))).toBe(true);
+      expect(await t.svc.container.store.has(sha256Of(week92))).toBe(true);
       expect((await t.imports(account.liveKey)).length).toBe(records);
 
       const renamed = await growth(() => sftp(['rename week.zip.filepart week.zip']));
@@ -134,7 +139,7 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
       // no bytes read back: the archive is unpacked where it lies
       expect(renamed.heap).toBeLessThan(64 * MB);
       const { archive, files } = await archiveAndFiles('week.zip');
-      expect(archive).toMatchObject({ status: 'unpacked', size: fs.statSync(zip92).size });
+      expect(archive).toMatchObject({ status: 'unpacked', size: fs.statSync(week92).size });
       expect(files).toHaveLength(23);
       expect((await t.imports(account.liveKey)).filter((r: any) => r.filename === 'week.zip')).toHaveLength(1);
       // renamed once, it is gone: a second rename finds nothing

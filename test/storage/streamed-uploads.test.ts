@@ -30,8 +30,15 @@ function bigZip(name: string, entries: number, entryBytes: number): string {
 }
 
 /** curl -T over plain FTP, with room for a loaded machine (ftp-clients.ts's curlUpload gives up after 60 s). */
-function curlUpload(port: number, user: string, password: string, file: string, remoteName: string): Promise<{ code: number; stderr: string }> {
-  const args = ['-sS', '-v', '--user', `${user}:${password}`, '-T', file, `ftp://127.0.0.1:${port}/${remoteName}`];
+function curlUpload(
+  port: number,
+  user: string,
+  password: string,
+  file: string,
+  remoteName: string,
+  extra: string[] = [],
+): Promise<{ code: number; stderr: string }> {
+  const args = ['-sS', '-v', '--user', `${user}:${password}`, '-T', file, ...extra, `ftp://127.0.0.1:${port}/${remoteName}`];
   return new Promise((resolve) => {
     execFile('curl', args, { timeout: 170_000 }, (err, _stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }));
   });
@@ -98,6 +105,24 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
       expect(rss).toBeLessThan(72 * MB);
       // the archive is one object more (its files are refused at once: no PDF, no bytes kept)
       expect((await storedNames(t.svc.container.store)).length).toBe(before.length + 1);
+    });
+
+    it('week.zip.filepart then RNFR/RNTO week.zip (curl -Q): waits in the store, not in memory, received once at the rename', {
+      timeout: 180_000,
+    }, async () => {
+      const rename = ['-Q', '-RNFR week.zip.filepart', '-Q', '-RNTO week.zip'];
+      const { result: sent, rss, heap } = await growth(() => curlUpload(t.port, account.ftpUsername, key, zip92, 'week.zip.filepart', rename));
+      console.log(
+        `${kind}: 92 MB temporary upload over FTP and its rename, memory growth: RSS ${(rss / MB).toFixed(1)} MB, heap+external ${(heap / MB).toFixed(1)} MB`,
+      );
+      expect(sent.code, sent.stderr).toBe(0);
+      expect(sent.stderr).toMatch(/< 226 week\.zip\.filepart held/);
+      const id = intakeIdOf(/< 250 (week\.zip received.*)/.exec(sent.stderr)![1]);
+      const all = await t.imports(account.liveKey);
+      expect(all.filter((r: any) => r.filename === 'week.zip').map((r: any) => r.id)).toEqual([id]);
+      expect(all.filter((r: any) => r.archive === id)).toHaveLength(23);
+      expect(heap).toBeLessThan(64 * MB);
+      expect(rss).toBeLessThan(72 * MB);
     });
 
     it('a 120 MB archive over ZIP_MAX_TOTAL_BYTES (100 MB): 552 while it streams, no object, no record', { timeout: 180_000 }, async () => {
