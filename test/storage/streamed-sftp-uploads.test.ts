@@ -4,7 +4,8 @@
 // one over ZIP_MAX_TOTAL_BYTES is refused while it streams, nothing kept. A temporary upload
 // (`day.zip.filepart`, renamed in a later session, as rclone does) waits as a stored object, not
 // in memory, and is received once, at the rename; a temporary PDF is read back at its rename, and
-// one over 5 MB renamed to a .pdf name is refused as too large.
+// one over 5 MB renamed to a .pdf name is refused as too large. And back-pressure: with s3rver
+// stopped mid-upload, the writes' replies wait, so the client sends nothing more until it answers.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -184,3 +185,55 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
     });
   });
 }
+
+describe('SFTP back-pressure: a store that stops answering stops the client', () => {
+  let t: SftpApp;
+  let account: FtpAccount;
+  beforeAll(async () => {
+    t = await startSftpApp({
+      zipMaxTotalBytes: LIMIT,
+      // longer than the pause: the store is slow, not down
+      documentStoreTimeoutMs: 60_000,
+      documentStore: 's3',
+      s3Endpoint: s3.endpoint,
+      s3Bucket: s3.bucket,
+      s3Prefix: `sftp-slow-${Date.now()}/`,
+      s3Region: 'us-east-1',
+      s3ForcePathStyle: true,
+    });
+    account = await t.ftpAccount();
+  }, 120_000);
+  afterAll(async () => {
+    const pid = s3?.pid();
+    if (pid) process.kill(pid, 'SIGCONT');
+    await t?.close();
+  });
+
+  it('s3rver stopped (SIGSTOP) mid-upload: the writes are answered no more, so no bytes arrive; resumed, the archive is received whole', {
+    timeout: 240_000,
+  }, async () => {
+    const received = async () => (await t.counters('sftp')).bytesReceived;
+    const batch = path.join(scratch, 'batch-slow');
+    fs.writeFileSync(batch, `put ${zip92} slow.zip\n`);
+    const sent = sftpWithPassword({ port: t.sftpPort, user: account.ftpUsername, password: account.liveKey, batch, timeoutMs: 200_000 });
+    await until(async () => (await received()) > 20 * MB, 60_000, '20 MB to arrive');
+    process.kill(s3.pid()!, 'SIGSTOP');
+    // what was on its way lands (the part being filled, the client's pipeline of 64 writes), then nothing
+    let last = -1;
+    await until(async () => last === (last = await received()), 20_000, 'the upload to stall', 500);
+    const stalledAt = last;
+    // an absence is measured over a window: 3 s in which, without back-pressure, some 30-60 MB would arrive
+    await new Promise((r) => setTimeout(r, 3000));
+    const during = (await received()) - stalledAt;
+    process.kill(s3.pid()!, 'SIGCONT');
+    console.log(`while s3rver was stopped for 3 s: ${during} bytes arrived over SFTP (stalled after ${(stalledAt / MB).toFixed(1)} MB)`);
+    expect(during).toBeLessThan(MB);
+    expect(stalledAt).toBeLessThan(fs.statSync(zip92).size - 16 * MB);
+    const done = await sent;
+    expect(done.code, done.stderr).toBe(0);
+    const all = await t.imports(account.liveKey);
+    const archive = all.find((r: any) => r.filename === 'slow.zip');
+    expect(archive).toMatchObject({ status: 'unpacked', size: fs.statSync(zip92).size });
+    expect(all.filter((r: any) => r.archive === archive.id)).toHaveLength(23);
+  });
+});
