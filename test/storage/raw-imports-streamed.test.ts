@@ -9,8 +9,6 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentStore, StoreKind } from '../../src/storage/document-store.ts';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../testkit/s3-server.ts';
@@ -18,6 +16,7 @@ import { until } from '../../testkit/wait.ts';
 import { startFtpApp, type FtpApp } from '../ftp/ftp-harness.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { archiveImports } from '../helpers/zip-archives.ts';
+import { growth, RSS_BOUND_BYTES, storedZip } from './memory-growth.ts';
 
 const MB = 1024 * 1024;
 const LIMIT = 100 * MB;
@@ -25,14 +24,10 @@ const ENTRIES = 23;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-raw-zip-'));
 
 /** `zip -0` of `count` real PDFs of about `entryBytes` each, named `<prefix><i>.pdf`, written to disk only. */
-async function pdfZip(name: string, prefix: string, count: number, entryBytes: number): Promise<string> {
-  const dir = fs.mkdtempSync(path.join(scratch, 'in-'));
-  for (let i = 0; i < count; i++) fs.writeFileSync(path.join(dir, `${prefix}${i}.pdf`), await makePdf(`Invoice ${prefix}${i}`, entryBytes));
-  const out = path.join(scratch, name);
-  await new Promise<void>((resolve, reject) => execFile('zip', ['-q', '-0', '-X', '-r', out, '.'], { cwd: dir }, (e) => (e ? reject(e) : resolve())));
-  fs.rmSync(dir, { recursive: true, force: true });
-  return out;
-}
+const pdfZip = (name: string, prefix: string, count: number, entryBytes: number) =>
+  storedZip(scratch, name, async (dir) => {
+    for (let i = 0; i < count; i++) fs.writeFileSync(path.join(dir, `${prefix}${i}.pdf`), await makePdf(`Invoice ${prefix}${i}`, entryBytes));
+  });
 
 /** curl POST /v2/imports raw as application/zip: `--data-binary @file` unless `body` gives other arguments (-T). */
 function curlRaw(url: string, key: string, file: string, name: string, extra: string[] = [], body = ['--data-binary', `@${file}`]) {
@@ -55,29 +50,6 @@ async function storedNames(store: DocumentStore): Promise<string[]> {
   const names: string[] = [];
   for await (const o of store.list()) names.push(o.sha256);
   return names.sort();
-}
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
-/** The service's largest memory growth (RSS, and the heap with the buffers outside it) while `work` runs. */
-async function growth<T>(work: () => Promise<T>): Promise<{ result: T; rss: number; heap: number }> {
-  gc();
-  const base = process.memoryUsage();
-  const heapOf = (m: NodeJS.MemoryUsage) => m.heapUsed + m.external;
-  let rss = 0;
-  let heap = 0;
-  const sample = setInterval(() => {
-    gc();
-    const m = process.memoryUsage();
-    rss = Math.max(rss, m.rss - base.rss);
-    heap = Math.max(heap, heapOf(m) - heapOf(base));
-  }, 200);
-  try {
-    return { result: await work(), rss, heap };
-  } finally {
-    clearInterval(sample);
-  }
 }
 
 let zip92: string;
@@ -130,7 +102,7 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
       // held whole (and joined once more), the archive alone would be 92 to 184 MB; streamed, what
       // grows is one entry (4 MB) at a time, a store part and the socket's buffers, as over FTP
       expect(heap).toBeLessThan(64 * MB);
-      expect(rss).toBeLessThan(72 * MB);
+      expect(rss).toBeLessThan(RSS_BOUND_BYTES);
       // the archive and each PDF are objects of their own
       expect((await storedNames(t.svc.container.store)).length).toBe(before.length + 1 + ENTRIES);
       const files = await archiveImports(t.request, key, archive.id, ENTRIES, (r) => r.status === 'attached' || r.status === 'failed', 180_000);
@@ -145,7 +117,7 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
       const { status, body } = answer(sent.out);
       expect(status, sent.out).toBe(413);
       expect(body).toMatchObject({ status: 413, detail: expect.stringMatching(/^huge\.zip is larger than 104857600 bytes/) });
-      expect(rss).toBeLessThan(72 * MB);
+      expect(rss).toBeLessThan(RSS_BOUND_BYTES);
       expect((await t.imports(key)).length).toBe(records);
       expect(await storedNames(t.svc.container.store)).toEqual(before);
       expect(await t.svc.container.store.removeLeftovers!(new Date(Date.now() + 3600_000))).toBe(0);

@@ -7,7 +7,6 @@
 // one over 5 MB renamed to a .pdf name is refused as too large. And back-pressure: with s3rver
 // stopped mid-upload, the writes' replies wait, so the client sends nothing more until it answers.
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,21 +17,17 @@ import type { FtpAccount } from '../ftp/ftp-harness.ts';
 import { bigPdf, connectSftp, open, startSftpApp, sftpWithPassword, write, type SftpApp } from '../sftp/sftp-harness.ts';
 import { until } from '../../testkit/wait.ts';
 import { makePdf } from '../helpers/fixtures.ts';
-import { growth } from './memory-growth.ts';
+import { growth, RSS_BOUND_BYTES, storedZip } from './memory-growth.ts';
 
 const MB = 1024 * 1024;
 const LIMIT = 100 * MB;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-big-sftp-'));
 
 /** `zip -0` of `entries` PDFs of about `entryBytes` each (random filler: each one distinct), named n.pdf, on disk only. */
-async function pdfZip(name: string, entries: number, entryBytes: number): Promise<string> {
-  const dir = fs.mkdtempSync(path.join(scratch, 'in-'));
-  for (let i = 0; i < entries; i++) fs.writeFileSync(path.join(dir, `${i}.pdf`), await bigPdf(entryBytes, `Invoice ${i}`));
-  const out = path.join(scratch, name);
-  execFileSync('zip', ['-q', '-0', '-X', '-r', out, '.'], { cwd: dir });
-  fs.rmSync(dir, { recursive: true, force: true });
-  return out;
-}
+const pdfZip = (name: string, entries: number, entryBytes: number) =>
+  storedZip(scratch, name, async (dir) => {
+    for (let i = 0; i < entries; i++) fs.writeFileSync(path.join(dir, `${i}.pdf`), await bigPdf(entryBytes, `Invoice ${i}`));
+  });
 
 const sha256Of = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
@@ -105,7 +100,7 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
       expect(await t.svc.container.store.has(sha256Of(zip92))).toBe(true);
       // held whole (the old upload buffer, then its joined copy) it would be 92 to 184 MB
       expect(heap).toBeLessThan(64 * MB);
-      expect(rss).toBeLessThan(72 * MB);
+      expect(rss).toBeLessThan(RSS_BOUND_BYTES);
     });
 
     it('a 120 MB archive over ZIP_MAX_TOTAL_BYTES (100 MB): refused while it streams, no object, no record', { timeout: 240_000 }, async () => {
@@ -114,7 +109,7 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
       const { result: sent, rss } = await growth(() => sftp([`put ${zip120} huge.zip`]));
       expect(sent.code).not.toBe(0);
       expect(sent.stderr).toMatch(/huge\.zip is larger than 104857600 bytes \(100 MB\): refused, nothing was received/);
-      expect(rss).toBeLessThan(72 * MB);
+      expect(rss).toBeLessThan(RSS_BOUND_BYTES);
       expect((await t.imports(account.liveKey)).length).toBe(records);
       expect(await storedNames(t.svc.container.store)).toEqual(before);
       expect(await t.svc.container.store.removeLeftovers!(new Date(Date.now() + 3600_000))).toBe(0);
@@ -131,7 +126,7 @@ for (const kind of ['directory', 's3'] as StoreKind[]) {
       // listed as uploading with its size; in the store, not yet received
       expect(put.stdout).toMatch(new RegExp(`${fs.statSync(week92).size}\\s.*week\\.zip\\.filepart`));
       expect(heap).toBeLessThan(64 * MB);
-      expect(rss).toBeLessThan(72 * MB);
+      expect(rss).toBeLessThan(RSS_BOUND_BYTES);
       expect(await t.svc.container.store.has(sha256Of(week92))).toBe(true);
       expect((await t.imports(account.liveKey)).length).toBe(records);
 
