@@ -10,13 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore, StoreKind } from '../../src/storage/document-store.ts';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../testkit/s3-server.ts';
 import { until } from '../../testkit/wait.ts';
 import { startFtpApp, type FtpApp } from '../ftp/ftp-harness.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { archiveImports } from '../helpers/zip-archives.ts';
-import { growth, RSS_BOUND_BYTES, storedZip } from './memory-growth.ts';
+import { growth, largeUploadStore, RSS_BOUND_BYTES, storedNames, storedZip } from './large-uploads.ts';
 
 const MB = 1024 * 1024;
 const LIMIT = 100 * MB;
@@ -46,12 +45,6 @@ const answer = (out: string) => {
   return { status, body: JSON.parse(lines.join('\n')) };
 };
 
-async function storedNames(store: DocumentStore): Promise<string[]> {
-  const names: string[] = [];
-  for await (const o of store.list()) names.push(o.sha256);
-  return names.sort();
-}
-
 let zip92: string;
 let zip120: string;
 let s3: S3Server;
@@ -66,23 +59,13 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-for (const kind of ['directory', 's3'] as StoreKind[]) {
+for (const kind of ['directory', 's3'] as const) {
   describe(`POST /v2/imports raw on the ${kind} store`, () => {
     let t: FtpApp;
     let key: string;
     let url: string;
     beforeAll(async () => {
-      const store =
-        kind === 'directory'
-          ? { documentStore: 'directory' as const, documentStoreDir: fs.mkdtempSync(path.join(scratch, 'store-')) }
-          : {
-              documentStore: 's3' as const,
-              s3Endpoint: s3.endpoint,
-              s3Bucket: s3.bucket,
-              s3Prefix: `raw-${Date.now()}/`,
-              s3Region: 'us-east-1',
-              s3ForcePathStyle: true,
-            };
+      const store = largeUploadStore(kind, scratch, s3, 'raw');
       t = await startFtpApp({ tls: false, config: { zipMaxTotalBytes: LIMIT, intakeBackoffMs: 1000, ...store } });
       key = (await t.ftpAccount()).liveKey;
       url = t.svc.apiUrl!;

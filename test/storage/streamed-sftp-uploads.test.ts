@@ -11,13 +11,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore, StoreKind } from '../../src/storage/document-store.ts';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../testkit/s3-server.ts';
 import type { FtpAccount } from '../ftp/ftp-harness.ts';
 import { bigPdf, connectSftp, open, startSftpApp, sftpWithPassword, write, type SftpApp } from '../sftp/sftp-harness.ts';
 import { until } from '../../testkit/wait.ts';
 import { makePdf } from '../helpers/fixtures.ts';
-import { growth, RSS_BOUND_BYTES, storedZip } from './memory-growth.ts';
+import { growth, largeUploadStore, RSS_BOUND_BYTES, storedNames, storedZip } from './large-uploads.ts';
 
 const MB = 1024 * 1024;
 const LIMIT = 100 * MB;
@@ -30,12 +29,6 @@ const pdfZip = (name: string, entries: number, entryBytes: number) =>
   });
 
 const sha256Of = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-
-async function storedNames(store: DocumentStore): Promise<string[]> {
-  const names: string[] = [];
-  for await (const o of store.list()) names.push(o.sha256);
-  return names.sort();
-}
 
 let zip92: string;
 /** another 92 MB archive, for the temporary upload: its object is not in the store before */
@@ -54,22 +47,12 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-for (const kind of ['directory', 's3'] as StoreKind[]) {
+for (const kind of ['directory', 's3'] as const) {
   describe(`SFTP on the ${kind} store`, () => {
     let t: SftpApp;
     let account: FtpAccount;
     beforeAll(async () => {
-      const store =
-        kind === 'directory'
-          ? { documentStore: 'directory' as const, documentStoreDir: fs.mkdtempSync(path.join(scratch, 'store-')) }
-          : {
-              documentStore: 's3' as const,
-              s3Endpoint: s3.endpoint,
-              s3Bucket: s3.bucket,
-              s3Prefix: `sftp-${Date.now()}/`,
-              s3Region: 'us-east-1',
-              s3ForcePathStyle: true,
-            };
+      const store = largeUploadStore(kind, scratch, s3, 'sftp');
       t = await startSftpApp({ zipMaxTotalBytes: LIMIT, ...store });
       account = await t.ftpAccount();
     }, 120_000);

@@ -8,12 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoreKind } from '../../src/storage/document-store.ts';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../testkit/s3-server.ts';
 import { intakeIdOf } from '../ftp/ftp-clients.ts';
 import { startFtpApp, type FtpApp } from '../ftp/ftp-harness.ts';
-import type { DocumentStore } from '../../src/storage/document-store.ts';
-import { growth, RSS_BOUND_BYTES, storedZip } from './memory-growth.ts';
+import { growth, largeUploadStore, RSS_BOUND_BYTES, storedNames, storedZip } from './large-uploads.ts';
 
 const MB = 1024 * 1024;
 const LIMIT = 100 * MB;
@@ -40,13 +38,6 @@ function curlUpload(
   });
 }
 
-/** Every object's SHA-256. */
-async function storedNames(store: DocumentStore): Promise<string[]> {
-  const names: string[] = [];
-  for await (const o of store.list()) names.push(o.sha256);
-  return names.sort();
-}
-
 let zip92: string;
 let zip120: string;
 let s3: S3Server;
@@ -61,24 +52,14 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-for (const kind of ['directory', 's3'] as StoreKind[]) {
+for (const kind of ['directory', 's3'] as const) {
   describe(`FTP on the ${kind} store`, () => {
     let t: FtpApp;
     let account: Awaited<ReturnType<FtpApp['ftpAccount']>>;
     /** plain FTP takes a network-limited upload key only */
     let key: string;
     beforeAll(async () => {
-      const store =
-        kind === 'directory'
-          ? { documentStore: 'directory' as const, documentStoreDir: fs.mkdtempSync(path.join(scratch, 'store-')) }
-          : {
-              documentStore: 's3' as const,
-              s3Endpoint: s3.endpoint,
-              s3Bucket: s3.bucket,
-              s3Prefix: `big-${Date.now()}/`,
-              s3Region: 'us-east-1',
-              s3ForcePathStyle: true,
-            };
+      const store = largeUploadStore(kind, scratch, s3, 'big');
       t = await startFtpApp({ tls: false, config: { ftpAllowPlain: true, zipMaxTotalBytes: LIMIT, ...store } });
       account = await t.ftpAccount();
       key = (await t.uploadKey(account.liveKey, ['127.0.0.0/8'])).key;
