@@ -89,6 +89,11 @@ describe('loadConfig', () => {
   it('checks settings that belong together', () => {
     expect(problems({ TLS_CERT: '/x.crt', PUBLIC_URL: 'https://i.example' }).problems).toEqual(['TLS_CERT and TLS_KEY must be set together']);
     expect(problems({ FTP_REQUIRE_TLS: 'true' }).problems).toEqual(['FTP_REQUIRE_TLS=true needs TLS_CERT and TLS_KEY']);
+    // a temporary upload waits in the store unreferenced: the sweep's grace must outlast the hold
+    expect(problems({ TRANSFER_TEMP_UPLOAD_HOLD_MS: '3600000', DOCUMENT_SWEEP_GRACE_HOURS: '1' }).problems).toEqual([
+      expect.stringMatching(/^TRANSFER_TEMP_UPLOAD_HOLD_MS must be shorter than DOCUMENT_SWEEP_GRACE_HOURS/),
+    ]);
+    expect(loadConfig({ TRANSFER_TEMP_UPLOAD_HOLD_MS: '3599999', DOCUMENT_SWEEP_GRACE_HOURS: '1' }).transferTempUploadHoldMs).toBe(3_599_999);
   });
 
   it("links: PUBLIC_URL, else the API's own address, which must then be loopback (start-up refuses otherwise)", () => {

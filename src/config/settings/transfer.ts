@@ -33,7 +33,7 @@ export const transfer = Type.Object(
       env: 'TRANSFER_TEMP_UPLOAD_HOLD_MS',
       aliases: ['FTP_TEMP_UPLOAD_HOLD_MS'],
       default: '600000',
-      doc: 'How long a temporary upload (x.pdf.part, x.pdf.filepart) waits in memory for its rename, from any session of its account and mode.',
+      doc: 'How long a temporary upload (x.pdf.part, x.pdf.filepart) waits for its rename, from any session of its account and mode (in memory on the database store, in the store on another: shorter than DOCUMENT_SWEEP_GRACE_HOURS).',
     }),
     transferMaxUnauthenticatedPerAddress: setting(whole(1, 10_000), {
       env: 'TRANSFER_MAX_UNAUTHENTICATED_PER_ADDRESS',
