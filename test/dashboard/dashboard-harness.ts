@@ -99,9 +99,7 @@ export async function startDashboardApp(overrides: Partial<Config> = {}, opts: {
       await page.locator('#password').fill(who.password);
       await page.locator('form[action="/dashboard/sign-in"] button[type=submit]').click();
       await page.waitForURL(/\/dashboard$/);
-      // the first page reports the browser's time zone and shows itself again: a page asked for
-      // before that reload may be replaced by it (the overview instead of the page asked for)
-      await page.locator('body[data-tz]:not([data-tz=""])').waitFor();
+      await timeZoneReported(page);
     },
     async close() {
       await browser.close();
@@ -113,6 +111,13 @@ export async function startDashboardApp(overrides: Partial<Config> = {}, opts: {
 }
 
 /** RFC 6238 (SHA-1, 6 digits, 30 s) from the base32 key, as an authenticator app computes it */
+/**
+ * After a sign-in, the first page reports the browser's time zone and shows itself again: a page
+ * asked for (or a link clicked) before that reload may be interrupted or replaced by it. This
+ * waits for the reloaded page.
+ */
+export const timeZoneReported = (page: Page) => page.locator('body[data-tz]:not([data-tz=""])').waitFor();
+
 export function totp(base32: string, at = Date.now()): string {
   const bits = [...base32].map((ch) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(ch).toString(2).padStart(5, '0')).join('');
   const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2)));

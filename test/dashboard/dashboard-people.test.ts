@@ -2,7 +2,7 @@
 // end); ten recovery codes come with two-step sign-in, shown once, each signing in once.
 // Real service, real Chromium; TOTP codes computed here by RFC 6238, not by our code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboardApp, totp, type DashboardApp } from './dashboard-harness.ts';
+import { startDashboardApp, timeZoneReported, totp, type DashboardApp } from './dashboard-harness.ts';
 
 let t: DashboardApp;
 let acct: Awaited<ReturnType<DashboardApp['account']>>;
@@ -87,7 +87,7 @@ describe('recovery codes', () => {
     };
     expect(await viaCode(codes[3].toUpperCase().replace('-', ' '))).toBe(303); // typed as people type it
     await q.getByRole('heading', { name: 'Overview' }).waitFor();
-    await q.locator('body[data-tz]:not([data-tz=""])').waitFor(); // the new session's page reports its time zone first
+    await timeZoneReported(q);
     await q.goto(`${t.url}/dashboard/settings`);
     expect(await q.locator('#codes-left').textContent()).toBe('9 recovery codes left.');
     expect(await viaCode(codes[3])).toBe(401); // once only

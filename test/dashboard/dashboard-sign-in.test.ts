@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
-import { SHOTS, startDashboardApp, totp, type DashboardApp } from './dashboard-harness.ts';
+import { SHOTS, startDashboardApp, timeZoneReported, totp, type DashboardApp } from './dashboard-harness.ts';
 
 const DASHBOARD_SRC = path.resolve(import.meta.dirname, '../../src/http/dashboard');
 let t: DashboardApp;
@@ -170,6 +170,7 @@ describe('two-step sign-in (TOTP)', () => {
     await q.getByLabel('Code from your authenticator app').fill(next);
     await q.getByRole('button', { name: 'Sign in' }).click();
     await q.getByRole('heading', { name: 'Overview' }).waitFor();
+    await timeZoneReported(q);
     expect(await q.request.get(`${t.url}/dashboard/settings`).then((r) => r.text())).toContain('On: signing in asks for a code');
 
     // a new invite (the password reset for a lost phone) turns the second factor off

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../src/domain/ids.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
-import { startDashboardApp, type DashboardApp } from './dashboard-harness.ts';
+import { startDashboardApp, timeZoneReported, type DashboardApp } from './dashboard-harness.ts';
 import { drop, freePort, row, shot } from './walk-through-pages.ts';
 
 let t: DashboardApp;
@@ -82,6 +82,7 @@ describe('dashboard walk-through', () => {
     await page.keyboard.type(who.password);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await timeZoneReported(page); // the next test clicks a link on this page
     const cookie = (await ctx.cookies()).find((c) => c.name === 'ii_session')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/dashboard' });
   });

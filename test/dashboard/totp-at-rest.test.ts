@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/services/secret-box.ts';
 import { UserService } from '../../src/services/user-service.ts';
 import { testConfig } from '../helpers/test-app.ts';
-import { startDashboardApp, totp, type DashboardApp } from './dashboard-harness.ts';
+import { startDashboardApp, timeZoneReported, totp, type DashboardApp } from './dashboard-harness.ts';
 
 let d: DashboardApp;
 let acct: Awaited<ReturnType<DashboardApp['account']>>;
@@ -30,6 +30,7 @@ async function codeSignIn(q: Page, who: { email: string; password: string }, cod
   await q.getByLabel('Code from your authenticator app').fill(code);
   await q.getByRole('button', { name: 'Sign in' }).click();
   await q.getByRole('heading', { name: 'Overview' }).waitFor();
+  await timeZoneReported(q);
 }
 
 describe('TOTP keys at rest', () => {
