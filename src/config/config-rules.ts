@@ -18,7 +18,9 @@ export function configRuleProblems(config: Config): string[] {
   if (config.documentStoreFallback === 's3' && !config.s3Bucket) problems.push('DOCUMENT_STORE_FALLBACK=s3 needs S3_BUCKET');
   // a temporary upload waits for its rename as an unreferenced object (held-uploads.ts): the sweep must not take it first
   if (config.transferTempUploadHoldMs >= config.documentSweepGraceHours * 3_600_000)
-    problems.push('TRANSFER_TEMP_UPLOAD_HOLD_MS must be shorter than DOCUMENT_SWEEP_GRACE_HOURS: a temporary upload waits in the store unreferenced until its rename');
+    problems.push(
+      'TRANSFER_TEMP_UPLOAD_HOLD_MS must be shorter than DOCUMENT_SWEEP_GRACE_HOURS: a temporary upload waits in the store unreferenced until its rename',
+    );
   return problems;
 }
 
