@@ -23,7 +23,8 @@ import { ROOT } from '../testkit/paths.ts';
 import { freePort } from '../testkit/ports.ts';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivateRedis } from '../testkit/private-redis.ts';
-import { apiCaller, benchPdf, benchServiceEnv, buildService, cpuMs, ms, pct, runBench, stopChild, waitUntilReady } from './bench-kit.ts';
+import { apiCaller, benchPdf, benchServiceEnv, buildService, cpuMs, ms, pct, pool, runBench, stopChild, waitUntilReady } from './bench-kit.ts';
+import { invoiceBody } from './invoice-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -93,21 +94,7 @@ async function main() {
     const to = account.importAddresses.live as string;
     const customer = await call('POST', '/v2/customers', key, { customerCode: 'BENCH', name: 'Bench BV' });
     const numbers = Array.from({ length: 2 * N }, (_, i) => `MB-${i}`);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < numbers.length) {
-          const n = numbers[next++];
-          await call('POST', '/v2/invoices', key, {
-            customer: customer.id,
-            invoiceNumber: n,
-            invoiceDate: '01-02-2026',
-            invoiceDuedate: '01-03-2026',
-            invoiceTotal: '10.00',
-          });
-        }
-      }),
-    );
+    await pool(numbers.length, 16, (i) => call('POST', '/v2/invoices', key, invoiceBody(customer.id, numbers[i], '10.00')));
     const pdf = await benchPdf(SIZE);
     const compose = (n: string) =>
       new MailComposer({

@@ -29,11 +29,13 @@ import {
   cpuMs,
   mainThreadCpuMs,
   ms,
+  pool,
   postgresCpuMeter,
   runBench,
   stopChild,
   waitUntilReady,
 } from './bench-kit.ts';
+import { invoiceBody } from './invoice-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -106,21 +108,7 @@ async function main() {
     const to = account.importAddresses.live as string;
     const customer = await call('POST', '/v2/customers', key, { customerCode: 'BENCH', name: 'Bench BV' });
     const numbers = Array.from({ length: N }, (_, i) => `SB-${i}`);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < numbers.length) {
-          const n = numbers[next++];
-          await call('POST', '/v2/invoices', key, {
-            customer: customer.id,
-            invoiceNumber: n,
-            invoiceDate: '01-02-2026',
-            invoiceDuedate: '01-03-2026',
-            invoiceTotal: '10.00',
-          });
-        }
-      }),
-    );
+    await pool(numbers.length, 16, (i) => call('POST', '/v2/invoices', key, invoiceBody(customer.id, numbers[i], '10.00')));
     const pdf = await benchPdf(Number(values.size));
     const files: string[] = [];
     for (const n of numbers) {
