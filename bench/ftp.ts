@@ -13,6 +13,7 @@
 // --store database|directory|s3 picks the service's document store (s3: s3rver started here) and
 // prints the WAL bytes, database growth and store bytes a file; --own-postgres runs every database
 // on a PostgreSQL cluster of this run's own, so that the WAL is this run's (bench/store-kit.ts).
+// --pin (with --own-postgres): the servers on CPU 0, the client and s3rver on CPU 1 (cpu-pinning.ts).
 // --split runs the ftp role in a process of its own and api + worker in another, and reports the
 // peak RSS of each. --profile writes CPU profiles of the service and of the reference into <dir>.
 import { spawn } from 'node:child_process';
@@ -43,6 +44,7 @@ import { startVsftpd, treeCpuMs } from './vsftpd.ts';
 import { FtpClients } from './ftp-clients.ts';
 import { canConnect, peakRssMb, sleep } from './ftp-kit.ts';
 import { leanProgress, startLeanServer } from './lean-intake.ts';
+import { cpuPinning } from './cpu-pinning.ts';
 import { benchPostgres, benchStore, storeMeter, storeName } from './store-kit.ts';
 import { printFtpReport, type Round } from './ftp-report.ts';
 import { selfSignedCert } from './self-signed.ts';
@@ -65,6 +67,7 @@ const { values } = parseArgs({
     split: { type: 'boolean', default: false },
     store: { type: 'string', default: 'database' },
     'own-postgres': { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: false },
   },
 });
 const FILES = Number(values.files);
@@ -77,6 +80,7 @@ const SETTINGS = { FILES, CONNECTIONS, CLIENT_THREADS, ROUNDS, SEQUENTIAL, split
 const profileArgs = (who: string) => (values.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values.profile, who)] : []);
 
 async function main() {
+  const pinning = cpuPinning(values.pin!, values['own-postgres']!);
   const redis = await startPrivateRedis();
   const pgs = await benchPostgres(values['own-postgres']!);
   const db = await pgs.create();
@@ -104,6 +108,8 @@ async function main() {
   const services = values.split ? [start('api,worker'), start('ftp')] : [start('api,worker,ftp')];
   const lean = await startLeanServer('ftp-bare-server.ts', [leanDb.url, redis.url, 'iilean', cert, key], profileArgs('reference'));
   const vsftpd = await startVsftpd({ folder: path.join(work, 'vsftpd'), port: await freePort(), cert, key, pasv: [pasv + 100, pasv + 149] });
+  pinning.serversStarted([store.pid()]);
+  console.log(pinning.what);
   const sql = new pg.Client({ connectionString: db.url });
   const leanSql = new pg.Client({ connectionString: leanDb.url });
   const base = `https://127.0.0.1:${port}`;

@@ -8,11 +8,12 @@
 // PostgreSQL and its own prefix on the same private redis-server.
 //
 //   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rounds 3] [--rate 275] [--warmup 1000]
-//                           [--store database|directory|s3] [--own-postgres]
+//                           [--store database|directory|s3] [--own-postgres] [--pin]
 //
 // --store picks the service's document store (s3: s3rver started here); every phase then prints
 // the WAL bytes, the database's growth and the store's per file (store-kit.ts). --own-postgres
 // runs every database on a PostgreSQL cluster of this run's own, so that the WAL is this run's.
+// --pin (with --own-postgres): the servers on CPU 0, the client and s3rver on CPU 1 (cpu-pinning.ts).
 //
 // Imports run as fast as the clients go (throughput; files queue up when they arrive
 // faster than the workers attach them, so latency there is mostly time in the queue), then paced
@@ -49,6 +50,7 @@ import { leanProgress, startLeanServer } from './lean-intake.ts';
 import { printIntakeReport } from './intake-report.ts';
 import { invoiceBody } from './invoice-body.ts';
 import { intakeCounts, stagingGroups } from './service-readings.ts';
+import { cpuPinning } from './cpu-pinning.ts';
 import { benchPostgres, benchStore, storeMeter, storeName } from './store-kit.ts';
 
 const { values } = parseArgs({
@@ -64,6 +66,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1000' },
     store: { type: 'string', default: 'database' },
     'own-postgres': { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: false },
   },
 });
 const FILES = Number(values.files);
@@ -83,6 +86,7 @@ const pace = async (rate: number, t0: number, i: number) => {
 };
 
 async function main() {
+  const pinning = cpuPinning(values.pin!, values['own-postgres']!);
   const redis = await startPrivateRedis();
   const pgs = await benchPostgres(values['own-postgres']!);
   const db = await pgs.create();
@@ -102,6 +106,8 @@ async function main() {
       ...store.env,
     },
   });
+  pinning.serversStarted([store.pid()]);
+  console.log(pinning.what);
   const sql = new pg.Client({ connectionString: db.url });
   const leanSql = new pg.Client({ connectionString: leanDb.url });
   const base = `http://127.0.0.1:${port}`;

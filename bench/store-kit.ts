@@ -22,6 +22,8 @@ export interface BenchStore {
   storedBytes(): number;
   /** CPU of the store's own process so far (s3rver), ms */
   cpuMs(): number;
+  /** the store's own process (s3rver), if it has one */
+  pid(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -37,11 +39,19 @@ function diskBytes(dir: string): number {
 }
 
 export async function benchStore(kind: StoreName, work: string): Promise<BenchStore> {
-  if (kind === 'database') return { kind, env: { DOCUMENT_STORE: 'database' }, storedBytes: () => 0, cpuMs: () => 0, stop: async () => {} };
+  if (kind === 'database')
+    return { kind, env: { DOCUMENT_STORE: 'database' }, storedBytes: () => 0, cpuMs: () => 0, pid: () => undefined, stop: async () => {} };
   if (kind === 'directory') {
     const dir = path.join(work, 'documents');
     fs.mkdirSync(dir, { recursive: true });
-    return { kind, env: { DOCUMENT_STORE: 'directory', DOCUMENT_STORE_DIR: dir }, storedBytes: () => diskBytes(dir), cpuMs: () => 0, stop: async () => {} };
+    return {
+      kind,
+      env: { DOCUMENT_STORE: 'directory', DOCUMENT_STORE_DIR: dir },
+      storedBytes: () => diskBytes(dir),
+      cpuMs: () => 0,
+      pid: () => undefined,
+      stop: async () => {},
+    };
   }
   const s3 = await startS3Server('bench');
   return {
@@ -49,6 +59,7 @@ export async function benchStore(kind: StoreName, work: string): Promise<BenchSt
     env: s3.env('bench/'),
     storedBytes: () => diskBytes(path.join(s3.dir, s3.bucket)),
     cpuMs: () => (s3.pid() ? cpuMs([s3.pid()!]) : 0),
+    pid: () => s3.pid(),
     stop: () => s3.destroy(),
   };
 }
