@@ -17,38 +17,45 @@ export async function insertStaged(q: Queryable, scope: Scope, f: NewImport, his
   const rows = await q.query<StagedTimes>(
     `with s as (
        insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict)
-       values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $14, $15, $16, $19::jsonb) returning id, received_at
+       values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $19::jsonb) returning id, received_at
      ), r as (
        insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, upload_key_id)
-       select s.id, $2::text, $3::text, $11, $12, $13, $17, $18::jsonb, $20::text from s
+       select s.id, $2::text, $3::text, $14, $15, $16, $17, $18::jsonb, $20::text from s
        returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
      ), h as (${history})
      select r.updated_at, s.received_at from r, s`,
-    [
-      f.id,
-      scope.accountId,
-      scope.mode,
-      f.channel,
-      f.sender,
-      f.filename,
-      f.size,
-      f.sha256,
-      f.contentSha256 ?? null,
-      f.traceId,
-      f.status,
-      f.matchName,
-      f.reason?.text ?? null,
-      f.subject,
-      f.archiveId ?? null,
-      f.messageFiles ?? null,
-      ...reasonColumns(f.reason),
-      verdictColumn(f),
-      f.uploadKeyId ?? null,
-    ],
+    stagedParams(scope, f),
     { prepare: true },
   );
   return stagedRecord(f, rows[0]);
 }
+
+/**
+ * A file's parameters in the order of COLUMNS: $1 to $20 of insertStaged, and each row's of
+ * insertStagedMany from its offset on. One array literal, so the one-file path (every upload)
+ * allocates no more than when it wrote the list out itself.
+ */
+const stagedParams = (scope: Scope, f: NewImport): unknown[] => [
+  f.id,
+  scope.accountId,
+  scope.mode,
+  f.channel,
+  f.sender,
+  f.filename,
+  f.size,
+  f.sha256,
+  f.contentSha256 ?? null,
+  f.traceId,
+  f.subject,
+  f.archiveId ?? null,
+  f.messageFiles ?? null,
+  f.status,
+  f.matchName,
+  f.reason?.text ?? null,
+  ...reasonColumns(f.reason),
+  verdictColumn(f),
+  f.uploadKeyId ?? null,
+];
 
 /** The columns of a group's rows and their types: a VALUES list infers none, so each parameter is cast. */
 const COLUMNS = [
@@ -105,27 +112,7 @@ export async function insertStagedMany(q: Queryable, files: { scope: Scope; f: N
   const params: unknown[] = [];
   const values = files.map(({ scope, f }) => {
     const at = params.length;
-    params.push(
-      f.id,
-      scope.accountId,
-      scope.mode,
-      f.channel,
-      f.sender,
-      f.filename,
-      f.size,
-      f.sha256,
-      f.contentSha256 ?? null,
-      f.traceId,
-      f.subject,
-      f.archiveId ?? null,
-      f.messageFiles ?? null,
-      f.status,
-      f.matchName,
-      f.reason?.text ?? null,
-      ...reasonColumns(f.reason),
-      verdictColumn(f),
-      f.uploadKeyId ?? null,
-    );
+    params.push(...stagedParams(scope, f));
     return `(${TYPES.map((t, i) => `$${at + i + 1}::${t}`).join(', ')})`;
   });
   const rows = await q.query<StagedTimes & { id: string }>(

@@ -48,6 +48,8 @@ export interface MailHarness {
   invoice(key: string, invoiceNumber?: string): Promise<{ id: string; invoiceNumber: string }>;
   /** a poller over the harness's Dovecot (or `imapUrl`), with the harness's settings plus `overrides` */
   startPoller(overrides?: Partial<Config>, deps?: { receiver?: IntakeReceiver; sender?: ReplySender }): MailRole;
+  /** The URL of `box` on the harness's Dovecot reached through a proxy in front of it on `port` (test/helpers/tcp-proxy.ts). */
+  urlVia(port: number, box: string): string;
   records(scope: Scope): Promise<ImportRecord[]>;
   /** Waits until the message with this Message-ID was moved, and returns its claim row. */
   moved(messageId: string, ms?: number): Promise<any>;
@@ -146,6 +148,7 @@ export async function startMailHarness(
       pollers.push(role);
       return role;
     },
+    urlVia: (port, box) => dovecot.url(box).replace(`:${dovecot.port}/`, `:${port}/`),
     records: (scope) => svc.container.intake.recent(scope, 1000),
     async moved(messageId, ms = 45_000) {
       let row: any;
@@ -187,6 +190,9 @@ export async function startMailHarness(
 }
 
 export { until };
+
+/** Processed and Failed mailboxes of `box`'s own, so that the tests of a file, which share one Dovecot, do not count each other's moved mail. */
+export const boxes = (box: string) => ({ mailProcessedMailbox: `${box}Done`, mailFailedMailbox: `${box}Failed` });
 
 const b64 = (b: Buffer) => b.toString('base64').replace(/(.{76})/g, '$1\r\n');
 

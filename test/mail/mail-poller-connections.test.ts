@@ -8,7 +8,7 @@ import type { IntakeReceiver } from '../../src/intake/intake-port.ts';
 import { startDovecot } from '../../testkit/dovecot.ts';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
-import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+import { boxes, invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
 
 let h: MailHarness;
 let acct: MailAccount;
@@ -25,9 +25,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-const urlVia = (port: number, box: string) => h.dovecot.url(box).replace(`:${h.dovecot.port}/`, `:${port}/`);
-const boxes = (box: string) => ({ mailProcessedMailbox: `${box}Done`, mailFailedMailbox: `${box}Failed` });
-
 describe('connections', () => {
   it('notices a silently dead connection (watchdog NOOP) and reconnects', async () => {
     const box = 'Frozen';
@@ -35,7 +32,7 @@ describe('connections', () => {
     const proxy = await startTcpProxy(h.dovecot.port);
     proxies.push(proxy);
     const role = h.startPoller({
-      imapUrl: urlVia(proxy.port, box),
+      imapUrl: h.urlVia(proxy.port, box),
       ...boxes(box),
       mailWatchdogIntervalMs: 500,
       mailWatchdogTimeoutMs: 500,
@@ -63,7 +60,7 @@ describe('connections', () => {
     proxy.refuse(true);
     const inv = await h.invoice(acct.liveKey);
     await h.dovecot.append(invoiceMail(acct.live, [{ filename: `${inv.invoiceNumber}.pdf`, content: pdf }]), box);
-    const role = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailReconnectMinMs: 50, mailReconnectMaxMs: 400 });
+    const role = h.startPoller({ imapUrl: h.urlVia(proxy.port, box), ...boxes(box), mailReconnectMinMs: 50, mailReconnectMaxMs: 400 });
     let failures = 0;
     role.poller.on('disconnected', () => failures++);
     await until(() => failures >= 4, 45_000, 'several failed connection attempts');

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../helpers/fixtures.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
-import { invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
+import { boxes, invoiceMail, startMailHarness, until, type MailAccount, type MailHarness } from './mail-harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let h: MailHarness;
@@ -26,9 +26,6 @@ afterAll(async () => {
   for (const p of proxies) await p.close();
   await h?.close();
 });
-
-const urlVia = (port: number, box: string) => h.dovecot.url(box).replace(`:${h.dovecot.port}/`, `:${port}/`);
-const boxes = (box: string) => ({ mailProcessedMailbox: `${box}Done`, mailFailedMailbox: `${box}Failed` });
 
 /** n invoices, and one message per invoice (its PDF named after the number) in `box`. */
 async function fill(box: string, n: number) {
@@ -77,7 +74,7 @@ describe('exactly once', () => {
     const invoices = await fill(box, 60);
     const proxy = await startTcpProxy(h.dovecot.port);
     proxies.push(proxy);
-    const first = h.startPoller({ imapUrl: urlVia(proxy.port, box), ...boxes(box), mailBatchSize: 5, mailConcurrency: 4 });
+    const first = h.startPoller({ imapUrl: h.urlVia(proxy.port, box), ...boxes(box), mailBatchSize: 5, mailConcurrency: 4 });
     let handed = 0;
     let stopping: Promise<void> | undefined;
     first.poller.on('message', () => {
