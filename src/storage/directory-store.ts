@@ -1,13 +1,19 @@
 // The directory driver: one file per object under DOCUMENT_STORE_DIR (a local disk or a volume every
-// node shares), at <root>/ab/cd/<sha256>. A put streams into a temporary file beside its final
-// place, fsyncs it, renames it there and fsyncs that directory: after put() resolves, the object
-// survives a crash, and a reader never sees half a file. (The root is not fsynced after the rename:
+// node shares), at <root>/ab/cd/<sha256>. A put streams into a temporary file in <root>/.tmp/,
+// fsyncs it, renames it to its place and fsyncs that directory: after put() resolves, the object
+// survives a crash, and a reader never sees half a file. (.tmp is not fsynced after the rename:
 // the object's name is durable with its own directory, and a temporary name that a crash brings
 // back is a leftover the sweep removes.) The root must exist: a missing root (an
 // unmounted volume) is the store being unavailable, never a reason to write to the disk below it:
 // the root carries a marker file, written when the service first opens an empty directory, and a
 // root without it (the empty mount point of a volume that went away) is unavailable, not empty.
+// A put needs no check of its own for that: .tmp is on the volume, so the empty mount point has
+// none and the temporary file's open fails; only then is the marker looked at.
+// A put's file-system calls use descriptors (fs's callback API), not fs/promises' FileHandles: a
+// put makes eight calls or more, and a FileHandle (an object of its own, tracked until closed)
+// made each cost the main thread more (bench/RESULTS.md, 2026-12-02 evening).
 import { randomBytes } from 'node:crypto';
+import fsc from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -24,7 +30,9 @@ import {
 import { chunksOf, concat, Counted } from './store-bytes.ts';
 import { DomainError } from '../domain/errors.ts';
 
-const TEMP = '.tmp-';
+/** the directory of puts' temporary files, and the prefix of those an earlier version left in the root */
+const TEMP_DIR = '.tmp';
+const OLD_TEMP = '.tmp-';
 /** the marker of a store's root (see above) */
 const STORE_MARKER = '.invoice-intake-document-store';
 const FAN = /^[0-9a-f]{2}$/;
@@ -38,18 +46,42 @@ function storeError(e: unknown, what: string): Error {
 
 async function* emptyStream(): AsyncIterable<Uint8Array> {}
 
+/** fs's callback API as promises, on descriptors (see above) */
+const call = <T>(f: (done: (e: NodeJS.ErrnoException | null, v?: T) => void) => void) =>
+  new Promise<T>((resolve, reject) => f((e, v) => (e ? reject(e) : resolve(v as T))));
+const openFd = (file: string, flags: string, mode?: number) => call<number>((done) => fsc.open(file, flags, mode, done));
+const fsyncFd = (fd: number) => call<void>((done) => fsc.fsync(fd, done));
+const closeFd = (fd: number) => call<void>((done) => fsc.close(fd, done));
+
+/** The whole chunk (a write to a file may take less than it was given: a full disk's first sign). */
+async function writeAll(fd: number, chunk: Uint8Array): Promise<void> {
+  for (let at = 0; at < chunk.byteLength; ) at += await call<number>((done) => fsc.write(fd, chunk, at, chunk.byteLength - at, null, done));
+}
+
 async function fsyncDir(dir: string): Promise<void> {
-  const h = await fs.open(dir, 'r');
+  const fd = await openFd(dir, 'r');
   try {
-    await h.sync();
+    await fsyncFd(fd);
   } finally {
-    await h.close();
+    await closeFd(fd);
   }
+}
+
+/** Makes `dir` (durable in its parent); false when it was there already. */
+async function makeDir(dir: string): Promise<boolean> {
+  try {
+    await fs.mkdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+  await fsyncDir(path.dirname(dir));
+  return true;
 }
 
 export class DirectoryStore implements DocumentStore {
   readonly kind = 'directory' as const;
-  /** fan-out directories known to exist and be durable (65,536 at most): a put into one makes none */
+  /** fan-out directories known to exist and be durable (256 + 65,536 at most): a put into one makes none */
   private readonly made = new Set<string>();
   private constructor(private readonly root: string) {}
 
@@ -71,7 +103,7 @@ export class DirectoryStore implements DocumentStore {
       await h.close();
       await fsyncDir(root);
     }
-    return new DirectoryStore(root);
+    return new DirectoryStore(root); // .tmp is made by the first put (a store opened read-only still opens)
   }
 
   private pathOf(sha256: string): string {
@@ -81,46 +113,52 @@ export class DirectoryStore implements DocumentStore {
 
   /** The fan-out directories of an object, made (and made durable) under an existing root. */
   private async ensureDirs(sha256: string): Promise<string> {
-    const leaf = path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4));
+    const top = path.join(this.root, sha256.slice(0, 2));
+    const leaf = path.join(top, sha256.slice(2, 4));
     if (this.made.has(leaf)) return leaf;
-    let parent = this.root;
-    for (const part of [sha256.slice(0, 2), sha256.slice(2, 4)]) {
-      const dir = path.join(parent, part);
-      try {
-        await fs.mkdir(dir);
-        await fsyncDir(parent);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      }
-      parent = dir;
+    // a young store makes a leaf for almost every object: the top level's 256 are remembered too
+    for (const dir of this.made.has(top) ? [leaf] : [top, leaf]) {
+      await makeDir(dir);
+      this.made.add(dir);
     }
-    this.made.add(leaf);
-    return parent;
+    return leaf;
+  }
+
+  /** A temporary file's descriptor; ENOENT: no .tmp, so the root is checked (the volume gone), or .tmp made again. */
+  private async openTemp(temp: string): Promise<number> {
+    try {
+      return await openFd(temp, 'wx', 0o640);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await this.checkRoot();
+      await makeDir(path.dirname(temp)); // removed behind the store's back
+      return openFd(temp, 'wx', 0o640);
+    }
   }
 
   async put(bytes: Buffer | AsyncIterable<Uint8Array>, opts: PutOptions): Promise<StoredObject> {
-    await this.checkRoot();
-    // the hash is known only at the end: stream into the root, then move into the fan-out
-    const temp = path.join(this.root, `${TEMP}${randomBytes(12).toString('hex')}`);
-    let handle: fs.FileHandle | undefined;
+    // the hash is known only at the end: stream into .tmp, then move into the fan-out
+    const temp = path.join(this.root, TEMP_DIR, randomBytes(12).toString('hex'));
+    let fd: number | undefined;
     try {
-      handle = await fs.open(temp, 'wx', 0o640);
+      fd = await this.openTemp(temp);
       const counted = new Counted(opts.maxBytes);
       for await (const chunk of chunksOf(bytes)) {
         opts.signal?.throwIfAborted();
         counted.add(chunk);
-        await handle.write(chunk);
+        await writeAll(fd, chunk);
       }
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
+      await fsyncFd(fd);
+      const closing = fd;
+      fd = undefined;
+      await closeFd(closing);
       const sha256 = counted.digest();
       opts.signal?.throwIfAborted();
       const dir = await this.moveInto(temp, sha256);
       await fsyncDir(dir);
       return { sha256, size: counted.size };
     } catch (e) {
-      await handle?.close().catch(() => {});
+      if (fd !== undefined) await closeFd(fd).catch(() => {});
       await fs.rm(temp, { force: true }).catch(() => {});
       throw storeError(e, 'writing');
     }
@@ -132,8 +170,10 @@ export class DirectoryStore implements DocumentStore {
     try {
       await fs.rename(temp, path.join(dir, sha256));
     } catch (e) {
-      // a fan-out directory removed behind the store's back: make it again, once
+      // a fan-out directory removed behind the store's back: make both again, once
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !this.made.delete(dir)) throw e;
+      this.made.delete(path.dirname(dir));
+      await this.checkRoot(); // or the volume went since the open: nothing is made on the disk below
       await fs.rename(temp, path.join(await this.ensureDirs(sha256), sha256));
     }
     return dir;
@@ -194,12 +234,18 @@ export class DirectoryStore implements DocumentStore {
 
   /** Temporary files of puts cut short (a crash mid-upload) last written before `olderThan`: the sweep's. */
   async removeLeftovers(olderThan: Date): Promise<number> {
+    const temps = path.join(this.root, TEMP_DIR);
+    const names = async (dir: string) =>
+      fs.readdir(dir).catch((e) => {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT' && dir === temps) return [];
+        throw storeError(e, 'listing');
+      });
+    const files = [
+      ...(await names(temps)).map((n) => path.join(temps, n)),
+      ...(await names(this.root)).filter((n) => n.startsWith(OLD_TEMP)).map((n) => path.join(this.root, n)),
+    ];
     let removed = 0;
-    for (const name of await fs.readdir(this.root).catch((e) => {
-      throw storeError(e, 'listing');
-    })) {
-      if (!name.startsWith(TEMP)) continue;
-      const file = path.join(this.root, name);
+    for (const file of files) {
       const st = await fs.stat(file).catch(() => undefined);
       if (st && st.mtime < olderThan) {
         await fs.rm(file, { force: true });

@@ -101,9 +101,64 @@ describe('the directory driver when its fan-out directories go', () => {
       expect(await store.has(first.sha256)).toBe(false);
       expect(await store.put(bytes, { maxBytes: bytes.length })).toEqual(first);
       expect((await store.get(first.sha256)).equals(bytes)).toBe(true);
-      expect(fs.readdirSync(root).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+      expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+});
+
+describe("the directory driver's temporary files", () => {
+  const withRoot = (fn: (root: string) => Promise<void>) => async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-temp-'));
+    try {
+      await fn(root);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  };
+
+  it(
+    'a put writes into .tmp, made again when it was removed behind its back, and leaves nothing there',
+    withRoot(async (root) => {
+      const store = await DirectoryStore.open(root);
+      const a = await makePdf('temp-a');
+      await store.put(a, { maxBytes: a.length });
+      expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+      fs.rmSync(path.join(root, '.tmp'), { recursive: true });
+      const b = await makePdf('temp-b');
+      const put = await store.put(b, { maxBytes: b.length });
+      expect((await store.get(put.sha256)).equals(b)).toBe(true);
+      expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+    }),
+  );
+
+  it(
+    'a root that lost its marker (the mount point of a volume gone) is unavailable to a put, and nothing is written into it',
+    withRoot(async (root) => {
+      const store = await DirectoryStore.open(root);
+      const bytes = await makePdf('no-marker');
+      await store.put(bytes, { maxBytes: bytes.length }); // .tmp made
+      // what the empty mount point looks like: no marker, no .tmp, no fan-out
+      for (const name of fs.readdirSync(root)) fs.rmSync(path.join(root, name), { recursive: true });
+      await expect(store.put(bytes, { maxBytes: bytes.length })).rejects.toMatchObject({ kind: 'unavailable' });
+      expect(fs.readdirSync(root)).toEqual([]);
+    }),
+  );
+
+  it(
+    'removeLeftovers removes those in .tmp, and those an earlier version left in the root, once past their age',
+    withRoot(async (root) => {
+      const store = await DirectoryStore.open(root);
+      const bytes = await makePdf('leftovers');
+      const kept = await store.put(bytes, { maxBytes: bytes.length });
+      fs.writeFileSync(path.join(root, '.tmp', 'cut-short'), 'half a file');
+      fs.writeFileSync(path.join(root, '.tmp-0123abcd'), 'half a file');
+      expect(await store.removeLeftovers(new Date(Date.now() - 3600_000))).toBe(0);
+      expect(await store.removeLeftovers(new Date(Date.now() + 1000))).toBe(2);
+      expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+      expect(fs.readdirSync(root).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+      expect(await store.has(kept.sha256)).toBe(true);
+    }),
+  );
 });
