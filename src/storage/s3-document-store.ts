@@ -37,7 +37,7 @@ import {
 } from './document-store.ts';
 import { chunksOf, Counted } from './store-bytes.ts';
 import { DomainError } from '../domain/errors.ts';
-import { isMissing, s3Client, withDeadline, type S3Settings } from './s3-calls.ts';
+import { isMissing, s3Client, withDeadline, type CallOptions, type S3Settings } from './s3-calls.ts';
 
 /** S3's smallest part but the last; also what one upload holds in memory at most. */
 const PART_BYTES = 5 * 1024 * 1024;
@@ -65,8 +65,8 @@ export class S3DocumentStore implements DocumentStore {
     return `${this.prefix}sha256/${fanOut(sha256)}`;
   }
 
-  private call<T>(what: string, signal: AbortSignal | undefined, work: (abortSignal: AbortSignal) => Promise<T>, missing?: string): Promise<T> {
-    return withDeadline(what, this.s.timeoutMs, signal, work, missing);
+  private call<T>(what: string, signal: AbortSignal | undefined, work: () => Promise<T>, more?: Omit<CallOptions, 'timeoutMs' | 'signal'>): Promise<T> {
+    return withDeadline(what, { timeoutMs: this.s.timeoutMs, signal, ...more }, work);
   }
 
   async put(bytes: Buffer | AsyncIterable<Uint8Array>, opts: PutOptions): Promise<StoredObject> {
@@ -105,17 +105,19 @@ export class S3DocumentStore implements DocumentStore {
 
   private async putWhole(sha256: string, body: Buffer, signal?: AbortSignal): Promise<void> {
     const Key = this.keyOf(sha256);
-    await this.call('PutObject', signal, (abortSignal) =>
-      this.client.send(new PutObjectCommand({ Bucket: this.s.bucket, Key, Body: body, ContentLength: body.length, ContentType: 'application/octet-stream' }), {
-        abortSignal,
-      }),
+    await this.call(
+      'PutObject',
+      signal,
+      () =>
+        this.client.send(new PutObjectCommand({ Bucket: this.s.bucket, Key, Body: body, ContentLength: body.length, ContentType: 'application/octet-stream' })),
+      { payloadSha256: sha256 }, // the body's, hashed while it streamed in: the signer need not hash it again
     );
   }
 
   private async startUpload(signal?: AbortSignal) {
     const key = `${this.prefix}tmp/${randomUUID()}`;
-    const out = await this.call('CreateMultipartUpload', signal, (abortSignal) =>
-      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: key, ContentType: 'application/octet-stream' }), { abortSignal }),
+    const out = await this.call('CreateMultipartUpload', signal, () =>
+      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: key, ContentType: 'application/octet-stream' })),
     );
     if (!out.UploadId) throw new Error('S3 CreateMultipartUpload returned no UploadId');
     return { key, id: out.UploadId, parts: [] };
@@ -123,35 +125,29 @@ export class S3DocumentStore implements DocumentStore {
 
   private async sendPart(u: Upload, body: Buffer, signal?: AbortSignal): Promise<void> {
     const PartNumber = u.parts.length + 1;
-    const out = await this.call('UploadPart', signal, (abortSignal) =>
-      this.client.send(new UploadPartCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id, PartNumber, Body: body, ContentLength: body.length }), {
-        abortSignal,
-      }),
+    const out = await this.call('UploadPart', signal, () =>
+      this.client.send(new UploadPartCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id, PartNumber, Body: body, ContentLength: body.length })),
     );
     u.parts.push({ ETag: out.ETag ?? '', PartNumber });
   }
 
   private async finishUpload(u: Upload, sha256: string, signal?: AbortSignal): Promise<void> {
-    await this.call('CompleteMultipartUpload', signal, (abortSignal) =>
-      this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id, MultipartUpload: { Parts: u.parts } }), {
-        abortSignal,
-      }),
+    await this.call('CompleteMultipartUpload', signal, () =>
+      this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id, MultipartUpload: { Parts: u.parts } })),
     );
     try {
       const Key = this.keyOf(sha256);
       // CopySource is bucket/key, URL-encoded per segment (the keys here are [0-9a-z/-] and the prefix's)
       const CopySource = `${this.s.bucket}/${u.key.split('/').map(encodeURIComponent).join('/')}`;
-      await this.call('CopyObject', signal, (abortSignal) =>
-        this.client.send(new CopyObjectCommand({ Bucket: this.s.bucket, Key, CopySource }), { abortSignal }),
-      );
+      await this.call('CopyObject', signal, () => this.client.send(new CopyObjectCommand({ Bucket: this.s.bucket, Key, CopySource })));
     } finally {
       await this.deleteKey(u.key).catch(() => {}); // a leftover is the sweep's (removeLeftovers)
     }
   }
 
   private async dropUpload(u: { key: string; id: string }): Promise<void> {
-    await this.call('AbortMultipartUpload', undefined, (abortSignal) =>
-      this.client.send(new AbortMultipartUploadCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id }), { abortSignal }),
+    await this.call('AbortMultipartUpload', undefined, () =>
+      this.client.send(new AbortMultipartUploadCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id })),
     ).catch(() => {});
   }
 
@@ -160,11 +156,12 @@ export class S3DocumentStore implements DocumentStore {
     return this.call(
       'GetObject',
       opts?.signal,
-      async (abortSignal) => {
-        const out = await this.client.send(new GetObjectCommand({ Bucket: this.s.bucket, Key }), { abortSignal });
-        return Buffer.from(await out.Body!.transformToByteArray());
+      async () => {
+        const out = await this.client.send(new GetObjectCommand({ Bucket: this.s.bucket, Key }));
+        const bytes = await out.Body!.transformToByteArray();
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength); // a view, not a copy
       },
-      sha256,
+      { missing: sha256 },
     );
   }
 
@@ -175,20 +172,17 @@ export class S3DocumentStore implements DocumentStore {
     const range = opts?.range;
     if (range && range.end <= range.start) return (async function* () {})();
     const Range = range ? `bytes=${range.start}-${range.end - 1}` : undefined;
-    const out = await this.call(
-      'GetObject',
-      opts?.signal,
-      (abortSignal) => this.client.send(new GetObjectCommand({ Bucket: this.s.bucket, Key, Range }), { abortSignal }),
-      sha256,
-    );
+    const out = await this.call('GetObject', opts?.signal, () => this.client.send(new GetObjectCommand({ Bucket: this.s.bucket, Key, Range })), {
+      missing: sha256,
+    });
     return out.Body as AsyncIterable<Uint8Array>;
   }
 
   async has(sha256: string): Promise<boolean> {
     const Key = this.keyOf(sha256);
-    return this.call('HeadObject', undefined, async (abortSignal) => {
+    return this.call('HeadObject', undefined, async () => {
       try {
-        await this.client.send(new HeadObjectCommand({ Bucket: this.s.bucket, Key }), { abortSignal });
+        await this.client.send(new HeadObjectCommand({ Bucket: this.s.bucket, Key }));
         return true;
       } catch (e) {
         if (isMissing(e)) return false;
@@ -202,9 +196,9 @@ export class S3DocumentStore implements DocumentStore {
   }
 
   private async deleteKey(Key: string): Promise<void> {
-    await this.call('DeleteObject', undefined, async (abortSignal) => {
+    await this.call('DeleteObject', undefined, async () => {
       try {
-        await this.client.send(new DeleteObjectCommand({ Bucket: this.s.bucket, Key }), { abortSignal });
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.s.bucket, Key }));
       } catch (e) {
         if (!isMissing(e)) throw e; // absent is what we wanted
       }
@@ -243,8 +237,8 @@ export class S3DocumentStore implements DocumentStore {
     let after = StartAfter;
     for (;;) {
       const from = after;
-      const page = await this.call('ListObjects', undefined, (abortSignal) =>
-        this.client.send(new ListObjectsCommand({ Bucket: this.s.bucket, Prefix, Marker: from, MaxKeys: 1000 }), { abortSignal }),
+      const page = await this.call('ListObjects', undefined, () =>
+        this.client.send(new ListObjectsCommand({ Bucket: this.s.bucket, Prefix, Marker: from, MaxKeys: 1000 })),
       );
       const contents = page.Contents ?? [];
       for (const o of contents) if (o.Key) yield { key: o.Key, size: o.Size ?? 0, modifiedAt: o.LastModified ?? new Date(0) };

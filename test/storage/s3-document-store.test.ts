@@ -3,9 +3,10 @@
 // large ones, leftovers swept, time-outs and a killed server as StoreUnavailableError.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreLimitError, StoreMissingError, StoreUnavailableError } from '../../src/storage/document-store.ts';
 import { S3DocumentStore } from '../../src/storage/s3-document-store.ts';
 import { freePort } from '../../testkit/ports.ts';
@@ -157,6 +158,71 @@ describe('S3 document store', () => {
     await expect(st.has(put.sha256)).rejects.toBeInstanceOf(StoreUnavailableError);
     await s3.start();
     expect((await st.get(put.sha256)).toString()).toBe('kept across a restart');
+  });
+
+  it("the caller's abort reaches the connection: a call to a server that never answers ends at once, its socket closed", async () => {
+    // the signal travels to Node's request outside send()'s options (s3-calls.ts, the SDK's cached chain)
+    const port = await freePort();
+    const accepted: net.Socket[] = [];
+    let closed = 0;
+    const silent = net.createServer((socket) => {
+      accepted.push(socket);
+      socket.resume().on('close', () => closed++); // reads the request, answers nothing
+    });
+    await new Promise<void>((r) => silent.listen(port, '127.0.0.1', r));
+    try {
+      const st = store({ endpoint: `http://127.0.0.1:${port}`, timeoutMs: 60_000 });
+      const ac = new AbortController();
+      const t0 = Date.now();
+      const put = st.put(Buffer.from('x'), { maxBytes: 10, signal: ac.signal });
+      await vi.waitFor(() => expect(accepted.length).toBe(1));
+      ac.abort(new Error('client went away'));
+      await expect(put).rejects.toThrow('client went away');
+      await vi.waitFor(() => expect(closed).toBe(1)); // the request was destroyed, not left to its socket time-out
+      expect(Date.now() - t0).toBeLessThan(10_000);
+    } finally {
+      for (const s of accepted) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('every request carries the SHA-256 of its own body: a small put the one the driver computed, each part its own', async () => {
+    // a recording proxy in front of s3rver: the driver hands the signer the SHA-256 it hashed while
+    // the bytes streamed in (x-amz-content-sha256), so the signer does not hash the body again
+    const seen: { method: string; url: string; header: string | undefined; body: string }[] = [];
+    const target = new URL(s3.endpoint);
+    const proxy = http.createServer((req, res) => {
+      const h = createHash('sha256');
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => (h.update(c), parts.push(c)));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, header: req.headers['x-amz-content-sha256'] as string | undefined, body: h.digest('hex') });
+        const out = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        });
+        out.end(Buffer.concat(parts));
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => proxy.listen(port, '127.0.0.1', r));
+    try {
+      const st = store({ endpoint: `http://127.0.0.1:${port}` });
+      const small = randomBytes(100 * 1024);
+      const put = await st.put(chunks(small, 16 * 1024), { maxBytes: 20 * 1024 * 1024 });
+      expect(put.sha256).toBe(sha(small));
+      const whole = seen.find((r) => r.method === 'PUT' && r.url.includes(put.sha256));
+      expect(whole?.header).toBe(put.sha256);
+      expect(sha(await st.get(put.sha256))).toBe(put.sha256); // landed with those bytes
+      const large = randomBytes(6 * 1024 * 1024); // two parts, then a copy to its key
+      const big = await st.put(chunks(large, 64 * 1024), { maxBytes: 20 * 1024 * 1024 });
+      expect(sha(await st.get(big.sha256))).toBe(sha(large));
+      const puts = seen.filter((r) => r.method === 'PUT');
+      expect(puts.filter((r) => r.url.includes('partNumber=')).length).toBe(2);
+      for (const r of puts) expect(r.header, `${r.url}`).toBe(r.body); // no known hash given to the wrong body
+    } finally {
+      proxy.close();
+    }
   });
 
   it("the caller's abort signal ends a call with its own reason", async () => {
