@@ -9,6 +9,7 @@
 // PostgreSQL and its own prefix on the same private redis-server.
 //
 //   npm run bench:ftp -- [--files 1000] [--size 102400] [--connections 8] [--rounds 3] [--client-threads 2] [--warmup 1000] [--split] [--profile <dir>]
+//                        [--store database|directory|s3] [--own-postgres] [--pin] [--young-store]
 //
 // --store database|directory|s3 picks the service's document store (s3: s3rver started here) and
 // prints the WAL bytes, database growth and store bytes a file; --own-postgres runs every database
@@ -68,6 +69,7 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'database' },
     'own-postgres': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
+    'young-store': { type: 'boolean', default: false },
   },
 });
 const FILES = Number(values.files);
@@ -90,7 +92,7 @@ async function main() {
   const adminToken = `adm_${randomToken(24)}`;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-ftp-'));
   const { cert, key } = selfSignedCert(work);
-  const store = await benchStore(storeName(values.store), work);
+  const store = await benchStore(storeName(values.store), work, values['young-store']);
   const pasv = 30_000 + Math.floor(Math.random() * 20_000);
   const env = {
     ...benchServiceEnv({ port, databaseUrl: db.url, redisUrl: redis.url, adminToken, dataDir: path.join(work, 'data') }),

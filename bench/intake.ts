@@ -8,7 +8,7 @@
 // PostgreSQL and its own prefix on the same private redis-server.
 //
 //   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rounds 3] [--rate 275] [--warmup 1000]
-//                           [--store database|directory|s3] [--own-postgres] [--pin]
+//                           [--store database|directory|s3] [--own-postgres] [--pin] [--young-store]
 //
 // --store picks the service's document store (s3: s3rver started here); every phase then prints
 // the WAL bytes, the database's growth and the store's per file (store-kit.ts). --own-postgres
@@ -67,6 +67,7 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'database' },
     'own-postgres': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
+    'young-store': { type: 'boolean', default: false },
   },
 });
 const FILES = Number(values.files);
@@ -95,7 +96,7 @@ async function main() {
   const port = await freePort();
   const adminToken = `adm_${randomToken(24)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ii-bench-'));
-  const store = await benchStore(storeName(values.store), dataDir);
+  const store = await benchStore(storeName(values.store), dataDir, values['young-store']);
   const service = spawn(process.execPath, buildService(), {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],

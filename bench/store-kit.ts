@@ -1,5 +1,6 @@
 // What a benchmark needs to compare the document stores (issue 46): the store its service runs on
-// (--store database|directory|s3, s3 being s3rver started here), the PostgreSQL it uses
+// (--store database|directory|s3, s3 being s3rver started here; a directory with its fan-out made,
+// unless --young-store), the PostgreSQL it uses
 // (--own-postgres: a cluster of its own, fsync on as on the machine's, so that the WAL measured is
 // this run's alone and no other session's), and what a file costs where: WAL bytes
 // (pg_current_wal_lsn() before and after), database growth, bytes in the store, the store's CPU.
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { createPgDatabase } from '../testkit/postgres.ts';
 import { startPrivatePostgres } from '../testkit/private-postgres.ts';
 import { startS3Server } from '../testkit/s3-server.ts';
+import { DirectoryStore } from '../src/storage/directory-store.ts';
 import { cpuMs } from './bench-kit.ts';
 
 type Sql = { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> };
@@ -38,12 +40,25 @@ function diskBytes(dir: string): number {
   return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
 }
 
-export async function benchStore(kind: StoreName, work: string): Promise<BenchStore> {
+/**
+ * A directory store as it is after its first ~100,000 objects: every fan-out directory made
+ * (256 x 256, about 260 MB of directory blocks). A fresh store makes one, and fsyncs its parent,
+ * for almost every object of its first tens of thousands: a cost of its first weeks, which a run of
+ * a few thousand files would otherwise measure on every file (--young-store keeps it).
+ */
+async function seasonDirectory(dir: string): Promise<void> {
+  await DirectoryStore.open(dir); // writes the store's marker into the empty directory
+  const hex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+  for (const top of hex) for (const leaf of hex) fs.mkdirSync(path.join(dir, top, leaf), { recursive: true });
+}
+
+export async function benchStore(kind: StoreName, work: string, young = false): Promise<BenchStore> {
   if (kind === 'database')
     return { kind, env: { DOCUMENT_STORE: 'database' }, storedBytes: () => 0, cpuMs: () => 0, pid: () => undefined, stop: async () => {} };
   if (kind === 'directory') {
     const dir = path.join(work, 'documents');
     fs.mkdirSync(dir, { recursive: true });
+    if (!young) await seasonDirectory(dir);
     return {
       kind,
       env: { DOCUMENT_STORE: 'directory', DOCUMENT_STORE_DIR: dir },
