@@ -13,6 +13,7 @@ import { failingIntake } from './failing-intake.ts';
 import { connectFtp, ftpCode, intakeIdOf, spawnCurl, upload } from './ftp-clients.ts';
 import { bigPdf, ftpTestFile, until, type FtpAccount } from './ftp-harness.ts';
 import { RawFtp } from './raw-ftp.ts';
+import { ROOT } from '../../testkit/paths.ts';
 
 const t = ftpTestFile({ config: { ftpTransferTimeoutMs: 1500, ftpIdleTimeoutMs: 2000 } });
 
@@ -102,6 +103,18 @@ describe('interrupted uploads', () => {
     expectAborted(async (a) => {
       const { ftp, data, pdf } = await rawStor(a, 'truncated.pdf', 400_000);
       data.end(pdf.subarray(0, 200_000)); // close_notify and FIN: a "clean" end
+      await new Promise((r) => data.once('close', r));
+      ftp.close();
+    }));
+
+  // an XML e-invoice is trusted at once only when it ends with its root's end tag
+  // (upload-completeness.ts); cut after an inner end tag it still waits for the client to leave
+  it('a real XML e-invoice cut after an inner end tag, the client gone right after, stages nothing', () =>
+    expectAborted(async (a) => {
+      const xml = fs.readFileSync(path.resolve(ROOT, '../shared/corpora/einvoice-xml/01.01a-INVOICE_ubl.xml'));
+      const { ftp, data } = await rawStor(a, 'cut.xml', 1000);
+      const innerEnd = xml.indexOf('>', xml.lastIndexOf('</', xml.lastIndexOf('</') - 1)) + 1;
+      data.end(xml.subarray(0, innerEnd));
       await new Promise((r) => data.once('close', r));
       ftp.close();
     }));

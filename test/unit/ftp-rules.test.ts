@@ -1,9 +1,18 @@
 // The FTP channel's pure decisions: upload names, lockout policy, TLS policy, completeness.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failureDelayMs, lockedSubject, lockoutKeys, MAX_DELAY_MS, newlyLocked, normalizeAddress } from '../../src/channels/transfer/lockout-policy.ts';
 import { ftpTlsPolicy } from '../../src/channels/ftp/ftp-tls-policy.ts';
 import { PLAIN_FTP_REFUSAL, plainFtpRefusal } from '../../src/domain/plain-ftp.ts';
-import { completeDespiteReset, looksLikeCompletePdf, looksLikeCompleteZip, settleDelayMs } from '../../src/channels/ftp/upload-completeness.ts';
+import {
+  completeDespiteReset,
+  looksLikeCompletePdf,
+  looksLikeCompleteXml,
+  looksLikeCompleteZip,
+  settleDelayMs,
+} from '../../src/channels/ftp/upload-completeness.ts';
+import { ROOT } from '../../testkit/paths.ts';
 import { classifyUploadName, clientBaseName, isRootPath } from '../../src/channels/transfer/upload-names.ts';
 import { pasvReply, PortRange } from '../../src/channels/ftp/passive-connector.ts';
 
@@ -127,6 +136,9 @@ describe('plain FTP logins (issue 44)', () => {
   });
 });
 
+/** A file as the FTP channel sees its ends (the whole file here: the head and tail it keeps are longer than these tests need). */
+const ends = (b: Buffer) => ({ head: b, tail: b });
+
 describe('upload completeness', () => {
   it('trusts files that end like a PDF at once, and waits for the others', () => {
     const complete = Buffer.from('%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
@@ -135,8 +147,8 @@ describe('upload completeness', () => {
     expect(looksLikeCompletePdf(Buffer.concat([complete, Buffer.alloc(1100, 0x0a)]))).toBe(false);
     expect(looksLikeCompletePdf(complete.subarray(0, 30))).toBe(false);
     expect(looksLikeCompletePdf(Buffer.alloc(0))).toBe(false);
-    expect(settleDelayMs(complete, 250)).toBe(0);
-    expect(settleDelayMs(complete.subarray(0, 30), 250)).toBe(250);
+    expect(settleDelayMs(ends(complete), 250)).toBe(0);
+    expect(settleDelayMs(ends(complete.subarray(0, 30)), 250)).toBe(250);
   });
 
   it('a reset after the last byte counts only for a file whose format shows its end (PDF %%EOF, ZIP directory record)', () => {
@@ -146,10 +158,41 @@ describe('upload completeness', () => {
     expect(looksLikeCompleteZip(zip)).toBe(true);
     expect(looksLikeCompleteZip(zip.subarray(0, zip.length - 3))).toBe(false);
     expect(looksLikeCompleteZip(Buffer.from('PK\x03\x04 cut short'))).toBe(false);
-    expect(completeDespiteReset(zip)).toBe(true);
-    expect(completeDespiteReset(Buffer.from('%PDF-1.7\n1 0 obj\n%%EOF\n'))).toBe(true);
-    expect(completeDespiteReset(Buffer.from('%PDF-1.7\n1 0 obj\n'))).toBe(false);
+    expect(completeDespiteReset(ends(zip))).toBe(true);
+    expect(settleDelayMs(ends(zip), 250)).toBe(0);
+    expect(completeDespiteReset(ends(Buffer.from('%PDF-1.7\n1 0 obj\n%%EOF\n')))).toBe(true);
+    expect(completeDespiteReset(ends(Buffer.from('%PDF-1.7\n1 0 obj\n')))).toBe(false);
     expect(completeDespiteReset(undefined)).toBe(false);
+  });
+
+  // real e-invoices (UBL, CII, XRechnung) from ../shared/corpora: each whole one is trusted at
+  // once; cut anywhere short of its root's end tag, none is
+  const xmlDir = path.resolve(ROOT, '../shared/corpora/einvoice-xml');
+  const xmls = fs.readdirSync(xmlDir).filter((f) => f.endsWith('.xml'));
+  it.each(xmls)('an XML e-invoice ends with its root element: %s', (name) => {
+    const whole = fs.readFileSync(path.join(xmlDir, name));
+    expect(looksLikeCompleteXml(ends(whole))).toBe(true);
+    expect(settleDelayMs(ends(whole), 250)).toBe(0);
+    // what a sender or a bench appends after the root: white space, a comment, a processing instruction
+    expect(looksLikeCompleteXml(ends(Buffer.concat([whole, Buffer.from('\n<!-- feed-7 -->\n<?done yes?>\r\n')])))).toBe(true);
+    const end = whole.lastIndexOf('</');
+    for (const cut of [end, end + 2, whole.length - 2, Math.floor(whole.length / 2), 100]) {
+      expect(looksLikeCompleteXml(ends(whole.subarray(0, cut))), `${name} cut at ${cut}`).toBe(false);
+    }
+    // cut right after an inner element's end tag: that element's name is not the root's
+    const inner = whole.lastIndexOf('</', end - 1);
+    const innerEnd = whole.indexOf('>', inner) + 1;
+    expect(looksLikeCompleteXml(ends(whole.subarray(0, innerEnd)))).toBe(false);
+  });
+
+  it('finds the root past a BOM, a declaration, comments and a DOCTYPE; refuses what is not XML', () => {
+    const doc = '\ufeff<?xml version="1.0"?>\n<!-- made by hand -->\n<!DOCTYPE x>\n<ns:Invoice xmlns:ns="urn:x"><a>1</a></ns:Invoice>\n';
+    expect(looksLikeCompleteXml(ends(Buffer.from(doc)))).toBe(true);
+    expect(looksLikeCompleteXml(ends(Buffer.from(doc.replace('</ns:Invoice>', '</ns:Invoic>'))))).toBe(false);
+    expect(looksLikeCompleteXml(ends(Buffer.from('<Invoice>text</a></Invoice-not>')))).toBe(false);
+    expect(looksLikeCompleteXml(ends(Buffer.from('just text </Invoice>')))).toBe(false);
+    // UTF-16 is not read: such a document waits for the grace period
+    expect(looksLikeCompleteXml(ends(Buffer.from(`\ufeff<Invoice></Invoice>`, 'utf16le')))).toBe(false);
   });
 });
 

@@ -114,7 +114,7 @@ export async function storCommand(session: FtpSession, ctx: CommandContext, cmd:
     if (reset) log.debug({ session: session.id, name, size }, 'ftp data connection reset after a complete file');
     // a client that died mid-upload closes its control connection too: see upload-completeness.ts
     // (an archive that streamed into the store and is not received stays there for the sweep)
-    const wait = reset ? ctx.truncationGraceMs : settleDelayMs(outcome.tail, ctx.truncationGraceMs);
+    const wait = reset ? ctx.truncationGraceMs : settleDelayMs(outcome.ends, ctx.truncationGraceMs);
     await (wait > 0 ? sleep(wait) : nextTurn());
     if (session.closed || abort.signal.aborted) {
       metrics.inc('uploadsAborted');

@@ -10,15 +10,6 @@ export function looksLikeCompletePdf(bytes: Uint8Array): boolean {
   return tail.includes('%%EOF');
 }
 
-/**
- * How long to wait for a client's control connection to drop before trusting that a cleanly ended
- * upload is complete: a PDF that ends like one is trusted after the current event-loop turn
- * (its disconnect, if any, arrives with its data); anything else waits `graceMs`.
- */
-export function settleDelayMs(bytes: Uint8Array, graceMs: number): number {
-  return looksLikeCompletePdf(bytes) ? 0 : graceMs;
-}
-
 /** A ZIP archive ends with its end-of-central-directory record (22 bytes plus its comment). */
 export function looksLikeCompleteZip(bytes: Uint8Array): boolean {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
@@ -32,10 +23,55 @@ export function looksLikeCompleteZip(bytes: Uint8Array): boolean {
  * Whether a data connection that was reset after the last byte (instead of ending with TLS
  * close_notify and FIN) delivered a whole file. Perl's and Ruby's Net::FTP close the data
  * connection without reading the TLS 1.3 session tickets the server sent, and the kernel answers
- * with a reset. Only a file whose format says where it ends is trusted: a PDF ending in `%%EOF`,
- * a ZIP ending in its directory record. The caller still checks that the control connection is
+ * with a reset. Only a file whose format says where it ends is trusted (looksComplete). The caller still checks that the control connection is
  * alive and the client did not abort.
  */
-export function completeDespiteReset(bytes: Uint8Array | undefined): boolean {
-  return Boolean(bytes && (looksLikeCompletePdf(bytes) || looksLikeCompleteZip(bytes)));
+export function completeDespiteReset(file: UploadEnds | undefined): boolean {
+  return Boolean(file && looksComplete(file));
+}
+
+/** An upload's first and last bytes (the whole file when it is short): what says whether it ended. */
+export interface UploadEnds {
+  head: Uint8Array;
+  tail: Uint8Array;
+}
+
+/** The file's format says it ended: a PDF's `%%EOF`, a ZIP's directory record, an XML document's closed root. */
+export function looksComplete(file: UploadEnds): boolean {
+  return looksLikeCompletePdf(file.tail) || looksLikeCompleteZip(file.tail) || looksLikeCompleteXml(file);
+}
+
+/**
+ * How long to wait for a client's control connection to drop before trusting that a cleanly ended
+ * upload is complete: a file that ends as its format says (looksComplete) is trusted after the
+ * current event-loop turn (its disconnect, if any, arrives with its data); anything else waits `graceMs`.
+ */
+export function settleDelayMs(file: UploadEnds, graceMs: number): number {
+  return looksComplete(file) ? 0 : graceMs;
+}
+
+const latin1 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
+/** The prolog before the root element: declaration, processing instructions, comments, a DOCTYPE. */
+const ROOT_START = /^(?:\xef\xbb\xbf)?\s*(?:(?:<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>)\s*)*<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)[\s>]/;
+
+/** The text without what may follow an XML root element: white space, comments, processing instructions. */
+function withoutTrailingMisc(text: string): string {
+  for (let t = text.trimEnd(); ; ) {
+    const open = t.endsWith('-->') ? t.lastIndexOf('<!--') : t.endsWith('?>') ? t.lastIndexOf('<?') : -1;
+    if (open < 0) return t;
+    t = t.slice(0, open).trimEnd();
+  }
+}
+
+/**
+ * An XML document (an e-invoice) ends with its root element's end tag, and only white space,
+ * comments or processing instructions after it. A document cut short ends inside the root: the
+ * root's name comes from the head, so an inner element's end tag (`</cbc:ID>`) does not pass.
+ * UTF-8 and single-byte encodings only; a UTF-16 document waits for the grace period.
+ */
+export function looksLikeCompleteXml(file: UploadEnds): boolean {
+  const root = ROOT_START.exec(latin1(file.head))?.[1];
+  if (!root) return false;
+  const end = withoutTrailingMisc(latin1(file.tail));
+  return new RegExp(`</${root.replace(/[.]/g, '\\.')}\\s*>$`).test(end);
 }

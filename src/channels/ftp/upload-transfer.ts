@@ -5,10 +5,10 @@
 import type { Duplex } from 'node:stream';
 import type { TakenUpload } from '../../intake/intake-port.ts';
 import { StoreLimitError } from '../../storage/document-store.ts';
-import { completeDespiteReset } from './upload-completeness.ts';
+import { completeDespiteReset, type UploadEnds } from './upload-completeness.ts';
 
 export type UploadOutcome =
-  | { kind: 'complete'; upload: TakenUpload; size: number; tail: Buffer; reset: boolean }
+  | { kind: 'complete'; upload: TakenUpload; size: number; ends: UploadEnds; reset: boolean }
   | { kind: 'too-large'; received: number }
   | { kind: 'aborted'; reason: 'data-error' | 'stalled' | 'cancelled'; received: number }
   /** the intake could not take the bytes (the store down, slow, full): a passing failure */
@@ -27,6 +27,8 @@ export interface ReadUploadOptions {
 
 /** The end of a file a format says where it ends in: a ZIP's directory record is within its last 64 KiB + 22 bytes. */
 const TAIL_BYTES = 0xffff + 22;
+/** The start of a file that names how it must end: an XML document's root element, after a prolog of comments (ZUGFeRD's run to 6 kB). */
+const HEAD_BYTES = 0x10000;
 
 class Broken extends Error {
   constructor(readonly reason: 'data-error' | 'stalled' | 'cancelled') {
@@ -46,6 +48,7 @@ export async function streamUpload(
   take: (body: AsyncIterable<Uint8Array>) => Promise<TakenUpload>,
 ): Promise<UploadOutcome> {
   let received = 0;
+  let head = Buffer.alloc(0);
   let tail = Buffer.alloc(0);
   let why: 'stalled' | 'cancelled' | undefined;
   let reset = false;
@@ -86,13 +89,14 @@ export async function streamUpload(
         const chunk = next.value;
         received += chunk.length;
         options.onProgress?.(chunk.length);
+        if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
         tail = tail.length + chunk.length <= TAIL_BYTES ? Buffer.concat([tail, chunk]) : Buffer.concat([tail, chunk]).subarray(-TAIL_BYTES);
         yield chunk;
       }
     } catch {
       // a close or error without a clean end is a broken transfer, unless the file is whole and
       // only its connection was reset (see upload-completeness.ts); the caller checks the client
-      if (why || !completeDespiteReset(tail)) throw new Broken(why ?? 'data-error');
+      if (why || !completeDespiteReset({ head, tail })) throw new Broken(why ?? 'data-error');
       reset = true;
     } finally {
       clearTimeout(stall);
@@ -101,7 +105,7 @@ export async function streamUpload(
 
   try {
     const upload = await take(body());
-    return { kind: 'complete', upload, size: received, tail, reset };
+    return { kind: 'complete', upload, size: received, ends: { head, tail }, reset };
   } catch (e) {
     const broken = brokenIn(e);
     if (broken) return { kind: 'aborted', reason: broken.reason, received };
