@@ -37,7 +37,7 @@ export interface UploadEnds {
 }
 
 /** The file's format says it ended: a PDF's `%%EOF`, a ZIP's directory record, an XML document's closed root. */
-export function looksComplete(file: UploadEnds): boolean {
+function looksComplete(file: UploadEnds): boolean {
   return looksLikeCompletePdf(file.tail) || looksLikeCompleteZip(file.tail) || looksLikeCompleteXml(file);
 }
 
