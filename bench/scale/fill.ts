@@ -13,8 +13,11 @@
 // and week (about 144 and 1,000 files), and a larger level is a longer history, so a figure that
 // grows is one that reads history, not one that counts a busier day (10^3 is a week, 10^5 two
 // years, 10^7 190 years: dates nobody checks).
-// The staged bytes are not written (content_sha256 null: no object): the database size per file printed is the
-// rows' and indexes' own, to which a deployment adds its PDFs' size.
+// Files point at their bytes as in use: an attached file and its document share one object, a
+// failed file keeps its own for INTAKE_FAILED_RETENTION_DAYS (14) and then no more (dropped by the
+// hourly retention, bytes_dropped_at set), so the retention reads the index it reads in use. The
+// objects (document_objects) hold a few bytes each, not a PDF: the database size per file printed
+// is the rows' and indexes' own, to which a deployment adds its PDFs' size.
 import type pg from 'pg';
 
 export interface FillTarget {
@@ -26,6 +29,16 @@ export interface FillTarget {
 
 const SLICE = 500_000;
 const STEP_SECONDS = 600;
+/** INTAKE_FAILED_RETENTION_DAYS's default: a failed file older than this has had its bytes dropped */
+const KEPT_FAILED_SECONDS = 14 * 86_400;
+
+/** the newest rows, younger than KEPT_FAILED_SECONDS: rows n - YOUNG_ROWS + 1 .. n */
+const YOUNG_ROWS = Math.ceil(KEPT_FAILED_SECONDS / STEP_SECONDS);
+
+/** how many failed files (every 20th row) of 1..n are young, i.e. still keep their bytes */
+function keptFailed(n: number): number {
+  return Math.floor(n / 20) - Math.floor(Math.max(0, n - YOUNG_ROWS) / 20);
+}
 
 /** The rows the filler writes at level n, per table (what its unit test checks). */
 export function fillCounts(n: number): Record<string, number> {
@@ -35,6 +48,7 @@ export function fillCounts(n: number): Record<string, number> {
     customers: Math.max(10, Math.floor(n / 1000)) + Math.max(1, Math.floor(test / 100)),
     invoices: n + test,
     documents: attached,
+    document_objects: attached + keptFailed(n),
     intake_staging: n + test,
     intake_records: n + test,
     intake_history: 2 * n + test,
@@ -64,6 +78,10 @@ export async function fillAccount(client: pg.Client, t: FillTarget, n: number, l
   // row i's moment: one every STEP_SECONDS before now, the newest last
   const at = (v = 'i') => `now() - make_interval(secs => (${n} - ${v}) * ${STEP_SECONDS}.0)`;
   const attached = (v = 'i') => `(${v} % 20 <> 0)`;
+  // a file with bytes: attached (shared with its document), or failed within the retention
+  const kept = (v = 'i') => `(${attached(v)} or ${n} - ${v} < ${YOUNG_ROWS})`;
+  const object = (v = 'i') => `convert_to('F-' || ${v}, 'UTF8')`;
+  const pointer = (v = 'i') => `case when ${kept(v)} then encode(sha256(${object(v)}), 'hex') end`;
   await client.query('set synchronous_commit = off');
   const step = async (what: string, fn: () => Promise<void>) => {
     const t0 = performance.now();
@@ -90,12 +108,23 @@ export async function fillAccount(client: pg.Client, t: FillTarget, n: number, l
       [t.accountId],
     ),
   );
+  await step(`document_objects ${c.document_objects}`, () =>
+    sliced(
+      client,
+      n,
+      // put at the fill (younger than DOCUMENT_SWEEP_GRACE_HOURS): the service's first documents.sweep,
+      // at its start, would otherwise check every object while the intake is measured
+      `insert into document_objects (sha256, size, content)
+     select encode(sha256(${object()}), 'hex'), length(${object()}), ${object()} from generate_series($1::int, $2::int) i where ${kept()}`,
+      [],
+    ),
+  );
   await step(`intake_staging ${n}`, () =>
     sliced(
       client,
       n,
       `insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, received_at)
-     select ${id('imp')}, $3, 'live', (array['ftp','http','mail','sftp'])[1 + i % 4], 'scanner@example.com', 'F-' || i || '.pdf', 100000, md5(i::text), null, ${at()}
+     select ${id('imp')}, $3, 'live', (array['ftp','http','mail','sftp'])[1 + i % 4], 'scanner@example.com', 'F-' || i || '.pdf', 100000, md5(i::text), ${pointer()}, ${at()}
      from generate_series($1::int, $2::int) i`,
       [t.accountId],
     ),
@@ -104,12 +133,13 @@ export async function fillAccount(client: pg.Client, t: FillTarget, n: number, l
     sliced(
       client,
       n,
-      `insert into intake_records (id, account_id, mode, status, match_name, invoice_id, document_id, reason, reason_code, reason_params, matched_by, updated_at, attached_at)
+      `insert into intake_records (id, account_id, mode, status, match_name, invoice_id, document_id, reason, reason_code, reason_params, matched_by, updated_at, attached_at, bytes_dropped_at)
      select ${id('imp')}, $3, 'live', case when ${attached()} then 'attached' else 'failed' end, 'F-' || i,
             case when ${attached()} then ${id('inv')} end, case when ${attached()} then ${id('doc')} end,
             case when ${attached()} then null else 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file' end,
             case when ${attached()} then null else 'file_not_pdf' end, case when ${attached()} then null else '{}'::jsonb end,
-            case when ${attached()} then 'invoice_number' end, ${at()} + interval '2 seconds', case when ${attached()} then ${at()} + interval '2 seconds' end
+            case when ${attached()} then 'invoice_number' end, ${at()} + interval '2 seconds', case when ${attached()} then ${at()} + interval '2 seconds' end,
+            case when not ${kept()} then ${at()} + make_interval(secs => ${KEPT_FAILED_SECONDS}) end
      from generate_series($1::int, $2::int) i`,
       [t.accountId],
     ),
@@ -118,8 +148,8 @@ export async function fillAccount(client: pg.Client, t: FillTarget, n: number, l
     sliced(
       client,
       n,
-      `insert into documents (id, account_id, mode, invoice_id, filename, media_type, size, sha256, source, staged_id, matched_by, created_at)
-     select ${id('doc')}, $3, 'live', ${id('inv')}, 'F-' || i || '.pdf', 'application/pdf', 100000, md5(i::text), 'ftp', ${id('imp')}, 'invoice_number', ${at()} + interval '2 seconds'
+      `insert into documents (id, account_id, mode, invoice_id, filename, media_type, size, sha256, content_sha256, source, staged_id, matched_by, created_at)
+     select ${id('doc')}, $3, 'live', ${id('inv')}, 'F-' || i || '.pdf', 'application/pdf', 100000, md5(i::text), ${pointer()}, 'ftp', ${id('imp')}, 'invoice_number', ${at()} + interval '2 seconds'
      from generate_series($1::int, $2::int) i where ${attached()}`,
       [t.accountId],
     ),
@@ -190,8 +220,11 @@ export async function fillAccount(client: pg.Client, t: FillTarget, n: number, l
     await sliced(
       client,
       test,
-      `insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, updated_at)
-       select ${tid('imp')}, $3, 'test', 'failed', 'T-' || i, 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file', 'file_not_pdf', '{}'::jsonb, ${recent()} from generate_series($1::int, $2::int) i`,
+      // no bytes (content_sha256 null): marked by the retention once past it, as in use
+      `insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, updated_at, bytes_dropped_at)
+       select ${tid('imp')}, $3, 'test', 'failed', 'T-' || i, 'The file is not a PDF (no %PDF- header); send the invoice as a PDF file', 'file_not_pdf', '{}'::jsonb, ${recent()},
+              case when ${recent()} < now() - make_interval(secs => ${KEPT_FAILED_SECONDS}) then ${recent()} + make_interval(secs => ${KEPT_FAILED_SECONDS}) end
+       from generate_series($1::int, $2::int) i`,
       [t.accountId],
     );
     await sliced(

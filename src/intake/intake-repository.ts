@@ -13,6 +13,7 @@ import type { ImportRecord, IntakeStatus, MatchedBy } from '../domain/intake.ts'
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
 import type { SenderVerdict } from '../domain/sender-verdict.ts';
 import { insertStaged, insertStagedMany } from './staging-repository.ts';
+import { dropFailedContent } from './failed-retention.ts';
 
 export interface NewImport extends Pick<ImportRecord, 'id' | 'channel' | 'sender' | 'filename' | 'size' | 'sha256'> {
   reason: IntakeReason | null;
@@ -272,13 +273,8 @@ export class IntakeRepository {
     return rows.map((r) => ({ seq: Number(r.seq), id: r.id, accountId: r.account_id, mode: r.mode }));
   }
 
-  /** System-wide (retention): drops the bytes of files that failed before the cutoff. */
-  async dropFailedContent(q: Queryable, olderThanDays: number): Promise<number> {
-    const rows = await q.query(
-      `update intake_staging s set content_sha256 = null from intake_records r
-       where r.id = s.id and r.status = 'failed' and r.updated_at < now() - make_interval(days => $1::int) and s.content_sha256 is not null returning 1 as x`,
-      [olderThanDays],
-    );
-    return rows.length;
+  /** System-wide (retention): drops the bytes of files that failed before the cutoff; how many (failed-retention.ts). */
+  dropFailedContent(q: Queryable, olderThanDays: number, batch?: number): Promise<number> {
+    return dropFailedContent(q, olderThanDays, batch);
   }
 }
