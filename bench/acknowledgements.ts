@@ -21,7 +21,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import pg from 'pg';
 import { queuePrefix } from '../src/queue/job-definition.ts';
 import { randomToken } from '../src/domain/ids.ts';
@@ -107,8 +107,16 @@ async function runSetting(setting: string, files: CorpusFile[]): Promise<{ idle:
     const backlog = async () => (await sql.query(`select count(*)::int as n from intake_records where status = 'received'`)).rows[0].n as number;
     const settled = async () => (await sql.query(`select count(*)::int as n from intake_records where status <> 'received'`)).rows[0].n as number;
     const nice = () => threadNices(service.pid!);
-    const queue = new Queue('intake', { connection: { host: '127.0.0.1', port: redis.port }, prefix: queuePrefix({ redisPrefix: 'iiack' }) });
+    const queueOpts = { connection: { host: '127.0.0.1', port: redis.port }, prefix: queuePrefix({ redisPrefix: 'iiack' }) };
+    const queue = new Queue('intake', queueOpts);
     closers.push(() => queue.close());
+    // the workers' jobs as they end: done, failed, or tried again later (a file waiting for its
+    // invoice is checked again on each try: work that leaves the file's status as it was)
+    const events = new QueueEvents('intake', queueOpts);
+    closers.push(() => events.close());
+    await events.waitUntilReady();
+    const jobsRun = { completed: 0, failed: 0, delayed: 0 };
+    for (const e of ['completed', 'failed', 'delayed'] as const) events.on(e, () => jobsRun[e]++);
 
     /** The clients for `seconds`: latencies by channel. */
     const measure = async (tag: string) => {
@@ -178,17 +186,20 @@ async function runSetting(setting: string, files: CorpusFile[]): Promise<{ idle:
     while ((await backlog()) < BACKLOG) await sleep(100);
     const startBacklog = await backlog();
     const settled0 = await settled();
+    const jobs0 = { ...jobsRun };
     m = meter();
     const loaded = await measure('load');
     const used = m();
     const endBacklog = await backlog();
     const workerRate = ((await settled()) - settled0) / used.seconds;
+    const ran = (k: keyof typeof jobsRun) => jobsRun[k] - jobs0[k];
+    const jobRate = (ran('completed') + ran('failed') + ran('delayed')) / used.seconds;
     feeding = false;
     await feeder;
     report('loaded', loaded, used);
     const failures = (await sql.query(`select reason, count(*)::int as n from intake_records where status = 'failed' group by reason`)).rows;
     console.log(
-      `${setting} loaded workers: backlog ${startBacklog} at start, ${endBacklog} at end (never empty: ${endBacklog > 0 ? 'yes' : 'NO'}), ${workerRate.toFixed(1)} files/s checked; PDF check threads' nice: ${nice()}; failed files: ${failures.map((f) => `${f.n} ${String(f.reason).slice(0, 60)}`).join('; ') || 'none'}`,
+      `${setting} loaded workers: backlog ${startBacklog} at start, ${endBacklog} at end (never empty: ${endBacklog > 0 ? 'yes' : 'NO'}), ${workerRate.toFixed(1)} files/s settled, ${jobRate.toFixed(1)} jobs/s run (${ran('completed')} done, ${ran('delayed')} to try again, ${ran('failed')} failed); PDF check threads' nice: ${nice()}; failed files: ${failures.map((f) => `${f.n} ${String(f.reason).slice(0, 60)}`).join('; ') || 'none'}`,
     );
     return { idle, loaded };
   } finally {

@@ -24,7 +24,7 @@ import { apiCaller, buildService, cpuMs, pool, runBench, waitUntilReady } from '
 import { httpClient } from '../testkit/http-client.ts';
 import { ftpsLane, httpLane, sftpLane, smtpLane, type Lane, type Target } from './soak/channels.ts';
 import { soakInputs } from './soak/inputs.ts';
-import { rssKb, settled, treeRssKb } from './soak/memory.ts';
+import { heapMb, rssKb, settled, treeRssKb } from './soak/memory.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +33,8 @@ const { values } = parseArgs({
     'sample-seconds': { type: 'string', default: '10' },
     early: { type: 'string', default: '5000' },
     lanes: { type: 'string', default: '2' },
+    // K=V for the service's environment, repeatable (e.g. MALLOC_ARENA_MAX=2 to tell glibc's arenas from the heap)
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const FILES = Number(values.files);
@@ -78,6 +80,7 @@ async function soak(kind: 'pglite' | 'postgres'): Promise<void> {
     SMTP_MAX_CONNECTIONS_PER_IP: '1000',
     SMTP_MESSAGES_PER_SENDER_PER_HOUR: '1000000',
     INTAKE_MATCH_WINDOW_MS: '0',
+    ...Object.fromEntries(values.env!.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
     ...(db && redis ? { DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: 'iisoak' } : { REDIS_DEFAULT_URL: `redis://127.0.0.1:${await freePort()}` }),
   };
   const svc = spawnService(['api', 'ftp', 'sftp', 'smtp', 'worker'], env, { build: 'dist' });
@@ -116,14 +119,17 @@ async function soak(kind: 'pglite' | 'postgres'): Promise<void> {
     const t0 = performance.now();
     const cpu0 = cpuMs([pid]);
     const client0 = process.cpuUsage();
-    const sample = () => {
+    const sample = async () => {
       const s = { seconds: (performance.now() - t0) / 1000, sent, rssKb: rssKb(pid), treeKb: treeRssKb(pid), load: load() };
       samples.push(s);
+      // the main thread's V8 heap and its external memory (Buffers) beside the resident set: what
+      // the resident set holds beyond them is the PDF check threads' heaps and the allocator's
+      const heap = await heapMb(base).catch(() => undefined);
       console.log(
-        `  ${s.seconds.toFixed(0).padStart(5)} s  ${String(s.sent).padStart(6)} sent  ${MB(s.rssKb).padStart(5)} MB service  ${MB(s.treeKb).padStart(5)} MB tree  load ${s.load}`,
+        `  ${s.seconds.toFixed(0).padStart(5)} s  ${String(s.sent).padStart(6)} sent  ${MB(s.rssKb).padStart(5)} MB service  ${MB(s.treeKb).padStart(5)} MB tree${heap ? `  heap ${heap.used} MB used of ${heap.total}, external ${heap.external} MB` : ''}  load ${s.load}`,
       );
     };
-    const timer = setInterval(sample, SAMPLE_MS);
+    const timer = setInterval(() => void sample(), SAMPLE_MS);
     // each lane sends the items of its channel (k % 4), one at a time
     let next = 0;
     const failures: string[] = [];
@@ -139,7 +145,7 @@ async function soak(kind: 'pglite' | 'postgres'): Promise<void> {
     const sentSeconds = (performance.now() - t0) / 1000;
     const done = await settled(base, adminToken, 900_000);
     clearInterval(timer);
-    sample();
+    await sample();
     const clientCpu = process.cpuUsage(client0);
     const early = samples.find((s) => s.sent >= EARLY) ?? samples[0];
     const last = samples[samples.length - 1];

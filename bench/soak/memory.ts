@@ -28,6 +28,14 @@ const series = (text: string, name: string) =>
     .filter((l) => l.startsWith(`${name}{`))
     .map((l) => ({ labels: l.slice(name.length + 1, l.lastIndexOf('}')), value: Number(l.slice(l.lastIndexOf(' ') + 1)) }));
 
+/** The service's main-thread heap (used, total) and external memory in MB, from its /metrics (prom-client's default metrics). */
+export async function heapMb(base: string): Promise<{ used: number; total: number; external: number }> {
+  const text = String((await httpClient(base)('GET', '/metrics')).body);
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  const mb = (n: number) => Math.round(n / 1024 / 1024);
+  return { used: mb(value('nodejs_heap_size_used_bytes')), total: mb(value('nodejs_heap_size_total_bytes')), external: mb(value('nodejs_external_memory_bytes')) };
+}
+
 /** Waits until no intake or mail job is left to run; returns how the files ended (intake_imports_total by status). */
 export async function settled(base: string, _adminToken: string, timeoutMs: number): Promise<string> {
   const request = httpClient(base);
