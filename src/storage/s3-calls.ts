@@ -8,8 +8,7 @@
 // put in an AsyncLocalStorage for the call, and the HTTP handler below hands it to Node's request,
 // where the option would have put it (the same abort: the socket destroyed, the call not retried).
 // A PutObject's SHA-256, known already, travels the same way to the signer (x-amz-content-sha256),
-// which would otherwise hash the body a second time. And one SigV4 signer serves every request
-// (keepSigners), where the SDK would build one a request and derive its signing key again.
+// which would otherwise hash the body a second time.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -66,7 +65,6 @@ export function s3Client(s: S3Settings): S3Client {
       httpsAgent: { keepAlive: true, maxSockets: 64 },
     }),
   });
-  keepSigners(client);
   // before the signer (finalizeRequest), which uses a x-amz-content-sha256 it finds instead of hashing
   client.middlewareStack.add(
     (next) => (args) => {
@@ -78,29 +76,6 @@ export function s3Client(s: S3Settings): S3Client {
     { step: 'build', name: 'knownPayloadSha256' },
   );
   return client;
-}
-
-/**
- * One SigV4 signer for the client's life instead of one a request. The SDK's `signer` (the resolved
- * config's, called for every request by its signing middleware) builds a new SignatureV4MultiRegion
- * each time from a copy of the whole client config, so each request also derives its signing key
- * again (four HMACs) instead of finding it in the signer's cache. What it builds does not change
- * after the first call (the signing region and service are set on the config then, and each
- * request names its own at sign time), so the first one made for an auth scheme is kept.
- */
-function keepSigners(client: S3Client): void {
-  const make = client.config.signer;
-  const made = new Map<string, ReturnType<typeof make>>();
-  client.config.signer = (authScheme) => {
-    const key = `${authScheme?.name}/${authScheme?.signingName}/${authScheme?.signingRegion}`;
-    let signer = made.get(key);
-    if (!signer) {
-      signer = make(authScheme);
-      made.set(key, signer);
-      signer.catch(() => made.delete(key)); // a failure is not kept: the next request makes one again
-    }
-    return signer;
-  };
 }
 
 /** The SDK's error metadata, read without depending on its classes. */
