@@ -225,7 +225,10 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
     mailRepos,
     redis,
     store,
-    documentSweep: new DocumentSweep(db, repos, store, config.documentSweepGraceHours * 3_600_000),
+    documentSweep: new DocumentSweep(db, repos, store, {
+      graceMs: config.documentSweepGraceHours * 3_600_000,
+      fullIntervalMs: config.documentSweepFullIntervalHours * 3_600_000,
+    }),
     events,
     checkPdf: pdf,
     pdfPool,

@@ -5,32 +5,85 @@
 // is always younger than the grace period. For the database driver the check and the delete are
 // one transaction (its objects locked first: the driver's removeUnreferenced); for the others each orphan's age and references are read again just before its
 // delete.
+// What is looked at (issues 45/46): every run, the candidates, the objects whose pointer went away
+// (migration 0030's triggers note each one), once released longer ago than the grace; its cost
+// follows what changed, not what the store holds. The whole store is listed only every
+// DOCUMENT_SWEEP_FULL_INTERVAL_HOURS: no trigger sees a put whose row never committed (a crash, a
+// refused or failed upload), and only the listing finds those. A candidate is no verdict: each
+// goes through the same checks as a listed object.
 import type { Database } from '../db/database.ts';
 import type { Repositories } from '../repositories/repositories.ts';
 import type { DocumentStore } from '../storage/document-store.ts';
 
 const BATCH = 500;
+const WEEK_MS = 168 * 3_600_000;
 
 export interface SweepResult {
-  /** objects older than the grace period that were looked at */
+  /** objects older than the grace period that were looked at: the candidates, and in a full pass every one */
   checked: number;
   removed: number;
   /** what puts cut short left behind (temporary files or uploads), removed */
   leftovers: number;
+  /** of `checked`, the candidates: objects whose pointer went away before the grace period */
+  candidates: number;
+  /** whether this run listed the whole store */
+  full: boolean;
+}
+
+export interface SweepOptions {
+  /** DOCUMENT_SWEEP_GRACE_HOURS: nothing younger goes, neither its put nor its release */
+  graceMs: number;
+  /** DOCUMENT_SWEEP_FULL_INTERVAL_HOURS: how often the whole store is listed (a week unless given) */
+  fullIntervalMs?: number;
 }
 
 export class DocumentSweep {
+  private readonly graceMs: number;
+  private readonly fullIntervalMs: number;
+
   constructor(
     private readonly db: Database,
     private readonly repos: Pick<Repositories, 'objects'>,
     private readonly store: DocumentStore,
-    private readonly graceMs: number,
-  ) {}
+    opts: SweepOptions,
+  ) {
+    this.graceMs = opts.graceMs;
+    this.fullIntervalMs = opts.fullIntervalMs ?? WEEK_MS;
+  }
 
   async run(now = Date.now()): Promise<SweepResult> {
     const cutoff = new Date(now - this.graceMs);
     // first what puts cut short left (a temporary file, an S3 multipart's temporary object), past the same grace
-    const result: SweepResult = { checked: 0, removed: 0, leftovers: (await this.store.removeLeftovers?.(cutoff)) ?? 0 };
+    const leftovers = (await this.store.removeLeftovers?.(cutoff)) ?? 0;
+    const result: SweepResult = { checked: 0, removed: 0, leftovers, candidates: 0, full: false };
+    for (;;) {
+      const { sha256s, last } = await this.repos.objects.released(this.db, cutoff, BATCH);
+      if (!last) break;
+      result.candidates += sha256s.length;
+      result.checked += sha256s.length;
+      result.removed += await this.sweep(sha256s, cutoff);
+      // checked: removed, or pointed at (still, or again); a later release is a new candidate
+      await this.repos.objects.forgetReleased(this.db, last);
+    }
+    if (await this.fullPassDue(now)) {
+      await this.listAll(cutoff, result);
+      await this.repos.objects.fullSweepDone(this.db, new Date(now));
+      result.full = true;
+    }
+    return result;
+  }
+
+  /**
+   * None yet, or the last one `fullIntervalMs` ago. A last one later than now means the clock went
+   * back (or another node's runs ahead): one now rather than none until the clock has caught up.
+   */
+  private async fullPassDue(now: number): Promise<boolean> {
+    const last = (await this.repos.objects.lastFullSweep(this.db))?.getTime();
+    return last === undefined || now - last >= this.fullIntervalMs || last > now;
+  }
+
+  /** Every object older than the cutoff, in batches: what no trigger saw (a put whose row never committed). */
+  private async listAll(cutoff: Date, result: SweepResult): Promise<void> {
     let batch: string[] = [];
     const flush = async () => {
       result.checked += batch.length;
@@ -42,7 +95,6 @@ export class DocumentSweep {
       if (batch.length >= BATCH) await flush();
     }
     if (batch.length) await flush();
-    return result;
   }
 
   private async sweep(sha256s: string[], cutoff: Date): Promise<number> {

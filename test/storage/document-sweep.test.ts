@@ -15,7 +15,9 @@ for (const kind of ['database', 'directory'] as const) {
     let t: TestApp;
     let acct: TestAccount;
     beforeAll(async () => {
-      t = await startTestApp({ config: { ...testStoreConfig(kind), documentSweepGraceHours: 24 } });
+      // these cases put objects no row ever points at: only the full listing finds those, hourly here
+      // (document-sweep-candidates.test.ts: the candidates, with the default interval)
+      t = await startTestApp({ config: { ...testStoreConfig(kind), documentSweepGraceHours: 24, documentSweepFullIntervalHours: 1 } });
       acct = await t.createAccount();
     });
     afterAll(() => t?.close());

@@ -35,6 +35,9 @@ const OWNERS: Record<string, Part> = {
   mail_replies: 'mail',
   smtp_messages: 'mail',
   document_objects: 'store',
+  // the sweep's candidates (filled by migration 0030's triggers) and its last full listing
+  document_object_releases: 'core',
+  document_sweeps: 'core',
   // the installation's id: written by the migrations and by the copy of the shipped database (db/pglite.ts)
   installation: 'db',
 };

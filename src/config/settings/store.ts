@@ -31,6 +31,11 @@ export const store = Type.Object(
       doc: 'Objects no committed row points at are removed by the periodic sweep once this old (never sooner).',
     }),
     documentSweepIntervalMs: setting(whole(1000), { env: 'DOCUMENT_SWEEP_INTERVAL_MS', default: '3600000', doc: 'How often the sweep runs.' }),
+    documentSweepFullIntervalHours: setting(whole(1, 24 * 365), {
+      env: 'DOCUMENT_SWEEP_FULL_INTERVAL_HOURS',
+      default: '168',
+      doc: "How often the sweep lists the whole store (weekly by default). Each run checks only the objects whose row's pointer went away; the full listing finds what no row ever pointed at (a put whose row never committed: a crash, a refused upload), and costs what the store holds.",
+    }),
     s3Endpoint: setting(url('http', 'https'), {
       env: 'S3_ENDPOINT',
       example: 'https://s3.eu-central-1.amazonaws.com',
