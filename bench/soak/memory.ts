@@ -33,7 +33,11 @@ export async function heapMb(base: string): Promise<{ used: number; total: numbe
   const text = String((await httpClient(base)('GET', '/metrics')).body);
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN);
   const mb = (n: number) => Math.round(n / 1024 / 1024);
-  return { used: mb(value('nodejs_heap_size_used_bytes')), total: mb(value('nodejs_heap_size_total_bytes')), external: mb(value('nodejs_external_memory_bytes')) };
+  return {
+    used: mb(value('nodejs_heap_size_used_bytes')),
+    total: mb(value('nodejs_heap_size_total_bytes')),
+    external: mb(value('nodejs_external_memory_bytes')),
+  };
 }
 
 /** Waits until no intake or mail job is left to run; returns how the files ended (intake_imports_total by status). */
