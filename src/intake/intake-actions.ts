@@ -116,6 +116,7 @@ export class IntakeActions {
         matchedBy: 'manual',
         followUp: {
           write: (tx, ended) => this.repos.documentLinks.markAttached(tx, scope, id, 'manual', ended, texts),
+          part: this.repos.documentLinks.markAttachedPart(scope, id, 'manual', texts),
           event: 'import.attached',
           subject: (q) => async () => {
             const found = (await this.repos.intake.find(q, scope, id))?.record;

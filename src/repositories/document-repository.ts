@@ -34,6 +34,8 @@ interface AttachRow extends DocumentRow {
   staged_id: string | null;
   replaced: string[];
   released: string[];
+  /** the rows a follow-up in the statement changed */
+  followed: number;
 }
 
 const toMeta = (r: DocumentRow): DocumentMeta => ({
@@ -64,6 +66,8 @@ export interface NewDocument extends Omit<DocumentMeta, 'createdAt'> {
 
 /** What an attach did besides its outcome: the documents it replaced (tombstoned), and the intake files whose staged bytes those shared. */
 interface AttachEffects {
+  /** rows the follow-up changed (0 without one) */
+  followed: number;
   replaced: string[];
   /** the owner of those bytes (intake) frees them in the same transaction (services/document-service.ts, SharedBytes) */
   released: string[];
@@ -92,7 +96,7 @@ const STAGED_BYTES =
  * document that a concurrent attach committed after this statement's snapshot makes the insert
  * fail on that index instead, and the caller runs it again with the invoice locked first.
  */
-const attachSql = (bytes: string) => `
+const attachSql = (bytes: string, follow?: { ctes: string; followed: string }) => `
   with src as (${bytes}), inv as (
     select t.id, t.deleted_at from invoices t where t.id = $3 and t.account_id || '' = $1 and t.mode = $2 for update
   ), cur as (
@@ -114,13 +118,34 @@ const attachSql = (bytes: string) => `
     returning ${META}, t.staged_id
   ), upd as (
     update invoices t set document_id = ins.id, updated_at = now() from ins where t.id = ins.invoice_id returning t.id
-  )
+  )${
+    follow
+      ? `, ended as (
+    select e.id, e.invoice_id, e.staged_id, exists (select 1 from ins) as changed from (select id, invoice_id, staged_id from ins union all select id, invoice_id, staged_id from same) e
+  ), ${follow.ctes}`
+      : ''
+  }
   select (select count(*) from inv)::int as found, (select count(*) from inv where inv.deleted_at is not null)::int as invoice_deleted,
     (select count(*) from ins)::int as inserted, (select count(*) from kept)::int as kept, (select count(*) from shared)::int as shared,
-    array(select id from gone) as replaced, array(select staged_id from gone where staged_id is not null) as released, d.*
+    array(select id from gone) as replaced, array(select staged_id from gone where staged_id is not null) as released,
+    ${follow ? follow.followed : '0'}::int as followed, d.*
   from (select 1) one left join (select * from ins union all select * from same union all select * from kept) d on true`;
 const ATTACH_BYTES = attachSql(BYTES);
 const ATTACH_STAGED = attachSql(STAGED_BYTES);
+/** The attach's own parameters ($1-$15): a follow-up's are numbered after them. */
+const ATTACH_PARAMS = 15;
+
+/**
+ * A caller's own change that goes with the attach, as part of the attach's one statement (one
+ * round trip where a transaction takes four): data-modifying CTEs, written by the caller's
+ * repository, that may read `ended (id, invoice_id, staged_id, changed)`, the document the attach
+ * ended on (none when it ended on none: kept, refused, no invoice), and `gone (id, staged_id)`,
+ * the documents it tombstoned; `followed` is an expression of the rows it changed. `param` binds
+ * a value and gives its placeholder.
+ */
+export interface AttachFollowUp {
+  sql(param: (value: unknown) => string): { ctes: string; followed: string };
+}
 
 const rankOfNew = (by: MatchedBy | null) => EVIDENCE_RANK[by ?? 'manual'];
 
@@ -165,11 +190,18 @@ export class DocumentRepository {
    * the statement commits on its own, so it changes nothing where the document it would replace
    * shares an import's staged bytes, which their owner must free in the same transaction.
    */
-  async attach(q: Queryable, scope: Scope, d: NewDocument, { alone = false } = {}): Promise<AttachOutcome & AttachEffects> {
+  async attach(
+    q: Queryable,
+    scope: Scope,
+    d: NewDocument,
+    { alone = false, follow }: { alone?: boolean; follow?: AttachFollowUp } = {},
+  ): Promise<AttachOutcome & AttachEffects> {
     const staged = 'stagedIntakeId' in d.content;
     const content = 'stagedIntakeId' in d.content ? d.content.stagedIntakeId : d.content.sha256;
+    const more: unknown[] = [];
+    const part = follow?.sql((value) => `$${ATTACH_PARAMS + more.push(value)}`);
     const [r] = await q.query<AttachRow>(
-      staged ? ATTACH_STAGED : ATTACH_BYTES,
+      part ? attachSql(staged ? STAGED_BYTES : BYTES, part) : staged ? ATTACH_STAGED : ATTACH_BYTES,
       [
         scope.accountId,
         scope.mode,
@@ -186,10 +218,11 @@ export class DocumentRepository {
         d.original?.sha256 ?? null,
         d.original?.name ?? null,
         alone,
+        ...more,
       ],
       { prepare: true },
     );
-    const effects = { replaced: r.replaced, released: r.released };
+    const effects = { replaced: r.replaced, released: r.released, followed: r.followed };
     if (!r.found) return { status: 'no-invoice', ...effects };
     if (r.invoice_deleted) return { status: 'invoice-deleted', ...effects };
     if (r.kept) return { status: 'kept', document: toMeta(r), ...effects };

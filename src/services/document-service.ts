@@ -10,7 +10,7 @@ import type { PdfChecker, PdfVerdict } from '../domain/document-facts.ts';
 import type { RenderedXmlInvoice } from '../formats/einvoice-document.ts';
 import { looksLikeXml, openPdf } from '../formats/pdf-container.ts';
 import type { Scope } from '../domain/scope.ts';
-import type { AttachOutcome } from '../repositories/document-repository.ts';
+import type { AttachFollowUp, AttachOutcome } from '../repositories/document-repository.ts';
 import type { EventOutbox, SubjectLoader } from './event-outbox.ts';
 import type { DocumentStore } from '../storage/document-store.ts';
 
@@ -51,6 +51,8 @@ export interface AttachedDocument {
 interface FollowUp {
   /** rows it changed */
   write: (tx: Queryable, attached: AttachedDocument) => Promise<number>;
+  /** the same change as part of the attach's one statement, used when no event is to be written */
+  part?: AttachFollowUp;
   event: string;
   subject: (q: Queryable) => SubjectLoader;
 }
@@ -217,10 +219,12 @@ export class DocumentService {
       });
     let outcome;
     try {
-      // nobody listens and no follow-up (as a rule, POST /v2/documents): the one statement commits on its own,
+      // nobody listens (as a rule): the one statement, with the follow-up's part in it, commits on its own,
       // unless the document it replaces shares an import's bytes (intake frees them in the attach's transaction)
-      const alone = !followUp && !(await this.outbox.wants(scope, 'document.attached'));
-      const first = alone ? { ...(await this.repos.documents.attach(this.db, scope, doc, { alone })), followed: 0 } : undefined;
+      const alone =
+        (!followUp || (followUp.part !== undefined && !(await this.outbox.wants(scope, followUp.event)))) &&
+        !(await this.outbox.wants(scope, 'document.attached'));
+      const first = alone ? await this.repos.documents.attach(this.db, scope, doc, { alone, follow: followUp?.part }) : undefined;
       outcome = first && first.status !== 'replaces-shared' ? first : await inTransaction(false);
     } catch (e) {
       if (!isUniqueViolation(e, 'documents_live')) throw e;
