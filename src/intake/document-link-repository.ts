@@ -1,5 +1,5 @@
-// Intake's side of the documents made from its files, each written by intake's own statement in
-// the document's transaction (DocumentService.attach and its tombstones compose them): the record
+// Intake's side of the documents made from its files, each written by intake's own SQL in the
+// document's statement or transaction (DocumentService.attach and its tombstones compose them): the record
 // marked attached to the document the attach ended on, the records of the document it replaced
 // saying so, and the staged bytes that no document shares any more freed.
 import type { Queryable } from '../db/database.ts';
@@ -7,8 +7,7 @@ import type { MatchedBy } from '../domain/intake.ts';
 import { reasonColumns, type IntakeReason } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { AttachFollowUp } from '../repositories/document-repository.ts';
-import type { AttachedDocument, SharedBytes } from '../services/document-service.ts';
-import { CHANGED } from './intake-record-row.ts';
+import type { SharedBytes } from '../services/document-service.ts';
 
 /** What an attached record says (its reason) and its history line, when the attach changed the invoice's document and when it had these bytes already. */
 export interface AttachedTexts {
@@ -20,37 +19,15 @@ export interface AttachedTexts {
 
 const HISTORY_COLUMNS = 'intake_id, account_id, mode, at, status, reason, reason_code, reason_params';
 
-/**
- * The record marked attached (once: an attached record is left alone) with its history line, its
- * staged bytes dropped unless the document shares them ($13: drop); the attached records of the
- * documents the attach replaced ($14) say so ($15-$17), each with a line.
- */
-const MARK_ATTACHED = `with r as (
-    update intake_records t set status = 'attached', invoice_id = $4, document_id = $5, matched_by = $6, updated_at = now(), attached_at = now(),
-      reason = $7, reason_code = $8, reason_params = $9::jsonb
-    where t.id = $3 and t.account_id || '' = $1 and t.mode = $2 and t.status <> 'attached' returning ${CHANGED}
-  ), dropped as (
-    update intake_staging s set content_sha256 = null from r where s.id = r.id and $13::boolean
-  ), followed as (
-    insert into intake_history (${HISTORY_COLUMNS})
-    select r.id, r.account_id, r.mode, clock_timestamp(), r.status, $10, $11, $12::jsonb from r returning intake_id
-  ), superseded as (
-    update intake_records t set reason = $15, reason_code = $16, reason_params = $17::jsonb, updated_at = now()
-    where t.document_id = any($14::text[]) and t.account_id || '' = $1 and t.mode = $2 and t.status = 'attached' and t.id <> $3 returning t.id, t.account_id, t.mode, t.status
-  ), superseded_history as (
-    insert into intake_history (${HISTORY_COLUMNS})
-    select s.id, s.account_id, s.mode, clock_timestamp(), s.status, $15, $16, $17::jsonb from superseded s
-  )
-  select (select count(*) from followed)::int as followed`;
-
 export class DocumentLinkRepository implements SharedBytes {
   /**
-   * MARK_ATTACHED as part of the attach's own statement (AttachFollowUp): the same changes, read
-   * from the document the attach `ended` on and the documents that are `gone`, so that an attach
-   * nobody listens to is one round trip. The texts for a changed and an unchanged document are both
-   * bound; `ended.changed` picks.
+   * The record marked attached (once: an attached record is left alone) to the document the attach
+   * `ended` on, with its history line, its staged bytes dropped unless that document shares them;
+   * the attached records of the documents that are `gone` say so, each with a line. Part of the
+   * attach's own statement (AttachFollowUp): one round trip. The texts for a changed and an
+   * unchanged document are both bound; `ended.changed` picks.
    */
-  markAttachedPart(scope: Scope, id: string, matchedBy: MatchedBy, t: AttachedTexts): AttachFollowUp {
+  markAttached(scope: Scope, id: string, matchedBy: MatchedBy, t: AttachedTexts): AttachFollowUp {
     return {
       sql(p) {
         const [account, mode, record] = [p(scope.accountId), p(scope.mode), p(id)];
@@ -85,30 +62,6 @@ export class DocumentLinkRepository implements SharedBytes {
         return { ctes, followed: '(select count(*) from fu_followed)' };
       },
     };
-  }
-
-  /** markAttached for an attach that ended on `a`, in the attach's transaction: the rows it changed (0 when the record was attached already). */
-  async markAttached(q: Queryable, scope: Scope, id: string, matchedBy: MatchedBy, a: AttachedDocument, t: AttachedTexts): Promise<number> {
-    const [note, history] = a.changed ? [t.note.changed, t.history.changed] : [t.note.unchanged, t.history.unchanged];
-    const cols = (r: IntakeReason | null) => [r?.text ?? null, ...reasonColumns(r)];
-    const [row] = await q.query<{ followed: number }>(
-      MARK_ATTACHED,
-      [
-        scope.accountId,
-        scope.mode,
-        id,
-        a.document.invoiceId,
-        a.document.id,
-        matchedBy,
-        ...cols(note),
-        ...cols(history),
-        a.sharesStagedOf !== id,
-        a.replaced,
-        ...cols(t.replaced),
-      ],
-      { prepare: true },
-    );
-    return row.followed;
   }
 
   /** The staged bytes of these files freed: the documents that shared them are tombstoned. */

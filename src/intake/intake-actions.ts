@@ -115,8 +115,7 @@ export class IntakeActions {
         staged: { intakeId: id, sha256: record.sha256 },
         matchedBy: 'manual',
         followUp: {
-          write: (tx, ended) => this.repos.documentLinks.markAttached(tx, scope, id, 'manual', ended, texts),
-          part: this.repos.documentLinks.markAttachedPart(scope, id, 'manual', texts),
+          part: this.repos.documentLinks.markAttached(scope, id, 'manual', texts),
           event: 'import.attached',
           subject: (q) => async () => {
             const found = (await this.repos.intake.find(q, scope, id))?.record;

@@ -177,8 +177,7 @@ export class IntakeProcessor {
         // the record is marked attached (with its history line) by intake's own statement in the
         // attach's transaction: both commit together; import.attached commits with them
         followUp: {
-          write: (tx, ended) => this.repos.documentLinks.markAttached(tx, scope, record.id, by, ended, texts),
-          part: this.repos.documentLinks.markAttachedPart(scope, record.id, by, texts),
+          part: this.repos.documentLinks.markAttached(scope, record.id, by, texts),
           event: 'import.attached',
           subject: (q) => async () => {
             const found = (await this.repos.intake.find(q, scope, record.id))?.record;

@@ -31,28 +31,16 @@ export interface AttachRequest {
   original?: Original;
   /**
    * The caller's own change that goes with the attach (intake: the import record marked attached),
-   * written by the caller's repository in the attach's transaction once the document is known,
-   * with the event that reports it when it changed rows; both events commit with the attach.
+   * written by the caller's repository as part of the attach's own statement (it reads the document
+   * the attach ended on there), with the event that reports it when it changed rows; both events
+   * commit with the attach.
    */
   followUp?: FollowUp;
 }
 
-/** The document an attach ended on, as a follow-up sees it. */
-export interface AttachedDocument {
-  document: DocumentMeta;
-  /** false when the invoice had these bytes already */
-  changed: boolean;
-  /** the documents it replaced (tombstoned) */
-  replaced: string[];
-  /** the intake file whose staged bytes the document shares */
-  sharesStagedOf: string | null;
-}
-
 interface FollowUp {
-  /** rows it changed */
-  write: (tx: Queryable, attached: AttachedDocument) => Promise<number>;
-  /** the same change as part of the attach's one statement, used when no event is to be written */
-  part?: AttachFollowUp;
+  /** the change, as part of the attach's own statement (the caller's repository writes it) */
+  part: AttachFollowUp;
   event: string;
   subject: (q: Queryable) => SubjectLoader;
 }
@@ -195,35 +183,23 @@ export class DocumentService {
       outcome.status === 'attached' ? { resource: 'document' as const, document: outcome.document } : undefined;
     const { followUp } = req;
     /**
-     * The attach, the freeing of the bytes its replaced document shared and the caller's follow-up,
-     * each by its table's own repository, and their events: one transaction.
+     * The attach with the caller's follow-up in its statement, the freeing of the bytes its replaced
+     * document shared, each by its table's own repository, and their events: one transaction.
      */
     const inTransaction = (lock: boolean) =>
       this.units.transaction(async (tx) => {
         if (lock) await this.repos.documents.lockInvoice(tx, scope, req.invoiceId);
-        const result = await this.repos.documents.attach(tx, scope, doc);
+        const result = await this.repos.documents.attach(tx, scope, doc, { follow: followUp?.part });
         if (result.released.length) await this.sharedBytes.release(tx, scope, result.released);
-        const ended = result.status === 'attached' || result.status === 'unchanged' ? result : undefined;
-        const followed =
-          followUp && ended
-            ? await followUp.write(tx, {
-                document: ended.document,
-                changed: ended.status === 'attached',
-                replaced: result.replaced,
-                sharesStagedOf: ended.sharesStagedOf,
-              })
-            : 0;
         await this.outbox.record(tx, scope, 'document.attached', attached(result));
-        if (followUp && followed > 0) await this.outbox.record(tx, scope, followUp.event, followUp.subject(tx));
-        return { ...result, followed };
+        if (followUp && result.followed > 0) await this.outbox.record(tx, scope, followUp.event, followUp.subject(tx));
+        return result;
       });
     let outcome;
     try {
       // nobody listens (as a rule): the one statement, with the follow-up's part in it, commits on its own,
       // unless the document it replaces shares an import's bytes (intake frees them in the attach's transaction)
-      const alone =
-        (!followUp || (followUp.part !== undefined && !(await this.outbox.wants(scope, followUp.event)))) &&
-        !(await this.outbox.wants(scope, 'document.attached'));
+      const alone = !(followUp && (await this.outbox.wants(scope, followUp.event))) && !(await this.outbox.wants(scope, 'document.attached'));
       const first = alone ? await this.repos.documents.attach(this.db, scope, doc, { alone, follow: followUp?.part }) : undefined;
       outcome = first && first.status !== 'replaces-shared' ? first : await inTransaction(false);
     } catch (e) {

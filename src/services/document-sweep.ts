@@ -16,7 +16,6 @@ import type { Repositories } from '../repositories/repositories.ts';
 import type { DocumentStore } from '../storage/document-store.ts';
 
 const BATCH = 500;
-const WEEK_MS = 168 * 3_600_000;
 
 export interface SweepResult {
   /** objects older than the grace period that were looked at: the candidates, and in a full pass every one */
@@ -33,8 +32,8 @@ export interface SweepResult {
 export interface SweepOptions {
   /** DOCUMENT_SWEEP_GRACE_HOURS: nothing younger goes, neither its put nor its release */
   graceMs: number;
-  /** DOCUMENT_SWEEP_FULL_INTERVAL_HOURS: how often the whole store is listed (a week unless given) */
-  fullIntervalMs?: number;
+  /** DOCUMENT_SWEEP_FULL_INTERVAL_HOURS: how often the whole store is listed */
+  fullIntervalMs: number;
 }
 
 export class DocumentSweep {
@@ -48,7 +47,7 @@ export class DocumentSweep {
     opts: SweepOptions,
   ) {
     this.graceMs = opts.graceMs;
-    this.fullIntervalMs = opts.fullIntervalMs ?? WEEK_MS;
+    this.fullIntervalMs = opts.fullIntervalMs;
   }
 
   async run(now = Date.now()): Promise<SweepResult> {

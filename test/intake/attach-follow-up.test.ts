@@ -42,7 +42,7 @@ describe('attach with the record marked in the same transaction', () => {
           checked: true,
           staged: { intakeId: waiting.id, sha256: waiting.sha256 },
           followUp: {
-            write: (tx, ended) => intakeRepos.documentLinks.markAttached(tx, { accountId, mode: 'live' }, waiting.id, 'manual', ended, texts('FU-1')),
+            part: intakeRepos.documentLinks.markAttached({ accountId, mode: 'live' }, waiting.id, 'manual', texts('FU-1')),
             event: 'import.attached',
             subject: () => () => undefined,
           },
@@ -88,7 +88,7 @@ describe('attach with the record marked in the same transaction', () => {
           checked: true,
           staged: { intakeId: waiting.id, sha256: waiting.sha256 },
           followUp: {
-            write: (tx, ended) => intakeRepos.documentLinks.markAttached(tx, { accountId, mode: 'live' }, waiting.id, 'manual', ended, texts('X')),
+            part: intakeRepos.documentLinks.markAttached({ accountId, mode: 'live' }, waiting.id, 'manual', texts('X')),
             event: 'import.attached',
             subject: () => () => undefined,
           },

@@ -83,7 +83,7 @@ it('s3 killed mid-flow: 503 + Retry-After and FTP 451 while away; after its rest
   const database = openPostgres(db.url, { poolSize: 2 });
   try {
     const objects = new ObjectReferenceRepository();
-    await new DocumentSweep(database, { objects }, store, { graceMs: 0 }).run(Date.now() + 1000);
+    await new DocumentSweep(database, { objects }, store, { graceMs: 0, fullIntervalMs: 0 }).run(Date.now() + 1000);
     expect(await store.removeLeftovers(new Date(Date.now() + 1000))).toBeGreaterThanOrEqual(0);
     const kept: string[] = [];
     for await (const o of store.list()) kept.push(o.sha256);
