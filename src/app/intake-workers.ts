@@ -3,7 +3,7 @@
 import type { RunningWorker } from '../queue/job-queues.ts';
 import type { Container } from './container.ts';
 import { IntakeProcessor } from '../intake/intake-processor.ts';
-import { StagedBytesCache } from '../intake/staged-bytes-cache.ts';
+import { HAND_OFF_BYTES, StagedBytesCache } from '../intake/staged-bytes-cache.ts';
 import { intakeQueue } from '../intake/intake-queue.ts';
 
 export async function startIntakeWorkers(c: Container): Promise<RunningWorker> {
@@ -11,7 +11,7 @@ export async function startIntakeWorkers(c: Container): Promise<RunningWorker> {
   const log = c.log.child({ role: 'worker' });
   c.pdfPool?.warm();
   // files received by this process go to its workers without a trip through the database
-  const stagedBytes = new StagedBytesCache(64 * 1024 * 1024);
+  const stagedBytes = new StagedBytesCache(HAND_OFF_BYTES);
   c.intake.handOffBytesTo(stagedBytes);
   const processor = new IntakeProcessor({
     db: c.db,

@@ -4,7 +4,7 @@
 // ~15 statements a message costs on bench:smtp). Only an optimisation: the database holds every
 // committed message, and a job that misses here (another process, evicted, restarted, the
 // reconciler's) reads it from there.
-import { StagedBytesCache } from '../intake/staged-bytes-cache.ts';
+import { HAND_OFF_BYTES, StagedBytesCache } from '../intake/staged-bytes-cache.ts';
 import type { Container } from './container.ts';
 
 const caches = new WeakMap<Container, StagedBytesCache>();
@@ -13,7 +13,7 @@ const caches = new WeakMap<Container, StagedBytesCache>();
 export function smtpRawHandoff(c: Container): StagedBytesCache {
   let cache = caches.get(c);
   if (!cache) {
-    cache = new StagedBytesCache(64 * 1024 * 1024);
+    cache = new StagedBytesCache(HAND_OFF_BYTES);
     caches.set(c, cache);
   }
   return cache;

@@ -84,17 +84,37 @@ describe('queue prefix', () => {
 });
 
 describe('staged bytes cache', () => {
-  it('hands bytes over once and keeps within its size, dropping the oldest first', async () => {
+  it('hands bytes over once and, when full, keeps the oldest (the next jobs) and refuses the newcomer', async () => {
     const { StagedBytesCache } = await import('../../src/intake/staged-bytes-cache.ts');
     const cache = new StagedBytesCache(10);
     cache.put('a', Buffer.alloc(4, 1));
     cache.put('b', Buffer.alloc(4, 2));
-    cache.put('c', Buffer.alloc(4, 3)); // 12 > 10: a goes
+    cache.put('c', Buffer.alloc(4, 3)); // 12 > 10: c is refused, a and b stay
+    expect(cache.size).toEqual({ files: 2, bytes: 8 });
+    expect(cache.take('c')).toBeUndefined();
+    expect(cache.take('a')).toEqual(Buffer.alloc(4, 1));
+    expect(cache.take('a')).toBeUndefined();
+    cache.put('d', Buffer.alloc(4, 4)); // room again
+    expect(cache.size).toEqual({ files: 2, bytes: 8 });
+    cache.put('big', Buffer.alloc(11));
+    expect(cache.size).toEqual({ files: 2, bytes: 8 });
+  });
+
+  it('drops entries nobody took within their age to make room for new ones', async () => {
+    const { StagedBytesCache } = await import('../../src/intake/staged-bytes-cache.ts');
+    let now = 1_000;
+    const cache = new StagedBytesCache(10, 500, () => now);
+    cache.put('a', Buffer.alloc(4, 1));
+    now += 300;
+    cache.put('b', Buffer.alloc(4, 2));
+    now += 300; // a is 600 ms old (expired), b 300 ms
+    cache.put('c', Buffer.alloc(4, 3)); // does not fit: a goes, b stays
     expect(cache.size).toEqual({ files: 2, bytes: 8 });
     expect(cache.take('a')).toBeUndefined();
     expect(cache.take('b')).toEqual(Buffer.alloc(4, 2));
-    expect(cache.take('b')).toBeUndefined();
-    cache.put('big', Buffer.alloc(11));
-    expect(cache.size).toEqual({ files: 1, bytes: 4 });
+    expect(cache.take('c')).toEqual(Buffer.alloc(4, 3));
+    now += 10_000; // expired entries that are never pushed out are still bounded by the budget
+    cache.put('d', Buffer.alloc(10, 4));
+    expect(cache.size).toEqual({ files: 1, bytes: 10 });
   });
 });
