@@ -123,10 +123,10 @@ async function soak(kind: 'pglite' | 'postgres'): Promise<void> {
       const s = { seconds: (performance.now() - t0) / 1000, sent, rssKb: rssKb(pid), treeKb: treeRssKb(pid), load: load() };
       samples.push(s);
       // the main thread's V8 heap and its external memory (Buffers) beside the resident set: what
-      // the resident set holds beyond them is the PDF check threads' heaps and the allocator's
+      // the resident set holds beyond them and the PDF check threads' heaps is the allocator's
       const heap = await heapMb(base).catch(() => undefined);
       console.log(
-        `  ${s.seconds.toFixed(0).padStart(5)} s  ${String(s.sent).padStart(6)} sent  ${MB(s.rssKb).padStart(5)} MB service  ${MB(s.treeKb).padStart(5)} MB tree${heap ? `  heap ${heap.used} MB used of ${heap.total}, external ${heap.external} MB` : ''}  load ${s.load}`,
+        `  ${s.seconds.toFixed(0).padStart(5)} s  ${String(s.sent).padStart(6)} sent  ${MB(s.rssKb).padStart(5)} MB service  ${MB(s.treeKb).padStart(5)} MB tree${heap ? `  heap ${heap.used} MB used of ${heap.total}, external ${heap.external} MB, PDF threads' heaps ${heap.threads} MB` : ''}  load ${s.load}`,
       );
     };
     const timer = setInterval(() => void sample(), SAMPLE_MS);

@@ -28,8 +28,8 @@ const series = (text: string, name: string) =>
     .filter((l) => l.startsWith(`${name}{`))
     .map((l) => ({ labels: l.slice(name.length + 1, l.lastIndexOf('}')), value: Number(l.slice(l.lastIndexOf(' ') + 1)) }));
 
-/** The service's main-thread heap (used, total) and external memory in MB, from its /metrics (prom-client's default metrics). */
-export async function heapMb(base: string): Promise<{ used: number; total: number; external: number }> {
+/** The service's main-thread heap (used, total), external memory and the PDF check threads' heaps (total) in MB, from its /metrics. */
+export async function heapMb(base: string): Promise<{ used: number; total: number; external: number; threads: number }> {
   const text = String((await httpClient(base)('GET', '/metrics')).body);
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN);
   const mb = (n: number) => Math.round(n / 1024 / 1024);
@@ -37,6 +37,7 @@ export async function heapMb(base: string): Promise<{ used: number; total: numbe
     used: mb(value('nodejs_heap_size_used_bytes')),
     total: mb(value('nodejs_heap_size_total_bytes')),
     external: mb(value('nodejs_external_memory_bytes')),
+    threads: mb(series(text, 'intake_pdf_thread_heap_bytes').find((s) => s.labels === 'kind="total"')?.value ?? 0),
   };
 }
 

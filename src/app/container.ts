@@ -132,6 +132,7 @@ export async function createContainer(given: Config, log: Logger, opts: Containe
   const jobs = new JobQueues(config, redis, log, QUEUE_TABLES);
   const metrics = new Metrics({ roles: config.roles });
   for (const q of jobs.stats()) metrics.queues.watch(q);
+  if (pdfPool) metrics.observePdfThreads(() => pdfPool.heaps());
   events.on('intakeStatus', (e) => metrics.intake.status(e.channel, e.status, e.receivedAt));
   observePeriodicWork(metrics.registry, () => jobs.scheduledRuns('periodic'));
   metrics.webhooks.observeBacklog(() => repos.webhookEvents.oldestUndeliveredAgeSeconds(db));

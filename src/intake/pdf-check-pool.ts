@@ -10,6 +10,7 @@ import { intakeReason } from '../domain/intake-reasons.ts';
 import type { PdfChecker, PdfVerdict } from '../domain/document-facts.ts';
 import { headerVerdict } from '../formats/pdf.ts';
 import { ThreadCpuBudget } from './thread-cpu-budget.ts';
+import { ThreadHeaps, type ThreadHeapTotals } from './thread-heaps.ts';
 
 export type XmlRenderer = (xml: Uint8Array) => Promise<RenderedXmlInvoice>;
 export type PdfTextReader = (pdf: Uint8Array) => Promise<string>;
@@ -24,6 +25,8 @@ export interface PdfCheckPool {
   text: PdfTextReader;
   /** how many checks ran in threads, for tests and metrics */
   stats(): { threads: number; checked: number; queued: number };
+  /** the threads' own V8 heaps (not in the process's heap figures) */
+  heaps(): ThreadHeapTotals;
   /** starts every thread now (threads start on the first check otherwise; a worker process wants them before its first file) */
   warm(): void;
   close(): Promise<void>;
@@ -75,6 +78,7 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
   let closed = false;
   let warmed = 0; // warm() tasks done, not counted as checks
   const budget = new ThreadCpuBudget(timeoutMs, waitLimitMs);
+  const heaps = new ThreadHeaps(size);
   const threads = () => {
     if (pool) return pool;
     const p = new Piscina({
@@ -86,9 +90,18 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       idleTimeout: idleMs,
       // the thread registers tsx itself if it needs it, and must not inherit vitest's or the CLI's flags
       execArgv: [],
-      workerData: { checkerUrl: CHECKER_URL, rendererUrl: RENDERER_URL, textUrl: TEXT_URL, fonts: RENDER_FONTS, priority, slots: budget.shared },
+      workerData: {
+        checkerUrl: CHECKER_URL,
+        rendererUrl: RENDERER_URL,
+        textUrl: TEXT_URL,
+        fonts: RENDER_FONTS,
+        priority,
+        slots: budget.shared,
+        heaps: heaps.shared,
+      },
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
     });
+    p.on('workerDestroy', (w: { id: number }) => heaps.release(w.id));
     // a thread that cannot even start leaves the tasks waiting for it queued: they fail now
     // (transient, the job runs again) and the next task tries a new pool
     p.on('error', () => {
@@ -160,6 +173,7 @@ export function createPdfCheckPool(size: number, opts: PdfCheckPoolOptions = {})
       }
     },
     stats: () => ({ threads: pool?.threads.length ?? 0, checked: (pool?.completed ?? 0) - warmed, queued: pool?.queueSize ?? 0 }),
+    heaps: () => heaps.totals(),
     warm() {
       if (closed) return;
       // an empty file is refused at once by each thread (one task each makes piscina start them all);

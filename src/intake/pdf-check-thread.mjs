@@ -4,6 +4,8 @@
 // registered first only when those modules are TypeScript source.
 import fs from 'node:fs';
 import os from 'node:os';
+import v8 from 'node:v8';
+import { threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
 
 // Linux applies a nice value set for pid 0 to the calling thread alone: this thread's checks and
@@ -28,6 +30,19 @@ function started(slot) {
   } catch {} // as without /proc
 }
 
+// This thread's heap, for /metrics (thread-heaps.ts): a slot of the shared memory taken now, its
+// heap noted there after each task.
+const heapOwners = workerData.heaps ? new Int32Array(workerData.heaps.owners) : undefined;
+const heapBytes = workerData.heaps ? new Float64Array(workerData.heaps.bytes) : undefined;
+let heapSlot = -1;
+for (let i = 0; heapOwners && i < heapOwners.length && heapSlot < 0; i++) if (Atomics.compareExchange(heapOwners, i, 0, threadId) === 0) heapSlot = i;
+function noteHeap() {
+  if (heapSlot < 0) return;
+  const h = v8.getHeapStatistics();
+  heapBytes[2 * heapSlot] = h.used_heap_size;
+  heapBytes[2 * heapSlot + 1] = h.total_heap_size;
+}
+
 // pdf-lib reports recoverable oddities on the console; the verdict is what counts
 console.log = console.warn = () => {};
 
@@ -41,13 +56,19 @@ export default async function check({ bytes, slot }) {
     return await checkPdf(bytes);
   } catch {
     return damagedPdf(); // a library's message never becomes a reason
+  } finally {
+    noteHeap();
   }
 }
 
 /** The PDF's text layer (formats/pdf-text.ts), '' when it has none (a scan). */
 export async function text({ bytes, maxPages, slot }) {
   started(slot);
-  return (await import(workerData.textUrl)).readPdfText(bytes, maxPages);
+  try {
+    return await (await import(workerData.textUrl)).readPdfText(bytes, maxPages);
+  } finally {
+    noteHeap();
+  }
 }
 
 export async function render({ bytes, slot }) {
@@ -63,5 +84,7 @@ export async function render({ bytes, slot }) {
         .split('\n')[0]
         .slice(0, 200)}`,
     };
+  } finally {
+    noteHeap();
   }
 }

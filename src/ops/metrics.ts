@@ -208,6 +208,24 @@ export class Metrics {
     this.queues = queueMetrics(registers);
   }
 
+  /**
+   * The PDF check threads' own V8 heaps (each thread is an isolate: its heap is not in
+   * nodejs_heap_*, yet it is resident): what a process's memory holds beyond its main thread.
+   */
+  observePdfThreads(read: () => { threads: number; usedBytes: number; totalBytes: number }): void {
+    new Gauge({
+      name: 'intake_pdf_thread_heap_bytes',
+      help: "The PDF check threads' V8 heaps, summed over the threads running: used, and total (held by V8)",
+      labelNames: ['kind'],
+      registers: [this.registry],
+      collect() {
+        const t = read();
+        this.set({ kind: 'used' }, t.usedBytes);
+        this.set({ kind: 'total' }, t.totalBytes);
+      },
+    });
+  }
+
   /** The Prometheus text exposition of every metric. */
   text(): Promise<string> {
     return this.registry.metrics();

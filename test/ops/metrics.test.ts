@@ -9,6 +9,7 @@ import { buildServer } from '../../src/http/server.ts';
 import { httpClient } from '../../testkit/http-client.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 import { parsePrometheusText, sampleValue } from './prom-text.ts';
+import { makePdf } from '../helpers/fixtures.ts';
 
 let t: TestApp;
 let acct: TestAccount;
@@ -94,6 +95,15 @@ describe('/metrics', () => {
     expect(sampleValue(samples, 'imap_connection_state', { state: 'connected' })).toBe(1);
     expect(sampleValue(samples, 'imap_connection_state', { state: 'disconnected' })).toBe(0);
     expect(sampleValue(samples, 'imap_seconds_since_last_poll')).toBeGreaterThanOrEqual(5);
+  });
+
+  it("shows the PDF check threads' own heaps, which the process's heap series do not count", async () => {
+    await t.c.pdfPool!.check(await makePdf('metrics heap'));
+    const { types, samples } = await scrape();
+    expect(types.get('intake_pdf_thread_heap_bytes')).toBe('gauge');
+    const used = sampleValue(samples, 'intake_pdf_thread_heap_bytes', { kind: 'used' });
+    expect(used).toBeGreaterThan(1024 * 1024); // a thread that has checked a PDF holds pdf-lib and its files
+    expect(sampleValue(samples, 'intake_pdf_thread_heap_bytes', { kind: 'total' })).toBeGreaterThanOrEqual(used);
   });
 
   it("keeps each container's registry apart (no global registry shared by test apps)", async () => {

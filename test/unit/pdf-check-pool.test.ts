@@ -36,6 +36,26 @@ describe('PDF check pool (worker threads, started under vitest)', () => {
     expect(pool.stats().checked).toBe(before);
   });
 
+  it("notes each thread's own heap, and forgets a thread once piscina ends it (idle, or closed)", async () => {
+    const watched = createPdfCheckPool(2, { idleMs: 300 });
+    try {
+      expect(watched.heaps()).toEqual({ threads: 0, usedBytes: 0, totalBytes: 0 });
+      watched.warm();
+      await Promise.all([watched.check(await makePdf('heap a')), watched.check(await makePdf('heap b'))]);
+      await expect.poll(() => watched.heaps().threads).toBe(2);
+      const h = watched.heaps();
+      expect(h.usedBytes).toBeGreaterThan(2 * 1024 * 1024);
+      expect(h.totalBytes).toBeGreaterThanOrEqual(h.usedBytes);
+      // idle past idleMs: piscina ends both threads, and their heaps no longer count
+      await expect.poll(() => watched.heaps(), { timeout: 10_000 }).toEqual({ threads: 0, usedBytes: 0, totalBytes: 0 });
+      expect(await watched.check(await makePdf('heap c'))).toEqual({ ok: true, pages: 1, einvoices: [] });
+      expect(watched.heaps().threads).toBe(1);
+    } finally {
+      await watched.close();
+    }
+    expect(watched.heaps().threads).toBe(0);
+  });
+
   it('starts its threads on demand or when warmed', async () => {
     const lazy = createPdfCheckPool(3);
     try {
