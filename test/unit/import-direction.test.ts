@@ -130,6 +130,7 @@ const PUBLIC_SUBPATHS = [
   'tsx/esm/api',
   'typebox/compile',
   '@electric-sql/pglite/contrib/pg_trgm' /* PGlite's documented way to load an extension */,
+  '@smithy/core/transport' /* HttpRequest (@public), @smithy/protocol-http's home since it moved into @smithy/core's exports */,
 ];
 /** The one file of src/ that may import a library's internals (any other path into it). */
 const INTERNALS_ADAPTERS: Record<string, string> = {

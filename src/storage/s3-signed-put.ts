@@ -1,0 +1,153 @@
+// The whole-object PutObject (files under a part, every file the intake sees) sent past the SDK's
+// command stack, on its own public building blocks: an HttpRequest signed by SignatureV4 with the
+// client's credentials provider and clock offset, sent by the client's own request handler (the
+// same sockets, time-outs and abort signal as every other call, s3-calls.ts).
+//
+// Why: the SDK's per-call path (serialisation, endpoint rules, retry, signer set-up) costs more
+// client CPU than the request itself: bench/RESULTS.md 2026-12-03 (second session) has the figures.
+// What that path decides once per client is decided once here too: the endpoint by the client's
+// own rules (endpointProvider: path-style or virtual-hosted, AWS's regional endpoint when none is
+// configured), the signing name and region from its auth scheme. Only the plain SigV4 scheme is
+// taken; any other (S3 Express, multi-region access points) keeps the command (`undefined`).
+// Retries follow the SDK's standard ones: 3 attempts, full-jitter backoff, on transient failures.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { HttpRequest } from '@smithy/core/transport';
+import { SignatureV4 } from '@smithy/signature-v4';
+
+interface Target {
+  protocol: string;
+  hostname: string;
+  port?: number;
+  /** the bucket's path on that host, '' or '/bucket' (no trailing slash) */
+  path: string;
+  host: string;
+  signer: SignatureV4;
+}
+
+/** An S3 failure as the SDK's errors carry it (withDeadline reads `name` and `$metadata`). */
+class S3Refusal extends Error {
+  readonly $metadata: { httpStatusCode: number };
+  constructor(code: string, status: number) {
+    super(`${code} (HTTP ${status})`);
+    this.name = code;
+    this.$metadata = { httpStatusCode: status };
+  }
+}
+
+const MAX_ATTEMPTS = 3;
+// the SDK's: transient network failures, throttling codes, 5xx of the gateway kind
+const TRANSIENT_NETWORK = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+const THROTTLING = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestThrottled', 'TooManyRequestsException', 'RequestLimitExceeded']);
+const TRANSIENT_STATUS = new Set([500, 502, 503, 504]);
+
+/** S3 encodes a key per segment, '/' kept, RFC 3986's reserved characters too (the SDK's extendedEncodeURIComponent). */
+function encodeKey(key: string): string {
+  return key
+    .split('/')
+    .map((s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+}
+
+export class SignedPut {
+  private target?: Promise<Target | undefined>;
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  /** Where puts go, or undefined when the bucket's endpoint wants another auth scheme than SigV4. */
+  private resolve(): Promise<Target | undefined> {
+    this.target ??= (async () => {
+      const c = this.client.config;
+      const custom = c.isCustomEndpoint && c.endpoint ? await c.endpoint() : undefined;
+      const endpoint = c.endpointProvider({
+        Bucket: this.bucket,
+        Region: await c.region(),
+        UseFIPS: await c.useFipsEndpoint(),
+        UseDualStack: await c.useDualstackEndpoint(),
+        ForcePathStyle: c.forcePathStyle,
+        Accelerate: c.useAccelerateEndpoint,
+        UseGlobalEndpoint: typeof c.useGlobalEndpoint === 'function' ? await c.useGlobalEndpoint() : c.useGlobalEndpoint,
+        Endpoint: custom ? `${custom.protocol}//${custom.hostname}${custom.port ? `:${custom.port}` : ''}${custom.path}` : undefined,
+      });
+      const scheme = (endpoint.properties?.authSchemes as { name?: string; signingName?: string; signingRegion?: string }[] | undefined)?.[0];
+      if (scheme?.name !== 'sigv4' || !scheme.signingRegion) return undefined;
+      const url = endpoint.url;
+      const port = url.port ? Number(url.port) : undefined;
+      const signer = new SignatureV4({
+        credentials: c.credentials,
+        region: scheme.signingRegion,
+        service: scheme.signingName ?? 's3',
+        sha256: c.sha256,
+        uriEscapePath: false, // S3 signs the path as sent (disableDoubleEncoding)
+        applyChecksum: false,
+      });
+      return { protocol: url.protocol, hostname: url.hostname, port, path: url.pathname.replace(/\/+$/, ''), host: url.host, signer };
+    })();
+    return this.target;
+  }
+
+  /**
+   * PUTs `body` under `key` with its known SHA-256 (hex) signed as x-amz-content-sha256, so S3 refuses
+   * a body that does not match it. Returns false, having sent nothing, when the command must do it.
+   * Call it inside withDeadline: the handler takes the call's abort signal from there.
+   */
+  async put(key: string, body: Buffer, sha256: string): Promise<boolean> {
+    const t = await this.resolve();
+    if (!t) return false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.send(t, key, body, sha256);
+        return true;
+      } catch (e) {
+        if (attempt >= MAX_ATTEMPTS || !transient(e)) throw e;
+        // full jitter on 100 ms doubling, as the SDK's standard strategy; the call's deadline still ends it
+        await sleep(Math.random() * 100 * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  private async send(t: Target, key: string, body: Buffer, sha256: string): Promise<void> {
+    const c = this.client.config;
+    const request = new HttpRequest({
+      method: 'PUT',
+      protocol: t.protocol,
+      hostname: t.hostname,
+      port: t.port,
+      path: `${t.path}/${encodeKey(key)}`,
+      headers: {
+        host: t.host,
+        'content-type': 'application/octet-stream',
+        'content-length': String(body.length),
+        'x-amz-content-sha256': sha256,
+      },
+      body,
+    });
+    const signed = await t.signer.sign(request, { signingDate: new Date(Date.now() + (c.systemClockOffset ?? 0)) });
+    const { response } = await c.requestHandler.handle(signed as HttpRequest);
+    const status = response.statusCode;
+    const text = await readAll(response.body as AsyncIterable<Uint8Array> | undefined, status < 300 ? 0 : 64 * 1024);
+    if (status >= 200 && status < 300) return;
+    throw new S3Refusal(/<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1] ?? `HTTP${status}`, status);
+  }
+}
+
+/** Reads the answer to its end (the socket goes back to the pool), keeping at most `keep` bytes as text. */
+async function readAll(body: AsyncIterable<Uint8Array> | undefined, keep: number): Promise<string> {
+  if (!body) return '';
+  const kept: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < keep) kept.push(Buffer.from(chunk));
+    size += chunk.length;
+  }
+  return Buffer.concat(kept).toString('utf8', 0, keep);
+}
+
+function transient(e: unknown): boolean {
+  if (e instanceof S3Refusal) return TRANSIENT_STATUS.has(e.$metadata.httpStatusCode) || THROTTLING.has(e.name) || e.$metadata.httpStatusCode === 429;
+  const code = (e as { code?: string })?.code;
+  return code !== undefined && TRANSIENT_NETWORK.has(code);
+}
