@@ -4,12 +4,14 @@
 // same sockets, time-outs and abort signal as every other call, s3-calls.ts).
 //
 // Why: the SDK's per-call path (serialisation, endpoint rules, retry, signer set-up) costs more
-// client CPU than the request itself: bench/RESULTS.md 2026-12-03 (second session) has the figures.
+// client CPU than the request itself: a 100 KB put 1.0 ms through PutObjectCommand, 0.4-0.5 ms
+// this way (bench/s3-put-cpu.ts; bench/RESULTS.md, 2026-12-03 (second session)).
 // What that path decides once per client is decided once here too: the endpoint by the client's
 // own rules (endpointProvider: path-style or virtual-hosted, AWS's regional endpoint when none is
 // configured), the signing name and region from its auth scheme. Only the plain SigV4 scheme is
 // taken; any other (S3 Express, multi-region access points) keeps the command (`undefined`).
-// Retries follow the SDK's standard ones: 3 attempts, full-jitter backoff, on transient failures.
+// Retries follow the SDK's standard ones (3 attempts, full-jitter backoff, on transient failures),
+// and so does its clock-skew correction (the offset from an answer's Date, then signed again).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { HttpRequest } from '@smithy/core/transport';
@@ -28,7 +30,12 @@ interface Target {
 /** An S3 failure as the SDK's errors carry it (withDeadline reads `name` and `$metadata`). */
 class S3Refusal extends Error {
   readonly $metadata: { httpStatusCode: number };
-  constructor(code: string, status: number) {
+  constructor(
+    code: string,
+    status: number,
+    /** refused for a clock the answer corrected: signing again may pass */
+    readonly clockCorrected = false,
+  ) {
     super(`${code} (HTTP ${status})`);
     this.name = code;
     this.$metadata = { httpStatusCode: status };
@@ -51,11 +58,15 @@ function encodeKey(key: string): string {
 
 export class SignedPut {
   private target?: Promise<Target | undefined>;
+  /** server time minus ours, as the SDK's systemClockOffset: corrected from an answer's Date when it is off by 5 minutes */
+  private clockOffset: number;
 
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
-  ) {}
+  ) {
+    this.clockOffset = client.config.systemClockOffset ?? 0;
+  }
 
   /** Where puts go, or undefined when the bucket's endpoint wants another auth scheme than SigV4. */
   private resolve(): Promise<Target | undefined> {
@@ -110,7 +121,6 @@ export class SignedPut {
   }
 
   private async send(t: Target, key: string, body: Buffer, sha256: string): Promise<void> {
-    const c = this.client.config;
     const request = new HttpRequest({
       method: 'PUT',
       protocol: t.protocol,
@@ -125,12 +135,21 @@ export class SignedPut {
       },
       body,
     });
-    const signed = await t.signer.sign(request, { signingDate: new Date(Date.now() + (c.systemClockOffset ?? 0)) });
-    const { response } = await c.requestHandler.handle(signed as HttpRequest);
+    const signed = await t.signer.sign(request, { signingDate: new Date(Date.now() + this.clockOffset) });
+    const { response } = await this.client.config.requestHandler.handle(signed as HttpRequest);
     const status = response.statusCode;
     const text = await readAll(response.body as AsyncIterable<Uint8Array> | undefined, status < 300 ? 0 : 64 * 1024);
+    const corrected = this.correctClock(response.headers.date ?? response.headers.Date);
     if (status >= 200 && status < 300) return;
-    throw new S3Refusal(/<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1] ?? `HTTP${status}`, status);
+    throw new S3Refusal(/<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1] ?? `HTTP${status}`, status, corrected);
+  }
+
+  /** As the SDK does: a server clock 5 minutes or more from ours (offset included) becomes the offset; true when it changed. */
+  private correctClock(date: string | undefined): boolean {
+    const server = date ? Date.parse(date) : Number.NaN;
+    if (Number.isNaN(server) || Math.abs(server - (Date.now() + this.clockOffset)) < 300_000) return false;
+    this.clockOffset = server - Date.now();
+    return true;
   }
 }
 
@@ -147,7 +166,8 @@ async function readAll(body: AsyncIterable<Uint8Array> | undefined, keep: number
 }
 
 function transient(e: unknown): boolean {
-  if (e instanceof S3Refusal) return TRANSIENT_STATUS.has(e.$metadata.httpStatusCode) || THROTTLING.has(e.name) || e.$metadata.httpStatusCode === 429;
+  if (e instanceof S3Refusal)
+    return e.clockCorrected || TRANSIENT_STATUS.has(e.$metadata.httpStatusCode) || THROTTLING.has(e.name) || e.$metadata.httpStatusCode === 429;
   const code = (e as { code?: string })?.code;
   return code !== undefined && TRANSIENT_NETWORK.has(code);
 }

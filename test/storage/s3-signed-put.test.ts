@@ -90,7 +90,9 @@ const xmlError = (code: string) =>
  * A recording proxy in front of s3rver that refuses, as S3 would, a request whose SigV4 signature is
  * not valid for s3rver's secret (403 SignatureDoesNotMatch); `check` may answer instead of s3rver.
  */
-async function proxy(check?: (r: Seen) => { status: number; xml: string } | undefined): Promise<{ endpoint: string; seen: Seen[] }> {
+async function proxy(
+  check?: (r: Seen) => { status: number; xml: string; headers?: Record<string, string> } | undefined,
+): Promise<{ endpoint: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const target = new URL(s3.endpoint);
   const server = http.createServer((req, res) => {
@@ -101,7 +103,7 @@ async function proxy(check?: (r: Seen) => { status: number; xml: string } | unde
       const r = { method: req.method!, url: req.url!, headers: req.headers, bodySha256: sha(body) };
       seen.push(r);
       const own = signatureValid(r, S3RVER_CREDENTIALS.AWS_SECRET_ACCESS_KEY) ? check?.(r) : { status: 403, xml: xmlError('SignatureDoesNotMatch') };
-      if (own) return void res.writeHead(own.status, { 'content-type': 'application/xml' }).end(own.xml);
+      if (own) return void res.writeHead(own.status, { 'content-type': 'application/xml', ...own.headers }).end(own.xml);
       const out = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode!, answer.headers);
         answer.pipe(res);
@@ -236,5 +238,23 @@ describe('the signed whole-object put', () => {
     const put = await st.put(bytes, { maxBytes: 5000 });
     expect(seen.filter((r) => r.method === 'PUT')).toHaveLength(3);
     expect(storedBytes(st.keyOf(put.sha256))?.equals(bytes)).toBe(true);
+  });
+
+  it('a server clock an hour ahead: RequestTimeTooSkewed, the offset taken from its Date, signed again and stored', async () => {
+    const ahead = 3_600_000;
+    const amzDate = (v: unknown) => Date.parse(String(v).replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    const { endpoint, seen } = await proxy((r) => {
+      const serverNow = Date.now() + ahead;
+      const headers = { date: new Date(serverNow).toUTCString() };
+      // S3 allows 15 minutes; the proxy answers the put itself (s3rver's clock is ours)
+      if (Math.abs(amzDate(r.headers['x-amz-date']) - serverNow) > 900_000) return { status: 403, xml: xmlError('RequestTimeTooSkewed'), headers };
+      return { status: 200, xml: '', headers };
+    });
+    const st = store({ endpoint });
+    await st.put(randomBytes(3000), { maxBytes: 5000 });
+    expect(seen).toHaveLength(2);
+    expect(amzDate(seen[1]!.headers['x-amz-date']) - amzDate(seen[0]!.headers['x-amz-date'])).toBeGreaterThan(ahead - 60_000);
+    await st.put(randomBytes(3000), { maxBytes: 5000 }); // the offset is kept: signed right the first time
+    expect(seen).toHaveLength(3);
   });
 });
