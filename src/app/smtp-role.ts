@@ -16,7 +16,7 @@ import { SmtpReceiver, type RecipientState } from '../channels/mail/smtp-receive
 import { smtpRawHandoff } from './smtp-raw-handoff.ts';
 import { localSmtpWorkers } from './smtp-workers.ts';
 import { Batcher, failed, ok } from '../intake/batcher.ts';
-import type { SmtpMessageInput } from '../channels/mail/smtp-message-repository.ts';
+import type { PutMessage } from '../channels/mail/smtp-message-repository.ts';
 
 export async function startSmtpRole(
   c: Container,
@@ -51,7 +51,7 @@ export async function startSmtpRole(
     }
     return (await c.accounts.isDisabled(scope.accountId)) ? 'disabled' : 'ok';
   };
-  const commits = new Batcher<SmtpMessageInput & { rawSha256: string }, { id: string; duplicate: boolean }>(
+  const commits = new Batcher<PutMessage, { id: string; duplicate: boolean }>(
     async (list) => {
       try {
         return (await c.mailRepos.smtp.insertMany(c.db, list)).map(ok);

@@ -21,6 +21,8 @@ export interface NewImport extends Pick<ImportRecord, 'id' | 'channel' | 'sender
   content: Buffer | null;
   /** the object `content` is in the document store, put there before the row is written (staging-group.ts) */
   contentSha256?: string | null;
+  /** `content` is not in the store yet: the statement that stages the row writes it (a store with inStatement, the database driver) */
+  contentPending?: boolean;
   traceId: string | null;
   status: Extract<IntakeStatus, 'received' | 'failed' | 'unpacked' | 'held'>;
   matchName: string | null;
@@ -76,16 +78,16 @@ const HISTORY = `insert into intake_history (intake_id, account_id, mode, at, st
 
 export class IntakeRepository {
   /** where the staged bytes are (rows hold their SHA-256) */
-  constructor(private readonly store: Pick<DocumentStore, 'get'>) {}
+  constructor(private readonly store: Pick<DocumentStore, 'get' | 'inStatement'>) {}
 
   /** Stages the file and creates its record and its first history line in one statement (atomic without a transaction). */
   insert(q: Queryable, scope: Scope, f: NewImport): Promise<ImportRecord> {
-    return insertStaged(q, scope, f, HISTORY);
+    return insertStaged(q, scope, f, HISTORY, this.store.inStatement);
   }
 
   /** Stages several files (of any scopes) in one statement, each as insert() does, all or none; records in the order given. */
   insertMany(q: Queryable, files: { scope: Scope; f: NewImport }[]): Promise<ImportRecord[]> {
-    return insertStagedMany(q, files, HISTORY);
+    return insertStagedMany(q, files, HISTORY, this.store.inStatement);
   }
 
   find(q: Queryable, scope: Scope, id: string): Promise<Found<ImportRecord>> {

@@ -3,9 +3,15 @@
 import type { DocumentStore } from '../storage/document-store.ts';
 import type { NewImport } from './intake-repository.ts';
 
-/** `f` with its bytes stored (contentSha256 set); a file without bytes (refused at once) as it is. */
-export async function putStaged(store: Pick<DocumentStore, 'put'>, f: NewImport): Promise<NewImport> {
+/**
+ * `f` with its bytes stored (contentSha256 set); a file without bytes (refused at once) as it is.
+ * `inStatement`: the caller's next statement stages the row, so with a store whose objects are
+ * database rows the bytes go in that statement (contentPending) instead of a put of their own.
+ */
+export async function putStaged(store: Pick<DocumentStore, 'put' | 'inStatement'>, f: NewImport, opts: { inStatement?: boolean } = {}): Promise<NewImport> {
   if (!f.content || f.contentSha256) return f; // refused at once, or stored already
+  // f.sha256 is the SHA-256 of f.content (new-import.ts): the key the store would have computed
+  if (opts.inStatement && store.inStatement) return { ...f, contentSha256: f.sha256, contentPending: true };
   // the channel held the file whole and enforced its limit already
   const { sha256 } = await store.put(f.content, { maxBytes: f.content.length });
   return { ...f, contentSha256: sha256 };

@@ -43,7 +43,7 @@ const STAGING_CAPS: BatchCaps = { maxItems: 64, maxBytes: 16 * 1024 * 1024 };
 interface StagingGroupOptions {
   db: Database;
   repos: IntakeRepositories;
-  store: Pick<DocumentStore, 'put'>;
+  store: Pick<DocumentStore, 'put' | 'inStatement'>;
   scheduler: IntakeScheduler;
   outbox: EventOutbox;
   units: UnitOfWork;
@@ -59,7 +59,7 @@ export class StagingGroup {
 
   private readonly db: Database;
   private readonly repos: IntakeRepositories;
-  private readonly store: Pick<DocumentStore, 'put'>;
+  private readonly store: Pick<DocumentStore, 'put' | 'inStatement'>;
   private readonly scheduler: IntakeScheduler;
   private readonly outbox: EventOutbox;
   private readonly units: UnitOfWork;
@@ -92,13 +92,13 @@ export class StagingGroup {
    * store that did not answer, the second of two uploads was answered after twice the time-out).
    */
   stage(item: StagingItem): Promise<ImportRecord> {
-    const stored = putStaged(this.store, item.f).then(ok, failed<NewImport>);
+    const stored = putStaged(this.store, item.f, { inStatement: true }).then(ok, failed<NewImport>);
     return this.batcher.submit({ item, stored });
   }
 
   /** One file on its own: its record (and event) in one statement, then its job. Also the path inside a unit of work. */
   async stageOne(given: StagingItem): Promise<ImportRecord> {
-    const item = { ...given, f: await putStaged(this.store, given.f) };
+    const item = { ...given, f: await putStaged(this.store, given.f, { inStatement: true }) };
     const record = await this.insertOne(item);
     const [outcome] = await this.enqueue([item], [record]);
     if (!outcome.ok) throw outcome.error;

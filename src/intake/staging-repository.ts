@@ -1,21 +1,39 @@
 // The statements that stage received files: the bytes (intake_staging), the record
 // (intake_records) and its first history line (intake_history) in one statement, for one file or
-// for a group committed together (staging-group.ts). IntakeRepository.insert/insertMany call these.
+// for a group committed together (staging-group.ts); with the database store, the bytes' objects
+// too (document_objects, by the store's ObjectsInStatement). IntakeRepository.insert/insertMany call these.
 import type { Queryable } from '../db/database.ts';
 import type { ImportRecord } from '../domain/intake.ts';
 import { reasonColumns } from '../domain/intake-reasons.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { NewImport } from './intake-repository.ts';
+import type { ObjectsInStatement } from '../storage/document-store.ts';
 
 interface StagedTimes {
   updated_at: Date | string;
   received_at: Date | string;
 }
 
-/** `history`: intake-repository.ts's HISTORY, the line of each record in the CTE `r`. */
-export async function insertStaged(q: Queryable, scope: Scope, f: NewImport, history: string): Promise<ImportRecord> {
+/**
+ * The CTE writing the objects of the files whose bytes are pending (NewImport.contentPending), with
+ * its trailing comma; '' when there are none. Its parameters go after the rows' own.
+ */
+function pendingObjects(params: unknown[], files: NewImport[], objects: ObjectsInStatement | undefined): string {
+  const pending = files.flatMap((f) => (f.contentPending && f.content && f.contentSha256 ? [{ sha256: f.contentSha256, bytes: f.content }] : []));
+  if (!pending.length) return '';
+  if (!objects) throw new Error('A file whose bytes are pending, but no store to write them in the statement');
+  return `o as (${objects.sql(params, pending)}), `;
+}
+
+/**
+ * `history`: intake-repository.ts's HISTORY, the line of each record in the CTE `r`. `objects`:
+ * the store's writer of the objects whose bytes are pending (the database driver's).
+ */
+export async function insertStaged(q: Queryable, scope: Scope, f: NewImport, history: string, objects?: ObjectsInStatement): Promise<ImportRecord> {
+  const params = stagedParams(scope, f);
+  const o = pendingObjects(params, [f], objects);
   const rows = await q.query<StagedTimes>(
-    `with s as (
+    `with ${o}s as (
        insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict)
        values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $19::jsonb) returning id, received_at
      ), r as (
@@ -24,7 +42,7 @@ export async function insertStaged(q: Queryable, scope: Scope, f: NewImport, his
        returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
      ), h as (${history})
      select r.updated_at, s.received_at from r, s`,
-    stagedParams(scope, f),
+    params,
     { prepare: true },
   );
   return stagedRecord(f, rows[0]);
@@ -108,15 +126,25 @@ const TYPES = [
  * each file's bytes travel as a binary parameter of their own instead of hex text inside an array.
  * Prepared: one statement text per group size, so at most the batch cap of them per connection.
  */
-export async function insertStagedMany(q: Queryable, files: { scope: Scope; f: NewImport }[], history: string): Promise<ImportRecord[]> {
+export async function insertStagedMany(
+  q: Queryable,
+  files: { scope: Scope; f: NewImport }[],
+  history: string,
+  objects?: ObjectsInStatement,
+): Promise<ImportRecord[]> {
   const params: unknown[] = [];
   const values = files.map(({ scope, f }) => {
     const at = params.length;
     params.push(...stagedParams(scope, f));
     return `(${TYPES.map((t, i) => `$${at + i + 1}::${t}`).join(', ')})`;
   });
+  const o = pendingObjects(
+    params,
+    files.map((x) => x.f),
+    objects,
+  );
   const rows = await q.query<StagedTimes & { id: string }>(
-    `with v (${COLUMNS.join(', ')}) as (values ${values.join(', ')}
+    `with ${o}v (${COLUMNS.join(', ')}) as (values ${values.join(', ')}
      ), s as (
        insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict)
        select id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict from v returning id, received_at

@@ -38,8 +38,28 @@ export interface ListedObject extends StoredObject {
   modifiedAt: Date;
 }
 
+/** An object for the statement that points at it to write (ObjectsInStatement). */
+interface ObjectToWrite {
+  sha256: string;
+  bytes: Buffer;
+}
+
+/**
+ * The database driver's objects are rows of the database, so the statement that writes the row
+ * pointing at an object can write the object too: one round trip and one commit instead of two
+ * (a put, then the row), and the row and its bytes commit together or not at all. The hot
+ * statements that stage a received file or an SMTP message ask for it; drivers without it (a
+ * directory, S3) leave it undefined and their callers put first, as put() promises.
+ */
+export interface ObjectsInStatement {
+  /** The body of a data-modifying CTE writing `objects` (at least one); appends its parameters to `params`. */
+  sql(params: unknown[], objects: ObjectToWrite[]): string;
+}
+
 export interface DocumentStore {
   readonly kind: StoreKind;
+  /** Only where objects are database rows (the database driver): see ObjectsInStatement. */
+  readonly inStatement?: ObjectsInStatement;
   /**
    * Streams bytes in, hashing them; resolves only once they are durable, keyed by their SHA-256.
    * Idempotent: the same content twice is one object, and putting it again renews its modifiedAt,

@@ -20,6 +20,11 @@ export class FallbackStore implements DocumentStore {
     private readonly fallback: DocumentStore,
   ) {}
 
+  /** where puts go: the new store's */
+  get inStatement() {
+    return this.primary.inStatement;
+  }
+
   get kind() {
     return this.primary.kind;
   }

@@ -60,6 +60,11 @@ export class TimedStore implements DocumentStore {
     private readonly ms: number,
   ) {}
 
+  /** the driver's own: a statement that writes its objects runs under the database's time-outs, not the store's */
+  get inStatement() {
+    return this.inner.inStatement;
+  }
+
   get kind() {
     return this.inner.kind;
   }

@@ -3,6 +3,7 @@
 // staged alone; a group whose statement fails is staged again file by file; a keyed request keeps
 // its own transaction. The service process killed while groups are being staged loses no file
 // whose upload it answered.
+import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +82,9 @@ describe('group commit of staging', () => {
     const a = await app.account();
     const c = app.svc.container;
     const pdf = await makePdf('fallback', 5_000);
-    const file = (name: string) => ({ scope: a.live, channel: 'ftp' as const, sender: 'gs@127.0.0.1', filename: name, bytes: pdf });
+    // each file its own bytes: the database store writes a file's object in the statement that stages it
+    const bytesOf = (name: string) => Buffer.concat([pdf, Buffer.from(`\n% ${encodeURIComponent(name)}\n`)]);
+    const file = (name: string) => ({ scope: a.live, channel: 'ftp' as const, sender: 'gs@127.0.0.1', filename: name, bytes: bytesOf(name) });
     await c.intake.receive(file('FB-warm.pdf')); // the account's state remembered: the five below arrive together
     const before = await batches();
     // the first goes alone; the rest wait for it and form one group, which the NUL byte (refused by
@@ -94,6 +97,32 @@ describe('group commit of staging', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     const names = await c.db.query<{ filename: string }>(`select s.filename from intake_staging s where s.account_id = $1`, [a.id]);
     expect(names.map((n) => n.filename).sort()).toEqual(['FB-0.pdf', 'FB-1.pdf', 'FB-3.pdf', 'FB-4.pdf', 'FB-warm.pdf']);
+    // the objects came with their rows, in the same statements: the refused file left no object behind
+    const objects = async (name: string) =>
+      (
+        await c.db.query<{ size: number }>('select size from document_objects where sha256 = $1', [createHash('sha256').update(bytesOf(name)).digest('hex')])
+      ).map((o) => Number(o.size));
+    for (const name of ['FB-0.pdf', 'FB-1.pdf', 'FB-3.pdf', 'FB-4.pdf']) expect(await objects(name)).toEqual([bytesOf(name).length]);
+    expect(await objects('FB-\u0000.pdf')).toEqual([]);
+  }, 60_000);
+
+  it('the same bytes several times in one group: every file staged, one object', async () => {
+    const a = await app.account();
+    const c = app.svc.container;
+    const pdf = await makePdf('same bytes', 8_000);
+    const file = (name: string) => ({ scope: a.live, channel: 'ftp' as const, sender: 'gs@127.0.0.1', filename: name, bytes: pdf });
+    await c.intake.receive(file('SB-warm.pdf'));
+    const before = await batches();
+    const records = await Promise.all(['SB-0.pdf', 'SB-1.pdf', 'SB-2.pdf', 'SB-3.pdf'].map((n) => c.intake.receive(file(n))));
+    expect((await batches()).count - before.count).toBeLessThan(4); // some of them shared a statement
+    expect(records.map((r) => r.status)).toEqual(Array(4).fill('received'));
+    const sha = createHash('sha256').update(pdf).digest('hex');
+    const pointing = await c.db.query<{ n: number }>('select count(*)::int as n from intake_staging where account_id = $1 and content_sha256 = $2', [
+      a.id,
+      sha,
+    ]);
+    expect(pointing[0].n).toBe(5);
+    expect((await c.db.query('select 1 from document_objects where sha256 = $1', [sha])).length).toBe(1);
   }, 60_000);
 
   it('keyed requests (a unit of work each) are staged alone, and all of them', async () => {

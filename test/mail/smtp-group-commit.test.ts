@@ -83,6 +83,12 @@ describe('SMTP group commit', () => {
     expect(new Set(ids.slice(0, 7)).size).toBe(7);
     const rows = await h.db.query<{ id: string }>('select id from smtp_messages where rcpt_to @> array[$1]::text[] order by id', [a.live.toLowerCase()]);
     expect(rows.map((r) => r.id)).toEqual([...ids.slice(0, 7)].sort());
+    // each raw message's object committed with its row (the database store writes it in the group's statement)
+    const objects = await h.db.query<{ n: number }>(
+      'select count(*)::int as n from smtp_messages m join document_objects o on o.sha256 = m.raw_sha256 where m.id = any($1::text[])',
+      [ids.slice(0, 7)],
+    );
+    expect(objects[0].n).toBe(7);
     for (const [i, inv] of invoices.entries()) {
       const { records } = await h.settledRecords(`<group-${stamp}-${i}@supplier.example>`, 60_000);
       expect(records.map((r) => [r.status, r.invoiceId])).toEqual([['attached', inv.id]]);

@@ -1,5 +1,6 @@
 // The SQL of the SMTP receiver's messages: each committed before its 250, read back by the job
 // that hands it to the pipeline, marked processed after; the reconciler finds the rest.
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../../db/database.ts';
 import type { DocumentStore } from '../../storage/document-store.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
@@ -31,6 +32,9 @@ export interface SmtpMessageRow {
   processed_at: Date | null;
 }
 
+/** A message whose raw bytes are in the store, or (`rawPending`) to be written by insertMany's statement. */
+export type PutMessage = SmtpMessageInput & { rawSha256: string; rawPending?: boolean };
+
 /** insertMany's VALUES: a multi-row list infers no types, so each parameter is cast */
 const VALUE_TYPES = ['text', 'text', 'text', 'bigint', 'text', 'text[]', 'text', 'text', 'boolean', 'jsonb'];
 
@@ -38,10 +42,15 @@ const COLUMNS = 'id, dedupe_key, size, mail_from, rcpt_to, client_ip, helo, tls,
 
 export class SmtpMessageRepository {
   /** where the raw messages are (rows hold their SHA-256) */
-  constructor(private readonly store: Pick<DocumentStore, 'put' | 'get'>) {}
+  constructor(private readonly store: Pick<DocumentStore, 'put' | 'get' | 'inStatement'>) {}
 
-  /** The raw message into the store, durable before any row points at it (the receiver's limit applied while it came in). */
-  async putRaw(m: SmtpMessageInput): Promise<SmtpMessageInput & { rawSha256: string }> {
+  /**
+   * The raw message into the store, durable before any row points at it (the receiver's limit
+   * applied while it came in); with a store whose objects are database rows, written by
+   * insertMany's statement instead (`rawPending`): one round trip and one commit fewer before the 250.
+   */
+  async putRaw(m: SmtpMessageInput): Promise<PutMessage> {
+    if (this.store.inStatement) return { ...m, rawSha256: createHash('sha256').update(m.raw).digest('hex'), rawPending: true };
     return { ...m, rawSha256: (await this.store.put(m.raw, { maxBytes: m.raw.length })).sha256 };
   }
 
@@ -51,14 +60,18 @@ export class SmtpMessageRepository {
    * the same dedupe key as one committed (the sender retried one whose 250 it never read) is not
    * stored again: its first row's id comes back, `duplicate`, also when that is in the same group.
    */
-  async insertMany(q: Queryable, list: (SmtpMessageInput & { rawSha256: string })[]): Promise<{ id: string; duplicate: boolean }[]> {
+  async insertMany(q: Queryable, list: PutMessage[]): Promise<{ id: string; duplicate: boolean }[]> {
     const params: unknown[] = [];
     const values = list.map((m) => {
       const at = params.push(m.id, m.dedupeKey, m.rawSha256, m.raw.length, m.mailFrom, m.rcptTo, m.clientIp, m.helo, m.tls, JSON.stringify(m.verdict)) - 10;
       return `(${VALUE_TYPES.map((t, i) => `$${at + i + 1}::${t}`).join(', ')})`;
     });
+    const pending = list.filter((m) => m.rawPending).map((m) => ({ sha256: m.rawSha256, bytes: m.raw }));
+    if (pending.length && !this.store.inStatement) throw new Error('A raw message whose bytes are pending, but no store to write them in the statement');
+    // a duplicate's raw message is written all the same (it renews the object, which its first row points at)
+    const objects = pending.length ? `with o as (${this.store.inStatement!.sql(params, pending)}) ` : '';
     const rows = await q.query<{ id: string }>(
-      `insert into smtp_messages (id, dedupe_key, raw_sha256, size, mail_from, rcpt_to, client_ip, helo, tls, verdict)
+      `${objects}insert into smtp_messages (id, dedupe_key, raw_sha256, size, mail_from, rcpt_to, client_ip, helo, tls, verdict)
        values ${values.join(', ')}
        on conflict (dedupe_key) do nothing returning id`,
       params,
