@@ -1,5 +1,6 @@
 // A received file's bytes go into the document store before its row is written: the row that
-// points at them commits only once they are durable, so it never points at a missing object.
+// points at them commits only once they are durable, so it never points at a missing object. With
+// the database store they are written by the row's own statement instead (the same commit).
 import type { DocumentStore } from '../storage/document-store.ts';
 import type { NewImport } from './intake-repository.ts';
 
