@@ -32,7 +32,7 @@ export class DatabaseStore implements DocumentStore {
         const at = params.push(o.sha256, o.bytes.length, o.bytes);
         return `($${at - 2}::text, $${at - 1}::int, $${at}::bytea)`;
       });
-      // as put(): the same content again keeps its bytes and renews modified_at
+      // the same content again keeps its bytes (its TOAST value is not rewritten) and renews modified_at
       return `insert into document_objects (sha256, size, content) values ${values.join(', ')} on conflict (sha256) do update set modified_at = now()`;
     },
   };
@@ -40,13 +40,9 @@ export class DatabaseStore implements DocumentStore {
   async put(bytes: Buffer | AsyncIterable<Uint8Array>, opts: PutOptions): Promise<StoredObject> {
     const { buffer, sha256 } = await collect(bytes, opts.maxBytes, opts.signal);
     opts.signal?.throwIfAborted();
-    // the same content again keeps its bytes (its TOAST value is not rewritten) and renews modified_at
-    await this.db.query(
-      `insert into document_objects (sha256, size, content) values ($1, $2, $3)
-       on conflict (sha256) do update set modified_at = now()`,
-      [sha256, buffer.length, buffer],
-      { prepare: true },
-    );
+    // the statement a caller's own would carry (inStatement), on its own
+    const params: unknown[] = [];
+    await this.db.query(this.inStatement.sql(params, [{ sha256, bytes: buffer }]), params, { prepare: true });
     return { sha256, size: buffer.length };
   }
 
