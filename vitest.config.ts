@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 // The API suite runs twice: on embedded PGlite and on the machine's PostgreSQL.
-const shared = { testTimeout: 60_000, hookTimeout: 120_000 };
+// expect.poll waits up to 15 s by default (vitest's own is 1 s): a poll that renders a page or
+// waits for a worker must outlast one slow round on a loaded CI machine.
+const shared = { testTimeout: 60_000, hookTimeout: 120_000, expect: { poll: { timeout: 15_000 } } };
 // The intake, API and channel files that run once more on each document store other than the
 // database (TEST_STORE, test/helpers/test-store.ts): every path that writes or reads bytes, not every file.
 const STORE_MATRIX = [

@@ -84,7 +84,9 @@ describe('languages and formats', () => {
       expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
       expect(text).not.toMatch(/\b(acc|imp|usr|inv|cst)_\w+/);
     }
-    // the reason of the file, worded in Dutch from its code, on the list and in the file's history
+    // the reason of the file, worded in Dutch from its code, on the list and in the file's history,
+    // once the worker has ended it (CI's load can hold it for longer than a page's poll)
+    await expect.poll(async () => (await t.api('GET', `/v2/imports/${importId}`, { auth: acct.liveKey })).body.status, { timeout: 60_000 }).toBe('failed');
     await expect.poll(() => settledText(q, '/dashboard/files')).toContain('De bestandsnaam scan-0001 is de naam van een scanner of camera, geen factuurnummer');
     expect(await settledText(q, '/dashboard/files')).not.toContain("is a scanner's or camera's name");
     const detail = await settledText(q, `/dashboard/files/${importId}`);
