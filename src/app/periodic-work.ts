@@ -13,8 +13,6 @@ import { enqueueSmtpMessage } from '../channels/mail/smtp-queue.ts';
 import type { Container } from './container.ts';
 
 const DECLARE_EVERY_MS = 30_000;
-/** an SMTP message unprocessed this long after its commit gets its job again (a queued one is not doubled) */
-const SMTP_RECONCILE_AFTER_MS = 30_000;
 
 export interface PeriodicDeps {
   c: Container;
@@ -79,7 +77,7 @@ export const periodicQueue = defineQueue<PeriodicDeps>({
       'mail.smtp-reconcile',
       (config) => config.reconcileIntervalMs,
       async (c) => {
-        const ids = await c.mailUpkeep.unprocessedSmtp(SMTP_RECONCILE_AFTER_MS, 1000);
+        const ids = await c.mailUpkeep.unprocessedSmtp(c.config.smtpReconcileAfterMs, 1000);
         for (const id of ids) await enqueueSmtpMessage(c.jobs, id);
         return ids.length;
       },

@@ -13,7 +13,7 @@ let h: MailHarness;
 let worker: RunningService | undefined;
 
 beforeAll(async () => {
-  h = await startMailHarness({ config: { roles: ['api', 'smtp'], reconcileIntervalMs: 1000 } });
+  h = await startMailHarness({ config: { roles: ['api', 'smtp'], reconcileIntervalMs: 1000, smtpReconcileAfterMs: 3000 } });
 }, 120_000);
 
 afterAll(async () => {
@@ -40,7 +40,7 @@ describe('SMTP reconcile', () => {
     expect(await queue.getJob(id)).toBeUndefined();
     expect((await h.db.query<any>('select processed_at from smtp_messages where id = $1', [id]))[0].processed_at).toBeNull();
 
-    // a worker of the same installation: its reconciler finds the message 30 s after its commit
+    // a worker of the same installation: its reconciler finds the message SMTP_RECONCILE_AFTER_MS (3 s here) after its commit
     const sink = new Writable({ write: (_c, _e, cb) => cb() });
     worker = await startService({ ...h.config, roles: ['worker'] }, createLogger('info', sink), { db: { ...h.db, close: async () => {} } });
     const { records } = await h.settledRecords(messageId, 90_000);

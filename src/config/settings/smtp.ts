@@ -41,6 +41,11 @@ export const smtp = Type.Object(
       default: '16',
       doc: 'With the worker role in the same process: messages it committed that it hands to the mail pipeline itself at once (the others wait in memory, or go to their job). Measured on bench:smtp: 8 left the pipeline behind the receiver.',
     }),
+    smtpReconcileAfterMs: setting(whole(1000, 86_400_000), {
+      env: 'SMTP_RECONCILE_AFTER_MS',
+      default: '30000',
+      doc: 'A committed message still unprocessed this long after its commit gets its job again from the reconciler (its job lost with Redis, or never queued); a queued one is not doubled.',
+    }),
     dnsServers: setting(hostPorts(), {
       env: 'DNS_SERVERS',
       example: '127.0.0.1:53',
