@@ -13,7 +13,7 @@ export async function putStaged(store: Pick<DocumentStore, 'put' | 'inStatement'
   if (!f.content || f.contentSha256) return f; // refused at once, or stored already
   // f.sha256 is the SHA-256 of f.content (new-import.ts): the key the store would have computed
   if (opts.inStatement && store.inStatement) return { ...f, contentSha256: f.sha256, contentPending: true };
-  // the channel held the file whole and enforced its limit already
-  const { sha256 } = await store.put(f.content, { maxBytes: f.content.length });
+  // the channel held the file whole and enforced its limit already; the store need not hash it again
+  const { sha256 } = await store.put(f.content, { maxBytes: f.content.length, knownSha256: f.sha256 });
   return { ...f, contentSha256: sha256 };
 }

@@ -18,6 +18,14 @@ export interface PutOptions {
   /** bytes past this many reject with StoreLimitError while streaming, before anything is kept */
   maxBytes: number;
   signal?: AbortSignal;
+  /**
+   * The SHA-256 (lower-case hex) of `bytes`, a Buffer the caller hashed already (the intake hashes
+   * every file it receives, new-import.ts): a driver may key the object by it instead of hashing
+   * the bytes again. The caller vouches for it, as for the key of an object written in its own
+   * statement (ObjectsInStatement); the S3 driver signs it as x-amz-content-sha256, so S3 refuses
+   * a body that does not match it. Ignored with a stream.
+   */
+  knownSha256?: string;
 }
 
 export interface ReadOptions {

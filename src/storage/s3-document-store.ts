@@ -34,6 +34,7 @@ import {
   type PutOptions,
   type ReadOptions,
   type StoredObject,
+  StoreLimitError,
 } from './document-store.ts';
 import { chunksOf, Counted } from './store-bytes.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -73,6 +74,14 @@ export class S3DocumentStore implements DocumentStore {
   }
 
   async put(bytes: Buffer | AsyncIterable<Uint8Array>, opts: PutOptions): Promise<StoredObject> {
+    // held whole and hashed by the caller (every file the intake stages): to its key as it is, not
+    // hashed or copied again; S3 checks the body against the signed hash (x-amz-content-sha256)
+    if (opts.knownSha256 !== undefined && Buffer.isBuffer(bytes) && bytes.length < PART_BYTES) {
+      if (bytes.length > opts.maxBytes) throw new StoreLimitError(opts.maxBytes);
+      opts.signal?.throwIfAborted();
+      await this.putWhole(opts.knownSha256, bytes, opts.signal); // keyOf refuses anything but a SHA-256
+      return { sha256: opts.knownSha256, size: bytes.length };
+    }
     const counted = new Counted(opts.maxBytes);
     let part: Buffer[] = [];
     let partSize = 0;
@@ -93,7 +102,8 @@ export class S3DocumentStore implements DocumentStore {
       const sha256 = counted.digest();
       const size = counted.size;
       if (!upload) {
-        await this.putWhole(sha256, Buffer.concat(part), opts.signal);
+        // one chunk (a Buffer given whole) is sent as it is: Buffer.concat would copy it
+        await this.putWhole(sha256, part.length === 1 ? part[0]! : Buffer.concat(part), opts.signal);
         return { sha256, size };
       }
       if (partSize > 0 || upload.parts.length === 0) await this.sendPart(upload, Buffer.concat(part), opts.signal);

@@ -8,7 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { StoreUnavailableError } from '../../src/storage/document-store.ts';
+import { StoreLimitError, StoreUnavailableError } from '../../src/storage/document-store.ts';
 import { s3Client, withDeadline, type S3Settings } from '../../src/storage/s3-calls.ts';
 import { S3DocumentStore } from '../../src/storage/s3-document-store.ts';
 import { SignedPut } from '../../src/storage/s3-signed-put.ts';
@@ -85,6 +85,10 @@ function signatureValid(r: Seen, secret: string): boolean {
 
 const xmlError = (code: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>Refused by the test proxy for ${code}.</Message></Error>`;
+
+/** What S3 does with a put whose body is not the signed x-amz-content-sha256 (s3rver 3.7.1 checks only the header's form). */
+const checksBody = (r: Seen) =>
+  r.method === 'PUT' && r.headers['x-amz-content-sha256'] !== r.bodySha256 ? { status: 400, xml: xmlError('XAmzContentSHA256Mismatch') } : undefined;
 
 /**
  * A recording proxy in front of s3rver that refuses, as S3 would, a request whose SigV4 signature is
@@ -202,15 +206,7 @@ describe('the signed whole-object put', () => {
   });
 
   it('the SHA-256 is the one signed: a body that does not match it is refused (XAmzContentSHA256Mismatch) and nothing is stored', async () => {
-    // s3rver 3.7.1 checks the header's form, not the body against it; the proxy does what S3 does
-    const { endpoint, seen } = await proxy((r) =>
-      r.method === 'PUT' && r.headers['x-amz-content-sha256'] !== r.bodySha256
-        ? {
-            status: 400,
-            xml: '<?xml version="1.0"?><Error><Code>XAmzContentSHA256Mismatch</Code><Message>The provided x-amz-content-sha256 header does not match what was computed.</Message></Error>',
-          }
-        : undefined,
-    );
+    const { endpoint, seen } = await proxy(checksBody);
     const s = settings({ endpoint });
     const client = s3Client(s);
     closers.push(() => client.destroy());
@@ -228,6 +224,26 @@ describe('the signed whole-object put', () => {
     const goodKey = `${s.prefix}sha256/${right.slice(0, 2)}/${right.slice(2, 4)}/${right}`;
     await withDeadline('PutObject', { timeoutMs: 5000 }, () => signed.put(goodKey, body, right));
     expect(storedBytes(goodKey)?.equals(body)).toBe(true);
+  });
+
+  it("a Buffer with its known SHA-256 (the intake's) goes to that key as it is, not hashed again: S3 refuses it when the hash is not the body's", async () => {
+    const { endpoint, seen } = await proxy(checksBody);
+    const st = store({ endpoint });
+    const bytes = randomBytes(100 * 1024);
+    const right = sha(bytes);
+    expect(await st.put(bytes, { maxBytes: bytes.length, knownSha256: right })).toEqual({ sha256: right, size: bytes.length });
+    expect(storedBytes(st.keyOf(right))?.equals(bytes)).toBe(true);
+    expect(seen.map((r) => r.headers['x-amz-content-sha256'])).toEqual([right]);
+    // a hash the driver took as given (it hashed nothing itself): signed, refused by S3, nothing kept
+    const wrong = sha(randomBytes(16));
+    const e = await st.put(bytes, { maxBytes: bytes.length, knownSha256: wrong }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StoreUnavailableError);
+    expect((e as Error).message).toContain('(S3 PutObject: XAmzContentSHA256Mismatch (HTTP 400))');
+    expect(storedBytes(st.keyOf(wrong))).toBeUndefined();
+    // past the limit, or not a SHA-256: refused before any request
+    await expect(st.put(bytes, { maxBytes: bytes.length - 1, knownSha256: right })).rejects.toBeInstanceOf(StoreLimitError);
+    await expect(st.put(bytes, { maxBytes: bytes.length, knownSha256: right.toUpperCase() })).rejects.toMatchObject({ kind: 'invalid' });
+    expect(seen).toHaveLength(2);
   });
 
   it("a 503 is tried again (the SDK's standard retries), then succeeds", async () => {

@@ -85,6 +85,19 @@ export function storeContract(name: string, open: () => Promise<StoreHarness>): 
     );
 
     it(
+      "a Buffer given with its SHA-256 (knownSha256, the intake's own hash) is the object a put without it makes",
+      withStore(async (store) => {
+        const bytes = randomBytes(120_000);
+        const put = await store.put(bytes, { maxBytes: bytes.length, knownSha256: sha(bytes) });
+        expect(put).toEqual({ sha256: sha(bytes), size: bytes.length });
+        expect((await store.get(put.sha256)).equals(bytes)).toBe(true);
+        expect(await store.put(bytes, { maxBytes: bytes.length })).toEqual(put);
+        expect((await all(store.list())).map((o) => [o.sha256, o.size])).toEqual([[put.sha256, bytes.length]]);
+        expect(await rejection(store.put(bytes, { maxBytes: bytes.length - 1, knownSha256: sha(bytes) }))).toBeInstanceOf(StoreLimitError);
+      }),
+    );
+
+    it(
       'an empty file is an object too',
       withStore(async (store) => {
         const put = await store.put(Buffer.alloc(0), { maxBytes: 10 });
