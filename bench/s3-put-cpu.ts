@@ -54,18 +54,20 @@ const signed = new SignedPut(client, bucket);
 const key = (sha: string) => `bench/sha256/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`;
 const ways: Record<string, (i: number) => Promise<unknown>> = {
   sdk: (i) =>
-    withDeadline('PutObject', { timeoutMs: 10_000, payloadSha256: shas[i % 64] }, () =>
+    withDeadline('PutObject', { timeoutMs: 10_000, payloadSha256: shas[i % 64] }, (c) =>
       client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: key(shas[i % 64]!),
-          Body: bodies[i % 64],
-          ContentLength: bodies[i % 64]!.length,
-          ContentType: 'application/octet-stream',
-        }),
+        c.own(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: key(shas[i % 64]!),
+            Body: bodies[i % 64],
+            ContentLength: bodies[i % 64]!.length,
+            ContentType: 'application/octet-stream',
+          }),
+        ),
       ),
     ),
-  signed: (i) => withDeadline('PutObject', { timeoutMs: 10_000 }, () => signed.put(key(shas[i % 64]!), bodies[i % 64]!, shas[i % 64]!)),
+  signed: (i) => withDeadline('PutObject', { timeoutMs: 10_000 }, (c) => signed.put(key(shas[i % 64]!), bodies[i % 64]!, shas[i % 64]!, c.signal)),
 };
 async function run(way: string): Promise<{ cpu: number; wall: number }> {
   const c0 = process.cpuUsage();

@@ -4,12 +4,16 @@
 //
 // CPU a call: the SDK builds its middleware chain again for every send() given options (0.3 ms of
 // a 1 ms HeadObject against s3rver); with cacheMiddleware it builds it once a command, but only
-// for sends without options. So a call's abort signal does not travel as send()'s option: it is
-// put in an AsyncLocalStorage for the call, and the HTTP handler below hands it to Node's request,
-// where the option would have put it (the same abort: the socket destroyed, the call not retried).
-// A PutObject's SHA-256, known already, travels the same way to the signer (x-amz-content-sha256),
-// which would otherwise hash the body a second time.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// for sends without options. So a call's abort signal does not travel as send()'s option: the
+// call marks its command (Call.own), the chain's first step finds the call by the command's input
+// and carries it in the arguments it passes on, and its last step notes the signed request's
+// signal for the HTTP handler below, which hands it to Node's request where the option would have
+// put it (the same abort: the socket destroyed, the call not retried). A PutObject's SHA-256,
+// known already, reaches the signer the same way (x-amz-content-sha256), which would otherwise
+// hash the body again.
+// Not an AsyncLocalStorage (as before): on Node 20 one that has run adds a property to every
+// promise and async resource of the process for its life (async_hooks' init hook), a cost every
+// request and job paid once the first S3 call had run.
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { DomainError } from '../domain/errors.ts';
@@ -29,16 +33,28 @@ export interface S3Settings {
 }
 
 /** What one call hands past the SDK's cached middleware chain: its abort signal, a body's known SHA-256 (hex). */
-interface Call {
+interface CallState {
   signal: AbortSignal;
   payloadSha256?: string;
 }
-const current = new AsyncLocalStorage<Call>();
+/** The call each marked command's input belongs to (Call.own). */
+const calls = new WeakMap<object, CallState>();
+/** where the chain's steps carry the call in their arguments */
+const CALL = Symbol('call');
+/** The abort signal of each request the chain hands the HTTP handler (noted by its last step). */
+const signals = new WeakMap<object, AbortSignal>();
+
+/** A running call, as withDeadline hands it to its work. */
+export interface Call {
+  signal: AbortSignal;
+  /** `command`, marked as this call's: client.send() of it carries the call's signal (and known SHA-256) */
+  own<C extends { input: object }>(command: C): C;
+}
 
 /** Node's HTTP handler, given the running call's abort signal as send()'s options would have given it. */
 class CallHandler extends NodeHttpHandler {
   override handle(...[request, options]: Parameters<NodeHttpHandler['handle']>): ReturnType<NodeHttpHandler['handle']> {
-    const signal = current.getStore()?.signal;
+    const signal = signals.get(request);
     return super.handle(request, signal ? { ...options, abortSignal: signal } : options);
   }
 }
@@ -65,15 +81,34 @@ export function s3Client(s: S3Settings): S3Client {
       httpsAgent: { keepAlive: true, maxSockets: 64 },
     }),
   });
+  // the chain's first step finds the call by the command's input and hands it on inside the
+  // arguments, which every later step passes on spread ({ ...args, request })
+  client.middlewareStack.add(
+    (next) => (args) => {
+      const call = calls.get(args.input);
+      return next(call ? Object.assign({ ...args }, { [CALL]: call }) : args);
+    },
+    { step: 'initialize', name: 'callOfCommand', priority: 'high' },
+  );
+  const callOf = (args: object) => (args as { [CALL]?: CallState })[CALL];
   // before the signer (finalizeRequest), which uses a x-amz-content-sha256 it finds instead of hashing
   client.middlewareStack.add(
     (next) => (args) => {
-      const sha256 = current.getStore()?.payloadSha256;
+      const sha256 = callOf(args)?.payloadSha256;
       const request = args.request as { headers?: Record<string, string> };
       if (sha256 && request.headers) request.headers['x-amz-content-sha256'] = sha256;
       return next(args);
     },
     { step: 'build', name: 'knownPayloadSha256' },
+  );
+  // after signing and retries (each attempt's request is a new one): the request the handler gets
+  client.middlewareStack.add(
+    (next) => (args) => {
+      const call = callOf(args);
+      if (call) signals.set(args.request as object, call.signal);
+      return next(args);
+    },
+    { step: 'deserialize', name: 'callSignal', priority: 'low' },
   );
   return client;
 }
@@ -103,15 +138,16 @@ export interface CallOptions {
  * Runs one SDK call with a deadline: `timeoutMs` from now, or the caller's signal, whichever comes
  * first. The timer stays armed until `work` resolves, so a body read inside `work` is covered too.
  * A refusal by the caller's own signal is rethrown as it is (the caller gave up, nothing failed).
- * `work` sends without options: the call's signal reaches the HTTP handler by `current`.
+ * `work` sends without options: the call's signal reaches the HTTP handler by the commands it marks (Call.own).
  */
-export async function withDeadline<T>(what: string, o: CallOptions, work: () => Promise<T>): Promise<T> {
+export async function withDeadline<T>(what: string, o: CallOptions, work: (call: Call) => Promise<T>): Promise<T> {
   const { timeoutMs, signal, missing } = o;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
   const abortSignal = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+  const state: CallState = { signal: abortSignal, payloadSha256: o.payloadSha256 };
   try {
-    return await current.run({ signal: abortSignal, payloadSha256: o.payloadSha256 }, work);
+    return await work({ signal: abortSignal, own: (command) => (calls.set(command.input, state), command) });
   } catch (e) {
     if (signal?.aborted) throw signal.reason;
     if (missing !== undefined && isMissing(e)) throw new StoreMissingError(missing);

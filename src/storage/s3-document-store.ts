@@ -38,7 +38,7 @@ import {
 } from './document-store.ts';
 import { chunksOf, Counted } from './store-bytes.ts';
 import { DomainError } from '../domain/errors.ts';
-import { isMissing, s3Client, withDeadline, type CallOptions, type S3Settings } from './s3-calls.ts';
+import { isMissing, s3Client, withDeadline, type Call, type CallOptions, type S3Settings } from './s3-calls.ts';
 import { SignedPut } from './s3-signed-put.ts';
 
 /** S3's smallest part but the last; also what one upload holds in memory at most. */
@@ -69,7 +69,12 @@ export class S3DocumentStore implements DocumentStore {
     return `${this.prefix}sha256/${fanOut(sha256)}`;
   }
 
-  private call<T>(what: string, signal: AbortSignal | undefined, work: () => Promise<T>, more?: Omit<CallOptions, 'timeoutMs' | 'signal'>): Promise<T> {
+  private call<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    work: (call: Call) => Promise<T>,
+    more?: Omit<CallOptions, 'timeoutMs' | 'signal'>,
+  ): Promise<T> {
     return withDeadline(what, { timeoutMs: this.s.timeoutMs, signal, ...more }, work);
   }
 
@@ -121,11 +126,11 @@ export class S3DocumentStore implements DocumentStore {
     await this.call(
       'PutObject',
       signal,
-      async () => {
+      async (c) => {
         // the hot call (one a file) past the SDK's command stack: s3-signed-put.ts says why
-        if (await this.signedPut.put(Key, body, sha256)) return;
+        if (await this.signedPut.put(Key, body, sha256, c.signal)) return;
         await this.client.send(
-          new PutObjectCommand({ Bucket: this.s.bucket, Key, Body: body, ContentLength: body.length, ContentType: 'application/octet-stream' }),
+          c.own(new PutObjectCommand({ Bucket: this.s.bucket, Key, Body: body, ContentLength: body.length, ContentType: 'application/octet-stream' })),
         );
       },
       { payloadSha256: sha256 }, // the body's, hashed while it streamed in: neither signer hashes it again
@@ -134,8 +139,8 @@ export class S3DocumentStore implements DocumentStore {
 
   private async startUpload(signal?: AbortSignal) {
     const key = `${this.prefix}tmp/${randomUUID()}`;
-    const out = await this.call('CreateMultipartUpload', signal, () =>
-      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: key, ContentType: 'application/octet-stream' })),
+    const out = await this.call('CreateMultipartUpload', signal, (c) =>
+      this.client.send(c.own(new CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: key, ContentType: 'application/octet-stream' }))),
     );
     if (!out.UploadId) throw new Error('S3 CreateMultipartUpload returned no UploadId');
     return { key, id: out.UploadId, parts: [] };
@@ -143,29 +148,29 @@ export class S3DocumentStore implements DocumentStore {
 
   private async sendPart(u: Upload, body: Buffer, signal?: AbortSignal): Promise<void> {
     const PartNumber = u.parts.length + 1;
-    const out = await this.call('UploadPart', signal, () =>
-      this.client.send(new UploadPartCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id, PartNumber, Body: body, ContentLength: body.length })),
+    const out = await this.call('UploadPart', signal, (c) =>
+      this.client.send(c.own(new UploadPartCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id, PartNumber, Body: body, ContentLength: body.length }))),
     );
     u.parts.push({ ETag: out.ETag ?? '', PartNumber });
   }
 
   private async finishUpload(u: Upload, sha256: string, signal?: AbortSignal): Promise<void> {
-    await this.call('CompleteMultipartUpload', signal, () =>
-      this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id, MultipartUpload: { Parts: u.parts } })),
+    await this.call('CompleteMultipartUpload', signal, (c) =>
+      this.client.send(c.own(new CompleteMultipartUploadCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id, MultipartUpload: { Parts: u.parts } }))),
     );
     try {
       const Key = this.keyOf(sha256);
       // CopySource is bucket/key, URL-encoded per segment (the keys here are [0-9a-z/-] and the prefix's)
       const CopySource = `${this.s.bucket}/${u.key.split('/').map(encodeURIComponent).join('/')}`;
-      await this.call('CopyObject', signal, () => this.client.send(new CopyObjectCommand({ Bucket: this.s.bucket, Key, CopySource })));
+      await this.call('CopyObject', signal, (c) => this.client.send(c.own(new CopyObjectCommand({ Bucket: this.s.bucket, Key, CopySource }))));
     } finally {
       await this.deleteKey(u.key).catch(() => {}); // a leftover is the sweep's (removeLeftovers)
     }
   }
 
   private async dropUpload(u: { key: string; id: string }): Promise<void> {
-    await this.call('AbortMultipartUpload', undefined, () =>
-      this.client.send(new AbortMultipartUploadCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id })),
+    await this.call('AbortMultipartUpload', undefined, (c) =>
+      this.client.send(c.own(new AbortMultipartUploadCommand({ Bucket: this.s.bucket, Key: u.key, UploadId: u.id }))),
     ).catch(() => {});
   }
 
@@ -174,8 +179,8 @@ export class S3DocumentStore implements DocumentStore {
     return this.call(
       'GetObject',
       opts?.signal,
-      async () => {
-        const out = await this.client.send(new GetObjectCommand({ Bucket: this.s.bucket, Key }));
+      async (c) => {
+        const out = await this.client.send(c.own(new GetObjectCommand({ Bucket: this.s.bucket, Key })));
         const bytes = await out.Body!.transformToByteArray();
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength); // a view, not a copy
       },
@@ -190,7 +195,7 @@ export class S3DocumentStore implements DocumentStore {
     const range = opts?.range;
     if (range && range.end <= range.start) return (async function* () {})();
     const Range = range ? `bytes=${range.start}-${range.end - 1}` : undefined;
-    const out = await this.call('GetObject', opts?.signal, () => this.client.send(new GetObjectCommand({ Bucket: this.s.bucket, Key, Range })), {
+    const out = await this.call('GetObject', opts?.signal, (c) => this.client.send(c.own(new GetObjectCommand({ Bucket: this.s.bucket, Key, Range }))), {
       missing: sha256,
     });
     return out.Body as AsyncIterable<Uint8Array>;
@@ -198,9 +203,9 @@ export class S3DocumentStore implements DocumentStore {
 
   async has(sha256: string): Promise<boolean> {
     const Key = this.keyOf(sha256);
-    return this.call('HeadObject', undefined, async () => {
+    return this.call('HeadObject', undefined, async (c) => {
       try {
-        await this.client.send(new HeadObjectCommand({ Bucket: this.s.bucket, Key }));
+        await this.client.send(c.own(new HeadObjectCommand({ Bucket: this.s.bucket, Key })));
         return true;
       } catch (e) {
         if (isMissing(e)) return false;
@@ -214,9 +219,9 @@ export class S3DocumentStore implements DocumentStore {
   }
 
   private async deleteKey(Key: string): Promise<void> {
-    await this.call('DeleteObject', undefined, async () => {
+    await this.call('DeleteObject', undefined, async (c) => {
       try {
-        await this.client.send(new DeleteObjectCommand({ Bucket: this.s.bucket, Key }));
+        await this.client.send(c.own(new DeleteObjectCommand({ Bucket: this.s.bucket, Key })));
       } catch (e) {
         if (!isMissing(e)) throw e; // absent is what we wanted
       }
@@ -255,8 +260,8 @@ export class S3DocumentStore implements DocumentStore {
     let after = StartAfter;
     for (;;) {
       const from = after;
-      const page = await this.call('ListObjects', undefined, () =>
-        this.client.send(new ListObjectsCommand({ Bucket: this.s.bucket, Prefix, Marker: from, MaxKeys: 1000 })),
+      const page = await this.call('ListObjects', undefined, (c) =>
+        this.client.send(c.own(new ListObjectsCommand({ Bucket: this.s.bucket, Prefix, Marker: from, MaxKeys: 1000 }))),
       );
       const contents = page.Contents ?? [];
       for (const o of contents) if (o.Key) yield { key: o.Key, size: o.Size ?? 0, modifiedAt: o.LastModified ?? new Date(0) };

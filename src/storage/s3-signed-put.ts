@@ -103,14 +103,14 @@ export class SignedPut {
   /**
    * PUTs `body` under `key` with its known SHA-256 (hex) signed as x-amz-content-sha256, so S3 refuses
    * a body that does not match it. Returns false, having sent nothing, when the command must do it.
-   * Call it inside withDeadline: the handler takes the call's abort signal from there.
+   * Call it inside withDeadline, with its call's signal: it ends the request as it ends every other call's.
    */
-  async put(key: string, body: Buffer, sha256: string): Promise<boolean> {
+  async put(key: string, body: Buffer, sha256: string, signal?: AbortSignal): Promise<boolean> {
     const t = await this.resolve();
     if (!t) return false;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.send(t, key, body, sha256);
+        await this.send(t, key, body, sha256, signal);
         return true;
       } catch (e) {
         if (attempt >= MAX_ATTEMPTS || !transient(e)) throw e;
@@ -120,7 +120,7 @@ export class SignedPut {
     }
   }
 
-  private async send(t: Target, key: string, body: Buffer, sha256: string): Promise<void> {
+  private async send(t: Target, key: string, body: Buffer, sha256: string, signal: AbortSignal | undefined): Promise<void> {
     const request = new HttpRequest({
       method: 'PUT',
       protocol: t.protocol,
@@ -136,7 +136,7 @@ export class SignedPut {
       body,
     });
     const signed = await t.signer.sign(request, { signingDate: new Date(Date.now() + this.clockOffset) });
-    const { response } = await this.client.config.requestHandler.handle(signed as HttpRequest);
+    const { response } = await this.client.config.requestHandler.handle(signed as HttpRequest, { abortSignal: signal });
     const status = response.statusCode;
     const text = await readAll(response.body as AsyncIterable<Uint8Array> | undefined, status < 300 ? 0 : 64 * 1024);
     const corrected = this.correctClock(response.headers.date ?? response.headers.Date);

@@ -179,6 +179,13 @@ describe('S3 document store', () => {
       ac.abort(new Error('client went away'));
       await expect(put).rejects.toThrow('client went away');
       await vi.waitFor(() => expect(closed).toBe(1)); // the request was destroyed, not left to its socket time-out
+      // a call through the SDK's commands (the put above is the signed one, s3-signed-put.ts)
+      const gone = new AbortController();
+      const get = st.get(sha(Buffer.from('x')), { signal: gone.signal });
+      await vi.waitFor(() => expect(accepted.length).toBe(2));
+      gone.abort(new Error('reader went away'));
+      await expect(get).rejects.toThrow('reader went away');
+      await vi.waitFor(() => expect(closed).toBe(2));
       expect(Date.now() - t0).toBeLessThan(10_000);
     } finally {
       for (const s of accepted) s.destroy();

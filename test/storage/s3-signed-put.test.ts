@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreLimitError, StoreUnavailableError } from '../../src/storage/document-store.ts';
 import { s3Client, withDeadline, type S3Settings } from '../../src/storage/s3-calls.ts';
@@ -214,7 +215,7 @@ describe('the signed whole-object put', () => {
     const body = randomBytes(2000);
     const other = sha(randomBytes(2000));
     const key = `${s.prefix}sha256/${other.slice(0, 2)}/${other.slice(2, 4)}/${other}`;
-    const e = await withDeadline('PutObject', { timeoutMs: 5000 }, () => signed.put(key, body, other)).catch((x: unknown) => x);
+    const e = await withDeadline('PutObject', { timeoutMs: 5000 }, (c) => signed.put(key, body, other, c.signal)).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(StoreUnavailableError);
     expect((e as Error).message).toContain('(S3 PutObject: XAmzContentSHA256Mismatch (HTTP 400))');
     expect(seen).toHaveLength(1); // a client error is not tried again
@@ -222,8 +223,17 @@ describe('the signed whole-object put', () => {
     // the right hash through the same proxy: stored
     const right = sha(body);
     const goodKey = `${s.prefix}sha256/${right.slice(0, 2)}/${right.slice(2, 4)}/${right}`;
-    await withDeadline('PutObject', { timeoutMs: 5000 }, () => signed.put(goodKey, body, right));
+    await withDeadline('PutObject', { timeoutMs: 5000 }, (c) => signed.put(goodKey, body, right, c.signal));
     expect(storedBytes(goodKey)?.equals(body)).toBe(true);
+    // the SDK's PutObject (where the signed put does not apply) signs the known hash it is given too
+    const sdkPut = (sha256: string) =>
+      withDeadline('PutObject', { timeoutMs: 5000, payloadSha256: sha256 }, (c) =>
+        client.send(c.own(new PutObjectCommand({ Bucket: s.bucket, Key: `${s.prefix}sdk`, Body: body, ContentLength: body.length }))),
+      );
+    await expect(sdkPut(other)).rejects.toThrow('XAmzContentSHA256Mismatch (HTTP 400)');
+    await sdkPut(right);
+    expect(seen.filter((r) => r.url.split('?')[0]!.endsWith('/sdk')).map((r) => r.headers['x-amz-content-sha256'])).toEqual([other, right]);
+    expect(storedBytes(`${s.prefix}sdk`)?.equals(body)).toBe(true);
   });
 
   it("a Buffer with its known SHA-256 (the intake's) goes to that key as it is, not hashed again: S3 refuses it when the hash is not the body's", async () => {
