@@ -1,11 +1,14 @@
 // Client CPU a whole-object put of 100 KB: the SDK's PutObjectCommand against the signed direct put
-// (src/storage/s3-signed-put.ts), alternating in one process, against a server that answers 200 at
-// once and against s3rver (each its own process, pinned to CPU 1 with this one on CPU 0 when --pin).
+// (src/storage/s3-signed-put.ts) and the store's whole put as the intake makes it (TimedStore over
+// S3DocumentStore, its SHA-256 known), alternating in one process, against a server that answers
+// 200 at once and against s3rver (each its own process, pinned to CPU 1 with this one on CPU 0 when --pin).
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3Client, withDeadline } from '../src/storage/s3-calls.ts';
 import { SignedPut } from '../src/storage/s3-signed-put.ts';
+import { S3DocumentStore } from '../src/storage/s3-document-store.ts';
+import { TimedStore } from '../src/storage/timed-store.ts';
 import { S3RVER_CREDENTIALS, startS3Server } from '../testkit/s3-server.ts';
 import { freePort } from '../testkit/ports.ts';
 
@@ -51,6 +54,7 @@ if (target === 'null') {
 }
 const client = s3Client({ endpoint, bucket, prefix: '', region: 'us-east-1', forcePathStyle: true, timeoutMs: 10_000 });
 const signed = new SignedPut(client, bucket);
+const store = new TimedStore(new S3DocumentStore({ endpoint, bucket, prefix: 'store', region: 'us-east-1', forcePathStyle: true, timeoutMs: 10_000 }), 10_000);
 const key = (sha: string) => `bench/sha256/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`;
 const ways: Record<string, (i: number) => Promise<unknown>> = {
   sdk: (i) =>
@@ -67,6 +71,7 @@ const ways: Record<string, (i: number) => Promise<unknown>> = {
         ),
       ),
     ),
+  store: (i) => store.put(bodies[i % 64]!, { maxBytes: 1024 * 1024, knownSha256: shas[i % 64] }),
   signed: (i) => withDeadline('PutObject', { timeoutMs: 10_000 }, (c) => signed.put(key(shas[i % 64]!), bodies[i % 64]!, shas[i % 64]!, c.signal)),
 };
 async function run(way: string): Promise<{ cpu: number; wall: number }> {
@@ -77,12 +82,13 @@ async function run(way: string): Promise<{ cpu: number; wall: number }> {
   return { cpu: (c.user + c.system) / 1000 / calls, wall: (performance.now() - t0) / calls };
 }
 for (const w of Object.keys(ways)) await run(w); // warm-up
-const got: Record<string, { cpu: number; wall: number }[]> = { sdk: [], signed: [] };
-for (let r = 0; r < rounds; r++) for (const w of r % 2 ? ['signed', 'sdk'] : ['sdk', 'signed']) got[w]!.push(await run(w));
+const got: Record<string, { cpu: number; wall: number }[]> = { sdk: [], signed: [], store: [] };
+for (let r = 0; r < rounds; r++) for (const w of r % 2 ? ['store', 'signed', 'sdk'] : ['sdk', 'signed', 'store']) got[w]!.push(await run(w));
 const med = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [w, xs] of Object.entries(got))
   console.log(
     `${target} ${w}: client CPU a put median ${med(xs.map((x) => x.cpu)).toFixed(3)} ms (${Math.min(...xs.map((x) => x.cpu)).toFixed(3)}-${Math.max(...xs.map((x) => x.cpu)).toFixed(3)}), wall ${med(xs.map((x) => x.wall)).toFixed(3)} ms`,
   );
 client.destroy();
+await store.close();
 await stop();
