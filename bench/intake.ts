@@ -8,12 +8,15 @@
 // PostgreSQL and its own prefix on the same private redis-server.
 //
 //   npm run bench:intake -- [--files 1000] [--size 102400] [--concurrency 32] [--rounds 3] [--rate 275] [--warmup 1000]
-//                           [--store database|directory|s3] [--own-postgres] [--pin] [--young-store]
+//                           [--store database|directory|s3] [--own-postgres] [--pin] [--young-store] [--unique-contents]
 //
 // --store picks the service's document store (s3: s3rver started here); every phase then prints
 // the WAL bytes, the database's growth and the store's per file (store-kit.ts). --own-postgres
 // runs every database on a PostgreSQL cluster of this run's own, so that the WAL is this run's.
 // --pin (with --own-postgres): the servers on CPU 0, the client and s3rver on CPU 1 (cpu-pinning.ts).
+// --unique-contents: bytes of its own for every file of every phase. Without, the phases reuse one
+// set of --files contents, and the database store writes content it holds already as a renewal of
+// its row only, where S3 and a directory write the bytes again (flattering the database store).
 //
 // Imports run as fast as the clients go (throughput; files queue up when they arrive
 // faster than the workers attach them, so latency there is mostly time in the queue), then paced
@@ -68,6 +71,7 @@ const { values } = parseArgs({
     'own-postgres': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
     'young-store': { type: 'boolean', default: false },
+    'unique-contents': { type: 'boolean', default: false },
   },
 });
 const FILES = Number(values.files);
@@ -130,16 +134,25 @@ async function main() {
     const template = await benchPdf(SIZE);
     const contents = Array.from({ length: FILES }, (_, i) => Buffer.concat([template, Buffer.from(`\n% ${i}\n`)]).toString('base64'));
     const size = Buffer.from(contents[0], 'base64').length;
+    /** file `i` of a phase whose files are numbered from `from` (phases apart): --unique-contents its own bytes, else contents[i] */
+    const contentOf = (from: number, i: number) =>
+      values['unique-contents'] ? Buffer.concat([template, Buffer.from(`\n% ${from + i}\n`)]).toString('base64') : contents[i];
+    const [WARM_N, WARM_DOCS_N, LEAN_N] = [10_000_000, 20_000_000, 30_000_000];
 
     // warm-up of both paths (JIT, pools, threads), not measured: imports WARM-<i>.pdf to invoices
     // WARM-<i> and the same bodies to the reference, as the rounds send them; then direct documents
     const warm = await call('POST', '/v2/invoices', key, invoiceBody(customer.id, 'WARM', '1.00'));
     await pool(WARMUP, 16, (i) => call('POST', '/v2/invoices', key, invoiceBody(customer.id, `WARM-${i}`, '1.00')));
     const warmNames = Array.from({ length: WARMUP }, (_, i) => `WARM-${i}.pdf`);
-    const warmBodies = warmNames.map((name, i) => Buffer.from(JSON.stringify({ Filename: name, Content: contents[i] })));
+    const warmBodies = warmNames.map((name, i) => Buffer.from(JSON.stringify({ Filename: name, Content: contentOf(WARM_N, i) })));
     await pool(WARMUP, CONCURRENCY, (i) => post('/v2/imports', warmBodies[i]));
     await pool(20, 8, (i) =>
-      call('POST', '/v2/documents', key, { Invoice: warm.id, Filename: 'w.pdf', Mediatype: 'application/pdf', Content: contents[(i * 11) % FILES] }),
+      call('POST', '/v2/documents', key, {
+        Invoice: warm.id,
+        Filename: 'w.pdf',
+        Mediatype: 'application/pdf',
+        Content: contentOf(WARM_DOCS_N, (i * 11) % FILES),
+      }),
     );
     const leanPost = bodyPoster(`http://127.0.0.1:${lean.port}`, 'none', CONCURRENCY);
     await pool(WARMUP, CONCURRENCY, (i) => leanPost('/imports', warmBodies[i]));
@@ -167,7 +180,7 @@ async function main() {
 
     /** Files `first` .. `first + FILES - 1` through POST /v2/imports, at `rate` files/s (0: full speed), until all are attached. */
     const runImports = async (first: number, rate: number) => {
-      const bodies = contents.map((content, i) => Buffer.from(JSON.stringify({ Filename: `BENCH-${first + i}.pdf`, Content: content })));
+      const bodies = contents.map((_, i) => Buffer.from(JSON.stringify({ Filename: `BENCH-${first + i}.pdf`, Content: contentOf(first, i) })));
       const cpu = meter();
       const cost = await storeMeter(sql, store);
       const groups0 = await stagingGroups(base);
@@ -211,7 +224,7 @@ async function main() {
     /** The same bodies (named LEAN-<round>-<i>) to the lean reference, full speed, until every one is done. */
     const runLean = async (r: number) => {
       const names = contents.map((_, i) => `LEAN-${r}-${i}.pdf`);
-      const bodies = contents.map((content, i) => Buffer.from(JSON.stringify({ Filename: names[i], Content: content })));
+      const bodies = contents.map((_, i) => Buffer.from(JSON.stringify({ Filename: names[i], Content: contentOf(LEAN_N + r * FILES, i) })));
       const cpu = meter(lean.proc.pid!, new URL(leanDb.url).pathname.slice(1));
       const client0 = process.cpuUsage();
       const t0 = Date.now();
@@ -247,8 +260,8 @@ async function main() {
 
     // 2. the same files straight to POST /v2/documents, full speed
     const docLat: number[] = [];
-    const docBodies = contents.map((content, i) =>
-      Buffer.from(JSON.stringify({ Invoice: docInvoices[i], Filename: `BENCH-${DOCS + i}.pdf`, Mediatype: 'application/pdf', Content: content })),
+    const docBodies = contents.map((_, i) =>
+      Buffer.from(JSON.stringify({ Invoice: docInvoices[i], Filename: `BENCH-${DOCS + i}.pdf`, Mediatype: 'application/pdf', Content: contentOf(DOCS, i) })),
     );
     const docMeter = meter();
     const docCost = await storeMeter(sql, store);
