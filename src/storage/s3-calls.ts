@@ -144,7 +144,11 @@ export async function withDeadline<T>(what: string, o: CallOptions, work: (call:
   const { timeoutMs, signal, missing } = o;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-  const abortSignal = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+  // the caller's signal ends the call too: a listener, not AbortSignal.any (three weak references a call)
+  const onAbort = () => deadline.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const abortSignal = deadline.signal;
   const state: CallState = { signal: abortSignal, payloadSha256: o.payloadSha256 };
   try {
     return await work({ signal: abortSignal, own: (command) => (calls.set(command.input, state), command) });
@@ -158,5 +162,6 @@ export async function withDeadline<T>(what: string, o: CallOptions, work: (call:
     throw new StoreUnavailableError(`S3 ${what}: ${why}`, e);
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -48,8 +48,12 @@ const TRANSIENT_NETWORK = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIME
 const THROTTLING = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestThrottled', 'TooManyRequestsException', 'RequestLimitExceeded']);
 const TRANSIENT_STATUS = new Set([500, 502, 503, 504]);
 
+/** What S3 leaves as it is in a path: RFC 3986's unreserved characters and '/'. */
+const UNRESERVED = /^[A-Za-z0-9\-._~/]*$/;
+
 /** S3 encodes a key per segment, '/' kept, RFC 3986's reserved characters too (the SDK's extendedEncodeURIComponent). */
 function encodeKey(key: string): string {
+  if (UNRESERVED.test(key)) return key; // every content key under a plain prefix: nothing to encode
   return key
     .split('/')
     .map((s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))

@@ -2,6 +2,7 @@
 // driver does — single PutObject for small files, multipart to a temporary key and a copy for
 // large ones, leftovers swept, time-outs and a killed server as StoreUnavailableError.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -230,6 +231,14 @@ describe('S3 document store', () => {
     } finally {
       proxy.close();
     }
+  });
+
+  it("a caller's signal kept across calls holds none of their listeners once they end", async () => {
+    const st = store();
+    const ac = new AbortController();
+    const { sha256 } = await st.put(Buffer.from('kept'), { maxBytes: 10, signal: ac.signal });
+    for (let i = 0; i < 20; i++) await st.get(sha256, { signal: ac.signal });
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
 
   it("the caller's abort signal ends a call with its own reason", async () => {
