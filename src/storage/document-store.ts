@@ -77,6 +77,13 @@ export interface DocumentStore {
    * store cannot take it (down, slow, full, read-only).
    */
   put(bytes: Buffer | AsyncIterable<Uint8Array>, opts: PutOptions): Promise<StoredObject>;
+  /**
+   * put() of bytes held whole that the driver itself ends within `timeoutMs` (settled, its request
+   * ended), or undefined, having done nothing, when it cannot promise that for these bytes. For
+   * TimedStore only: where the driver keeps the deadline, the put has one instead of two (the S3
+   * driver's signed put: one call under its own deadline).
+   */
+  putWithin?(bytes: Buffer, opts: PutOptions, timeoutMs: number): Promise<StoredObject> | undefined;
   /** The whole object; StoreMissingError when there is none. */
   get(sha256: string, opts?: ReadOptions): Promise<Buffer>;
   /** The object as a stream (large files, downloads); StoreMissingError, before any byte, when there is none. */

@@ -78,15 +78,24 @@ export class S3DocumentStore implements DocumentStore {
     return withDeadline(what, { timeoutMs: this.s.timeoutMs, signal, ...more }, work);
   }
 
+  /** The put of a Buffer whose SHA-256 is known is one call, under its deadline: `timeoutMs` when that is the shorter. */
+  putWithin(bytes: Buffer, opts: PutOptions, timeoutMs: number): Promise<StoredObject> | undefined {
+    if (opts.knownSha256 === undefined || bytes.length >= PART_BYTES) return undefined;
+    return this.putKnown(bytes, opts.knownSha256, opts, Math.min(timeoutMs, this.s.timeoutMs));
+  }
+
+  /** Held whole and hashed by the caller (every file the intake stages): to its key as it is, not hashed or copied again. */
+  private async putKnown(bytes: Buffer, sha256: string, opts: PutOptions, timeoutMs: number): Promise<StoredObject> {
+    if (bytes.length > opts.maxBytes) throw new StoreLimitError(opts.maxBytes);
+    opts.signal?.throwIfAborted();
+    // S3 checks the body against the signed hash (x-amz-content-sha256); keyOf refuses anything but a SHA-256
+    await this.putWhole(sha256, bytes, opts.signal, timeoutMs);
+    return { sha256, size: bytes.length };
+  }
+
   async put(bytes: Buffer | AsyncIterable<Uint8Array>, opts: PutOptions): Promise<StoredObject> {
-    // held whole and hashed by the caller (every file the intake stages): to its key as it is, not
-    // hashed or copied again; S3 checks the body against the signed hash (x-amz-content-sha256)
-    if (opts.knownSha256 !== undefined && Buffer.isBuffer(bytes) && bytes.length < PART_BYTES) {
-      if (bytes.length > opts.maxBytes) throw new StoreLimitError(opts.maxBytes);
-      opts.signal?.throwIfAborted();
-      await this.putWhole(opts.knownSha256, bytes, opts.signal); // keyOf refuses anything but a SHA-256
-      return { sha256: opts.knownSha256, size: bytes.length };
-    }
+    if (opts.knownSha256 !== undefined && Buffer.isBuffer(bytes) && bytes.length < PART_BYTES)
+      return this.putKnown(bytes, opts.knownSha256, opts, this.s.timeoutMs);
     const counted = new Counted(opts.maxBytes);
     let part: Buffer[] = [];
     let partSize = 0;
@@ -121,11 +130,12 @@ export class S3DocumentStore implements DocumentStore {
     }
   }
 
-  private async putWhole(sha256: string, body: Buffer, signal?: AbortSignal): Promise<void> {
+  private async putWhole(sha256: string, body: Buffer, signal?: AbortSignal, timeoutMs = this.s.timeoutMs): Promise<void> {
     const Key = this.keyOf(sha256);
-    await this.call(
+    await withDeadline(
       'PutObject',
-      signal,
+      // the body's SHA-256, known or hashed while it streamed in: neither signer hashes it again
+      { timeoutMs, signal, payloadSha256: sha256 },
       async (c) => {
         // the hot call (one a file) past the SDK's command stack: s3-signed-put.ts says why
         if (await this.signedPut.put(Key, body, sha256, c.signal)) return;
@@ -133,7 +143,6 @@ export class S3DocumentStore implements DocumentStore {
           c.own(new PutObjectCommand({ Bucket: this.s.bucket, Key, Body: body, ContentLength: body.length, ContentType: 'application/octet-stream' })),
         );
       },
-      { payloadSha256: sha256 }, // the body's, hashed while it streamed in: neither signer hashes it again
     );
   }
 

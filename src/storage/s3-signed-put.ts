@@ -25,6 +25,9 @@ interface Target {
   path: string;
   host: string;
   signer: SignatureV4;
+  /** the signer's own, given with each request so that it need not ask its providers for them again */
+  signingRegion: string;
+  signingService: string;
 }
 
 /** An S3 failure as the SDK's errors carry it (withDeadline reads `name` and `$metadata`). */
@@ -62,8 +65,13 @@ function encodeKey(key: string): string {
 
 export class SignedPut {
   private target?: Promise<Target | undefined>;
+  /** the target once resolved: every put after the first goes on without awaiting it */
+  private resolved?: Target;
   /** server time minus ours, as the SDK's systemClockOffset: corrected from an answer's Date when it is off by 5 minutes */
   private clockOffset: number;
+  /** the last answer's Date header, found within 5 minutes of our clock, and until when that holds without parsing it again */
+  private lastDate?: string;
+  private lastDateCheckedUntil = 0;
 
   constructor(
     private readonly client: S3Client,
@@ -99,7 +107,16 @@ export class SignedPut {
         uriEscapePath: false, // S3 signs the path as sent (disableDoubleEncoding)
         applyChecksum: false,
       });
-      return { protocol: url.protocol, hostname: url.hostname, port, path: url.pathname.replace(/\/+$/, ''), host: url.host, signer };
+      return {
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port,
+        path: url.pathname.replace(/\/+$/, ''),
+        host: url.host,
+        signer,
+        signingRegion: scheme.signingRegion,
+        signingService: scheme.signingName ?? 's3',
+      };
     })();
     return this.target;
   }
@@ -110,8 +127,9 @@ export class SignedPut {
    * Call it inside withDeadline, with its call's signal: it ends the request as it ends every other call's.
    */
   async put(key: string, body: Buffer, sha256: string, signal?: AbortSignal): Promise<boolean> {
-    const t = await this.resolve();
+    const t = this.resolved ?? (await this.resolve());
     if (!t) return false;
+    this.resolved = t;
     for (let attempt = 1; ; attempt++) {
       try {
         await this.send(t, key, body, sha256, signal);
@@ -139,22 +157,43 @@ export class SignedPut {
       },
       body,
     });
-    const signed = await t.signer.sign(request, { signingDate: new Date(Date.now() + this.clockOffset) });
+    const signed = await t.signer.sign(request, {
+      signingDate: new Date(Date.now() + this.clockOffset),
+      signingRegion: t.signingRegion,
+      signingService: t.signingService,
+    });
     const { response } = await this.client.config.requestHandler.handle(signed as HttpRequest, { abortSignal: signal });
     const status = response.statusCode;
-    const text = await readAll(response.body as AsyncIterable<Uint8Array> | undefined, status < 300 ? 0 : 64 * 1024);
+    const ok = status >= 200 && status < 300;
+    // a 2xx whose (empty) body has arrived: resumed so the socket goes back to the pool, not read
+    // through an async iterator (its stream listeners and promises cost more than the rest of the answer)
+    const text = ok && drained(response.body) ? '' : await readAll(response.body as AsyncIterable<Uint8Array> | undefined, ok ? 0 : 64 * 1024);
     const corrected = this.correctClock(response.headers.date ?? response.headers.Date);
-    if (status >= 200 && status < 300) return;
+    if (ok) return;
     throw new S3Refusal(/<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1] ?? `HTTP${status}`, status, corrected);
   }
 
   /** As the SDK does: a server clock 5 minutes or more from ours (offset included) becomes the offset; true when it changed. */
   private correctClock(date: string | undefined): boolean {
+    // S3's Date has a resolution of a second: the answers of one second are checked once
+    if (date !== undefined && date === this.lastDate && Date.now() < this.lastDateCheckedUntil) return false;
     const server = date ? Date.parse(date) : Number.NaN;
+    if (!Number.isNaN(server)) [this.lastDate, this.lastDateCheckedUntil] = [date, Date.now() + 1000];
     if (Number.isNaN(server) || Math.abs(server - (Date.now() + this.clockOffset)) < 300_000) return false;
     this.clockOffset = server - Date.now();
     return true;
   }
+}
+
+/**
+ * True when `body` (Node's IncomingMessage, as NodeHttpHandler hands it) was received whole: it is
+ * resumed, so it ends and its socket goes back to the agent's pool, and nothing of it is read.
+ */
+function drained(body: unknown): boolean {
+  const b = body as { complete?: boolean; resume?: () => unknown } | undefined;
+  if (b?.complete !== true || typeof b.resume !== 'function') return false;
+  b.resume();
+  return true;
 }
 
 /** Reads the answer to its end (the socket goes back to the pool), keeping at most `keep` bytes as text. */

@@ -13,6 +13,7 @@ import { StoreLimitError, StoreUnavailableError } from '../../src/storage/docume
 import { s3Client, withDeadline, type S3Settings } from '../../src/storage/s3-calls.ts';
 import { S3DocumentStore } from '../../src/storage/s3-document-store.ts';
 import { SignedPut } from '../../src/storage/s3-signed-put.ts';
+import { TimedStore } from '../../src/storage/timed-store.ts';
 import { freePort } from '../../testkit/ports.ts';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../testkit/s3-server.ts';
 
@@ -203,6 +204,29 @@ describe('the signed whole-object put', () => {
     await vi.waitFor(() => expect(accepted.length).toBe(before + 1));
     ac.abort(new Error('client went away'));
     await expect(put).rejects.toThrow('client went away');
+    await vi.waitFor(() => expect(closed).toBe(accepted.length));
+  });
+
+  it("under TimedStore (as the service opens it) a put with its SHA-256 known is the driver's one call, ended at the shorter deadline, its request destroyed", async () => {
+    const accepted: net.Socket[] = [];
+    let closed = 0;
+    const silent = net.createServer((socket) => {
+      accepted.push(socket);
+      socket.resume().on('close', () => closed++);
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => silent.listen(port, '127.0.0.1', r));
+    closers.push(() => silent.close());
+    const timed = new TimedStore(store({ endpoint: `http://127.0.0.1:${port}`, timeoutMs: 60_000 }), 500);
+    const bytes = Buffer.from('x');
+    const t0 = Date.now();
+    const known = timed.put(bytes, { maxBytes: 10, knownSha256: sha(bytes) });
+    await expect(known).rejects.toThrow(StoreUnavailableError);
+    await expect(known).rejects.toThrow(/S3 PutObject: timed out after 500 ms/); // the driver's deadline, at TimedStore's time
+    expect(Date.now() - t0).toBeLessThan(3000);
+    await vi.waitFor(() => expect(closed).toBe(accepted.length));
+    // bytes to hash first: TimedStore's own deadline, as for every other driver
+    await expect(timed.put(Buffer.from('y'), { maxBytes: 10 })).rejects.toThrow(/put: no answer within 500 ms/);
     await vi.waitFor(() => expect(closed).toBe(accepted.length));
   });
 
