@@ -4,7 +4,8 @@ import type { RunningWorker } from '../queue/job-queues.ts';
 import type { Container } from './container.ts';
 import { IntakeProcessor } from '../intake/intake-processor.ts';
 import { HAND_OFF_BYTES, StagedBytesCache } from '../intake/staged-bytes-cache.ts';
-import { intakeQueue } from '../intake/intake-queue.ts';
+import { intakeQueue, QueuedIntakeScheduler } from '../intake/intake-queue.ts';
+import { LocalRuns } from '../intake/local-runs.ts';
 
 export async function startIntakeWorkers(c: Container): Promise<RunningWorker> {
   const { config } = c;
@@ -30,6 +31,25 @@ export async function startIntakeWorkers(c: Container): Promise<RunningWorker> {
     },
   });
   const running = c.jobs.startWorker(intakeQueue, { processor, log });
+  // files this process received by SMTP: their intake step here, without a job, up to the
+  // workers' concurrency at once (local-runs.ts); the rest, and what a run leaves, go to jobs
+  const scheduler = new QueuedIntakeScheduler(c.jobs);
+  const local = new LocalRuns({
+    process: (ref, attempt) => processor.process(ref, attempt),
+    enqueue: (ref) => scheduler.enqueue(ref),
+    concurrency: config.intakeConcurrency,
+    leaseMs: config.intakeLockMs,
+    attempts: config.intakeAttempts,
+    log,
+  });
+  c.intake.runHereWith(local);
   log.info({ concurrency: config.intakeConcurrency, prefix: c.jobs.prefix }, 'intake workers started');
-  return running;
+  return {
+    ...running,
+    // the runs here end first (a file they leave goes to its job), then the jobs under way
+    async close() {
+      await local.close();
+      await running.close();
+    },
+  };
 }

@@ -25,6 +25,8 @@ export interface IncomingFile {
   hold?: IntakeReason;
   /** the upload key the channel's client presented (kept on the record: that key lists only its own files) */
   uploadKeyId?: string;
+  /** SMTP: its intake step may run in the receiving process without a job, when that has room (local-runs.ts) */
+  inProcess?: boolean;
 }
 
 /**

@@ -34,6 +34,8 @@ export interface NewImport extends Pick<ImportRecord, 'id' | 'channel' | 'sender
   /** mail only: who sent the message */
   senderVerdict?: SenderVerdict | null;
   uploadKeyId?: string | null;
+  /** its intake step runs in this process, without a job (local-runs.ts): the record's lease, so the reconciler leaves it alone meanwhile */
+  runLeaseMs?: number | null;
 }
 
 /** A row of loadStaged: the staged object's SHA-256, and `invoice_by_number` when asked for. */
@@ -266,10 +268,11 @@ export class IntakeRepository {
     await q.query(`delete from intake_staging t where ${w.sql} and (t.id = $3 or t.archive_id = $3)`, [...w.params, id]);
   }
 
-  /** System-wide (reconciler): pending records after `afterSeq`, oldest first. */
+  /** System-wide (reconciler): pending records after `afterSeq`, oldest first; not those a process runs under its lease (local-runs.ts). */
   async listPending(q: Queryable, afterSeq: number, limit: number): Promise<PendingRef[]> {
     const rows = await q.query<{ seq: number | string; id: string; account_id: string; mode: Mode }>(
-      `select seq, id, account_id, mode from intake_records where status in ('received', 'waiting') and deleted_at is null and seq > $1 order by seq limit ${Math.floor(limit)}`,
+      `select seq, id, account_id, mode from intake_records where status in ('received', 'waiting') and deleted_at is null and seq > $1
+         and (run_lease_until is null or run_lease_until < now()) order by seq limit ${Math.floor(limit)}`,
       [afterSeq],
     );
     return rows.map((r) => ({ seq: Number(r.seq), id: r.id, accountId: r.account_id, mode: r.mode }));

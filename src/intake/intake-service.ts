@@ -26,6 +26,7 @@ import { StagingGroup, type StagingReport } from './staging-group.ts';
 import { Batcher, ok } from './batcher.ts';
 import type { WaitingAsk } from './waiting-files-repository.ts';
 import type { DocumentStore } from '../storage/document-store.ts';
+import type { LocalRuns } from './local-runs.ts';
 
 interface IntakeServiceOptions {
   db: Database;
@@ -66,7 +67,7 @@ export class IntakeService implements IntakeReceiver {
     this.events = o.events;
     this.archiveLimits = o.archiveLimits ?? { maxEntries: 1000, maxTotalBytes: 200 * 1024 * 1024 };
     const { db, repos } = o;
-    this.staging = new StagingGroup({ ...o, cache: () => this.stagedBytes });
+    this.staging = new StagingGroup({ ...o, cache: () => this.stagedBytes, local: () => this.localRuns });
     // POST /v2/invoices under load: many new invoices, one look-up statement for all of them
     this.waitingLookups = new Batcher(
       async (asks) => (await repos.waitingFiles.naming(db, asks)).map(ok),
@@ -87,6 +88,13 @@ export class IntakeService implements IntakeReceiver {
     this.stagedBytes = cache;
   }
 
+  /** set when this process also runs workers: files received `inProcess` run there without a job (local-runs.ts) */
+  private localRuns?: LocalRuns;
+
+  runHereWith(runs: LocalRuns): void {
+    this.localRuns = runs;
+  }
+
   private emit(scope: Scope, r: ImportRecord): void {
     this.events?.emit('intakeStatus', { scope, intakeId: r.id, channel: r.channel, status: r.status, reason: r.reason });
   }
@@ -95,7 +103,11 @@ export class IntakeService implements IntakeReceiver {
     const disabled = await this.accounts.isDisabled(file.scope.accountId);
     if (isArchiveName(file.filename)) return this.receiveArchive(file, disabled);
     const f = newImport(file, disabled);
-    const item = { scope: file.scope, f, job: f.reason ? null : jobRef(file, f.id) };
+    const job = f.reason ? null : jobRef(file, f.id);
+    // its intake step here, without a job: the record gets the lease that keeps the reconciler off it
+    // (never inside a unit of work: the run would start before its commit)
+    if (job && file.inProcess && !currentUnit() && this.localRuns?.hasRoom()) f.runLeaseMs = this.localRuns.leaseMs;
+    const item = { scope: file.scope, f, job };
     // inside a unit of work (a request's transaction) the file cannot join another transaction
     const record = await (currentUnit() ? this.staging.stageOne(item) : this.staging.stage(item));
     // no child logger when the line is not written (LOG_LEVEL=warn): making one costs as much as the line

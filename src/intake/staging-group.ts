@@ -18,6 +18,7 @@ import type { StagedBytesCache } from './staged-bytes-cache.ts';
 import { Batcher, failed, ok, type BatchCaps, type Outcome } from './batcher.ts';
 import type { DocumentStore } from '../storage/document-store.ts';
 import { putStaged } from './staged-objects.ts';
+import type { LocalRuns } from './local-runs.ts';
 
 /** A file to stage: its record, and its job (none for a file refused at once). */
 export interface StagingItem {
@@ -50,6 +51,8 @@ interface StagingGroupOptions {
   log: Logger;
   /** read at each flush: set when this process also runs workers (IntakeService.handOffBytesTo) */
   cache: () => StagedBytesCache | undefined;
+  /** read at each flush: this process's runs without a job (IntakeService.runHereWith), for the files staged with their lease */
+  local: () => LocalRuns | undefined;
   report?: StagingReport;
   caps?: BatchCaps;
 }
@@ -65,6 +68,7 @@ export class StagingGroup {
   private readonly units: UnitOfWork;
   private readonly log: Logger;
   private readonly cache: () => StagedBytesCache | undefined;
+  private readonly local: () => LocalRuns | undefined;
   private readonly report: StagingReport | undefined;
 
   constructor(o: StagingGroupOptions) {
@@ -76,6 +80,7 @@ export class StagingGroup {
     this.units = o.units;
     this.log = o.log;
     this.cache = o.cache;
+    this.local = o.local;
     this.report = o.report;
     const { caps = STAGING_CAPS } = o;
     this.batcher = new Batcher(
@@ -178,11 +183,16 @@ export class StagingGroup {
    * that fails, the reconciler queues them later, and the same bytes attach only once).
    */
   private async enqueue(items: StagingItem[], records: ImportRecord[]): Promise<Outcome<ImportRecord>[]> {
-    const queued = items.flatMap((i, n) => (i.job && i.f.content ? [{ item: i, job: i.job, bytes: i.f.content, record: records[n] }] : []));
-    if (queued.length === 0) return records.map(ok);
+    const all = items.flatMap((i, n) => (i.job && i.f.content ? [{ item: i, job: i.job, bytes: i.f.content, record: records[n] }] : []));
+    if (all.length === 0) return records.map(ok);
     const cache = this.cache();
     // cached before the enqueue: a worker of this process may take a job at once
-    for (const q of queued) cache?.put(q.record.id, q.bytes);
+    for (const q of all) cache?.put(q.record.id, q.bytes);
+    // staged with their lease: run here, no job (a file staged so without runs here any more gets its job)
+    const local = this.local();
+    const queued = local ? all.filter((q) => !q.item.f.runLeaseMs) : all;
+    if (local) for (const q of all) if (q.item.f.runLeaseMs) local.run(q.job);
+    if (queued.length === 0) return records.map(ok);
     try {
       const jobs = queued.map((q) => q.job);
       await (this.scheduler.enqueueMany && jobs.length > 1 ? this.scheduler.enqueueMany(jobs) : Promise.all(jobs.map((j) => this.scheduler.enqueue(j))));

@@ -37,8 +37,8 @@ export async function insertStaged(q: Queryable, scope: Scope, f: NewImport, his
        insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict)
        values ($1, $2::text, $3::text, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $19::jsonb) returning id, received_at
      ), r as (
-       insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, upload_key_id)
-       select s.id, $2::text, $3::text, $14, $15, $16, $17, $18::jsonb, $20::text from s
+       insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, upload_key_id, run_lease_until)
+       select s.id, $2::text, $3::text, $14, $15, $16, $17, $18::jsonb, $20::text, now() + $21::int * interval '1 millisecond' from s
        returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
      ), h as (${history})
      select r.updated_at, s.received_at from r, s`,
@@ -49,7 +49,7 @@ export async function insertStaged(q: Queryable, scope: Scope, f: NewImport, his
 }
 
 /**
- * A file's parameters in the order of COLUMNS: $1 to $20 of insertStaged, and each row's of
+ * A file's parameters in the order of COLUMNS: $1 to $21 of insertStaged, and each row's of
  * insertStagedMany from its offset on. One array literal, so the one-file path (every upload)
  * allocates no more than when it wrote the list out itself.
  */
@@ -73,6 +73,7 @@ const stagedParams = (scope: Scope, f: NewImport): unknown[] => [
   ...reasonColumns(f.reason),
   verdictColumn(f),
   f.uploadKeyId ?? null,
+  f.runLeaseMs ?? null,
 ];
 
 /** The columns of a group's rows and their types: a VALUES list infers none, so each parameter is cast. */
@@ -97,6 +98,7 @@ const COLUMNS = [
   'reason_params',
   'sender_verdict',
   'upload_key_id',
+  'run_lease_ms',
 ];
 const TYPES = [
   'text',
@@ -119,6 +121,7 @@ const TYPES = [
   'jsonb',
   'jsonb',
   'text',
+  'int',
 ];
 
 /**
@@ -149,8 +152,9 @@ export async function insertStagedMany(
        insert into intake_staging (id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict)
        select id, account_id, mode, channel, sender, filename, size, sha256, content_sha256, trace_id, subject, archive_id, message_files, sender_verdict from v returning id, received_at
      ), r as (
-       insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, upload_key_id)
-       select v.id, v.account_id, v.mode, v.status, v.match_name, v.reason, v.reason_code, v.reason_params, v.upload_key_id from v join s on s.id = v.id
+       insert into intake_records (id, account_id, mode, status, match_name, reason, reason_code, reason_params, upload_key_id, run_lease_until)
+       select v.id, v.account_id, v.mode, v.status, v.match_name, v.reason, v.reason_code, v.reason_params, v.upload_key_id,
+              now() + v.run_lease_ms * interval '1 millisecond' from v join s on s.id = v.id
        returning id, account_id, mode, status, reason, reason_code, reason_params, updated_at
      ), h as (${history})
      select r.id, r.updated_at, s.received_at from r join s on s.id = r.id`,

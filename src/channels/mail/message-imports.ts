@@ -85,5 +85,8 @@ export function incomingFile(
     messageFiles: m.messageFiles,
     senderVerdict: m.senderVerdict,
     hold: m.hold,
+    // a message our SMTP receiver took (the verdict is its own): the receiving process may run the
+    // file's intake step itself, without a job (intake/local-runs.ts)
+    ...(m.senderVerdict?.source === 'smtp' ? { inProcess: true } : {}),
   };
 }
