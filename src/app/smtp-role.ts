@@ -15,8 +15,9 @@ import { enqueueSmtpMessage } from '../channels/mail/smtp-queue.ts';
 import { SmtpReceiver, type RecipientState } from '../channels/mail/smtp-receiver.ts';
 import { smtpRawHandoff } from './smtp-raw-handoff.ts';
 import { localSmtpWorkers } from './smtp-workers.ts';
+import type { CommittedMessage } from '../channels/mail/smtp-delivery.ts';
 import { Batcher, failed, ok } from '../intake/batcher.ts';
-import type { PutMessage } from '../channels/mail/smtp-message-repository.ts';
+import type { CommittedRow, PutMessage, SmtpMessageInput } from '../channels/mail/smtp-message-repository.ts';
 
 export async function startSmtpRole(
   c: Container,
@@ -51,7 +52,9 @@ export async function startSmtpRole(
     }
     return (await c.accounts.isDisabled(scope.accountId)) ? 'disabled' : 'ok';
   };
-  const commits = new Batcher<PutMessage, { id: string; duplicate: boolean }>(
+  // the claims each commit made, for the `committed` that follows it
+  const preClaimed = new WeakMap<SmtpMessageInput, NonNullable<CommittedMessage['preClaimed']>>();
+  const commits = new Batcher<PutMessage, CommittedRow>(
     async (list) => {
       try {
         return (await c.mailRepos.smtp.insertMany(c.db, list)).map(ok);
@@ -59,7 +62,7 @@ export async function startSmtpRole(
         if (list.length === 1) throw err;
         // nothing of the group was committed: each alone, so one bad message fails only its sender
         log.warn({ err: (err as Error).message, messages: list.length }, 'smtp group commit failed: committing its messages one by one');
-        return Promise.all(list.map((m) => c.mailRepos.smtp.insertMany(c.db, [m]).then(([r]) => ok(r), failed<{ id: string; duplicate: boolean }>)));
+        return Promise.all(list.map((m) => c.mailRepos.smtp.insertMany(c.db, [m]).then(([r]) => ok(r), failed<CommittedRow>)));
       }
     },
     { maxItems: 64, maxBytes: Infinity },
@@ -85,7 +88,14 @@ export async function startSmtpRole(
       // each session's raw message into the store at once, then the rows of those ready
       // together, by group commit: one statement and one commit for them; each 250 still only
       // after its own row is committed (a failed group fails each of its messages: 451)
-      commit: async (message) => commits.submit(await c.mailRepos.smtp.putRaw(message)),
+      // with this process's own run's claims, which that statement makes too (smtp-workers.ts)
+      commit: async (message) => {
+        const claims = localSmtpWorkers(c)?.preClaims(message);
+        const at = Date.now();
+        const stored = await commits.submit({ ...(await c.mailRepos.smtp.putRaw(message)), claims });
+        if (claims && stored.claimed) preClaimed.set(message, { claims, made: stored.claimed, at });
+        return stored;
+      },
       // committed already: run here when this process has the worker role (the message and its
       // bytes are in memory); else, or when that run failed, its job. A job that cannot be
       // queued is queued by the reconciler; this process's own mail worker takes the bytes from
@@ -97,7 +107,7 @@ export async function startSmtpRole(
             log.warn({ err: (err as Error).message, smtpMessage: id }, 'smtp message committed but not queued: the reconciler queues it'),
           );
         };
-        const row = { id, dedupe_key: message.dedupeKey, rcpt_to: message.rcptTo, verdict: message.verdict };
+        const row = { id, dedupe_key: message.dedupeKey, rcpt_to: message.rcptTo, verdict: message.verdict, preClaimed: preClaimed.get(message) };
         if (duplicate || !localSmtpWorkers(c)?.runCommitted(row, message.raw, queue)) queue();
       },
       log,

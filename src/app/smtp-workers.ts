@@ -10,6 +10,7 @@
 import type { RunningWorker } from '../queue/job-queues.ts';
 import type { Container } from './container.ts';
 import type { CommittedMessage, SmtpDelivery } from '../channels/mail/smtp-delivery.ts';
+import type { PreClaim } from '../channels/mail/mail-message-rows.ts';
 import { mailQueue } from '../channels/mail/smtp-queue.ts';
 import { smtpRawHandoff } from './smtp-raw-handoff.ts';
 import { Batcher, ok } from '../intake/batcher.ts';
@@ -25,6 +26,13 @@ export interface SmtpWorkers extends RunningWorker {
    * (nothing was staged twice) or was not started before the stop: queue its job, which retries.
    */
   runCommitted(message: CommittedMessage, raw: Buffer, failed: (err: Error) => void): boolean;
+  /**
+   * The claims for the commit of a message to make, for this process's run of it (no claim
+   * statement of its own then); undefined before the pipeline is built (the first message) or
+   * while stopping. A message that then goes to its job anyway is claimed by it again (the same
+   * owner in this process; elsewhere once the claims' lease is over).
+   */
+  preClaims(message: { id: string; dedupeKey: string; rcptTo: string[]; raw: Buffer }): PreClaim[] | undefined;
 }
 
 /** the raw messages waiting in this process's line at most (the first one always fits) */
@@ -75,7 +83,8 @@ export function startSmtpWorkers(c: Container): SmtpWorkers {
       release: () => intake.release(),
     };
   };
-  const get = async () => (await (delivery ??= build())).delivery;
+  let built: SmtpDelivery | undefined;
+  const get = async () => (built = (await (delivery ??= build())).delivery);
   const worker = c.jobs.startWorker(mailQueue, { delivery: get, log });
   // this process's own messages: SMTP_PROCESS_CONCURRENCY at once, the others waiting in memory up to
   // LINE_BYTES of raw messages (committed already: a crash loses no message, the reconciler has
@@ -104,6 +113,9 @@ export function startSmtpWorkers(c: Container): SmtpWorkers {
     },
     async release() {
       if (delivery) await (await delivery).release();
+    },
+    preClaims(m) {
+      return built && !closing ? built.preClaims(m.id, m.dedupeKey, m.rcptTo, m.raw.length) : undefined;
     },
     runCommitted(message, raw, failed) {
       if (closing || (waiting.length && waitingBytes + raw.length > LINE_BYTES)) return false;

@@ -46,41 +46,47 @@ for t in threads: t.join()
 print('\\n'.join(out))
 `;
 
+/** Seven messages and a copy of the first, ended at once; each session's queued-as id, and the invoices their PDFs name. */
+async function sendGroup(tag: string) {
+  const a = await h.account();
+  const invoices = await Promise.all(Array.from({ length: 7 }, () => h.invoice(a.liveKey)));
+  const stamp = `${tag}-${Date.now()}`;
+  const files = await Promise.all(
+    invoices.map(async (inv, i) => {
+      const raw = await new MailComposer({
+        from: 'accounts@supplier.example',
+        to: a.live,
+        subject: 'Invoice',
+        text: 'Attached.',
+        messageId: `<group-${stamp}-${i}@supplier.example>`,
+        attachments: [{ filename: `${inv.invoiceNumber}.pdf`, content: await makePdf(`group ${i}`) }],
+      })
+        .compile()
+        .build();
+      const p = path.join(tmp, `${stamp}-${i}.eml`);
+      fs.writeFileSync(p, raw);
+      return p;
+    }),
+  );
+  const sent = await python(
+    SEND_TOGETHER,
+    ['0', 'accounts@supplier.example', a.live, ...files, files[0]].map((x, i) => (i === 0 ? String(h.svc.smtpPort) : x)),
+  );
+  const lines = sent.out
+    .trim()
+    .split('\n')
+    .map((l) => /^(\d+) (\d+) .*queued as (msg_\w+)/.exec(l));
+  expect(lines.every(Boolean), sent.out).toBe(true);
+  const ids = lines.map((m) => m![3]);
+  // the copy (the last session) is answered with its first's id; the others each their own
+  expect(ids[7]).toBe(ids[0]);
+  expect(new Set(ids.slice(0, 7)).size).toBe(7);
+  return { a, invoices, stamp, ids };
+}
+
 describe('SMTP group commit', () => {
   it('eight messages ended at once, one of them twice: 250 each, one row each, the copy answered with the first id, each PDF attached once', async () => {
-    const a = await h.account();
-    const invoices = await Promise.all(Array.from({ length: 7 }, () => h.invoice(a.liveKey)));
-    const stamp = Date.now();
-    const files = await Promise.all(
-      invoices.map(async (inv, i) => {
-        const raw = await new MailComposer({
-          from: 'accounts@supplier.example',
-          to: a.live,
-          subject: 'Invoice',
-          text: 'Attached.',
-          messageId: `<group-${stamp}-${i}@supplier.example>`,
-          attachments: [{ filename: `${inv.invoiceNumber}.pdf`, content: await makePdf(`group ${i}`) }],
-        })
-          .compile()
-          .build();
-        const p = path.join(tmp, `${i}.eml`);
-        fs.writeFileSync(p, raw);
-        return p;
-      }),
-    );
-    const sent = await python(
-      SEND_TOGETHER,
-      ['0', 'accounts@supplier.example', a.live, ...files, files[0]].map((x, i) => (i === 0 ? String(h.svc.smtpPort) : x)),
-    );
-    const lines = sent.out
-      .trim()
-      .split('\n')
-      .map((l) => /^(\d+) (\d+) .*queued as (msg_\w+)/.exec(l));
-    expect(lines.every(Boolean), sent.out).toBe(true);
-    const ids = lines.map((m) => m![3]);
-    // the copy (the last session) is answered with its first's id; the others each their own
-    expect(ids[7]).toBe(ids[0]);
-    expect(new Set(ids.slice(0, 7)).size).toBe(7);
+    const { a, invoices, stamp, ids } = await sendGroup('first');
     const rows = await h.db.query<{ id: string }>('select id from smtp_messages where rcpt_to @> array[$1]::text[] order by id', [a.live.toLowerCase()]);
     expect(rows.map((r) => r.id)).toEqual([...ids.slice(0, 7)].sort());
     // each raw message's object committed with its row (the database store writes it in the group's statement)
@@ -109,5 +115,24 @@ describe('SMTP group commit', () => {
     // queues one for its first, which finds it processed or being processed)
     const queue = h.svc.container.jobs.bullQueue('mail');
     for (const id of ids.slice(1, 7)) expect(await queue.getJob(id)).toBeUndefined();
+  }, 120_000);
+  it('with the pipeline built (the test before): each message is claimed by the statement that commits it, and still attached once', async () => {
+    const { a, invoices, stamp, ids } = await sendGroup('built');
+    for (const [i, inv] of invoices.entries()) {
+      const { records } = await h.settledRecords(`<group-${stamp}-${i}@supplier.example>`, 60_000);
+      expect(records.map((r) => [r.status, r.invoiceId])).toEqual([['attached', inv.id]]);
+    }
+    expect((await h.records(a.liveScope)).filter((r) => r.channel === 'mail')).toHaveLength(7);
+    // one claim a message (its key: the dedupe key and the recipient), made in the transaction
+    // of the message's row: now() is the same in both
+    const claims = await h.db.query<{ id: string; n: number; same: number; moved: number }>(
+      `select s.id, count(m.id)::int as n, count(m.id) filter (where m.claimed_at = s.received_at)::int as same,
+              count(m.id) filter (where m.state = 'moved')::int as moved
+         from smtp_messages s
+         left join mail_messages m on m.transport = 'smtp' and m.message_key = encode(sha256(convert_to(s.dedupe_key, 'UTF8') || '\\x00'::bytea || convert_to($2, 'UTF8')), 'hex')
+        where s.id = any($1::text[]) group by s.id order by s.id`,
+      [ids.slice(0, 7), a.live.toLowerCase()],
+    );
+    expect(claims.map((c) => [c.n, c.same, c.moved])).toEqual(Array.from({ length: 7 }, () => [1, 1, 1]));
   }, 120_000);
 });

@@ -48,7 +48,7 @@ export class MailIntake {
       findByImportAddress: (address: string) => Promise<Scope | undefined>;
       log: Logger;
     },
-    private readonly opts: MailIntakeOptions,
+    readonly opts: MailIntakeOptions,
   ) {
     ({ db: this.db, repos: this.repos, intake: this.intake, findByImportAddress: this.findByImportAddress, log: this.log } = deps);
     // claims being worked on keep their lease, however slow the message is

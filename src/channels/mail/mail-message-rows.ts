@@ -81,3 +81,43 @@ export type ClaimResult =
    * moves it itself: two sessions moving one message can leave two copies in the target) */
   | { kind: 'staged'; row: MessageRow; move: boolean }
   | { kind: 'busy'; row: MessageRow };
+
+/** A claim made by the statement that commits its SMTP message (SmtpMessageRepository.insertMany), for the receiving process's own run. */
+export interface PreClaim {
+  id: string;
+  /** the smtp_messages row it belongs to: made only when that row is inserted (not for a duplicate) */
+  smtpId: string;
+  mailbox: string;
+  key: string;
+  size: number;
+  owner: string;
+  leaseMs: number;
+}
+
+/** The row message-claim-repository.ts's claimsInStatement inserted for `c`, as claim() would have returned it. Pure. */
+export function preClaimedRow(c: PreClaim, claimedAt: Date, leaseUntil: Date): MessageRow {
+  return {
+    id: c.id,
+    mailbox: c.mailbox,
+    transport: 'smtp',
+    message_key: c.key,
+    uidvalidity: 0,
+    uid: 0,
+    size: c.size,
+    state: 'claimed',
+    owner: c.owner,
+    lease_until: leaseUntil,
+    attempts: 0,
+    account_id: null,
+    mode: null,
+    sender: null,
+    subject: null,
+    header_message_id: null,
+    outcome: null,
+    reason: null,
+    last_error: null,
+    claimed_at: claimedAt,
+    staged_at: null,
+    moved_at: null,
+  };
+}

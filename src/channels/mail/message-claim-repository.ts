@@ -1,10 +1,34 @@
 // The SQL of the import mailbox's bookkeeping: its UIDVALIDITY and last UID, the claims on its
 // messages, the files each handed over, and their staging (which records the reply owed too).
 import type { Queryable } from '../../db/database.ts';
-import type { ClaimResult, FileRow, MailboxRow, MessageOutcome, MessageRow, StageInput } from './mail-message-rows.ts';
+import type { ClaimResult, FileRow, MailboxRow, MessageOutcome, MessageRow, PreClaim, StageInput } from './mail-message-rows.ts';
 
 /** `now()` plus the milliseconds in parameter `$param` */
 export const msFromNow = (param: number) => `now() + $${param}::int * interval '1 millisecond'`;
+
+/**
+ * The CTE body inserting `claims` whose SMTP message the CTE `committed` (its `id` column)
+ * inserted, returning `id, claimed_at, lease_until`; its parameters go after those in `params`. A claim whose
+ * key exists already (its message committed again after smtp_messages' retention) is not made.
+ */
+export function claimsInStatement(params: unknown[], claims: PreClaim[], committed: string): string {
+  const at = params.push(
+    claims.map((c) => c.id),
+    claims.map((c) => c.smtpId),
+    claims.map((c) => c.mailbox),
+    claims.map((c) => c.key),
+    claims.map((c) => c.size),
+    claims.map((c) => c.owner),
+    claims.map((c) => c.leaseMs),
+  );
+  const p = (i: number) => `$${at - 7 + i}`;
+  return `insert into mail_messages (id, mailbox, message_key, uidvalidity, uid, size, state, owner, lease_until, transport)
+    select x.id, x.mailbox, x.key, 0, 0, x.size, 'claimed', x.owner, now() + x.lease_ms * interval '1 millisecond', 'smtp'
+      from unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::bigint[], ${p(6)}::text[], ${p(7)}::int[])
+           as x(id, smtp_id, mailbox, key, size, owner, lease_ms)
+      join ${committed} m on m.id = x.smtp_id
+    on conflict (mailbox, message_key) do nothing returning id, claimed_at, lease_until`;
+}
 
 export class MessageClaimRepository {
   /** Records the mailbox's UIDVALIDITY; a different one than stored starts over at UID 0. */

@@ -7,14 +7,27 @@
 // and routing reads it first.
 import { createHash } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
+import { newId } from '../../domain/ids.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { MailIntake } from './mail-intake.ts';
 import type { MailRepositories } from './mail-repositories.ts';
-import type { SmtpMessageRow } from './smtp-message-repository.ts';
+import { preClaimedRow, type ClaimResult, type PreClaim } from './mail-message-rows.ts';
+import type { CommittedRow, SmtpMessageRow } from './smtp-message-repository.ts';
 
-/** What a delivery reads of the message's row. */
-export type CommittedMessage = Pick<SmtpMessageRow, 'id' | 'dedupe_key' | 'rcpt_to' | 'verdict'>;
+/**
+ * What a delivery reads of the message's row; `preClaimed`: the claims its commit made (preClaims),
+ * and when that commit was sent.
+ */
+export type CommittedMessage = Pick<SmtpMessageRow, 'id' | 'dedupe_key' | 'rcpt_to' | 'verdict'> & {
+  preClaimed?: { claims: PreClaim[]; made: NonNullable<CommittedRow['claimed']>; at: number };
+};
+
+/** The line a delivery puts in front of the raw message for one recipient (routing reads it first). */
+const deliveredTo = (rcpt: string) => Buffer.from(`Delivered-To: ${rcpt}\r\n`);
+
+/** The claim key of one recipient's copy of a message: a run repeated stages nothing twice. */
+const claimKey = (dedupeKey: string, rcpt: string) => createHash('sha256').update(dedupeKey).update('\0').update(rcpt).digest('hex');
 
 interface SmtpDeliveryOptions {
   db: Database;
@@ -58,6 +71,20 @@ export class SmtpDelivery {
     return this.deliverCommitted(row, raw);
   }
 
+  /** The claims for the statement that commits this message to make, one a recipient, for this process's own run of it (deliverCommitted). */
+  preClaims(smtpId: string, dedupeKey: string, rcptTo: string[], rawBytes: number): PreClaim[] {
+    return rcptTo.map((rcpt) => ({
+      id: newId('msg'),
+      smtpId,
+      // the pipeline's own claims' mailbox and lease, as its claim() makes them
+      mailbox: this.intake.opts.mailbox,
+      key: claimKey(dedupeKey, rcpt),
+      size: deliveredTo(rcpt).length + rawBytes,
+      owner: this.intake.owner,
+      leaseMs: this.intake.opts.leaseMs,
+    }));
+  }
+
   /**
    * The receiver's own process, right after the commit: the row and the raw message are what it
    * just committed, so nothing is read back. Throws to be retried by the message's job.
@@ -69,7 +96,7 @@ export class SmtpDelivery {
     if (this.running.has(id)) throw new Error(`smtp message ${id} is being processed in this process`);
     this.running.add(id);
     try {
-      for (const rcpt of row.rcpt_to) await this.deliverTo(raw, row.dedupe_key, rcpt, row.verdict);
+      for (const rcpt of row.rcpt_to) await this.deliverTo(raw, row.dedupe_key, rcpt, row.verdict, this.preClaimed(row, rcpt));
     } catch (err) {
       await this.repos.smtp.noteAttempt(this.db, id, (err as Error).message).catch(() => {});
       throw err;
@@ -81,10 +108,24 @@ export class SmtpDelivery {
     return 'processed';
   }
 
-  private async deliverTo(raw: Buffer, dedupeKey: string, rcpt: string, verdict: SenderVerdict): Promise<void> {
-    const source = Buffer.concat([Buffer.from(`Delivered-To: ${rcpt}\r\n`), raw]);
-    const key = createHash('sha256').update(dedupeKey).update('\0').update(rcpt).digest('hex');
-    const claim = await this.intake.claim({ uidvalidity: 0, uid: 0, key, size: source.length });
+  /**
+   * The claim the commit made for this recipient, while at most half its lease has gone since the
+   * commit was sent: no one can have taken it over yet, and from process() on it is renewed as any
+   * claim. Else (none made, or older) claim() as any run does.
+   */
+  private preClaimed(row: CommittedMessage, rcpt: string): ClaimResult | undefined {
+    const p = row.preClaimed;
+    if (!p) return undefined;
+    const key = claimKey(row.dedupe_key, rcpt);
+    const pre = p.claims.find((c) => c.key === key);
+    const made = pre && p.made.get(pre.id);
+    if (!pre || !made || Date.now() - p.at >= pre.leaseMs / 2) return undefined;
+    return { kind: 'claimed', row: preClaimedRow(pre, made.claimedAt, made.leaseUntil), resumed: false };
+  }
+
+  private async deliverTo(raw: Buffer, dedupeKey: string, rcpt: string, verdict: SenderVerdict, preClaimed?: ClaimResult): Promise<void> {
+    const source = Buffer.concat([deliveredTo(rcpt), raw]);
+    const claim = preClaimed ?? (await this.intake.claim({ uidvalidity: 0, uid: 0, key: claimKey(dedupeKey, rcpt), size: source.length }));
     if (claim.kind === 'staged') {
       // staged by an earlier run that died before it noted it done
       await this.intake.markMoved([claim.row.id], 0);

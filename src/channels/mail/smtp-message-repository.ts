@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../../db/database.ts';
 import type { DocumentStore } from '../../storage/document-store.ts';
 import type { SenderVerdict } from '../../domain/sender-verdict.ts';
+import { claimsInStatement } from './message-claim-repository.ts';
+import type { PreClaim } from './mail-message-rows.ts';
 
 export interface SmtpMessageInput {
   id: string;
@@ -32,8 +34,19 @@ export interface SmtpMessageRow {
   processed_at: Date | null;
 }
 
-/** A message whose raw bytes are in the store, or (`rawPending`) to be written by insertMany's statement. */
-export type PutMessage = SmtpMessageInput & { rawSha256: string; rawPending?: boolean };
+/**
+ * A message whose raw bytes are in the store, or (`rawPending`) to be written by insertMany's
+ * statement. `claims`: the mail claims its own process's run will use, made by that statement too.
+ */
+export type PutMessage = SmtpMessageInput & { rawSha256: string; rawPending?: boolean; claims?: PreClaim[] };
+
+/** What insertMany did with one message: its row's id (the first one's for a duplicate), and the claims it made of those asked for. */
+export interface CommittedRow {
+  id: string;
+  duplicate: boolean;
+  /** claim id -> its claimed_at and lease_until, as the database set them */
+  claimed?: Map<string, { claimedAt: Date; leaseUntil: Date }>;
+}
 
 /** insertMany's VALUES: a multi-row list infers no types, so each parameter is cast */
 const VALUE_TYPES = ['text', 'text', 'text', 'bigint', 'text', 'text[]', 'text', 'text', 'boolean', 'jsonb'];
@@ -60,7 +73,7 @@ export class SmtpMessageRepository {
    * the same dedupe key as one committed (the sender retried one whose 250 it never read) is not
    * stored again: its first row's id comes back, `duplicate`, also when that is in the same group.
    */
-  async insertMany(q: Queryable, list: PutMessage[]): Promise<{ id: string; duplicate: boolean }[]> {
+  async insertMany(q: Queryable, list: PutMessage[]): Promise<CommittedRow[]> {
     const params: unknown[] = [];
     const values = list.map((m) => {
       const at = params.push(m.id, m.dedupeKey, m.rawSha256, m.raw.length, m.mailFrom, m.rcptTo, m.clientIp, m.helo, m.tls, JSON.stringify(m.verdict)) - 10;
@@ -68,15 +81,24 @@ export class SmtpMessageRepository {
     });
     const pending = list.filter((m) => m.rawPending).map((m) => ({ sha256: m.rawSha256, bytes: m.raw }));
     if (pending.length && !this.store.inStatement) throw new Error('A raw message whose bytes are pending, but no store to write them in the statement');
+    const ctes: string[] = [];
     // a duplicate's raw message is written all the same (it renews the object, which its first row points at)
-    const objects = pending.length ? `with o as (${this.store.inStatement!.sql(params, pending)}) ` : '';
-    const rows = await q.query<{ id: string }>(
-      `${objects}insert into smtp_messages (id, dedupe_key, raw_sha256, size, mail_from, rcpt_to, client_ip, helo, tls, verdict)
+    if (pending.length) ctes.push(`o as (${this.store.inStatement!.sql(params, pending)})`);
+    const insert = `insert into smtp_messages (id, dedupe_key, raw_sha256, size, mail_from, rcpt_to, client_ip, helo, tls, verdict)
        values ${values.join(', ')}
-       on conflict (dedupe_key) do nothing returning id`,
-      params,
-      { prepare: true },
-    );
+       on conflict (dedupe_key) do nothing returning id`;
+    const claims = list.flatMap((m) => m.claims ?? []);
+    let text: string;
+    if (claims.length) {
+      // the claims of the rows inserted commit with them: the message's run needs no statement of its own to claim
+      ctes.push(`m as (${insert})`, `c as (${claimsInStatement(params, claims, 'm')})`);
+      text = `with ${ctes.join(', ')}
+        select id, null::timestamptz as claimed_at, null::timestamptz as lease_until from m
+        union all select c.id, c.claimed_at, c.lease_until from c`;
+    } else text = `${ctes.length ? `with ${ctes.join(', ')} ` : ''}${insert}`;
+    const answer = await q.query<{ id: string; claimed_at: Date | null; lease_until: Date | null }>(text, params, { prepare: true });
+    const rows = answer.filter((r) => !r.claimed_at);
+    const claimed = new Map(answer.flatMap((r) => (r.claimed_at ? [[r.id, { claimedAt: r.claimed_at, leaseUntil: r.lease_until! }] as const] : [])));
     const inserted = new Set(rows.map((r) => r.id));
     const again = list.filter((m) => !inserted.has(m.id));
     const first = again.length
@@ -89,7 +111,10 @@ export class SmtpMessageRepository {
         )
       : undefined;
     return list.map((m) => {
-      if (inserted.has(m.id)) return { id: m.id, duplicate: false };
+      if (inserted.has(m.id)) {
+        const made = m.claims?.flatMap((c) => (claimed.has(c.id) ? [[c.id, claimed.get(c.id)!] as const] : []));
+        return made?.length ? { id: m.id, duplicate: false, claimed: new Map(made) } : { id: m.id, duplicate: false };
+      }
       const id = first?.get(m.dedupeKey);
       if (!id) throw new Error(`smtp message ${m.id} was neither inserted nor found`);
       return { id, duplicate: true };
