@@ -116,7 +116,7 @@ describe('SMTP group commit', () => {
     const queue = h.svc.container.jobs.bullQueue('mail');
     for (const id of ids.slice(1, 7)) expect(await queue.getJob(id)).toBeUndefined();
   }, 120_000);
-  it('with the pipeline built (the test before): each message is claimed by the statement that commits it, and still attached once', async () => {
+  it('with the pipeline built (the test before): each message is claimed by the statement that commits it and marked processed by the one that stages it, and still attached once', async () => {
     const { a, invoices, stamp, ids } = await sendGroup('built');
     for (const [i, inv] of invoices.entries()) {
       const { records } = await h.settledRecords(`<group-${stamp}-${i}@supplier.example>`, 60_000);
@@ -124,15 +124,19 @@ describe('SMTP group commit', () => {
     }
     expect((await h.records(a.liveScope)).filter((r) => r.channel === 'mail')).toHaveLength(7);
     // one claim a message (its key: the dedupe key and the recipient), made in the transaction
-    // of the message's row: now() is the same in both
-    const claims = await h.db.query<{ id: string; n: number; same: number; moved: number }>(
-      `select s.id, count(m.id)::int as n, count(m.id) filter (where m.claimed_at = s.received_at)::int as same,
-              count(m.id) filter (where m.state = 'moved')::int as moved
-         from smtp_messages s
-         left join mail_messages m on m.transport = 'smtp' and m.message_key = encode(sha256(convert_to(s.dedupe_key, 'UTF8') || '\\x00'::bytea || convert_to($2, 'UTF8')), 'hex')
-        where s.id = any($1::text[]) group by s.id order by s.id`,
-      [ids.slice(0, 7), a.live.toLowerCase()],
-    );
-    expect(claims.map((c) => [c.n, c.same, c.moved])).toEqual(Array.from({ length: 7 }, () => [1, 1, 1]));
+    // of the message's row (now() is the same in both), and the message marked processed in the
+    // transaction that staged it
+    const claims = async () =>
+      (
+        await h.db.query<{ n: number; same: number; moved: number; processed: number }>(
+          `select s.id, count(m.id)::int as n, count(m.id) filter (where m.claimed_at = s.received_at)::int as same,
+                  count(m.id) filter (where m.state = 'moved')::int as moved, count(m.id) filter (where m.staged_at = s.processed_at)::int as processed
+             from smtp_messages s
+             left join mail_messages m on m.transport = 'smtp' and m.message_key = encode(sha256(convert_to(s.dedupe_key, 'UTF8') || '\\x00'::bytea || convert_to($2, 'UTF8')), 'hex')
+            where s.id = any($1::text[]) group by s.id order by s.id`,
+          [ids.slice(0, 7), a.live.toLowerCase()],
+        )
+      ).map((c) => [c.n, c.same, c.moved, c.processed]);
+    await expect.poll(claims, { timeout: 10_000 }).toEqual(Array.from({ length: 7 }, () => [1, 1, 1, 1]));
   }, 120_000);
 });

@@ -15,7 +15,7 @@ import { senderStanding, type SenderStanding } from '../../domain/sender-policy.
 import { intakeReason } from '../../domain/intake-reasons.ts';
 import { automaticMessage, type AutomaticMail } from './auto-reply-rules.ts';
 import { replyFor } from './reply-decision.ts';
-import type { ClaimResult, FileRow, MessageOutcome, MessageRow } from './mail-message-rows.ts';
+import type { ClaimResult, FileRow, MessageOutcome, MessageRow, StageInput } from './mail-message-rows.ts';
 import type { MailRepositories } from './mail-repositories.ts';
 import { incomingFile, planImports } from './message-imports.ts';
 import { parseMessage, type ParsedMessage } from './message-parser.ts';
@@ -132,12 +132,12 @@ export class MailIntake {
    * around it). Returns those staged; a claim another poller took over meanwhile is left out (and
    * logged). `moved`: they have nothing to be moved afterwards (SMTP).
    */
-  async stageAll(list: PlannedMessage[], opts: { moved?: boolean } = {}): Promise<ProcessResult[]> {
+  async stageAll(list: PlannedMessage[], opts: { moved?: boolean; also?: StageInput['also'] } = {}): Promise<ProcessResult[]> {
     if (!list.length) return [];
     const stageIn = async (q: Queryable) => {
       const ok: ProcessResult[] = [];
       for (const prepared of list) {
-        if (await this.repos.claims.stage(q, { ...prepared.stage, moved: opts.moved })) ok.push(prepared.result);
+        if (await this.repos.claims.stage(q, { ...prepared.stage, moved: opts.moved, also: opts.also })) ok.push(prepared.result);
         else this.log.error({ mailMessage: prepared.result.id }, 'mail claim was taken over by another poller before it was staged');
       }
       return ok;

@@ -72,6 +72,8 @@ export interface StageInput {
   verdict?: SenderVerdict;
   /** nothing to move afterwards (an SMTP message has no folder): the claim becomes moved at once */
   moved?: boolean;
+  /** a CTE body the staging statement runs too, only when it staged the claim (CTE `s` has its row); its parameters go after `params` */
+  also?: (params: unknown[]) => string;
 }
 
 export type ClaimResult =

@@ -186,6 +186,31 @@ export class MessageClaimRepository {
    * another poller.
    */
   async stage(q: Queryable, input: StageInput): Promise<boolean> {
+    const params: unknown[] = [
+      input.id,
+      input.owner,
+      input.outcome,
+      input.reason,
+      input.scope?.accountId ?? null,
+      input.scope?.mode ?? null,
+      input.sender,
+      input.subject?.slice(0, 1000) ?? null,
+      input.headerMessageId?.slice(0, 1000) ?? null,
+      input.files.map((f) => f.slot),
+      input.files.map((f) => f.intake_id),
+      input.files.map((f) => f.filename),
+      input.files.map((f) => f.sha256),
+      input.reply?.recipient ?? null,
+      input.reply?.refs?.join(' ') ?? null,
+      input.reply?.state ?? null,
+      input.reply?.reason ?? null,
+      input.files.map((f) => f.origin ?? null),
+      input.verdict ? JSON.stringify(input.verdict) : null,
+      input.reply?.facts === true,
+      input.moved === true,
+    ];
+    // e.g. the SMTP message marked processed by the commit of its last claim's staging
+    const also = input.also ? `, a as (${input.also(params)})` : '';
     const rows = await q.query<{ n: number }>(
       `with s as (
          update mail_messages set state = case when $21::boolean then 'moved' else 'staged' end, outcome = $3, reason = $4, account_id = $5::text,
@@ -201,31 +226,9 @@ export class MessageClaimRepository {
          insert into mail_replies (message_id, account_id, mode, recipient, subject, in_reply_to, refs, state, reason, facts)
          select s.id, $5::text, $6::text, $14, $8, $9, $15, $16::text, $17, $20::boolean from s where $16::text is not null
          on conflict (message_id) do nothing returning 1
-       )
+       )${also}
        select count(*)::int as n from s`,
-      [
-        input.id,
-        input.owner,
-        input.outcome,
-        input.reason,
-        input.scope?.accountId ?? null,
-        input.scope?.mode ?? null,
-        input.sender,
-        input.subject?.slice(0, 1000) ?? null,
-        input.headerMessageId?.slice(0, 1000) ?? null,
-        input.files.map((f) => f.slot),
-        input.files.map((f) => f.intake_id),
-        input.files.map((f) => f.filename),
-        input.files.map((f) => f.sha256),
-        input.reply?.recipient ?? null,
-        input.reply?.refs?.join(' ') ?? null,
-        input.reply?.state ?? null,
-        input.reply?.reason ?? null,
-        input.files.map((f) => f.origin ?? null),
-        input.verdict ? JSON.stringify(input.verdict) : null,
-        input.reply?.facts === true,
-        input.moved === true,
-      ],
+      params,
     );
     return rows[0]?.n === 1;
   }

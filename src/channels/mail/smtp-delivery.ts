@@ -95,15 +95,20 @@ export class SmtpDelivery {
     // process share the claims' owner, so a claim would not keep them apart: this does
     if (this.running.has(id)) throw new Error(`smtp message ${id} is being processed in this process`);
     this.running.add(id);
+    let marked = false;
     try {
-      for (const rcpt of row.rcpt_to) await this.deliverTo(raw, row.dedupe_key, rcpt, row.verdict, this.preClaimed(row, rcpt));
+      for (const [i, rcpt] of row.rcpt_to.entries()) {
+        // the last recipient's staging marks the message processed in its own commit (all before it are staged)
+        const last = i === row.rcpt_to.length - 1 ? id : undefined;
+        marked = await this.deliverTo(raw, row.dedupe_key, rcpt, row.verdict, this.preClaimed(row, rcpt), last);
+      }
     } catch (err) {
       await this.repos.smtp.noteAttempt(this.db, id, (err as Error).message).catch(() => {});
       throw err;
     } finally {
       this.running.delete(id);
     }
-    await this.markProcessed(id);
+    if (!marked) await this.markProcessed(id);
     this.log.info({ smtpMessage: id, recipients: row.rcpt_to.length }, 'smtp message processed');
     return 'processed';
   }
@@ -123,20 +128,31 @@ export class SmtpDelivery {
     return { kind: 'claimed', row: preClaimedRow(pre, made.claimedAt, made.leaseUntil), resumed: false };
   }
 
-  private async deliverTo(raw: Buffer, dedupeKey: string, rcpt: string, verdict: SenderVerdict, preClaimed?: ClaimResult): Promise<void> {
+  /** True when the staging marked the message `processed` (its id given) processed too. */
+  private async deliverTo(
+    raw: Buffer,
+    dedupeKey: string,
+    rcpt: string,
+    verdict: SenderVerdict,
+    preClaimed?: ClaimResult,
+    processed?: string,
+  ): Promise<boolean> {
     const source = Buffer.concat([deliveredTo(rcpt), raw]);
     const claim = preClaimed ?? (await this.intake.claim({ uidvalidity: 0, uid: 0, key: claimKey(dedupeKey, rcpt), size: source.length }));
     if (claim.kind === 'staged') {
       // staged by an earlier run that died before it noted it done
       await this.intake.markMoved([claim.row.id], 0);
-      return;
+      return false;
     }
     if (claim.kind === 'busy') throw new Error(`mail message ${claim.row.id} is being processed by another worker`);
     try {
       // the verdict our receiver computed; the message's own Authentication-Results are never read
       const planned = await this.intake.process(claim.row, claim.resumed, { kind: 'whole', source }, verdict);
       // staged and moved by one statement: there is no folder to move it to
-      if (!(await this.intake.stageAll([planned], { moved: true })).length) throw new Error(`mail message ${claim.row.id} was taken over before it was staged`);
+      const also = processed ? (params: unknown[]) => this.repos.smtp.processedInStatement(params, processed, 's') : undefined;
+      if (!(await this.intake.stageAll([planned], { moved: true, also })).length)
+        throw new Error(`mail message ${claim.row.id} was taken over before it was staged`);
+      return Boolean(processed);
     } catch (err) {
       await this.intake.fail(claim.row, err).catch(() => {});
       throw err;

@@ -135,6 +135,15 @@ export class SmtpMessageRepository {
     await q.query('update smtp_messages set attempts = attempts + 1, last_error = $2 where id = $1', [id, error?.slice(0, 1000) ?? null]);
   }
 
+  /**
+   * The CTE body marking message `id` processed inside another statement, once that statement's
+   * CTE `staged` has a row (MessageClaimRepository.stage's `also`: the staging of its last claim).
+   */
+  processedInStatement(params: unknown[], id: string, staged: string): string {
+    const at = params.push(id);
+    return `update smtp_messages set processed_at = now(), last_error = null where id = $${at}::text and processed_at is null and exists (select 1 from ${staged}) returning 1`;
+  }
+
   /** Marks messages processed (one statement for the runs that end at once: smtp-workers.ts). */
   async markProcessed(q: Queryable, ids: string[]): Promise<void> {
     await q.query('update smtp_messages set processed_at = now(), last_error = null where id = any($1::text[]) and processed_at is null', [ids]);
