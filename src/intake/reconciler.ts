@@ -1,4 +1,5 @@
-// Redis schedules, the database remembers: every pending record must have a live job. Run at
+// Redis schedules, the database remembers: every pending record must have a live job, unless a
+// process runs it without one under its lease (local-runs.ts; listPending leaves those out). Run at
 // start-up and on a schedule; idempotent (job id = intake id), so running it twice, or on several
 // nodes at once, enqueues nothing twice.
 import type { Logger } from '../platform/logger.ts';
