@@ -95,28 +95,13 @@ export class TimedStore implements DocumentStore {
     return d.race(this.inner.put(paced, { ...opts, signal: d.signal }));
   }
 
-  /**
-   * A put of bytes held whole (every file the intake stages), with Deadline's promise but not its
-   * machinery for pausing: one timer and one settling promise, no race against a second one.
-   */
+  /** A put of bytes held whole (every file the intake stages): the clock runs throughout. */
   private whole(bytes: Buffer, opts: PutOptions): Promise<StoredObject> {
     // a timer and an AbortController fewer a put where the driver keeps the same deadline itself
     const own = this.inner.putWithin?.(bytes, opts, this.ms);
     if (own) return own;
-    const controller = new AbortController();
-    const outer = opts.signal;
-    const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const e = new StoreUnavailableError(`put: no answer within ${this.ms} ms`);
-        controller.abort(e);
-        reject(e); // whether or not the driver heeds the signal
-      }, this.ms);
-      this.inner.put(bytes, { ...opts, signal }).then(
-        (stored) => (clearTimeout(timer), resolve(stored)),
-        (e: unknown) => (clearTimeout(timer), reject(e)),
-      );
-    });
+    const d = new Deadline(this.ms, 'put', opts.signal);
+    return d.race(this.inner.put(bytes, { ...opts, signal: d.signal }));
   }
 
   get(sha256: string, opts?: ReadOptions): Promise<Buffer> {
